@@ -1,0 +1,1 @@
+"""The League Manager: registrations, the round-robin schedule, results and standings."""

@@ -1,0 +1,1 @@
+"""The Referee: runs matches between players under deadlines and reports the results."""

@@ -1,0 +1,83 @@
+"""Structured logs: JSON Lines through structlog, one file per agent (plus the league log).
+
+Every record has timestamp, level, agent_id, event and, for protocol traffic, message_type,
+conversation_id and data. Secrets are redacted by a processor, so no caller can forget to.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any, TextIO
+
+import structlog
+
+from sdk.auth import redact_tokens
+
+__all__ = ["AgentLog"]
+
+
+def _redact(_: Any, __: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+    return redact_tokens(event_dict)
+
+
+_PROCESSORS: list[Any] = [
+    structlog.processors.add_log_level,
+    structlog.processors.TimeStamper(fmt="iso", utc=True, key="timestamp"),
+    _redact,
+    structlog.processors.format_exc_info,
+    structlog.processors.JSONRenderer(ensure_ascii=False, default=str),
+]
+
+
+class AgentLog:
+    """The log of one agent, written to ``<logs>/agents/<agent_id>.log.jsonl``.
+
+    An agent learns its id at registration; ``rename`` moves later records to the new file.
+    """
+
+    def __init__(self, path: Path, agent_id: str):
+        self._handle: TextIO | None = None
+        self._open(path, agent_id)
+
+    def _open(self, path: Path, agent_id: str) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if self._handle is not None:
+            self._handle.close()
+        self.path = path
+        self.agent_id = agent_id
+        self._handle = open(path, "a", encoding="utf-8")  # noqa: SIM115 - lives with the agent
+        self._logger = structlog.wrap_logger(
+            structlog.WriteLogger(self._handle),
+            processors=_PROCESSORS,
+            wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG),
+        ).bind(agent_id=agent_id)
+
+    def rename(self, path: Path, agent_id: str) -> None:
+        """Continue in another file under another id (after registration)."""
+        if path != self.path or agent_id != self.agent_id:
+            self._open(path, agent_id)
+
+    @property
+    def log(self) -> Any:
+        """The bound structlog logger, for events that are not protocol messages."""
+        return self._logger
+
+    def message(self, event: str, payload: Any, **fields: Any) -> None:
+        """Log one protocol message sent or received, with its type and conversation."""
+        message_type = conversation_id = None
+        if isinstance(payload, dict):
+            message_type = payload.get("message_type")
+            conversation_id = payload.get("conversation_id")
+        self._logger.info(
+            event,
+            message_type=message_type,
+            conversation_id=conversation_id,
+            data=payload,
+            **fields,
+        )
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None

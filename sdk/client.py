@@ -1,0 +1,161 @@
+"""JSON-RPC 2.0 on the client side: an async httpx caller with the per-method timeouts of
+``system.json`` and the protocol's retry policy (timeouts and connection errors only)."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import httpx
+
+from sdk.agent_log import AgentLog
+from sdk.config import RetryPolicy, SystemConfig
+from sdk.errors import ErrorCode, RemoteError, TransportError
+from sdk.messages import Message
+
+__all__ = ["OnRetry", "RpcClient"]
+
+OnRetry = Callable[[int, TransportError], Awaitable[None]]
+"""Called before retry number N (1-based) with the failure that caused it."""
+
+
+class RpcClient:
+    """Calls other agents' ``/mcp`` endpoints. One per agent; share it, close it at the end."""
+
+    def __init__(
+        self,
+        system: SystemConfig,
+        log: AgentLog,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ):
+        self._system = system
+        self._log = log
+        self._ids = itertools.count(1)
+        limits = httpx.Limits(
+            max_connections=system.http.max_connections,
+            max_keepalive_connections=system.http.max_connections,
+        )
+        self._http = httpx.AsyncClient(limits=limits, timeout=None, transport=transport)
+
+    @property
+    def retry_policy(self) -> RetryPolicy:
+        return self._system.retry_policy
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def call(
+        self,
+        endpoint: str,
+        method: str,
+        message: Message | dict[str, Any],
+        *,
+        timeout: float | None = None,
+        retries: int | None = None,
+        on_retry: OnRetry | None = None,
+    ) -> dict[str, Any]:
+        """Send one request and return the ``result`` object of the answer.
+
+        Raises:
+            TransportError: no answer after the last retry (E001 timeout, E009 connection).
+            RemoteError: the agent answered with LEAGUE_ERROR, a JSON-RPC error, or garbage.
+        """
+        params = message.to_wire() if isinstance(message, Message) else message
+        limit = self._system.timeout_for(method) if timeout is None else timeout
+        max_retries = self.retry_policy.max_retries if retries is None else retries
+        attempt = 0
+        while True:
+            try:
+                return await self._call_once(endpoint, method, params, limit)
+            except TransportError as failure:
+                attempt += 1
+                if attempt > max_retries:
+                    raise
+                self._log.log.warning(
+                    "call_retry", method=method, endpoint=endpoint, retry=attempt,
+                    error_code=failure.code.value, reason=failure.description,
+                )
+                if on_retry is not None:
+                    await on_retry(attempt, failure)
+                await asyncio.sleep(self.retry_policy.delay(attempt))
+
+    async def _call_once(
+        self, endpoint: str, method: str, params: dict[str, Any], limit: float
+    ) -> dict[str, Any]:
+        request = {"jsonrpc": "2.0", "method": method, "params": params, "id": next(self._ids)}
+        self._log.message("message_sent", params, method=method, peer=endpoint)
+        try:
+            response = await asyncio.wait_for(
+                self._http.post(endpoint, content=json.dumps(request),
+                                headers={"content-type": "application/json"}),
+                timeout=limit,
+            )
+        except (asyncio.TimeoutError, httpx.TimeoutException):
+            raise TransportError(
+                ErrorCode.TIMEOUT_ERROR, f"{endpoint} did not answer {method} within {limit:g} s"
+            ) from None
+        except (httpx.TransportError, OSError) as exc:
+            raise TransportError(
+                ErrorCode.CONNECTION_ERROR,
+                f"could not reach {endpoint} for {method}: {type(exc).__name__}",
+            ) from None
+        return self._result_of(response, endpoint, method)
+
+    def _result_of(self, response: httpx.Response, endpoint: str, method: str) -> dict[str, Any]:
+        if response.status_code != 200:
+            raise RemoteError(
+                f"HTTP_{response.status_code}", f"{endpoint} answered {method} with HTTP "
+                f"{response.status_code}",
+            )
+        try:
+            body = response.json()
+        except ValueError:
+            raise RemoteError(
+                ErrorCode.INVALID_FIELD_VALUE.value, f"{endpoint} answered {method} with non-JSON"
+            ) from None
+        if not isinstance(body, dict):
+            raise RemoteError(
+                ErrorCode.INVALID_FIELD_VALUE.value,
+                f"{endpoint} answered {method} with a JSON {type(body).__name__}, not an object",
+            )
+        error = body.get("error")
+        if error is not None:
+            code = error.get("code") if isinstance(error, dict) else None
+            text = error.get("message", "") if isinstance(error, dict) else str(error)
+            raise RemoteError(str(code), f"{endpoint} answered {method} with an error: {text}",
+                              body)
+        result = body.get("result")
+        if not isinstance(result, dict):
+            result = {"value": result}
+        self._log.message("message_received", result, method=method, peer=endpoint)
+        if result.get("message_type") == "LEAGUE_ERROR":
+            raise RemoteError(
+                str(result.get("error_code", "")), str(result.get("error_description", "")),
+                result,
+            )
+        return result
+
+    async def call_until_answered(
+        self,
+        endpoint: str,
+        method: str,
+        message: Message,
+        *,
+        interval: float = 0.5,
+        give_up_after: float = 60.0,
+    ) -> dict[str, Any]:
+        """Call until the other agent is up (start-up order is not guaranteed): connection
+        errors and timeouts are retried every ``interval`` seconds for ``give_up_after``."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + give_up_after
+        while True:
+            try:
+                return await self.call(endpoint, method, message, retries=0)
+            except TransportError:
+                if loop.time() + interval > deadline:
+                    raise
+                await asyncio.sleep(interval)

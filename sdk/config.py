@@ -1,0 +1,254 @@
+"""Settings from ``SHARED/config``: one pydantic model per file, refusing unknown keys and bad
+values with a message that names the file, and ``SharedDir`` for every path the protocol names.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from sdk.errors import LeagueSDKError
+from sdk.store import read_json
+
+__all__ = [
+    "AgentDefaults",
+    "AgentsConfig",
+    "ConfigError",
+    "GameEntry",
+    "GamesRegistry",
+    "LeagueConfig",
+    "PlayerDefaults",
+    "RefereeDefaults",
+    "RetryPolicy",
+    "ScoringConfig",
+    "SharedDir",
+    "SystemConfig",
+    "resolve_shared_dir",
+]
+
+SHARED_DIR_ENV = "LEAGUE_SHARED_DIR"
+
+
+class ConfigError(LeagueSDKError):
+    """A configuration file is missing or holds a bad value; the message names both."""
+
+
+class _Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class _File(_Settings):
+    schema_version: str = "1.0.0"
+    last_updated: str | None = None
+
+
+class RetryPolicy(_Settings):
+    """Retries for timeouts (E001) and connection errors (E009)."""
+
+    max_retries: int = Field(default=3, ge=0, le=10)
+    backoff_sec: float = Field(default=2.0, ge=0)
+    backoff_multiplier: float = Field(default=1.0, ge=1.0)
+    max_backoff_sec: float = Field(default=10.0, ge=0)
+
+    def delay(self, retry_number: int) -> float:
+        """Seconds to wait before retry ``retry_number`` (1-based)."""
+        raw = self.backoff_sec * self.backoff_multiplier ** (retry_number - 1)
+        return min(raw, self.max_backoff_sec)
+
+
+class SecurityConfig(_Settings):
+    admin_token: str | None = None
+    admin_token_env: str = "LEAGUE_ADMIN_TOKEN"
+    token_bytes: int = Field(default=32, ge=16, le=128)
+
+    def configured_admin_token(self) -> str | None:
+        """The admin token from the environment, else from the file (None: generate one)."""
+        return os.environ.get(self.admin_token_env) or self.admin_token
+
+
+class HostPort(_Settings):
+    host: str = "127.0.0.1"
+    port: int = Field(ge=1, le=65535)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+
+class HttpConfig(_Settings):
+    max_body_bytes: int = Field(default=1_048_576, ge=1024)
+    max_connections: int = Field(default=256, ge=1)
+
+
+class SystemConfig(_File):
+    protocol: str = "league.v2"
+    protocol_version: str = "2.1.0"
+    default_league_id: str
+    league_manager: HostPort = HostPort(port=8000)
+    league_manager_sender: str = "league_manager"
+    timeouts_sec: dict[str, float] = Field(default_factory=dict)
+    default_timeout_sec: float = Field(default=10.0, gt=0)
+    retry_policy: RetryPolicy = RetryPolicy()
+    security: SecurityConfig = SecurityConfig()
+    http: HttpConfig = HttpConfig()
+
+    @model_validator(mode="after")
+    def _positive_timeouts(self) -> SystemConfig:
+        bad = [name for name, value in self.timeouts_sec.items() if value <= 0]
+        if bad:
+            raise ValueError(f"timeouts must be positive: {', '.join(sorted(bad))}")
+        return self
+
+    def timeout_for(self, method: str) -> float:
+        return self.timeouts_sec.get(method, self.default_timeout_sec)
+
+
+class RefereeInstance(_Settings):
+    display_name: str
+    port: int = Field(ge=1, le=65535)
+    max_concurrent_matches: int = Field(default=4, ge=1)
+
+
+class PlayerInstance(_Settings):
+    display_name: str
+    port: int = Field(ge=1, le=65535)
+    strategy: str = "random"
+
+
+class AgentsConfig(_File):
+    """The agents ``league up`` starts when no flag says otherwise."""
+
+    referees: list[RefereeInstance]
+    players: list[PlayerInstance]
+
+
+class ScoringConfig(_Settings):
+    win: float = 3
+    draw: float = 1
+    loss: float = 0
+    technical_loss: float = 0
+
+
+class LeagueConfig(_File):
+    league_id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
+    display_name: str
+    game_type: str
+    game_params: dict[str, Any] = Field(default_factory=dict)
+    scoring: ScoringConfig = ScoringConfig()
+    auto_start_players: int | None = Field(default=None, ge=2)
+    min_players: int = Field(default=2, ge=2)
+    max_players: int = Field(default=1000, ge=2)
+    match_timeout_sec: float = Field(default=300, gt=0)
+
+
+class GameEntry(_Settings):
+    display_name: str
+    move_types: list[str]
+    valid_choices: list[Any]
+    min_players: int = Field(ge=1)
+    max_players: int = Field(ge=1)
+    rules_module: str
+    move_method: str
+    max_round_time_sec: float = Field(default=30, gt=0)
+
+
+class GamesRegistry(_File):
+    games: dict[str, GameEntry]
+
+
+class AgentDefaults(_Settings):
+    display_name: str
+    version: str = "1.0.0"
+    game_types: list[str] = Field(default_factory=lambda: ["even_odd"])
+    host: str = "127.0.0.1"
+    port: int = Field(ge=1, le=65535)
+
+
+class RefereeDefaults(AgentDefaults, _File):
+    max_concurrent_matches: int = Field(default=4, ge=1)
+
+
+class PlayerDefaults(AgentDefaults, _File):
+    strategy: str = "random"
+
+
+_M = TypeVar("_M", bound=BaseModel)
+
+
+def resolve_shared_dir(explicit: Path | str | None = None) -> Path:
+    """The SHARED folder: the explicit one, else $LEAGUE_SHARED_DIR, else ./SHARED."""
+    if explicit:
+        return Path(explicit).resolve()
+    from_env = os.environ.get(SHARED_DIR_ENV)
+    if from_env:
+        return Path(from_env).resolve()
+    return (Path.cwd() / "SHARED").resolve()
+
+
+class SharedDir:
+    """The SHARED folder: config to read, data and logs to write, at the protocol's paths."""
+
+    def __init__(self, root: Path | str | None = None):
+        self.root = resolve_shared_dir(root)
+        self.config_dir = self.root / "config"
+        self.data_dir = self.root / "data"
+        self.logs_dir = self.root / "logs"
+
+    def _load(self, relative: str, model: type[_M]) -> _M:
+        path = self.config_dir / relative
+        try:
+            raw = read_json(path)
+        except FileNotFoundError:
+            raise ConfigError(f"configuration file {path} does not exist") from None
+        except LeagueSDKError as exc:
+            raise ConfigError(str(exc)) from exc
+        try:
+            return model.model_validate(raw)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc']) or '(file)'}: {err['msg']}"
+                for err in exc.errors(include_url=False)
+            )
+            raise ConfigError(f"{path}: {problems}") from None
+
+    def system(self) -> SystemConfig:
+        return self._load("system.json", SystemConfig)
+
+    def agents(self) -> AgentsConfig:
+        return self._load("agents/agents_config.json", AgentsConfig)
+
+    def league(self, league_id: str) -> LeagueConfig:
+        config = self._load(f"leagues/{league_id}.json", LeagueConfig)
+        if config.league_id != league_id:
+            raise ConfigError(
+                f"{self.config_dir / 'leagues' / (league_id + '.json')}: league_id is "
+                f"{config.league_id!r} but the file is named for {league_id!r}"
+            )
+        return config
+
+    def games(self) -> GamesRegistry:
+        return self._load("games/games_registry.json", GamesRegistry)
+
+    def referee_defaults(self) -> RefereeDefaults:
+        return self._load("defaults/referee.json", RefereeDefaults)
+
+    def player_defaults(self) -> PlayerDefaults:
+        return self._load("defaults/player.json", PlayerDefaults)
+
+    def league_dir(self, league_id: str) -> Path:
+        return self.data_dir / "leagues" / league_id
+
+    def match_path(self, league_id: str, match_id: str) -> Path:
+        return self.data_dir / "matches" / league_id / f"{match_id}.json"
+
+    def player_history_path(self, player_id: str) -> Path:
+        return self.data_dir / "players" / player_id / "history.json"
+
+    def agent_log_path(self, agent_id: str) -> Path:
+        return self.logs_dir / "agents" / f"{agent_id}.log.jsonl"
+
+    def league_log_path(self, league_id: str) -> Path:
+        return self.logs_dir / "league" / league_id / "league.log.jsonl"

@@ -1,0 +1,161 @@
+"""JSON-RPC 2.0 on the server side: jsonrpcserver behind FastAPI at ``POST /mcp``.
+
+This is the only module that imports jsonrpcserver (5.0.9 does not import on Python 3.12+).
+A service hands it an explicit table of methods; params are validated by the message's
+model; a ``ProtocolError`` or a failed validation is answered as a LEAGUE_ERROR result
+(the public agents' convention); JSON-RPC's own codes are kept for transport faults
+(-32700 parse error, -32600 invalid request, -32601 unknown method, -32602 params that are
+not an object, -32603 an unexpected failure, whose details stay in the agent's log).
+Batches are answered element by element and notifications get no answer, as the spec says.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import FastAPI, Request, Response
+from jsonrpcserver import Error, InvalidParams, Success, async_dispatch_to_serializable
+from jsonrpcserver.main import default_validator
+from pydantic import ValidationError
+
+from sdk.agent_log import AgentLog
+from sdk.errors import ErrorCode, ProtocolError
+from sdk.messages import LeagueError, Message, protocol_error_from_validation
+
+__all__ = ["JsonRpcEndpoint", "RpcMethod"]
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+INTERNAL_ERROR = -32603
+
+Handler = Callable[[Any], Awaitable[Message | dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class RpcMethod:
+    """One method of a service: its handler and the model that validates its params
+    (``None``: the handler takes the raw params object)."""
+
+    handler: Handler
+    model: type[Message] | None = None
+
+
+def _error(code: int, message: str, data: str, request_id: Any = None) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "error": {"code": code, "message": message, "data": data},
+        "id": request_id,
+    }
+
+
+def _as_response(payload: Any, status_code: int = 200) -> Response:
+    if payload is None:
+        return Response(status_code=204)
+    body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    return Response(body, status_code=status_code, media_type="application/json")
+
+
+class JsonRpcEndpoint:
+    """The ``/mcp`` endpoint of one agent."""
+
+    def __init__(
+        self,
+        methods: Mapping[str, RpcMethod],
+        *,
+        sender: Callable[[], str],
+        log: AgentLog,
+        max_body_bytes: int = 1_048_576,
+    ):
+        self._sender = sender
+        self._log = log
+        self._max_body_bytes = max_body_bytes
+        self._methods = {name: self._adapt(name, method) for name, method in methods.items()}
+
+    def mount(self, app: FastAPI, path: str = "/mcp") -> None:
+        app.add_api_route(path, self._route, methods=["POST"], include_in_schema=True,
+                          summary="JSON-RPC 2.0 endpoint (league.v2 messages)")
+
+    async def _route(self, request: Request) -> Response:
+        body = await request.body()
+        if len(body) > self._max_body_bytes:
+            return _as_response(
+                _error(INVALID_REQUEST, "Invalid request",
+                       f"the request body is larger than {self._max_body_bytes} bytes"),
+                status_code=413,
+            )
+        return _as_response(await self.dispatch(body))
+
+    async def dispatch(self, body: bytes | str) -> Any:
+        """Answer one JSON-RPC payload: a dict, a list (batch) or None (notifications)."""
+        try:
+            parsed = json.loads(body)
+        except (ValueError, UnicodeDecodeError) as exc:
+            return _error(PARSE_ERROR, "Parse error", f"the body is not valid JSON: {exc}")
+        if isinstance(parsed, list):
+            if not parsed:
+                return _error(INVALID_REQUEST, "Invalid request", "a batch must not be empty")
+            answers = await asyncio.gather(*(self._dispatch_one(item) for item in parsed))
+            kept = [answer for answer in answers if answer is not None]
+            return kept or None
+        return await self._dispatch_one(parsed)
+
+    async def _dispatch_one(self, request: Any) -> Any:
+        try:
+            default_validator(request)
+        except Exception:
+            request_id = request.get("id") if isinstance(request, dict) else None
+            if not isinstance(request_id, (str, int, float)):
+                request_id = None
+            return _error(INVALID_REQUEST, "Invalid request",
+                          "not a JSON-RPC 2.0 request object (jsonrpc '2.0', method, "
+                          "optional params and id)", request_id)
+        return await async_dispatch_to_serializable(
+            request, self._methods, deserializer=lambda already_parsed: already_parsed,
+            validator=lambda _: None,
+        )
+
+    def _league_error(self, error: ProtocolError, params: dict[str, Any]) -> dict[str, Any]:
+        conversation_id = params.get("conversation_id")
+        message = LeagueError(
+            sender=self._sender(),
+            conversation_id=conversation_id if isinstance(conversation_id, str)
+            and conversation_id else "none",
+            error_code=error.code.value,
+            error_description=error.description,
+            original_message_type=params.get("message_type")
+            if isinstance(params.get("message_type"), str) else None,
+            context=error.context,
+        )
+        return message.to_wire()
+
+    def _adapt(self, name: str, method: RpcMethod) -> Callable[..., Awaitable[Any]]:
+        async def call(*args: Any, **params: Any) -> Any:
+            if args:
+                return InvalidParams(
+                    "params must be a JSON object holding the league.v2 message"
+                )
+            self._log.message("message_received", params, method=name)
+            try:
+                payload: Any = params
+                if method.model is not None:
+                    payload = method.model.model_validate(params)
+                answer = await method.handler(payload)
+            except ValidationError as exc:
+                model_name = method.model.MESSAGE_TYPE if method.model else name
+                answer = self._league_error(protocol_error_from_validation(exc, model_name), params)
+            except ProtocolError as exc:
+                answer = self._league_error(exc, params)
+            except Exception:
+                self._log.log.exception("handler_failed", method=name)
+                return Error(INTERNAL_ERROR, "Internal error",
+                             f"{ErrorCode.INTERNAL_ERROR.value}: the agent failed to handle "
+                             f"{name}; the details are in its log")
+            wire = answer.to_wire() if isinstance(answer, Message) else answer
+            self._log.message("message_sent", wire, method=name)
+            return Success(wire)
+
+        return call

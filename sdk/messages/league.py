@@ -1,0 +1,168 @@
+"""League-level messages: results, queries, standings, rounds, completion and errors."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sdk.messages.envelope import Message
+
+__all__ = [
+    "Acknowledgement",
+    "Champion",
+    "FinalStanding",
+    "LeagueCompleted",
+    "LeagueError",
+    "LeagueQuery",
+    "LeagueQueryResponse",
+    "LeagueStandings",
+    "LeagueStandingsUpdate",
+    "MatchResult",
+    "MatchResultAck",
+    "MatchResultReport",
+    "QueryType",
+    "RoundAnnouncement",
+    "RoundCompleted",
+    "RoundMatch",
+    "RoundSummary",
+    "StandingsRow",
+]
+
+QueryType = Literal["GET_STANDINGS", "GET_SCHEDULE", "GET_NEXT_MATCH", "GET_PLAYER_STATS"]
+
+
+class _Part(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class MatchResult(_Part):
+    winner: str | None = None
+    score: dict[str, float] = Field(default_factory=dict)
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class MatchResultReport(Message):
+    MESSAGE_TYPE = "MATCH_RESULT_REPORT"
+    league_id: str
+    round_id: int
+    match_id: str
+    game_type: str
+    result: MatchResult
+
+
+class MatchResultAck(Message):
+    """Ours: the League Manager's answer to a result report."""
+
+    MESSAGE_TYPE = "MATCH_RESULT_ACK"
+    status: Literal["RECORDED", "DUPLICATE"]
+
+
+class Acknowledgement(Message):
+    """Ours: the answer to a notification; the protocol accepts any acknowledgement."""
+
+    MESSAGE_TYPE = "ACK"
+    status: str = "ok"
+    acknowledged: str = ""
+
+
+class LeagueQuery(Message):
+    MESSAGE_TYPE = "LEAGUE_QUERY"
+    query_type: QueryType
+    query_params: dict[str, Any] = Field(default_factory=dict)
+
+
+class LeagueQueryResponse(Message):
+    MESSAGE_TYPE = "LEAGUE_QUERY_RESPONSE"
+    query_type: QueryType
+    success: bool
+    data: Any = None
+    error: str | None = None
+
+
+class StandingsRow(_Part):
+    rank: int
+    player_id: str
+    display_name: str = ""
+    played: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    points: float = 0
+
+
+class LeagueStandings(Message):
+    """Ours: the answer of ``get_standings``, the standings object in an envelope."""
+
+    MESSAGE_TYPE = "LEAGUE_STANDINGS"
+    league_id: str
+    version: int
+    rounds_completed: int
+    standings: list[StandingsRow]
+
+
+class LeagueStandingsUpdate(Message):
+    MESSAGE_TYPE = "LEAGUE_STANDINGS_UPDATE"
+    league_id: str
+    round_id: int
+    standings: list[StandingsRow]
+
+
+class RoundMatch(_Part):
+    match_id: str
+    game_type: str
+    player_A_id: str
+    player_B_id: str
+    referee_endpoint: str | None = None
+
+
+class RoundAnnouncement(Message):
+    MESSAGE_TYPE = "ROUND_ANNOUNCEMENT"
+    league_id: str
+    round_id: int
+    matches: list[RoundMatch]
+
+
+class RoundSummary(_Part):
+    total_matches: int = 0
+    wins: int = 0
+    draws: int = 0
+    technical_losses: int = 0
+
+
+class RoundCompleted(Message):
+    MESSAGE_TYPE = "ROUND_COMPLETED"
+    league_id: str
+    round_id: int
+    matches_completed: int
+    next_round_id: int | None = None
+    summary: RoundSummary = Field(default_factory=RoundSummary)
+
+
+class Champion(_Part):
+    player_id: str
+    display_name: str = ""
+    points: float = 0
+
+
+class FinalStanding(_Part):
+    rank: int
+    player_id: str
+    points: float
+
+
+class LeagueCompleted(Message):
+    MESSAGE_TYPE = "LEAGUE_COMPLETED"
+    league_id: str
+    total_rounds: int
+    total_matches: int
+    champion: Champion | None = None
+    final_standings: list[FinalStanding]
+
+
+class LeagueError(Message):
+    MESSAGE_TYPE = "LEAGUE_ERROR"
+    error_code: str
+    error_description: str
+    original_message_type: str | None = None
+    context: dict[str, Any] = Field(default_factory=dict)

@@ -1,0 +1,171 @@
+"""Match-level messages between a referee and the players (and the League Manager's
+``start_match`` hand-over to a referee, which is ours)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sdk.messages.envelope import Message, UtcTimestamp
+
+__all__ = [
+    "ChooseParityCall",
+    "ChooseParityResponse",
+    "GameError",
+    "GameInvitation",
+    "GameJoinAck",
+    "GameMoveCall",
+    "GameMoveResponse",
+    "GameOver",
+    "GameResult",
+    "GameStatus",
+    "MatchSeat",
+    "MoveRequest",
+    "ParityChoice",
+    "ParityContext",
+    "Role",
+    "StartMatch",
+    "StartMatchAck",
+    "WinLossRecord",
+]
+
+Role = Literal["PLAYER_A", "PLAYER_B"]
+ParityChoice = Literal["even", "odd"]
+GameStatus = Literal["WIN", "DRAW", "TECHNICAL_LOSS"]
+
+
+class _Part(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class WinLossRecord(_Part):
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+
+
+class GameInvitation(Message):
+    MESSAGE_TYPE = "GAME_INVITATION"
+    league_id: str
+    round_id: int
+    match_id: str
+    game_type: str
+    role_in_match: Role
+    opponent_id: str
+
+
+class GameJoinAck(Message):
+    MESSAGE_TYPE = "GAME_JOIN_ACK"
+    match_id: str
+    player_id: str
+    arrival_timestamp: UtcTimestamp
+    accept: bool
+
+
+class ParityContext(_Part):
+    opponent_id: str
+    round_id: int | None = None
+    your_standings: WinLossRecord = Field(default_factory=WinLossRecord)
+
+
+class ChooseParityCall(Message):
+    MESSAGE_TYPE = "CHOOSE_PARITY_CALL"
+    match_id: str
+    player_id: str
+    game_type: str = "even_odd"
+    context: ParityContext
+    deadline: UtcTimestamp
+
+
+class ChooseParityResponse(Message):
+    MESSAGE_TYPE = "CHOOSE_PARITY_RESPONSE"
+    match_id: str
+    player_id: str
+    parity_choice: ParityChoice
+
+
+class MoveRequest(_Part):
+    move_type: str
+    valid_options: list[Any] = Field(default_factory=list)
+    context: dict[str, Any] = Field(default_factory=dict)
+
+
+class GameMoveCall(Message):
+    MESSAGE_TYPE = "GAME_MOVE_CALL"
+    match_id: str
+    player_id: str
+    game_type: str
+    move_request: MoveRequest
+    deadline: UtcTimestamp
+
+
+class MoveData(_Part):
+    move_type: str
+
+
+class GameMoveResponse(Message):
+    MESSAGE_TYPE = "GAME_MOVE_RESPONSE"
+    match_id: str
+    player_id: str
+    game_type: str
+    move_data: MoveData
+
+
+class GameResult(_Part):
+    status: GameStatus
+    winner_player_id: str | None = None
+    drawn_number: int | None = None
+    number_parity: ParityChoice | None = None
+    choices: dict[str, str | None] = Field(default_factory=dict)
+    reason: str = ""
+
+
+class GameOver(Message):
+    MESSAGE_TYPE = "GAME_OVER"
+    match_id: str
+    game_type: str
+    game_result: GameResult
+
+
+class GameError(Message):
+    MESSAGE_TYPE = "GAME_ERROR"
+    match_id: str
+    error_code: str
+    error_description: str
+    affected_player: str
+    action_required: str
+    retryable: bool
+    retry_count: int
+    max_retries: int
+    consequence: str
+
+
+class MatchSeat(_Part):
+    """Ours: one player of a match as the League Manager hands it to a referee."""
+
+    player_id: str
+    display_name: str = ""
+    contact_endpoint: str
+    role: Role
+    standings: WinLossRecord = Field(default_factory=WinLossRecord)
+
+
+class StartMatch(Message):
+    """Ours: the League Manager gives a match to a referee (``start_match``)."""
+
+    MESSAGE_TYPE = "START_MATCH"
+    league_id: str
+    round_id: int
+    match_id: str
+    game_type: str
+    game_params: dict[str, Any] = Field(default_factory=dict)
+    players: list[MatchSeat] = Field(min_length=2)
+
+
+class StartMatchAck(Message):
+    """Ours: the referee took the match (it reports the result later)."""
+
+    MESSAGE_TYPE = "START_MATCH_ACK"
+    match_id: str
+    accepted: bool

@@ -1,0 +1,65 @@
+"""Registration of referees and players with the League Manager."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from sdk.messages.envelope import Message, check_protocol_version
+
+__all__ = [
+    "LeagueRegisterRequest",
+    "LeagueRegisterResponse",
+    "PlayerMeta",
+    "RefereeMeta",
+    "RefereeRegisterRequest",
+    "RefereeRegisterResponse",
+    "RegistrationStatus",
+]
+
+RegistrationStatus = Literal["ACCEPTED", "REJECTED"]
+ProtocolVersion = Annotated[str, AfterValidator(check_protocol_version)]
+
+
+class AgentMeta(BaseModel):
+    """What an agent says about itself when it registers."""
+
+    model_config = ConfigDict(extra="allow")
+
+    display_name: str = Field(min_length=1, max_length=100)
+    version: str = "1.0.0"
+    game_types: list[str] = Field(default_factory=lambda: ["even_odd"])
+    contact_endpoint: str = Field(min_length=1)
+
+
+class RefereeMeta(AgentMeta):
+    max_concurrent_matches: int = Field(default=1, ge=1, le=1000)
+
+
+class PlayerMeta(AgentMeta):
+    protocol_version: ProtocolVersion | None = None
+
+
+class RefereeRegisterRequest(Message):
+    MESSAGE_TYPE = "REFEREE_REGISTER_REQUEST"
+    referee_meta: RefereeMeta
+
+
+class RefereeRegisterResponse(Message):
+    MESSAGE_TYPE = "REFEREE_REGISTER_RESPONSE"
+    status: RegistrationStatus
+    referee_id: str | None = None
+    reason: str | None = None
+
+
+class LeagueRegisterRequest(Message):
+    MESSAGE_TYPE = "LEAGUE_REGISTER_REQUEST"
+    player_meta: PlayerMeta
+
+
+class LeagueRegisterResponse(Message):
+    MESSAGE_TYPE = "LEAGUE_REGISTER_RESPONSE"
+    status: RegistrationStatus
+    player_id: str | None = None
+    reason: str | None = None
