@@ -12,7 +12,9 @@ from typing import Any
 from sdk.errors import LeagueSDKError
 from sdk.timeutil import utc_now_str
 
-__all__ = ["SCHEMA_VERSION", "Journal", "StoreError", "atomic_write_json", "read_json", "write_document"]
+__all__ = [
+    "SCHEMA_VERSION", "Journal", "StoreError", "atomic_write_json", "read_json", "write_document",
+]
 
 SCHEMA_VERSION = "1.0.0"
 
@@ -62,6 +64,8 @@ def read_json(path: Path) -> Any:
         raise
     except OSError as exc:
         raise StoreError(f"cannot read {path}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise StoreError(f"{path} is not UTF-8 text: {exc.reason}") from exc
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -99,20 +103,20 @@ class Journal:
 
     @staticmethod
     def read(path: Path) -> list[dict[str, Any]]:
-        """Every complete record; a torn last line (a crash mid-append) is dropped, a torn
-        line anywhere else is corruption and raises StoreError."""
+        """Every complete record; a torn last line (a crash mid-append: the bytes after the
+        last newline, which reopening cuts) is dropped, a bad line anywhere else is
+        corruption and raises StoreError."""
         if not path.exists():
             return []
-        lines = path.read_text(encoding="utf-8").split("\n")
+        *lines, _torn = path.read_bytes().split(b"\n")
         records: list[dict[str, Any]] = []
         for number, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
             try:
-                records.append(json.loads(line))
+                records.append(json.loads(line.decode("utf-8")))
+            except UnicodeDecodeError as exc:
+                raise StoreError(f"{path} line {number} is not UTF-8: {exc.reason}") from exc
             except json.JSONDecodeError as exc:
-                is_last = all(not rest.strip() for rest in lines[number:])
-                if is_last and not line.endswith("}"):
-                    break
                 raise StoreError(f"{path} line {number} is not valid JSON: {exc.msg}") from exc
         return records

@@ -1,0 +1,171 @@
+"""Starts and stops a whole league's processes on one machine, with pid files, so that
+``league down`` stops exactly what ``league up`` started and nothing else."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+__all__ = ["AgentProcess", "Launcher", "LaunchError", "stop_from_pid_files"]
+
+_MODULE = "league_cli"
+
+
+class LaunchError(RuntimeError):
+    """A process did not start or did not become healthy in time."""
+
+
+@dataclass
+class AgentProcess:
+    name: str
+    kind: str
+    port: int
+    popen: subprocess.Popen[bytes]
+    pid_file: Path
+    output: Path
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def mcp_url(self) -> str:
+        return f"{self.base_url}/mcp"
+
+
+@dataclass
+class Launcher:
+    """Starts agents as child processes of this one (``python -m league_cli ...``)."""
+
+    shared_dir: Path
+    host: str = "127.0.0.1"
+    processes: list[AgentProcess] = field(default_factory=list)
+
+    @property
+    def run_dir(self) -> Path:
+        return self.shared_dir / "run"
+
+    def _spawn(self, kind: str, name: str, port: int, args: list[str],
+               env: dict[str, str] | None = None) -> AgentProcess:
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        output = self.shared_dir / "logs" / "processes" / f"{name}.out"
+        output.parent.mkdir(parents=True, exist_ok=True)
+        command = [sys.executable, "-m", _MODULE, kind, "--shared-dir", str(self.shared_dir),
+                   "--host", self.host, "--port", str(port), *args]
+        with open(output, "ab") as sink:
+            popen = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL, env={**os.environ, **(env or {})},
+                                     start_new_session=True)
+        pid_file = self.run_dir / f"{name}.pid"
+        pid_file.write_text(json.dumps({"pid": popen.pid, "name": name, "kind": kind,
+                                        "port": port, "command": command}))
+        process = AgentProcess(name, kind, port, popen, pid_file, output)
+        self.processes.append(process)
+        return process
+
+    def manager(self, port: int, league_id: str | None = None,
+                auto_start_players: int | None = None) -> AgentProcess:
+        args = []
+        if league_id:
+            args += ["--league-id", league_id]
+        if auto_start_players:
+            args += ["--auto-start-players", str(auto_start_players)]
+        return self._spawn("manager", "league_manager", port, args)
+
+    def referee(self, name: str, port: int, lm_url: str, max_concurrent: int = 4,
+                seed: int | None = None) -> AgentProcess:
+        args = ["--name", name, "--lm-url", lm_url, "--max-concurrent", str(max_concurrent)]
+        if seed is not None:
+            args += ["--seed", str(seed)]
+        return self._spawn("referee", f"referee-{name}", port, args)
+
+    def player(self, name: str, port: int, lm_url: str, strategy: str = "random"
+               ) -> AgentProcess:
+        return self._spawn("player", f"player-{name}", port,
+                           ["--name", name, "--lm-url", lm_url, "--strategy", strategy])
+
+    def wait_healthy(self, process: AgentProcess, timeout: float = 30.0) -> None:
+        """Poll ``/health`` until it answers 200; fail fast if the process exits."""
+        deadline = time.monotonic() + timeout
+        with httpx.Client(timeout=1.0) as client:
+            while time.monotonic() < deadline:
+                if process.popen.poll() is not None:
+                    raise LaunchError(f"{process.name} exited with code {process.popen.returncode};"
+                                      f" its output is in {process.output}")
+                try:
+                    if client.get(f"{process.base_url}/health").status_code == 200:
+                        return
+                except httpx.HTTPError:
+                    pass
+                time.sleep(0.1)
+        raise LaunchError(f"{process.name} was not healthy after {timeout:g} s; "
+                          f"its output is in {process.output}")
+
+    def stop_all(self, timeout: float = 10.0) -> None:
+        """SIGTERM every process started here (by pid), SIGKILL any still alive after
+        ``timeout``, and remove their pid files."""
+        for process in self.processes:
+            if process.popen.poll() is None:
+                process.popen.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        for process in self.processes:
+            remaining = max(0.1, deadline - time.monotonic())
+            try:
+                process.popen.wait(remaining)
+            except subprocess.TimeoutExpired:
+                process.popen.kill()
+                process.popen.wait(5)
+            process.pid_file.unlink(missing_ok=True)
+        self.processes.clear()
+
+
+def _is_ours(pid: int, command: list[str]) -> bool:
+    """True if ``pid`` still runs exactly the recorded command (a reused pid is not ours)."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().rstrip(b"\0").split(b"\0")
+    except OSError:
+        return False
+    return [part.decode(errors="replace") for part in cmdline] == command
+
+
+def stop_from_pid_files(run_dir: Path, timeout: float = 10.0) -> list[str]:
+    """Stop the agents recorded in ``run_dir``'s pid files; returns the names stopped."""
+    stopped: list[str] = []
+    signalled: list[tuple[int, Path]] = []
+    for pid_file in sorted(run_dir.glob("*.pid")):
+        try:
+            record = json.loads(pid_file.read_text())
+            pid, name, command = int(record["pid"]), str(record["name"]), list(record["command"])
+        except (ValueError, KeyError, TypeError, OSError):
+            pid_file.unlink(missing_ok=True)
+            continue
+        if _is_ours(pid, command):
+            os.kill(pid, signal.SIGTERM)
+            signalled.append((pid, pid_file))
+            stopped.append(name)
+        else:
+            pid_file.unlink(missing_ok=True)
+    deadline = time.monotonic() + timeout
+    for pid, pid_file in signalled:
+        while time.monotonic() < deadline and not _is_gone(pid):
+            time.sleep(0.05)
+        if not _is_gone(pid):
+            os.kill(pid, signal.SIGKILL)
+        pid_file.unlink(missing_ok=True)
+    return stopped
+
+
+def _is_gone(pid: int) -> bool:
+    """True once ``pid`` has exited (a zombie waiting for its parent counts as gone)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return True

@@ -1,0 +1,249 @@
+"""The ``league`` command: every agent, and the admin's and the user's actions."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import httpx
+import typer
+
+from league_cli.console import console, standings_table, status_line
+from league_cli.launcher import LaunchError, stop_from_pid_files
+from league_cli.up import LeaguePlan, run_league
+from sdk.config import ConfigError, SharedDir
+
+app = typer.Typer(help="Agent League: run agents and leagues (league.v2 over JSON-RPC).",
+                  no_args_is_help=True, add_completion=False)
+
+SharedOpt = Annotated[Path | None, typer.Option("--shared-dir", help="the SHARED folder "
+                      "(default: $LEAGUE_SHARED_DIR, else ./SHARED)")]
+HostOpt = Annotated[str, typer.Option("--host", help="address to listen on")]
+LmUrlOpt = Annotated[str | None, typer.Option("--lm-url", help="League Manager /mcp URL "
+                     "(default: from system.json)")]
+LmBaseOpt = Annotated[str | None, typer.Option("--lm-url", help="League Manager base URL "
+                      "(default: from system.json)")]
+
+
+def _shared(shared_dir: Path | None) -> SharedDir:
+    return SharedDir(shared_dir)
+
+
+def _lm_base(shared: SharedDir, lm_url: str | None) -> str:
+    if lm_url:
+        return lm_url.removesuffix("/mcp").rstrip("/")
+    return shared.system().league_manager.base_url
+
+
+def _fail(message: str) -> None:
+    console.print(f"[red]error:[/red] {message}")
+    raise typer.Exit(1)
+
+
+@app.command()
+def manager(
+    shared_dir: SharedOpt = None,
+    host: HostOpt = "127.0.0.1",
+    port: Annotated[int | None, typer.Option(help="default: from system.json")] = None,
+    league_id: Annotated[str | None, typer.Option(help="default: system.json's")] = None,
+    auto_start_players: Annotated[int | None, typer.Option(
+        help="start the league once this many players registered")] = None,
+) -> None:
+    """Run the League Manager."""
+    from league_manager.app import run
+    from league_manager.config import LeagueManagerSettings
+
+    shared = _shared(shared_dir)
+    try:
+        run(LeagueManagerSettings(
+            shared_dir=shared.root, host=host,
+            port=port or shared.system().league_manager.port, league_id=league_id,
+            auto_start_players=auto_start_players))
+    except ConfigError as exc:
+        _fail(str(exc))
+
+
+@app.command()
+def referee(
+    shared_dir: SharedOpt = None,
+    host: HostOpt = "127.0.0.1",
+    port: Annotated[int | None, typer.Option(help="default: defaults/referee.json")] = None,
+    name: Annotated[str | None, typer.Option(help="display name")] = None,
+    lm_url: LmUrlOpt = None,
+    max_concurrent: Annotated[int | None, typer.Option(
+        help="max concurrent matches (default: defaults/referee.json)")] = None,
+    seed: Annotated[int | None, typer.Option(help="seed for reproducible draws")] = None,
+) -> None:
+    """Run a Referee; it registers with the League Manager."""
+    from referee.app import run
+    from referee.config import RefereeSettings
+
+    shared = _shared(shared_dir)
+    try:
+        defaults = shared.referee_defaults()
+        run(RefereeSettings(
+            shared_dir=shared.root, host=host, port=port or defaults.port,
+            display_name=name or defaults.display_name,
+            league_manager_url=f"{_lm_base(shared, lm_url)}/mcp",
+            max_concurrent_matches=max_concurrent or defaults.max_concurrent_matches,
+            game_types=defaults.game_types, seed=seed))
+    except ConfigError as exc:
+        _fail(str(exc))
+
+
+@app.command()
+def player(
+    shared_dir: SharedOpt = None,
+    host: HostOpt = "127.0.0.1",
+    port: Annotated[int | None, typer.Option(help="default: defaults/player.json")] = None,
+    name: Annotated[str | None, typer.Option(help="display name")] = None,
+    lm_url: LmUrlOpt = None,
+    strategy: Annotated[str | None, typer.Option(
+        help="a built-in strategy name or module:attribute")] = None,
+    option: Annotated[list[str] | None, typer.Option(
+        help="strategy option key=value (JSON values), repeatable")] = None,
+) -> None:
+    """Run a player host with a strategy; it registers with the League Manager."""
+    from pydantic import ValidationError
+
+    from players.app import run
+    from players.config import PlayerSettings
+
+    shared = _shared(shared_dir)
+    options: dict[str, Any] = {}
+    for item in option or []:
+        key, sep, raw = item.partition("=")
+        if not sep:
+            _fail(f"--option {item!r} is not key=value")
+        try:
+            options[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            options[key] = raw
+    try:
+        defaults = shared.player_defaults()
+        settings = PlayerSettings(
+            shared_dir=shared.root, host=host, port=port or defaults.port,
+            display_name=name or defaults.display_name,
+            league_manager_url=f"{_lm_base(shared, lm_url)}/mcp",
+            strategy=strategy or defaults.strategy, strategy_options=options,
+            game_types=defaults.game_types)
+    except ConfigError as exc:
+        _fail(str(exc))
+    except ValidationError as exc:
+        _fail("; ".join(err["msg"] for err in exc.errors(include_url=False)))
+    run(settings)
+
+
+def _admin_token(shared: SharedDir, given: str | None, league_id: str | None) -> str:
+    if given:
+        return given
+    system = shared.system()
+    configured = system.security.configured_admin_token()
+    if configured:
+        return configured
+    path = shared.league_dir(league_id or system.default_league_id) / "admin_token"
+    if not path.exists():
+        _fail(f"no admin token: pass --admin-token, set ${system.security.admin_token_env}, "
+              f"or start the League Manager first (it writes {path})")
+    return path.read_text().strip()
+
+
+@app.command()
+def start(
+    shared_dir: SharedOpt = None,
+    lm_url: LmBaseOpt = None,
+    admin_token: Annotated[str | None, typer.Option(help="default: env, config or the "
+                           "League Manager's admin_token file")] = None,
+    league_id: Annotated[str | None, typer.Option()] = None,
+) -> None:
+    """Start the league (admin): fixes the schedule and plays the rounds."""
+    shared = _shared(shared_dir)
+    token = _admin_token(shared, admin_token, league_id)
+    response = httpx.post(f"{_lm_base(shared, lm_url)}/start_league",
+                          headers={"Authorization": f"Bearer {token}"}, timeout=10)
+    if response.status_code != 200:
+        _fail(response.json().get("error", response.text))
+    console.print(status_line(response.json()))
+
+
+@app.command()
+def standings(shared_dir: SharedOpt = None, lm_url: LmBaseOpt = None) -> None:
+    """Show the current standings."""
+    base = _lm_base(_shared(shared_dir), lm_url)
+    try:
+        console.print(standings_table(httpx.get(f"{base}/standings", timeout=10).json()))
+    except httpx.HTTPError as exc:
+        _fail(f"cannot reach the League Manager at {base}: {type(exc).__name__}")
+
+
+@app.command()
+def status(shared_dir: SharedOpt = None, lm_url: LmBaseOpt = None) -> None:
+    """Show the league's state and its agents."""
+    base = _lm_base(_shared(shared_dir), lm_url)
+    try:
+        data = httpx.get(f"{base}/status", timeout=10).json()
+    except httpx.HTTPError as exc:
+        _fail(f"cannot reach the League Manager at {base}: {type(exc).__name__}")
+    console.print(status_line(data))
+    for agent in data["referees"] + data["players"]:
+        console.print(f"  {agent['agent_id']:>6}  {agent['state']:<10} {agent['display_name']}")
+
+
+@app.command()
+def up(
+    shared_dir: SharedOpt = None,
+    players: Annotated[int | None, typer.Option(help="default: agents_config.json")] = None,
+    referees: Annotated[int | None, typer.Option(help="default: agents_config.json")] = None,
+    lm_port: Annotated[int | None, typer.Option(help="default: system.json")] = None,
+    referee_port: Annotated[int, typer.Option(help="first referee port")] = 8001,
+    player_port: Annotated[int, typer.Option(help="first player port")] = 8101,
+    strategies: Annotated[str | None, typer.Option(
+        help="comma-separated strategies, cycled over the players")] = None,
+    max_concurrent: Annotated[int, typer.Option(help="matches per referee")] = 4,
+    league_id: Annotated[str | None, typer.Option()] = None,
+    seed: Annotated[int | None, typer.Option(help="seed for reproducible draws")] = None,
+    stop: Annotated[bool, typer.Option("--stop/--keep", help="stop everything at the end")
+                    ] = False,
+) -> None:
+    """Start a League Manager, referees and players, run the league, print the standings."""
+    shared = _shared(shared_dir)
+    try:
+        agents = shared.agents()
+        system = shared.system()
+    except ConfigError as exc:
+        _fail(str(exc))
+    player_count = players or len(agents.players)
+    referee_count = referees or len(agents.referees)
+    names = [p.display_name for p in agents.players]
+    cycle = itertools.cycle(strategies.split(",") if strategies
+                            else [p.strategy for p in agents.players])
+    plan = LeaguePlan(
+        shared_dir=shared.root,
+        players=[(names[i] if i < len(names) else f"Player{i + 1}", player_port + i, next(cycle))
+                 for i in range(player_count)],
+        referees=[(f"Ref{i + 1}", referee_port + i, max_concurrent)
+                  for i in range(referee_count)],
+        lm_port=lm_port or system.league_manager.port, league_id=league_id, seed=seed,
+    )
+    token_file = shared.league_dir(league_id or system.default_league_id) / "admin_token"
+    configured = system.security.configured_admin_token()
+
+    def admin_token() -> str:
+        # Without a configured token the League Manager writes one at start-up.
+        return configured or token_file.read_text().strip()
+
+    try:
+        run_league(plan, admin_token, stop_at_end=stop)
+    except LaunchError as exc:
+        _fail(str(exc))
+
+
+@app.command()
+def down(shared_dir: SharedOpt = None) -> None:
+    """Stop exactly the processes ``league up`` started (from their pid files)."""
+    shared = _shared(shared_dir)
+    stopped = stop_from_pid_files(shared.root / "run")
+    console.print(f"stopped {len(stopped)} process(es)" + (": " + ", ".join(stopped)
+                                                          if stopped else ""))

@@ -1,0 +1,106 @@
+"""``league up``: one league on this machine, from nothing to final standings."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from league_cli.console import console, standings_table
+from league_cli.launcher import Launcher, LaunchError
+
+__all__ = ["LeaguePlan", "run_league", "start_processes", "wait_for"]
+
+
+@dataclass
+class LeaguePlan:
+    """What to start: counts, ports, strategies and the league."""
+
+    shared_dir: Path
+    players: list[tuple[str, int, str]]
+    referees: list[tuple[str, int, int]]
+    lm_port: int = 8000
+    league_id: str | None = None
+    seed: int | None = None
+
+
+def wait_for(condition: Any, timeout: float, what: str, interval: float = 0.1) -> Any:
+    """Poll ``condition()`` until it returns something truthy, or raise LaunchError."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(interval)
+    raise LaunchError(f"timed out after {timeout:g} s waiting for {what}")
+
+
+def _status(client: httpx.Client, lm_url: str) -> dict[str, Any]:
+    response = client.get(f"{lm_url}/status")
+    response.raise_for_status()
+    return response.json()  # type: ignore[no-any-return]
+
+
+def start_processes(plan: LeaguePlan, launcher: Launcher, client: httpx.Client) -> str:
+    """Start the League Manager, the referees and the players; wait until every one is
+    healthy and registered. Returns the League Manager's base URL."""
+    manager = launcher.manager(plan.lm_port, plan.league_id)
+    launcher.wait_healthy(manager)
+    lm_mcp = manager.mcp_url
+    started = [launcher.referee(name, port, lm_mcp, capacity, plan.seed)
+               for name, port, capacity in plan.referees]
+    started += [launcher.player(name, port, lm_mcp, strategy)
+                for name, port, strategy in plan.players]
+    for process in started:
+        launcher.wait_healthy(process)
+
+    def registered() -> bool:
+        status = _status(client, manager.base_url)
+        return (len(status["referees"]) >= len(plan.referees)
+                and len(status["players"]) >= len(plan.players))
+
+    wait_for(registered, 60, "every agent to register with the League Manager")
+    return manager.base_url
+
+
+def run_league(plan: LeaguePlan, admin_token: Callable[[], str], *, stop_at_end: bool,
+               timeout: float = 3600) -> dict[str, Any]:
+    """Start everything, start the league, show progress, print and return the standings."""
+    launcher = Launcher(plan.shared_dir)
+    try:
+        with httpx.Client(timeout=10) as client:
+            lm_url = start_processes(plan, launcher, client)
+            console.print(f"[green]League Manager at {lm_url}: {len(plan.referees)} referee(s), "
+                          f"{len(plan.players)} player(s) registered[/green]")
+            response = client.post(f"{lm_url}/start_league",
+                                   headers={"Authorization": f"Bearer {admin_token()}"})
+            if response.status_code != 200:
+                raise LaunchError(f"the League Manager refused to start: {response.text}")
+            status = response.json()
+            with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                          TimeElapsedColumn(), console=console) as progress:
+                task = progress.add_task("matches", total=status["total_matches"])
+                deadline = time.monotonic() + timeout
+                while status["state"] != "COMPLETED":
+                    if time.monotonic() > deadline:
+                        raise LaunchError(f"the league did not complete within {timeout:g} s")
+                    time.sleep(0.25)
+                    status = _status(client, lm_url)
+                    progress.update(task, completed=status["matches_completed"],
+                                    description=f"round {status['current_round'] or '-'}"
+                                                f"/{status['total_rounds']}")
+            standings = client.get(f"{lm_url}/standings").json()
+        console.print(standings_table(standings, "Final standings"))
+        return standings
+    finally:
+        if stop_at_end:
+            launcher.stop_all()
+            console.print("[dim]all league processes stopped[/dim]")
+        else:
+            console.print(f"[dim]processes keep running; stop them with "
+                          f"scripts/stop_league.sh (pid files in {launcher.run_dir})[/dim]")

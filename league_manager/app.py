@@ -1,0 +1,91 @@
+"""The League Manager's FastAPI app: JSON-RPC at ``/mcp`` and the HTTP routes."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+from fastapi import FastAPI, Header, Request
+from fastapi.responses import HTMLResponse, JSONResponse
+
+from league_manager.config import LeagueManagerSettings
+from league_manager.handlers import method_table
+from league_manager.page import standings_page
+from league_manager.service import AdminError, LeagueManager
+from sdk.jsonrpc import JsonRpcEndpoint
+from sdk.service import serve
+
+__all__ = ["create_app", "run"]
+
+
+def create_app(settings: LeagueManagerSettings, *,
+               transport: httpx.AsyncBaseTransport | None = None) -> FastAPI:
+    """Build the League Manager and its app; the lifespan resumes and closes the league."""
+    manager = LeagueManager(settings, transport=transport)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await manager.startup()
+        try:
+            yield
+        finally:
+            await manager.shutdown()
+
+    app = FastAPI(title="Agent League: League Manager", lifespan=lifespan)
+    app.state.manager = manager
+    JsonRpcEndpoint(
+        method_table(manager), sender=lambda: manager.sender, log=manager.log,
+        max_body_bytes=manager.system.http.max_body_bytes,
+    ).mount(app)
+
+    def manager_of(request: Request) -> LeagueManager:
+        return request.app.state.manager  # type: ignore[no-any-return]
+
+    def admin_call(request: Request, authorization: str | None, action: Any) -> JSONResponse:
+        manager = manager_of(request)
+        try:
+            manager.check_admin(authorization)
+            return JSONResponse(action(manager))
+        except AdminError as exc:
+            return JSONResponse({"error": exc.description}, status_code=exc.status)
+
+    @app.get("/health")
+    async def health(request: Request) -> dict[str, Any]:
+        manager = manager_of(request)
+        return {"status": "ok", "agent": "league_manager", "league_id": manager.league_id,
+                "state": manager.book.status.value}
+
+    @app.get("/status")
+    async def status(request: Request) -> dict[str, Any]:
+        return manager_of(request).status()
+
+    @app.get("/standings")
+    async def standings(request: Request) -> dict[str, Any]:
+        return manager_of(request).book.standings_document()
+
+    @app.get("/schedule")
+    async def schedule(request: Request) -> dict[str, Any]:
+        return manager_of(request).book.schedule_document()
+
+    @app.get("/", response_class=HTMLResponse)
+    async def page(request: Request) -> str:
+        manager = manager_of(request)
+        return standings_page(manager.status(), manager.book.standings_document())
+
+    @app.post("/start_league")
+    async def start_league(request: Request,
+                           authorization: str | None = Header(default=None)) -> JSONResponse:
+        return admin_call(request, authorization, lambda m: m.start())
+
+    @app.post("/create_schedule")
+    async def create_schedule(request: Request,
+                              authorization: str | None = Header(default=None)) -> JSONResponse:
+        return admin_call(request, authorization, lambda m: m.create_schedule())
+
+    return app
+
+
+def run(settings: LeagueManagerSettings) -> None:
+    serve(create_app(settings), settings.host, settings.port)

@@ -1,0 +1,52 @@
+"""The League Manager's JSON-RPC methods: thin functions over ``LeagueManager``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from league_manager.service import LeagueManager
+from sdk.jsonrpc import RpcMethod
+from sdk.messages import (
+    LeagueQuery,
+    LeagueQueryResponse,
+    LeagueRegisterRequest,
+    LeagueRegisterResponse,
+    LeagueStandings,
+    MatchResultAck,
+    MatchResultReport,
+    RefereeRegisterRequest,
+    RefereeRegisterResponse,
+)
+
+__all__ = ["method_table"]
+
+
+def method_table(manager: LeagueManager) -> dict[str, RpcMethod]:
+    """Every method the League Manager serves, with the model that validates its params."""
+
+    async def register_referee(request: RefereeRegisterRequest) -> RefereeRegisterResponse:
+        return manager.register_referee(request)
+
+    async def register_player(request: LeagueRegisterRequest) -> LeagueRegisterResponse:
+        return manager.register_player(request)
+
+    async def report_match_result(report: MatchResultReport) -> MatchResultAck:
+        return manager.report_result(report)
+
+    async def league_query(request: LeagueQuery) -> LeagueQueryResponse:
+        return manager.query(request)
+
+    async def get_standings(params: dict[str, Any]) -> LeagueStandings:
+        conversation_id = params.get("conversation_id")
+        return manager.standings_message(
+            conversation_id if isinstance(conversation_id, str) and conversation_id
+            else "get_standings"
+        )
+
+    return {
+        "register_referee": RpcMethod(register_referee, RefereeRegisterRequest),
+        "register_player": RpcMethod(register_player, LeagueRegisterRequest),
+        "report_match_result": RpcMethod(report_match_result, MatchResultReport),
+        "league_query": RpcMethod(league_query, LeagueQuery),
+        "get_standings": RpcMethod(get_standings),
+    }

@@ -1,0 +1,288 @@
+"""The round flow: announce a round, hand each match to a referee with free capacity, wait
+for the results, then send standings and the round's completion; at the end, the champion.
+
+A referee's capacity is a semaphore held from ``start_match`` until the match's result
+arrives, so no referee ever runs more than its max_concurrent_matches. A match whose referee
+cannot be reached, refuses, or never reports within the league's match timeout is given to
+another referee (a late report of the first is still accepted once, by match_id).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from league_manager.agents import RegisteredAgent
+from league_manager.book import LeagueStatus, MatchRecord, RoundRecord
+from sdk.errors import RemoteError, TransportError
+from sdk.messages import (
+    Champion,
+    FinalStanding,
+    LeagueCompleted,
+    LeagueStandingsUpdate,
+    MatchSeat,
+    Message,
+    RoundAnnouncement,
+    RoundCompleted,
+    RoundMatch,
+    RoundSummary,
+    StartMatch,
+    WinLossRecord,
+)
+
+if TYPE_CHECKING:
+    from league_manager.service import LeagueManager
+
+__all__ = ["RoundRunner"]
+
+
+class RoundRunner:
+    """Plays the league's rounds one after another."""
+
+    def __init__(self, manager: LeagueManager, broadcast_concurrency: int):
+        self._lm = manager
+        self._slots: dict[str, asyncio.Semaphore] = {}
+        self._running: dict[str, int] = defaultdict(int)
+        self._given: dict[str, set[str]] = defaultdict(set)
+        self._done: dict[str, asyncio.Event] = defaultdict(asyncio.Event)
+        self._broadcast_limit = asyncio.Semaphore(broadcast_concurrency)
+        for referee in manager.agents.of_kind("referee"):
+            self.add_referee(referee)
+        for match in manager.book.matches.values():
+            if match.referee_id:
+                self._given[match.match_id].add(match.referee_id)
+
+    # -- what the service asks -------------------------------------------------------
+
+    def add_referee(self, referee: RegisteredAgent) -> None:
+        self._slots[referee.agent_id] = asyncio.Semaphore(referee.max_concurrent_matches)
+
+    def referees_of(self, match_id: str) -> set[str]:
+        """Every referee this match was ever given to (each may report it, once)."""
+        return set(self._given.get(match_id, ()))
+
+    def running_on(self, referee_id: str) -> int:
+        return self._running.get(referee_id, 0)
+
+    def result_arrived(self, match_id: str) -> None:
+        self._done[match_id].set()
+
+    def next_match_of(self, player_id: str) -> dict[str, Any] | None:
+        book = self._lm.book
+        for round_record in book.rounds:
+            for match in round_record.matches:
+                if match.match_id in book.results:
+                    continue
+                if player_id in (match.player_A_id, match.player_B_id):
+                    is_a = player_id == match.player_A_id
+                    return {
+                        "match_id": match.match_id, "round_id": match.round_id,
+                        "opponent_id": match.player_B_id if is_a else match.player_A_id,
+                        "role": "PLAYER_A" if is_a else "PLAYER_B",
+                        "referee_endpoint": match.referee_endpoint, "status": match.status,
+                    }
+        return None
+
+    # -- the flow --------------------------------------------------------------------
+
+    async def run(self) -> None:
+        book = self._lm.book
+        while (round_record := book.current_round()) is not None:
+            await self._play_round(round_record)
+        book.status = LeagueStatus.COMPLETED
+        book.write_rounds()
+        ranked = book.table.ranked()
+        champion = ranked[0][1] if ranked else None
+        self._lm.event("league_completed", champion=champion.player_id if champion else None,
+                       matches=len(book.results))
+        completed = LeagueCompleted(
+            sender=self._lm.sender, conversation_id=f"{book.league_id}:completed",
+            league_id=book.league_id, total_rounds=len(book.rounds),
+            total_matches=book.total_matches,
+            champion=Champion(player_id=champion.player_id, display_name=champion.display_name,
+                              points=champion.points) if champion else None,
+            final_standings=[FinalStanding(rank=rank, player_id=r.player_id, points=r.points)
+                             for rank, r in ranked],
+        )
+        everyone = self._lm.agents.of_kind("player") + self._lm.agents.of_kind("referee")
+        await self._broadcast("notify_league_completed", everyone,
+                              lambda agent: completed.model_copy(
+                                  update={"auth_token": self._lm.agents.token_of(agent.agent_id)}))
+        for agent in everyone:
+            self._lm.set_state(agent.agent_id, "SHUTDOWN")
+
+    async def _play_round(self, round_record: RoundRecord) -> None:
+        lm, book = self._lm, self._lm.book
+        book.mark_round(round_record, "RUNNING")
+        pending = [m for m in round_record.matches if m.match_id not in book.results]
+        self._preassign(pending)
+        book.write_rounds()
+        lm.event("round_started", round_id=round_record.round_id, matches=len(pending))
+        await self._broadcast("notify_round", self._scheduled_players(),
+                              lambda agent: RoundAnnouncement(
+                                  **self._envelope(agent, f"round-{round_record.round_id}"),
+                                  round_id=round_record.round_id,
+                                  matches=[RoundMatch(match_id=m.match_id,
+                                                      game_type=lm.config.game_type,
+                                                      player_A_id=m.player_A_id,
+                                                      player_B_id=m.player_B_id,
+                                                      referee_endpoint=m.referee_endpoint)
+                                           for m in round_record.matches]))
+        await asyncio.gather(*(self._play_match(match) for match in pending))
+        book.mark_round(round_record, "COMPLETED")
+        summary = self._summary(round_record)
+        lm.event("round_completed", round_id=round_record.round_id, **summary.model_dump())
+        next_round = book.current_round()
+        standings = book.standings_rows()
+        await self._broadcast("update_standings", self._scheduled_players(),
+                              lambda agent: LeagueStandingsUpdate(
+                                  **self._envelope(agent, f"round-{round_record.round_id}"),
+                                  round_id=round_record.round_id, standings=standings))
+        await self._broadcast("notify_round_completed", self._scheduled_players(),
+                              lambda agent: RoundCompleted(
+                                  **self._envelope(agent, f"round-{round_record.round_id}"),
+                                  round_id=round_record.round_id,
+                                  matches_completed=summary.total_matches,
+                                  next_round_id=next_round.round_id if next_round else None,
+                                  summary=summary))
+
+    def _summary(self, round_record: RoundRecord) -> RoundSummary:
+        results = [self._lm.book.results[m.match_id] for m in round_record.matches]
+        outcomes = [set(r.outcomes.values()) for r in results]
+        return RoundSummary(
+            total_matches=len(results),
+            wins=sum(1 for o in outcomes if "WIN" in o),
+            draws=sum(1 for o in outcomes if o == {"DRAW"}),
+            technical_losses=sum(1 for o in outcomes if "TECHNICAL_LOSS" in o),
+        )
+
+    def _envelope(self, agent: RegisteredAgent, topic: str) -> dict[str, Any]:
+        league_id = self._lm.league_id
+        return {"sender": self._lm.sender, "conversation_id": f"{league_id}:{topic}",
+                "auth_token": self._lm.agents.token_of(agent.agent_id), "league_id": league_id}
+
+    def _scheduled_players(self) -> list[RegisteredAgent]:
+        agents = self._lm.agents
+        return [a for pid, _ in self._lm.book.players if (a := agents.get(pid)) is not None]
+
+    # -- referees --------------------------------------------------------------------
+
+    def _usable_referees(self) -> list[RegisteredAgent]:
+        return [r for r in self._lm.agents.of_kind("referee") if r.state != "SHUTDOWN"]
+
+    def _load_key(self, referee: RegisteredAgent, extra: dict[str, int]) -> tuple[int, float]:
+        load = self._running[referee.agent_id] + extra.get(referee.agent_id, 0)
+        return (referee.state == "SUSPENDED", load / referee.max_concurrent_matches)
+
+    def _preassign(self, matches: list[MatchRecord]) -> None:
+        """Spread a round's matches over the referees in proportion to their capacity."""
+        referees = self._usable_referees()
+        if not referees:
+            return
+        planned: dict[str, int] = defaultdict(int)
+        for match in matches:
+            referee = min(referees, key=lambda r: self._load_key(r, planned))
+            planned[referee.agent_id] += 1
+            match.referee_id = referee.agent_id
+            match.referee_endpoint = referee.contact_endpoint
+
+    def _pick_referee(self, match: MatchRecord, failures: int) -> RegisteredAgent | None:
+        referees = self._usable_referees()
+        if not referees:
+            return None
+        planned = self._lm.agents.get(match.referee_id) if match.referee_id else None
+        if failures == 0 and planned is not None and planned in referees:
+            return planned
+        others = [r for r in referees if r.agent_id != match.referee_id] or referees
+        return min(others, key=lambda r: self._load_key(r, {}))
+
+    def _start_message(self, match: MatchRecord, referee: RegisteredAgent) -> StartMatch:
+        lm = self._lm
+        seats = []
+        for role, player_id in (("PLAYER_A", match.player_A_id), ("PLAYER_B", match.player_B_id)):
+            player = lm.agents.get(player_id)
+            record = lm.book.table.record(player_id)
+            seats.append(MatchSeat(
+                player_id=player_id, display_name=player.display_name if player else "",
+                contact_endpoint=player.contact_endpoint if player else "", role=role,
+                standings=WinLossRecord(wins=record.wins, losses=record.losses,
+                                        draws=record.draws),
+            ))
+        return StartMatch(
+            sender=lm.sender, conversation_id=f"{lm.league_id}:{match.match_id}",
+            auth_token=lm.agents.token_of(referee.agent_id), league_id=lm.league_id,
+            round_id=match.round_id, match_id=match.match_id, game_type=lm.config.game_type,
+            game_params=lm.config.game_params, players=seats,
+        )
+
+    async def _play_match(self, match: MatchRecord) -> None:
+        """Give the match to referees until its result is recorded."""
+        lm, book = self._lm, self._lm.book
+        policy = lm.system.retry_policy
+        done = self._done[match.match_id]
+        failures = 0
+        while match.match_id not in book.results:
+            if failures:
+                await asyncio.sleep(policy.delay(min(failures, policy.max_retries or 1)))
+            referee = self._pick_referee(match, failures)
+            if referee is None:
+                failures += 1
+                lm.event("no_referee_available", match_id=match.match_id)
+                continue
+            async with self._slots[referee.agent_id]:
+                if match.match_id in book.results:
+                    return
+                if await self._hand_over(match, referee):
+                    self._running[referee.agent_id] += 1
+                    try:
+                        await asyncio.wait_for(done.wait(), lm.config.match_timeout_sec)
+                    except asyncio.TimeoutError:
+                        lm.event("match_timed_out", match_id=match.match_id,
+                                 referee_id=referee.agent_id)
+                        failures += 1
+                    finally:
+                        self._running[referee.agent_id] -= 1
+                else:
+                    failures += 1
+
+    async def _hand_over(self, match: MatchRecord, referee: RegisteredAgent) -> bool:
+        lm = self._lm
+        match.referee_id, match.referee_endpoint = referee.agent_id, referee.contact_endpoint
+        match.status = "ASSIGNED"
+        match.attempts += 1
+        self._given[match.match_id].add(referee.agent_id)
+        try:
+            await lm.client.call(referee.contact_endpoint, "start_match",
+                                 self._start_message(match, referee))
+        except TransportError as exc:
+            lm.set_state(referee.agent_id, "SUSPENDED")
+            lm.event("start_match_failed", match_id=match.match_id, referee_id=referee.agent_id,
+                     error_code=exc.code.value, reason=exc.description)
+            return False
+        except RemoteError as exc:
+            lm.event("start_match_refused", match_id=match.match_id,
+                     referee_id=referee.agent_id, error_code=exc.code, reason=exc.description)
+            return False
+        lm.set_state(referee.agent_id, "ACTIVE")
+        if match.status == "ASSIGNED":
+            match.status = "RUNNING"
+        return True
+
+    # -- notifications ---------------------------------------------------------------
+
+    async def _broadcast(self, method: str, recipients: list[RegisteredAgent],
+                         build: Callable[[RegisteredAgent], Message]) -> None:
+        """Send one notification to each recipient, concurrently within a bound; a failure
+        is logged and never stops the league."""
+        async def send(agent: RegisteredAgent) -> None:
+            async with self._broadcast_limit:
+                try:
+                    await self._lm.client.call(agent.contact_endpoint, method, build(agent))
+                except (TransportError, RemoteError) as exc:
+                    self._lm.event("notification_failed", agent_id=agent.agent_id,
+                                   method=method, error_code=str(exc.code),
+                                   reason=exc.description)
+
+        await asyncio.gather(*(send(agent) for agent in recipients))

@@ -1,0 +1,327 @@
+"""The League Manager's state and the rules of what it accepts: registrations, result
+reports, queries and the admin's start. The round flow lives in ``rounds.py``."""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import os
+from typing import Any
+
+import httpx
+
+from league_manager.agents import AgentKind, AgentRegistry, AgentState, RegisteredAgent
+from league_manager.book import LeagueBook, LeagueStatus, ResultRecord
+from league_manager.config import LeagueManagerSettings
+from league_manager.rounds import RoundRunner
+from league_manager.standings import outcomes_of
+from sdk.agent_log import AgentLog
+from sdk.auth import issue_token
+from sdk.client import RpcClient
+from sdk.config import ConfigError, SharedDir
+from sdk.errors import ErrorCode, ProtocolError
+from sdk.messages import (
+    LeagueQuery,
+    LeagueQueryResponse,
+    LeagueRegisterRequest,
+    LeagueRegisterResponse,
+    LeagueStandings,
+    MatchResultAck,
+    MatchResultReport,
+    RefereeRegisterRequest,
+    RefereeRegisterResponse,
+)
+from sdk.timeutil import utc_now_str
+
+__all__ = ["AdminError", "LeagueManager"]
+
+
+class AdminError(Exception):
+    """An admin request that cannot be done now; ``status`` is the HTTP status to answer."""
+
+    def __init__(self, status: int, description: str):
+        super().__init__(description)
+        self.status = status
+        self.description = description
+
+
+class LeagueManager:
+    """One league: who registered, the schedule, the results and the standings."""
+
+    def __init__(self, settings: LeagueManagerSettings, *,
+                 transport: httpx.AsyncBaseTransport | None = None):
+        self.shared = SharedDir(settings.shared_dir)
+        self.system = self.shared.system()
+        league_id = settings.league_id or self.system.default_league_id
+        self.config = self.shared.league(league_id)
+        games = self.shared.games().games
+        if self.config.game_type not in games:
+            raise ConfigError(
+                f"league {league_id}: game_type {self.config.game_type!r} is not in "
+                f"games_registry.json (known: {', '.join(sorted(games))})"
+            )
+        self.game = games[self.config.game_type]
+        self.league_id = league_id
+        self.sender = self.system.league_manager_sender
+        self.auto_start_players = settings.auto_start_players or self.config.auto_start_players
+        league_dir = self.shared.league_dir(league_id)
+        self.log = AgentLog(self.shared.agent_log_path("league_manager"), "league_manager")
+        self.league_log = AgentLog(self.shared.league_log_path(league_id), "league_manager")
+        self.agents = AgentRegistry(league_dir, self.system.security.token_bytes)
+        self.book = LeagueBook(league_dir, league_id, self.config.scoring)
+        self.admin_token = self._admin_token(league_dir / "admin_token")
+        self.client = RpcClient(self.system, self.log, transport=transport)
+        self.runner = RoundRunner(self, settings.max_broadcast_concurrency)
+        self._run_task: asyncio.Task[None] | None = None
+
+    def _admin_token(self, path: Any) -> str:
+        """The configured admin token, or one generated now and left for the admin in a
+        0600 file beside the league's data (``league start`` reads it from there)."""
+        configured = self.system.security.configured_admin_token()
+        if configured:
+            return configured
+        token = issue_token(self.system.security.token_bytes)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(token + "\n")
+        self.log.log.info("admin_token_written", path=str(path))
+        return token
+
+    def event(self, name: str, **data: Any) -> None:
+        """A league-level event, in the league log and the agent log."""
+        self.league_log.log.info(name, league_id=self.league_id, data=data)
+        self.log.log.info(name, data=data)
+
+    # -- lifecycle -----------------------------------------------------------------
+
+    async def startup(self) -> None:
+        """Resume a league that was running when the process stopped."""
+        if self.book.status == LeagueStatus.RUNNING:
+            self.event("league_resumed", rounds_completed=self.book.rounds_completed(),
+                       results=len(self.book.results))
+            self._launch()
+
+    async def shutdown(self) -> None:
+        if self._run_task is not None and not self._run_task.done():
+            self._run_task.cancel()
+            await asyncio.gather(self._run_task, return_exceptions=True)
+        await self.client.aclose()
+        self.book.close()
+        self.log.close()
+        self.league_log.close()
+
+    def _launch(self) -> None:
+        self._run_task = asyncio.create_task(self.runner.run(), name="league-rounds")
+
+    async def wait_until_completed(self) -> None:
+        if self._run_task is not None:
+            await self._run_task
+
+    # -- registration --------------------------------------------------------------
+
+    def _registration_refusal(self, kind: AgentKind, game_types: list[str],
+                              endpoint: str) -> str | None:
+        if self.book.status == LeagueStatus.COMPLETED:
+            return "the league has completed"
+        if kind == "player" and self.book.status != LeagueStatus.REGISTRATION:
+            return "registration is closed: the league's schedule is fixed"
+        if self.config.game_type not in game_types:
+            return (f"this league plays {self.config.game_type!r}; game_types "
+                    f"{game_types} does not include it")
+        existing = self.agents.find_by_endpoint(kind, endpoint)
+        if existing is not None:
+            return f"{endpoint} is already registered as {existing.agent_id}"
+        if kind == "player" and len(self.agents.of_kind("player")) >= self.config.max_players:
+            return f"the league is full ({self.config.max_players} players)"
+        return None
+
+    def register_referee(self, request: RefereeRegisterRequest) -> RefereeRegisterResponse:
+        meta = request.referee_meta
+        refusal = self._registration_refusal("referee", meta.game_types, meta.contact_endpoint)
+        common = {"sender": self.sender, "conversation_id": request.conversation_id,
+                  "league_id": self.league_id}
+        if refusal:
+            self.event("registration_rejected", kind="referee", endpoint=meta.contact_endpoint,
+                       reason=refusal)
+            return RefereeRegisterResponse(status="REJECTED", reason=refusal, **common)
+        agent, token = self.agents.add("referee", meta)
+        self.runner.add_referee(agent)
+        self.event("referee_registered", referee_id=agent.agent_id,
+                   endpoint=agent.contact_endpoint, capacity=agent.max_concurrent_matches)
+        return RefereeRegisterResponse(status="ACCEPTED", referee_id=agent.agent_id,
+                                       auth_token=token, **common)
+
+    def register_player(self, request: LeagueRegisterRequest) -> LeagueRegisterResponse:
+        meta = request.player_meta
+        refusal = self._registration_refusal("player", meta.game_types, meta.contact_endpoint)
+        common = {"sender": self.sender, "conversation_id": request.conversation_id,
+                  "league_id": self.league_id}
+        if refusal:
+            self.event("registration_rejected", kind="player", endpoint=meta.contact_endpoint,
+                       reason=refusal)
+            return LeagueRegisterResponse(status="REJECTED", reason=refusal, **common)
+        agent, token = self.agents.add("player", meta)
+        self.event("player_registered", player_id=agent.agent_id,
+                   display_name=agent.display_name, endpoint=agent.contact_endpoint)
+        players = len(self.agents.of_kind("player"))
+        if self.auto_start_players is not None and players >= self.auto_start_players:
+            self.start(reason="auto_start")
+        return LeagueRegisterResponse(status="ACCEPTED", player_id=agent.agent_id,
+                                      auth_token=token, **common)
+
+    def set_state(self, agent_id: str, state: AgentState) -> None:
+        if self.agents.set_state(agent_id, state):
+            self.agents.save()
+            self.event("agent_state", agent_id=agent_id, state=state)
+
+    # -- starting ------------------------------------------------------------------
+
+    def check_admin(self, authorization: str | None) -> None:
+        """Constant-time check of ``Authorization: Bearer <admin token>``."""
+        scheme, _, presented = (authorization or "").partition(" ")
+        if scheme.lower() != "bearer" or not presented:
+            raise AdminError(401, "this action needs 'Authorization: Bearer <admin token>'")
+        if not hmac.compare_digest(presented.strip().encode(), self.admin_token.encode()):
+            raise AdminError(403, "the admin token is wrong")
+
+    def create_schedule(self) -> dict[str, Any]:
+        """Close registration and fix the round-robin schedule."""
+        if self.book.status != LeagueStatus.REGISTRATION:
+            raise AdminError(409, "the schedule exists already "
+                                  f"(the league is {self.book.status.value})")
+        players = self.agents.of_kind("player")
+        if len(players) < max(2, self.config.min_players):
+            raise AdminError(409, f"{len(players)} player(s) registered; the league needs at "
+                                  f"least {max(2, self.config.min_players)}")
+        self.book.create_schedule([(p.agent_id, p.display_name) for p in players])
+        for player in players:
+            self.set_state(player.agent_id, "ACTIVE")
+        self.event("schedule_created", players=len(players), rounds=len(self.book.rounds),
+                   matches=self.book.total_matches)
+        return self.book.schedule_document()
+
+    def start(self, reason: str = "admin") -> dict[str, Any]:
+        """Fix the schedule if needed and start playing rounds in the background."""
+        if self.book.status in (LeagueStatus.RUNNING, LeagueStatus.COMPLETED):
+            raise AdminError(409, f"the league is already {self.book.status.value}")
+        if not self.agents.of_kind("referee"):
+            raise AdminError(409, "no referee has registered; start at least one referee first")
+        if self.book.status == LeagueStatus.REGISTRATION:
+            self.create_schedule()
+        self.book.status = LeagueStatus.RUNNING
+        self.book.write_rounds()
+        self.event("league_started", reason=reason, rounds=len(self.book.rounds),
+                   matches=self.book.total_matches)
+        self._launch()
+        return self.status()
+
+    # -- results -------------------------------------------------------------------
+
+    def report_result(self, report: MatchResultReport) -> MatchResultAck:
+        referee = self.agents.authenticate(report.sender, report.auth_token, "referee")
+        if report.league_id != self.league_id:
+            raise ProtocolError(ErrorCode.LEAGUE_NOT_FOUND,
+                                f"this League Manager runs {self.league_id!r}, not "
+                                f"{report.league_id!r}")
+        match = self.book.matches.get(report.match_id)
+        if match is None:
+            raise ProtocolError(ErrorCode.MATCH_NOT_FOUND,
+                                f"match {report.match_id!r} is not in the schedule")
+        if referee.agent_id not in self.runner.referees_of(report.match_id):
+            raise ProtocolError(ErrorCode.NOT_AUTHORIZED,
+                                f"match {report.match_id} was not given to {referee.agent_id}")
+        common = {"sender": self.sender, "conversation_id": report.conversation_id,
+                  "league_id": self.league_id, "match_id": report.match_id}
+        if report.match_id in self.book.results:
+            return MatchResultAck(status="DUPLICATE", **common)
+        if report.round_id != match.round_id:
+            raise ProtocolError(ErrorCode.INVALID_FIELD_VALUE,
+                                f"match {match.match_id} belongs to round {match.round_id}, "
+                                f"not {report.round_id}")
+        try:
+            outcomes = outcomes_of(report.result, match.player_A_id, match.player_B_id)
+        except ValueError as exc:
+            raise ProtocolError(ErrorCode.INVALID_FIELD_VALUE, str(exc)) from None
+        points = {pid: self.book.table.points_for(o) for pid, o in outcomes.items()}
+        winner = next((pid for pid, o in outcomes.items() if o == "WIN"), None)
+        record = ResultRecord(
+            match_id=match.match_id, round_id=match.round_id, referee_id=referee.agent_id,
+            outcomes=outcomes, points=points, winner=winner,
+            details=report.result.details, recorded_at=utc_now_str(),
+        )
+        self.book.record(record)
+        self.runner.result_arrived(match.match_id)
+        self.event("result_recorded", match_id=match.match_id, referee_id=referee.agent_id,
+                   outcomes=outcomes)
+        return MatchResultAck(status="RECORDED", **common)
+
+    # -- queries -------------------------------------------------------------------
+
+    def standings_message(self, conversation_id: str = "get_standings") -> LeagueStandings:
+        return LeagueStandings(
+            sender=self.sender, conversation_id=conversation_id, league_id=self.league_id,
+            version=self.book.standings_version, rounds_completed=self.book.rounds_completed(),
+            standings=self.book.standings_rows(),
+        )
+
+    def query(self, request: LeagueQuery) -> LeagueQueryResponse:
+        asker = self.agents.authenticate(request.sender, request.auth_token)
+        params = request.query_params
+        common = {"sender": self.sender, "conversation_id": request.conversation_id,
+                  "league_id": self.league_id, "query_type": request.query_type}
+        if request.query_type == "GET_STANDINGS":
+            data: Any = self.book.standings_document()
+        elif request.query_type == "GET_SCHEDULE":
+            data = self.book.schedule_document()
+            if "round_id" in params:
+                data["rounds"] = [r for r in data["rounds"] if r["round_id"] == params["round_id"]]
+        else:
+            player_id = str(params.get("player_id") or asker.agent_id)
+            if self.agents.get(player_id) is None or self.agents.get(player_id).kind != "player":
+                return LeagueQueryResponse(success=False, data=None,
+                                           error=f"{player_id!r} is not a registered player",
+                                           **common)
+            data = (self.runner.next_match_of(player_id) if request.query_type == "GET_NEXT_MATCH"
+                    else self.player_stats(player_id))
+        return LeagueQueryResponse(success=True, data=data, **common)
+
+    def player_stats(self, player_id: str) -> dict[str, Any]:
+        ranked = {r.player_id: (rank, r) for rank, r in self.book.table.ranked()}
+        matches = [
+            {"match_id": res.match_id, "round_id": res.round_id, "outcome": res.outcomes[player_id],
+             "points": res.points[player_id]}
+            for res in self.book.results.values() if player_id in res.outcomes
+        ]
+        agent = self.agents.get(player_id)
+        if player_id not in ranked:
+            return {"player_id": player_id, "state": agent.state if agent else None,
+                    "rank": None, "record": None, "matches": matches}
+        rank, record = ranked[player_id]
+        return {"player_id": player_id, "state": agent.state if agent else None, "rank": rank,
+                "record": record.model_dump(), "matches": matches}
+
+    def status(self) -> dict[str, Any]:
+        current = self.book.current_round()
+        return {
+            "league_id": self.league_id,
+            "display_name": self.config.display_name,
+            "game_type": self.config.game_type,
+            "state": self.book.status.value,
+            "current_round": current.round_id if current and
+            self.book.status == LeagueStatus.RUNNING else None,
+            "total_rounds": len(self.book.rounds),
+            "matches_completed": len(self.book.results),
+            "total_matches": self.book.total_matches,
+            "standings_version": self.book.standings_version,
+            "referees": [self._agent_status(a) for a in self.agents.of_kind("referee")],
+            "players": [self._agent_status(a) for a in self.agents.of_kind("player")],
+        }
+
+    def _agent_status(self, agent: RegisteredAgent) -> dict[str, Any]:
+        status = agent.model_dump(include={"agent_id", "display_name", "state",
+                                           "contact_endpoint", "game_types"})
+        if agent.kind == "referee":
+            status["max_concurrent_matches"] = agent.max_concurrent_matches
+            status["running_matches"] = self.runner.running_on(agent.agent_id)
+        return status

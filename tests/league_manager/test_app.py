@@ -1,0 +1,273 @@
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import pytest
+
+from league_manager.book import LeagueBook
+from league_manager.config import LeagueManagerSettings
+from league_manager.service import LeagueManager
+from sdk.config import SharedDir
+from tests.league_manager.conftest import PLAYER, REFEREE, World, envelope, wait_until
+
+
+def admin(world: World) -> dict[str, str]:
+    return {"Authorization": f"Bearer {world.manager.admin_token}"}
+
+
+async def league_of(world: World, players: int, referees: int = 2, capacity: int = 2) -> None:
+    for n in range(1, referees + 1):
+        assert (await world.register_referee(n, capacity))["status"] == "ACCEPTED"
+    for n in range(1, players + 1):
+        assert (await world.register_player(n))["status"] == "ACCEPTED"
+
+
+async def test_registration_issues_ids_and_tokens(world: World) -> None:
+    referee = await world.register_referee(1)
+    player = await world.register_player(1)
+    assert referee["referee_id"] == "REF01" and player["player_id"] == "P01"
+    assert len(player["auth_token"]) >= 32 and player["auth_token"] != referee["auth_token"]
+    assert player["league_id"] == "league_2025_even_odd"
+    assert player["sender"] == "league_manager" and player["timestamp"].endswith("Z")
+    agents = json.loads((world.manager.shared.league_dir("league_2025_even_odd")
+                         / "agents.json").read_text())
+    assert player["auth_token"] not in json.dumps(agents), "tokens stay out of agents.json"
+
+
+async def test_registration_refusals_say_why(world: World) -> None:
+    await world.register_player(1)
+    wrong_game = await world.register_player(2, game_types=["chess"])
+    assert wrong_game["status"] == "REJECTED" and "even_odd" in wrong_game["reason"]
+    again = await world.rpc("register_player", envelope(
+        "LEAGUE_REGISTER_REQUEST", "player:x", player_meta={
+            "display_name": "dup", "contact_endpoint": PLAYER.format(n=1)}))
+    assert again["result"]["status"] == "REJECTED" and "P01" in again["result"]["reason"]
+    old = await world.rpc("register_player", envelope(
+        "LEAGUE_REGISTER_REQUEST", "player:x", player_meta={
+            "display_name": "old", "contact_endpoint": "http://old.test/mcp",
+            "protocol_version": "1.0.0"}))
+    assert old["result"]["message_type"] == "LEAGUE_ERROR"
+    assert old["result"]["error_code"] == "E018"
+
+
+async def test_registration_closes_when_the_league_starts(world: World) -> None:
+    await league_of(world, players=2, referees=1)
+    response = await world.lm.post("/start_league", headers=admin(world))
+    assert response.status_code == 200
+    late = await world.register_player(9)
+    assert late["status"] == "REJECTED" and "closed" in late["reason"]
+
+
+async def test_admin_actions_need_the_admin_token(world: World) -> None:
+    assert (await world.lm.post("/start_league")).status_code == 401
+    wrong = await world.lm.post("/start_league", headers={"Authorization": "Bearer nope"})
+    assert wrong.status_code == 403 and "wrong" in wrong.json()["error"]
+    await world.register_player(1)
+    await world.register_player(2)
+    no_referee = await world.lm.post("/start_league", headers=admin(world))
+    assert no_referee.status_code == 409 and "referee" in no_referee.json()["error"]
+    schedule = await world.lm.post("/create_schedule", headers=admin(world))
+    assert schedule.status_code == 200 and schedule.json()["total_matches"] == 1
+    again = await world.lm.post("/create_schedule", headers=admin(world))
+    assert again.status_code == 409
+
+
+async def test_too_few_players_cannot_start(world: World) -> None:
+    await world.register_referee(1)
+    await world.register_player(1)
+    response = await world.lm.post("/start_league", headers=admin(world))
+    assert response.status_code == 409 and "at least 2" in response.json()["error"]
+
+
+async def run_full_league(world: World, players: int) -> dict[str, Any]:
+    await league_of(world, players=players)
+    response = await world.lm.post("/start_league", headers=admin(world))
+    assert response.status_code == 200, response.text
+    await wait_until(lambda: world.manager.book.status.value == "COMPLETED")
+    await world.manager.wait_until_completed()
+    return (await world.lm.get("/standings")).json()
+
+
+@pytest.mark.parametrize("players", [4, 5])
+async def test_a_whole_league_in_process(world: World, players: int) -> None:
+    standings = await run_full_league(world, players)
+    expected_matches = players * (players - 1) // 2
+    assert standings["matches_completed"] == expected_matches
+    assert sum(row["played"] for row in standings["standings"]) == 2 * expected_matches
+    # The scripted referee gives every match to PLAYER_A.
+    assert sum(row["wins"] for row in standings["standings"]) == expected_matches
+    assert sum(row["points"] for row in standings["standings"]) == 3 * expected_matches
+    starts = [p for ref in (REFEREE.format(n=1), REFEREE.format(n=2))
+              for m, p in world.received[ref] if m == "start_match"]
+    assert sorted(p["match_id"] for p in starts) == sorted(world.manager.book.matches)
+    assert all(world.received[REFEREE.format(n=n)] for n in (1, 2)), "both referees got work"
+    assert max(world.peak.values()) <= 2, "a referee ran more matches than its capacity"
+    rounds = len(world.manager.book.rounds)
+    for n in range(1, players + 1):
+        methods = world.methods_to(PLAYER.format(n=n))
+        assert methods.count("notify_round") == rounds
+        assert methods.count("update_standings") == rounds
+        assert methods.count("notify_round_completed") == rounds
+        assert methods[-1] == "notify_league_completed"
+    for n in (1, 2):
+        assert world.methods_to(REFEREE.format(n=n))[-1] == "notify_league_completed"
+    completed = world.received[PLAYER.format(n=1)][-1][1]
+    assert completed["champion"]["player_id"] == standings["standings"][0]["player_id"]
+    assert completed["total_matches"] == expected_matches
+    assert all(a["state"] == "SHUTDOWN" for a in (await world.lm.get("/status")).json()["players"])
+
+
+async def test_start_match_carries_the_referee_token_and_player_seats(world: World) -> None:
+    await run_full_league(world, 2)
+    starts = [p for m, p in world.received[REFEREE.format(n=1)] if m == "start_match"]
+    starts += [p for m, p in world.received[REFEREE.format(n=2)] if m == "start_match"]
+    start = starts[0]
+    referee = next(e for e in (REFEREE.format(n=1), REFEREE.format(n=2))
+                   if start in [p for _, p in world.received[e]])
+    assert start["auth_token"] == world.tokens[referee]
+    assert [seat["role"] for seat in start["players"]] == ["PLAYER_A", "PLAYER_B"]
+    assert start["players"][0]["contact_endpoint"].startswith("http://player-")
+
+
+async def test_reports_are_authenticated_and_authorised(world: World) -> None:
+    await league_of(world, players=2, referees=2)
+    world.decide = lambda start: None
+    world.dead.add(REFEREE.format(n=1))
+    world.dead.add(REFEREE.format(n=2))
+    await world.lm.post("/start_league", headers=admin(world))
+    match = {"league_id": "league_2025_even_odd", "round_id": 1, "match_id": "R1M1"}
+    ref1, ref2 = REFEREE.format(n=1), REFEREE.format(n=2)
+    await wait_until(lambda: bool(world.manager.runner.referees_of("R1M1")))
+    given = world.manager.runner.referees_of("R1M1")
+    holder = ref1 if world.ids[ref1] in given else ref2
+    other = ref2 if holder == ref1 else ref1
+
+    async def code_of(params: dict[str, Any]) -> str:
+        result = (await world.rpc("report_match_result", params))["result"]
+        return result.get("error_code") or result["status"]
+
+    no_token = world.report(holder, match, None)
+    no_token.pop("auth_token")
+    assert await code_of(no_token) == "E011"
+    assert await code_of({**world.report(holder, match, None), "auth_token": "x" * 40}) == "E012"
+    assert await code_of({**world.report(holder, match, None), "sender": "referee:REF77"}) == "E013"
+    p1 = PLAYER.format(n=1)
+    player_report = {**world.report(holder, match, None), "sender": f"player:{world.ids[p1]}",
+                     "auth_token": world.tokens[p1]}
+    assert await code_of(player_report) == "E014"
+    if world.ids[other] not in given:
+        assert await code_of(world.report(other, match, None)) == "E014"
+    assert await code_of(world.report(holder, {**match, "match_id": "R9M9"}, None)) == "E006"
+    assert await code_of(world.report(holder, {**match, "league_id": "other"}, None)) == "E008"
+    assert await code_of(world.report(holder, match, "P77")) == "E002"
+    assert await code_of(world.report(holder, match, "P01")) == "RECORDED"
+    assert await code_of(world.report(holder, match, "P02")) == "DUPLICATE"
+    standings = (await world.lm.get("/standings")).json()["standings"]
+    assert [(r["player_id"], r["points"]) for r in standings] == [("P01", 3), ("P02", 0)]
+
+
+async def test_a_referee_that_cannot_be_reached_loses_the_match_to_another(world: World) -> None:
+    await league_of(world, players=2, referees=2)
+    world.dead.add(REFEREE.format(n=1))
+    await world.lm.post("/start_league", headers=admin(world))
+    await wait_until(lambda: world.manager.book.status.value == "COMPLETED")
+    assert world.manager.book.results["R1M1"].referee_id == "REF02"
+    states = {a["agent_id"]: a["state"] for a in (await world.lm.get("/status")).json()["referees"]}
+    assert states["REF01"] in ("SUSPENDED", "SHUTDOWN")
+
+
+async def test_league_queries(world: World) -> None:
+    await run_full_league(world, 4)
+    p1 = PLAYER.format(n=1)
+
+    async def query(query_type: str, **params: Any) -> dict[str, Any]:
+        message = envelope("LEAGUE_QUERY", f"player:{world.ids[p1]}", auth_token=world.tokens[p1],
+                           query_type=query_type, query_params=params)
+        return (await world.rpc("league_query", message))["result"]  # type: ignore[no-any-return]
+
+    standings = await query("GET_STANDINGS")
+    assert standings["success"] and len(standings["data"]["standings"]) == 4
+    schedule = await query("GET_SCHEDULE", round_id=2)
+    assert [r["round_id"] for r in schedule["data"]["rounds"]] == [2]
+    assert (await query("GET_NEXT_MATCH"))["data"] is None, "every match is played"
+    stats = await query("GET_PLAYER_STATS", player_id="P02")
+    assert stats["data"]["record"]["played"] == 3 and len(stats["data"]["matches"]) == 3
+    unknown = await query("GET_PLAYER_STATS", player_id="P99")
+    assert unknown["success"] is False and "P99" in unknown["error"]
+    no_token = envelope("LEAGUE_QUERY", "player:P01", query_type="GET_STANDINGS")
+    assert (await world.rpc("league_query", no_token))["result"]["error_code"] == "E011"
+    bad_type = envelope("LEAGUE_QUERY", "player:P01", auth_token=world.tokens[p1],
+                        query_type="GET_EVERYTHING")
+    assert (await world.rpc("league_query", bad_type))["result"]["error_code"] == "E002"
+    rpc_standings = (await world.rpc("get_standings", {}))["result"]
+    assert rpc_standings["message_type"] == "LEAGUE_STANDINGS"
+    assert rpc_standings["standings"][0]["rank"] == 1
+
+
+async def test_next_match_while_the_league_waits(world: World) -> None:
+    await league_of(world, players=4, referees=1)
+    await world.lm.post("/create_schedule", headers=admin(world))
+    p1 = PLAYER.format(n=1)
+    message = envelope("LEAGUE_QUERY", f"player:{world.ids[p1]}", auth_token=world.tokens[p1],
+                       query_type="GET_NEXT_MATCH")
+    data = (await world.rpc("league_query", message))["result"]["data"]
+    assert data["round_id"] == 1 and data["opponent_id"] in ("P02", "P03", "P04")
+
+
+async def test_http_routes(world: World) -> None:
+    await run_full_league(world, 4)
+    health = (await world.lm.get("/health")).json()
+    assert health["status"] == "ok" and health["state"] == "COMPLETED"
+    schedule = (await world.lm.get("/schedule")).json()
+    assert schedule["total_rounds"] == 3 and schedule["total_matches"] == 6
+    status = (await world.lm.get("/status")).json()
+    assert status["matches_completed"] == 6 and {r["agent_id"] for r in status["referees"]} == {
+        "REF01", "REF02"}
+    page = await world.lm.get("/")
+    assert page.status_code == 200 and "Player 1" in page.text and "<table>" in page.text
+
+
+async def test_files_and_restart_rebuild_the_same_standings(world: World,
+                                                            shared_dir: SharedDir) -> None:
+    standings = await run_full_league(world, 4)
+    league_dir = shared_dir.league_dir("league_2025_even_odd")
+    on_disk = json.loads((league_dir / "standings.json").read_text())
+    assert on_disk["schema_version"] and on_disk["last_updated"].endswith("Z")
+    assert on_disk["standings"] == standings["standings"]
+    assert on_disk["version"] >= 6, "one standings version per accepted result at least"
+    journal = (league_dir / "journal.jsonl").read_text().splitlines()
+    assert len(journal) == 6
+    rounds = json.loads((league_dir / "rounds.json").read_text())
+    assert rounds["status"] == "COMPLETED" and all(r["status"] == "COMPLETED"
+                                                   for r in rounds["rounds"])
+    await world.manager.shutdown()
+    reborn = LeagueManager(LeagueManagerSettings(shared_dir=shared_dir.root))
+    try:
+        assert reborn.book.status.value == "COMPLETED"
+        assert reborn.book.standings_document()["standings"] == standings["standings"]
+    finally:
+        await reborn.shutdown()
+    book = LeagueBook(league_dir, "league_2025_even_odd", world.manager.config.scoring)
+    try:
+        assert len(book.results) == 6
+    finally:
+        book.close()
+
+
+async def test_auto_start_once_enough_players(shared_dir: SharedDir) -> None:
+    from league_manager.app import create_app
+
+    app = create_app(LeagueManagerSettings(shared_dir=shared_dir.root, auto_start_players=2),
+                     transport=httpx.MockTransport(lambda r: httpx.Response(503)))
+    manager: LeagueManager = app.state.manager
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
+                                 base_url="http://lm.test") as client:
+        world = World(manager=manager, lm=client)
+        await world.register_referee(1)
+        await world.register_player(1)
+        assert manager.book.status.value == "REGISTRATION"
+        await world.register_player(2)
+        assert manager.book.status.value == "RUNNING"
+        await manager.shutdown()
