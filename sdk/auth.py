@@ -41,7 +41,8 @@ def redact_tokens(value: Any) -> Any:
     """A copy of a JSON-like value with every secret-named field redacted."""
     if isinstance(value, dict):
         return {
-            key: redact(item) if key.lower() in _SECRET_KEYS and isinstance(item, str)
+            key: redact(item)
+            if isinstance(key, str) and key.lower() in _SECRET_KEYS and isinstance(item, str)
             else redact_tokens(item)
             for key, item in value.items()
         }

@@ -16,10 +16,14 @@ from sdk.config import RetryPolicy, SystemConfig
 from sdk.errors import ErrorCode, RemoteError, TransportError
 from sdk.messages import Message
 
-__all__ = ["OnRetry", "RpcClient"]
+__all__ = ["OnRetry", "Outgoing", "RpcClient"]
 
 OnRetry = Callable[[int, TransportError], Awaitable[None]]
 """Called before retry number N (1-based) with the failure that caused it."""
+
+Outgoing = Message | dict[str, Any] | Callable[[], Message | dict[str, Any]]
+"""What ``call`` sends: a message, its wire dict, or a zero-argument factory called before
+every attempt (so a retry carries a fresh timestamp or deadline)."""
 
 
 class RpcClient:
@@ -52,7 +56,7 @@ class RpcClient:
         self,
         endpoint: str,
         method: str,
-        message: Message | dict[str, Any],
+        message: Outgoing,
         *,
         timeout: float | None = None,
         retries: int | None = None,
@@ -64,11 +68,12 @@ class RpcClient:
             TransportError: no answer after the last retry (E001 timeout, E009 connection).
             RemoteError: the agent answered with LEAGUE_ERROR, a JSON-RPC error, or garbage.
         """
-        params = message.to_wire() if isinstance(message, Message) else message
         limit = self._system.timeout_for(method) if timeout is None else timeout
         max_retries = self.retry_policy.max_retries if retries is None else retries
         attempt = 0
         while True:
+            outgoing = message() if callable(message) else message
+            params = outgoing.to_wire() if isinstance(outgoing, Message) else outgoing
             try:
                 return await self._call_once(endpoint, method, params, limit)
             except TransportError as failure:
@@ -143,7 +148,7 @@ class RpcClient:
         self,
         endpoint: str,
         method: str,
-        message: Message,
+        message: Outgoing,
         *,
         interval: float = 0.5,
         give_up_after: float = 60.0,

@@ -13,18 +13,24 @@ from __future__ import annotations
 
 import asyncio
 import json
+import warnings
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from fastapi import FastAPI, Request, Response
-from jsonrpcserver import Error, InvalidParams, Success, async_dispatch_to_serializable
-from jsonrpcserver.main import default_validator
 from pydantic import ValidationError
 
 from sdk.agent_log import AgentLog
 from sdk.errors import ErrorCode, ProtocolError
 from sdk.messages import LeagueError, Message, protocol_error_from_validation
+
+with warnings.catch_warnings():
+    # jsonrpcserver 5.0.9 reads its schema with importlib.resources.read_text, deprecated
+    # since Python 3.11: the warning would fail every run with warnings as errors.
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from jsonrpcserver import Error, InvalidParams, Success, async_dispatch_to_serializable
+    from jsonrpcserver.main import default_validator
 
 __all__ = ["JsonRpcEndpoint", "RpcMethod"]
 
@@ -105,6 +111,8 @@ class JsonRpcEndpoint:
 
     async def _dispatch_one(self, request: Any) -> Any:
         try:
+            if not isinstance(request, dict):  # the schema alone would pass a nested batch
+                raise TypeError("a JSON-RPC request is an object")
             default_validator(request)
         except Exception:
             request_id = request.get("id") if isinstance(request, dict) else None
@@ -142,7 +150,7 @@ class JsonRpcEndpoint:
             try:
                 payload: Any = params
                 if method.model is not None:
-                    payload = method.model.model_validate(params)
+                    payload = method.model.from_wire(params)
                 answer = await method.handler(payload)
             except ValidationError as exc:
                 model_name = method.model.MESSAGE_TYPE if method.model else name

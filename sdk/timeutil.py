@@ -8,7 +8,6 @@ from pydantic import TypeAdapter, ValidationError
 
 __all__ = ["format_utc", "parse_utc", "utc_now", "utc_now_str"]
 
-WIRE_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 _DATETIME = TypeAdapter(datetime)
 
 
@@ -21,7 +20,8 @@ def format_utc(moment: datetime) -> str:
     """Render an aware datetime as ``YYYY-MM-DDTHH:MM:SSZ`` (some agents refuse fractions)."""
     if moment.tzinfo is None:
         raise ValueError("a naive datetime has no time zone; the protocol needs UTC")
-    return moment.astimezone(timezone.utc).strftime(WIRE_FORMAT)
+    # isoformat, not strftime('%Y-...'): %Y does not zero-pad years before 1000 on glibc.
+    return moment.astimezone(timezone.utc).replace(microsecond=0, tzinfo=None).isoformat() + "Z"
 
 
 def utc_now_str() -> str:

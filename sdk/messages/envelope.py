@@ -13,13 +13,16 @@ from typing import Annotated, Any, ClassVar
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     PlainSerializer,
     ValidationError,
+    ValidationInfo,
     field_validator,
 )
 from pydantic_core import PydanticCustomError
+from typing_extensions import Self
 
 from sdk.errors import ErrorCode, ProtocolError
 from sdk.timeutil import ensure_utc, format_utc, utc_now
@@ -40,6 +43,8 @@ PROTOCOL_VERSION = "2.1.0"
 MIN_PROTOCOL_VERSION = "2.0.0"
 
 _TIMESTAMP_ERROR = "utc_timestamp"
+_RECEIVED = "received"
+_UNSTAMPED = object()  # a built message gets the time now; a received one must carry it
 _PROTOCOL_ERROR = "protocol_version"
 
 
@@ -50,8 +55,21 @@ def _require_utc(moment: datetime) -> datetime:
         raise PydanticCustomError(_TIMESTAMP_ERROR, str(exc)) from None
 
 
+def _iso_text(value: Any) -> Any:
+    """Only ISO-8601 text (or a datetime) is a timestamp: no Unix epoch numbers."""
+    if isinstance(value, datetime):
+        return value
+    if isinstance(value, str) and not value.strip().lstrip("+-").replace(".", "").isdigit():
+        return value
+    raise PydanticCustomError(
+        _TIMESTAMP_ERROR,
+        "a timestamp is ISO-8601 text in UTC, such as 2025-01-01T12:00:00Z",
+    )
+
+
 UtcTimestamp = Annotated[
     datetime,
+    BeforeValidator(_iso_text),
     AfterValidator(_require_utc),
     PlainSerializer(format_utc, return_type=str, when_used="json"),
 ]
@@ -94,12 +112,27 @@ class Message(BaseModel):
     protocol: str = PROTOCOL
     message_type: str = Field(default="", validate_default=True)
     sender: str = Field(min_length=1)
-    timestamp: UtcTimestamp = Field(default_factory=utc_now)
+    timestamp: UtcTimestamp = Field(default_factory=lambda: _UNSTAMPED, validate_default=True)
     conversation_id: str = Field(min_length=1)
     auth_token: str | None = None
     league_id: str | None = None
     round_id: int | None = None
     match_id: str | None = None
+
+    @classmethod
+    def from_wire(cls, data: Any) -> Self:
+        """Validate a received message. Unlike a message we build (stamped now), a received
+        one must bring its own timestamp: without it, a ``missing`` error (E003)."""
+        return cls.model_validate(data, context={_RECEIVED: True})
+
+    @field_validator("timestamp", mode="before")
+    @classmethod
+    def _stamp_unless_received(cls, value: Any, info: ValidationInfo) -> Any:
+        if value is not _UNSTAMPED:
+            return value
+        if info.context and info.context.get(_RECEIVED):
+            raise PydanticCustomError("missing", "Field required")
+        return utc_now()
 
     @field_validator("protocol")
     @classmethod
@@ -150,7 +183,12 @@ _CODE_BY_ERROR_TYPE = {
     _PROTOCOL_ERROR: ErrorCode.PROTOCOL_VERSION_MISMATCH,
     "message_type_mismatch": ErrorCode.MESSAGE_TYPE_MISMATCH,
 }
-_CODE_BY_FIELD = {"parity_choice": ErrorCode.INVALID_PARITY_CHOICE}
+_CODE_BY_FIELD = {
+    "parity_choice": ErrorCode.INVALID_PARITY_CHOICE,
+    "timestamp": ErrorCode.INVALID_TIMESTAMP,
+    "arrival_timestamp": ErrorCode.INVALID_TIMESTAMP,
+    "deadline": ErrorCode.INVALID_TIMESTAMP,
+}
 _PRIORITY = [
     ErrorCode.PROTOCOL_VERSION_MISMATCH,
     ErrorCode.MESSAGE_TYPE_MISMATCH,

@@ -1,0 +1,80 @@
+"""Structured agent logs: one JSON object per line with the fields DESIGN.md names."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from sdk.agent_log import AgentLog
+from sdk.timeutil import parse_utc, utc_now
+
+
+def records(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_a_message_record_has_every_field(tmp_path: Path) -> None:
+    path = tmp_path / "logs" / "agents" / "P01.log.jsonl"
+    log = AgentLog(path, "P01")
+    payload = {"message_type": "GAME_INVITATION", "conversation_id": "conv-1", "name": "Zoë"}
+    log.message("message_received", payload, method="handle_game_invitation")
+    log.close()
+    (record,) = records(path)
+    assert record == {
+        "event": "message_received", "level": "info", "agent_id": "P01",
+        "message_type": "GAME_INVITATION", "conversation_id": "conv-1", "data": payload,
+        "method": "handle_game_invitation", "timestamp": record["timestamp"],
+    }
+    assert record["timestamp"].endswith("Z")
+    assert abs(parse_utc(record["timestamp"]) - utc_now()) < timedelta(seconds=5)
+
+
+def test_a_payload_that_is_not_an_object_is_still_logged(tmp_path: Path) -> None:
+    log = AgentLog(tmp_path / "a.log.jsonl", "P01")
+    log.message("message_received", [1, 2])
+    log.close()
+    (record,) = records(log.path)
+    assert record["message_type"] is None and record["conversation_id"] is None
+    assert record["data"] == [1, 2]
+
+
+def test_records_are_appended_and_flushed_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "a.log.jsonl"
+    path.write_text('{"event": "earlier run"}\n')
+    log = AgentLog(path, "LM")
+    log.log.warning("call_retry", retry=1)
+    assert [r["event"] for r in records(path)] == ["earlier run", "call_retry"]
+    assert records(path)[1]["level"] == "warning"
+    log.close()
+
+
+def test_exceptions_are_rendered_in_the_record(tmp_path: Path) -> None:
+    log = AgentLog(tmp_path / "a.log.jsonl", "REF01")
+    try:
+        raise KeyError("match R9M9")
+    except KeyError:
+        log.log.exception("handler_failed", method="start_match")
+    log.close()
+    (record,) = records(log.path)
+    assert record["level"] == "error"
+    assert "KeyError" in record["exception"] and "R9M9" in record["exception"]
+
+
+def test_rename_moves_later_records_to_the_new_file(tmp_path: Path) -> None:
+    first = tmp_path / "agents" / "player-unregistered.log.jsonl"
+    log = AgentLog(first, "player-unregistered")
+    log.log.info("starting")
+    second = tmp_path / "agents" / "P03.log.jsonl"
+    log.rename(second, "P03")
+    log.log.info("registered")
+    log.rename(second, "P03")  # the same file again: nothing changes
+    log.log.info("still here")
+    log.close()
+    log.close()
+    assert [(r["event"], r["agent_id"]) for r in records(first)] == [
+        ("starting", "player-unregistered")]
+    assert [(r["event"], r["agent_id"]) for r in records(second)] == [
+        ("registered", "P03"), ("still here", "P03")]
+    assert log.path == second and log.agent_id == "P03"

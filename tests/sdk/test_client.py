@@ -1,0 +1,337 @@
+"""The JSON-RPC client against httpx's mock transport: results, remote errors, timeouts and
+retries (with the fast retry policy of tests/conftest.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from sdk.agent_log import AgentLog
+from sdk.client import RpcClient
+from sdk.errors import ErrorCode, RemoteError, TransportError
+from sdk.messages import Acknowledgement, LeagueQuery, Message
+from tests.conftest import make_shared_dir
+from tests.sdk.samples import sample
+
+ENDPOINT = "http://127.0.0.1:8000/mcp"
+Handler = Callable[[httpx.Request], Awaitable[httpx.Response]]
+
+
+def query() -> LeagueQuery:
+    return LeagueQuery.model_validate(sample("LEAGUE_QUERY"))
+
+
+def ok(request: httpx.Request, result: Any) -> httpx.Response:
+    request_id = json.loads(request.content)["id"]
+    return httpx.Response(200, json={"jsonrpc": "2.0", "result": result, "id": request_id})
+
+
+class Recorder:
+    """A mock agent: counts requests, answers with ``reply`` (a coroutine per request)."""
+
+    def __init__(self, reply: Handler):
+        self.reply = reply
+        self.requests: list[dict[str, Any]] = []
+
+    async def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(json.loads(request.content))
+        return await self.reply(request)
+
+
+@pytest.fixture
+def agent_log(tmp_path: Path) -> Iterator[AgentLog]:
+    log = AgentLog(tmp_path / "agent.log.jsonl", "REF01")
+    yield log
+    log.close()
+
+
+@pytest.fixture
+async def make_client(
+    tmp_path: Path, agent_log: AgentLog
+) -> AsyncIterator[Callable[..., RpcClient]]:
+    clients: list[RpcClient] = []
+
+    def build(handler: Recorder, **system: Any) -> RpcClient:
+        shared = make_shared_dir(tmp_path / f"SHARED{len(clients)}", **system)
+        client = RpcClient(shared.system(), agent_log, transport=httpx.MockTransport(handler))
+        clients.append(client)
+        return client
+
+    yield build
+    for client in clients:
+        await client.aclose()
+
+
+class Retries:
+    """An ``on_retry`` hook that remembers what it was called with."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[int, str]] = []
+
+    async def __call__(self, number: int, failure: TransportError) -> None:
+        self.calls.append((number, failure.code.value))
+
+
+async def hang(request: httpx.Request) -> httpx.Response:
+    await asyncio.Event().wait()  # never set: only the client's timeout ends this
+    raise AssertionError("unreachable")
+
+
+async def refuse_connection(request: httpx.Request) -> httpx.Response:
+    raise httpx.ConnectError("connection refused", request=request)
+
+
+# --- answers --------------------------------------------------------------------------------
+
+async def test_a_success_returns_the_result_object(make_client: Callable[..., RpcClient]) -> None:
+    result = {"message_type": "LEAGUE_QUERY_RESPONSE", "query_type": "GET_NEXT_MATCH",
+              "success": True, "data": {"match_id": "R1M1"}}
+
+    async def reply(request: httpx.Request) -> httpx.Response:
+        assert request.url == ENDPOINT
+        assert request.headers["content-type"] == "application/json"
+        return ok(request, result)
+
+    agent = Recorder(reply)
+    client = make_client(agent)
+    assert await client.call(ENDPOINT, "league_query", query()) == result
+    assert await client.call(ENDPOINT, "league_query", sample("LEAGUE_QUERY")) == result
+    first, second = agent.requests
+    assert first["jsonrpc"] == "2.0" and first["method"] == "league_query"
+    assert first["params"] == query().to_wire()
+    assert second["params"] == sample("LEAGUE_QUERY")
+    assert first["id"] != second["id"], "every request needs its own id"
+
+
+async def test_a_factory_is_called_before_every_attempt(
+    make_client: Callable[..., RpcClient],
+) -> None:
+    attempts = 0
+
+    async def reply(request: httpx.Request) -> httpx.Response:
+        if attempts < 2:
+            raise httpx.ConnectError("not yet", request=request)
+        return ok(request, {"message_type": "ACK"})
+
+    built: list[Message] = []
+
+    def fresh() -> Message:
+        nonlocal attempts
+        attempts += 1
+        built.append(Acknowledgement(sender="league_manager", conversation_id=f"c{attempts}"))
+        return built[-1]
+
+    agent = Recorder(reply)
+    await make_client(agent).call(ENDPOINT, "notify_round", fresh)
+    assert [r["params"]["conversation_id"] for r in agent.requests] == ["c1", "c2"]
+
+
+async def test_a_league_error_result_raises_remote_error(
+    make_client: Callable[..., RpcClient],
+) -> None:
+    league_error = sample("LEAGUE_ERROR")
+
+    async def reply(request: httpx.Request) -> httpx.Response:
+        return ok(request, league_error)
+
+    with pytest.raises(RemoteError) as caught:
+        await make_client(Recorder(reply)).call(ENDPOINT, "league_query", query())
+    assert caught.value.code == "E012"
+    assert caught.value.description == league_error["error_description"]
+    assert caught.value.payload == league_error
+
+
+async def test_a_jsonrpc_error_raises_remote_error(make_client: Callable[..., RpcClient]) -> None:
+    async def reply(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json={"jsonrpc": "2.0", "id": 1, "error": {
+            "code": -32601, "message": "Method not found", "data": "league_query"}})
+
+    agent = Recorder(reply)
+    with pytest.raises(RemoteError) as caught:
+        await make_client(agent).call(ENDPOINT, "league_query", query())
+    assert caught.value.code == "-32601"
+    assert "Method not found" in caught.value.description
+    assert len(agent.requests) == 1, "a remote error is an answer: never retried"
+
+
+@pytest.mark.parametrize(
+    ("response", "code"),
+    [
+        (httpx.Response(500, text="Internal Server Error"), "HTTP_500"),
+        (httpx.Response(404, json={"detail": "Not Found"}), "HTTP_404"),
+        (httpx.Response(200, text="<html>hello</html>"), ErrorCode.INVALID_FIELD_VALUE.value),
+        (httpx.Response(200, json=[1, 2]), ErrorCode.INVALID_FIELD_VALUE.value),
+    ],
+    ids=["http-500", "http-404", "not-json", "json-array"],
+)
+async def test_an_unusable_answer_raises_remote_error_without_retry(
+    make_client: Callable[..., RpcClient], response: httpx.Response, code: str
+) -> None:
+    async def reply(request: httpx.Request) -> httpx.Response:
+        return response
+
+    agent = Recorder(reply)
+    with pytest.raises(RemoteError) as caught:
+        await make_client(agent).call(ENDPOINT, "league_query", query())
+    assert caught.value.code == code
+    assert ENDPOINT in caught.value.description
+    assert len(agent.requests) == 1
+
+
+# --- timeouts and retries -------------------------------------------------------------------
+
+async def test_a_timeout_is_retried_then_raised_as_e001(
+    make_client: Callable[..., RpcClient],
+) -> None:
+    agent = Recorder(hang)
+    client = make_client(agent)
+    retries = Retries()
+    with pytest.raises(TransportError) as caught:
+        await client.call(ENDPOINT, "choose_parity", query(), timeout=0.05, on_retry=retries)
+    assert caught.value.code is ErrorCode.TIMEOUT_ERROR
+    assert "0.05 s" in caught.value.description
+    assert client.retry_policy.max_retries == 3
+    assert retries.calls == [(1, "E001"), (2, "E001"), (3, "E001")]
+    assert len(agent.requests) == 4
+
+
+async def test_a_connection_error_is_retried_then_raised_as_e009(
+    make_client: Callable[..., RpcClient],
+) -> None:
+    agent = Recorder(refuse_connection)
+    retries = Retries()
+    with pytest.raises(TransportError) as caught:
+        await make_client(agent).call(ENDPOINT, "league_query", query(), on_retry=retries)
+    assert caught.value.code is ErrorCode.CONNECTION_ERROR
+    assert "ConnectError" in caught.value.description
+    assert retries.calls == [(1, "E009"), (2, "E009"), (3, "E009")]
+    assert len(agent.requests) == 4
+
+
+async def test_the_retry_count_comes_from_system_json(
+    make_client: Callable[..., RpcClient],
+) -> None:
+    agent = Recorder(refuse_connection)
+    policy = {"max_retries": 1, "backoff_sec": 0.01, "backoff_multiplier": 1.0,
+              "max_backoff_sec": 0.01}
+    client = make_client(agent, retry_policy=policy)
+    assert client.retry_policy.max_retries == 1
+    with pytest.raises(TransportError):
+        await client.call(ENDPOINT, "league_query", query())
+    assert len(agent.requests) == 2
+
+
+async def test_success_on_the_second_attempt_is_returned(
+    make_client: Callable[..., RpcClient],
+) -> None:
+    async def reply(request: httpx.Request) -> httpx.Response:
+        if len(agent.requests) == 1:
+            raise httpx.ReadError("connection reset", request=request)
+        return ok(request, {"message_type": "ACK", "status": "ok"})
+
+    agent = Recorder(reply)
+    retries = Retries()
+    result = await make_client(agent).call(ENDPOINT, "notify_round", query(), on_retry=retries)
+    assert result == {"message_type": "ACK", "status": "ok"}
+    assert retries.calls == [(1, "E009")]
+    assert len(agent.requests) == 2
+
+
+async def test_retries_zero_makes_a_single_attempt(
+    make_client: Callable[..., RpcClient],
+) -> None:
+    agent = Recorder(refuse_connection)
+    retries = Retries()
+    with pytest.raises(TransportError):
+        await make_client(agent).call(ENDPOINT, "league_query", query(), retries=0,
+                                      on_retry=retries)
+    assert len(agent.requests) == 1
+    assert retries.calls == []
+
+
+async def test_the_per_method_timeout_comes_from_system_json(
+    make_client: Callable[..., RpcClient],
+) -> None:
+    agent = Recorder(hang)
+    client = make_client(agent, timeouts_sec={"choose_parity": 0.05}, default_timeout_sec=0.1)
+    with pytest.raises(TransportError) as caught:
+        await client.call(ENDPOINT, "choose_parity", query(), retries=0)
+    assert "within 0.05 s" in caught.value.description
+    with pytest.raises(TransportError) as caught:
+        await client.call(ENDPOINT, "not_in_the_table", query(), retries=0)
+    assert "within 0.1 s" in caught.value.description
+
+
+# --- call_until_answered --------------------------------------------------------------------
+
+async def test_call_until_answered_waits_for_the_agent_to_come_up(
+    make_client: Callable[..., RpcClient],
+) -> None:
+    async def reply(request: httpx.Request) -> httpx.Response:
+        if len(agent.requests) <= 5:
+            raise httpx.ConnectError("not listening yet", request=request)
+        return ok(request, sample("LEAGUE_REGISTER_RESPONSE"))
+
+    agent = Recorder(reply)
+    result = await make_client(agent).call_until_answered(
+        ENDPOINT, "register_player", query(), interval=0.01, give_up_after=5)
+    assert result["status"] == "ACCEPTED"
+    assert len(agent.requests) == 6
+
+
+async def test_call_until_answered_gives_up_after_its_limit(
+    make_client: Callable[..., RpcClient],
+) -> None:
+    agent = Recorder(refuse_connection)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    with pytest.raises(TransportError) as caught:
+        await make_client(agent).call_until_answered(
+            ENDPOINT, "register_player", query(), interval=0.02, give_up_after=0.15)
+    elapsed = loop.time() - started
+    assert caught.value.code is ErrorCode.CONNECTION_ERROR
+    assert 0.1 <= elapsed < 1.0
+    assert 2 <= len(agent.requests) <= 9
+
+
+async def test_call_until_answered_does_not_retry_a_refusal(
+    make_client: Callable[..., RpcClient],
+) -> None:
+    async def reply(request: httpx.Request) -> httpx.Response:
+        return ok(request, sample("LEAGUE_ERROR", error_code="E010"))
+
+    agent = Recorder(reply)
+    with pytest.raises(RemoteError) as caught:
+        await make_client(agent).call_until_answered(ENDPOINT, "register_player", query(),
+                                                     interval=0.01, give_up_after=5)
+    assert caught.value.code == "E010"
+    assert len(agent.requests) == 1
+
+
+# --- the agent log --------------------------------------------------------------------------
+
+async def test_traffic_is_logged_with_tokens_redacted(
+    make_client: Callable[..., RpcClient], agent_log: AgentLog
+) -> None:
+    token = "s3cr3t-token-that-must-not-leak-0123456789"
+
+    async def reply(request: httpx.Request) -> httpx.Response:
+        return ok(request, sample("LEAGUE_REGISTER_RESPONSE", auth_token=token))
+
+    message = query().model_copy(update={"auth_token": token, "conversation_id": "conv-42"})
+    await make_client(Recorder(reply)).call(ENDPOINT, "league_query", message)
+    text = agent_log.path.read_text()
+    assert token not in text
+    records = [json.loads(line) for line in text.splitlines()]
+    traffic = [(r["event"], r["message_type"], r["conversation_id"], r["peer"])
+               for r in records]
+    assert traffic == [
+        ("message_sent", "LEAGUE_QUERY", "conv-42", ENDPOINT),
+        ("message_received", "LEAGUE_REGISTER_RESPONSE", "conv-001", ENDPOINT),
+    ]

@@ -1,0 +1,191 @@
+"""The JSON-file store: atomic writes, stamped documents, and the crash-safe journal."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sdk.store import (
+    SCHEMA_VERSION,
+    Journal,
+    StoreError,
+    atomic_write_json,
+    read_json,
+    write_document,
+)
+from sdk.timeutil import parse_utc, utc_now
+
+
+def leftovers(folder: Path) -> list[str]:
+    """Temp files a write left behind."""
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
+
+
+# --- atomic_write_json ----------------------------------------------------------------------
+
+def test_atomic_write_creates_folders_and_round_trips(tmp_path: Path) -> None:
+    path = tmp_path / "data" / "leagues" / "L1" / "standings.json"
+    payload = {"standings": [{"player_id": "P01", "points": 3}], "name": "Zoë"}
+    atomic_write_json(path, payload)
+    assert read_json(path) == payload
+    assert path.read_text(encoding="utf-8").endswith("}\n")
+    assert "Zoë" in path.read_text(encoding="utf-8"), "non-ASCII is written as is"
+    assert leftovers(path.parent) == []
+
+
+def test_atomic_write_replaces_the_old_content(tmp_path: Path) -> None:
+    path = tmp_path / "state.json"
+    atomic_write_json(path, {"version": 1, "long": "x" * 1000})
+    atomic_write_json(path, {"version": 2})
+    assert read_json(path) == {"version": 2}
+
+
+def test_a_failure_while_serialising_keeps_the_old_file(tmp_path: Path) -> None:
+    path = tmp_path / "state.json"
+    atomic_write_json(path, {"version": 1})
+    before = path.read_bytes()
+    with pytest.raises(TypeError):
+        atomic_write_json(path, {"version": 2, "half": "written", "bad": object()})
+    assert path.read_bytes() == before
+    assert leftovers(tmp_path) == []
+
+
+def test_a_failure_while_renaming_keeps_the_old_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "state.json"
+    atomic_write_json(path, {"version": 1})
+
+    def no_rename(src: Any, dst: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", no_rename)
+    with pytest.raises(OSError):
+        atomic_write_json(path, {"version": 2})
+    monkeypatch.undo()
+    assert read_json(path) == {"version": 1}
+    assert leftovers(tmp_path) == []
+
+
+def test_write_document_stamps_schema_version_and_last_updated(tmp_path: Path) -> None:
+    path = tmp_path / "history.json"
+    document = write_document(path, {"player_id": "P01", "matches": []})
+    assert read_json(path) == document
+    assert document["schema_version"] == SCHEMA_VERSION
+    assert document["player_id"] == "P01" and document["matches"] == []
+    stamp = document["last_updated"]
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", stamp), stamp
+    assert abs(parse_utc(stamp) - utc_now()) < timedelta(seconds=5)
+
+
+# --- read_json ------------------------------------------------------------------------------
+
+def test_read_json_of_a_corrupt_file_names_the_file_and_the_place(tmp_path: Path) -> None:
+    path = tmp_path / "standings.json"
+    path.write_text('{\n  "version": 3,\n  "standings": [\n')
+    with pytest.raises(StoreError) as caught:
+        read_json(path)
+    assert str(path) in str(caught.value)
+    assert "line 4" in str(caught.value)
+
+
+def test_read_json_of_a_file_that_is_not_utf8_is_a_store_error(tmp_path: Path) -> None:
+    path = tmp_path / "standings.json"
+    path.write_bytes(b'{"name": "Zo\xeb"}')
+    with pytest.raises(StoreError, match=re.escape(str(path))):
+        read_json(path)
+
+
+def test_read_json_of_a_folder_is_a_store_error(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match=re.escape(str(tmp_path))):
+        read_json(tmp_path)
+
+
+def test_read_json_of_a_missing_file_is_file_not_found(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        read_json(tmp_path / "nowhere.json")
+
+
+# --- Journal --------------------------------------------------------------------------------
+
+RECORDS = [
+    {"match_id": "R1M1", "winner": "P01", "score": {"P01": 3, "P02": 0}},
+    {"match_id": "R1M2", "winner": None, "score": {"P03": 1, "P04": 1}, "name": "Zoë"},
+]
+
+
+@pytest.fixture
+def journal_path(tmp_path: Path) -> Path:
+    return tmp_path / "leagues" / "L1" / "results.journal.jsonl"
+
+
+def write_records(path: Path, records: list[dict[str, Any]]) -> None:
+    journal = Journal(path)
+    for record in records:
+        journal.append(record)
+    journal.close()
+
+
+def test_journal_appends_and_reads_back(journal_path: Path) -> None:
+    assert Journal.read(journal_path) == []
+    write_records(journal_path, RECORDS[:1])
+    write_records(journal_path, RECORDS[1:])
+    assert Journal.read(journal_path) == RECORDS
+    assert journal_path.read_bytes().count(b"\n") == 2
+
+
+def test_a_torn_last_line_is_dropped_on_read_and_cut_on_reopen(journal_path: Path) -> None:
+    write_records(journal_path, RECORDS[:1])
+    whole = json.dumps(RECORDS[1])
+    with open(journal_path, "a", encoding="utf-8") as handle:
+        handle.write(whole[: len(whole) // 2])  # the crash
+    assert Journal.read(journal_path) == RECORDS[:1]
+
+    journal = Journal(journal_path)
+    assert Journal.read(journal_path) == RECORDS[:1]
+    journal.append(RECORDS[1])
+    journal.close()
+    assert Journal.read(journal_path) == RECORDS
+    assert journal_path.read_text(encoding="utf-8").splitlines()[1] == json.dumps(
+        RECORDS[1], ensure_ascii=False, separators=(",", ":"))
+
+
+@pytest.mark.parametrize(
+    "torn",
+    [
+        b'{"match_id":"R1M3","score":{"P01":3}',  # cut right after a closing brace
+        '{"match_id":"R1M3","name":"Zo\u00eb"}'.encode()[:-3],  # cut inside a UTF-8 character
+        b'{"match_id":"R1M3"}',  # whole JSON, but its newline never reached the disk
+    ],
+    ids=["after-brace", "mid-character", "no-newline"],
+)
+def test_any_line_without_its_newline_is_torn(journal_path: Path, torn: bytes) -> None:
+    write_records(journal_path, RECORDS)
+    with open(journal_path, "ab") as handle:
+        handle.write(torn)
+    assert Journal.read(journal_path) == RECORDS
+    Journal(journal_path).close()
+    assert Journal.read(journal_path) == RECORDS
+    assert journal_path.read_bytes().endswith(b"}\n")
+
+
+@pytest.mark.parametrize(
+    "bad_line",
+    [b'{"match_id": "R1M1", "win', b"not json at all", b"\xff\xfe garbage"],
+    ids=["half-record", "text", "not-utf8"],
+)
+def test_a_corrupt_complete_line_raises_store_error(journal_path: Path, bad_line: bytes) -> None:
+    write_records(journal_path, RECORDS[:1])
+    with open(journal_path, "ab") as handle:
+        handle.write(bad_line + b"\n")
+    write_records(journal_path, RECORDS[1:])
+    with pytest.raises(StoreError) as caught:
+        Journal.read(journal_path)
+    assert str(journal_path) in str(caught.value)
+    assert "line 2" in str(caught.value)

@@ -1,0 +1,80 @@
+"""UTC helpers: aware datetimes inside, whole-second ``Z`` on the wire."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sdk.timeutil import ensure_utc, format_utc, parse_utc, utc_now, utc_now_str
+
+WIRE_TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
+
+
+def test_utc_now_is_aware_utc() -> None:
+    now = utc_now()
+    assert now.utcoffset() == timedelta(0)
+    assert abs(now - datetime.now(timezone.utc)) < timedelta(seconds=5)
+
+
+def test_utc_now_str_is_wire_form_and_close_to_now() -> None:
+    text = utc_now_str()
+    assert WIRE_TIMESTAMP.match(text), text
+    assert abs(parse_utc(text) - utc_now()) < timedelta(seconds=5)
+
+
+@pytest.mark.parametrize(
+    ("moment", "expected"),
+    [
+        (datetime(2025, 1, 15, 10, 30, 0, 999_999, tzinfo=timezone.utc), "2025-01-15T10:30:00Z"),
+        (datetime(2025, 1, 15, 12, 30, tzinfo=timezone(timedelta(hours=2))),
+         "2025-01-15T10:30:00Z"),
+        (datetime(1, 1, 1, tzinfo=timezone.utc), "0001-01-01T00:00:00Z"),
+        (datetime(999, 12, 31, 23, 59, 59, tzinfo=timezone.utc), "0999-12-31T23:59:59Z"),
+    ],
+)
+def test_format_utc_converts_and_drops_fractions(moment: datetime, expected: str) -> None:
+    assert format_utc(moment) == expected
+
+
+def test_format_utc_refuses_a_naive_datetime() -> None:
+    with pytest.raises(ValueError, match="naive"):
+        format_utc(datetime(2025, 1, 15, 10, 30))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["2025-01-15T10:30:00Z", "2025-01-15T10:30:00+00:00", "2025-01-15T10:30:00.25Z"],
+)
+def test_parse_utc_accepts_utc_forms(text: str) -> None:
+    moment = parse_utc(text)
+    assert moment.tzinfo is timezone.utc
+    assert moment.replace(microsecond=0) == datetime(2025, 1, 15, 10, 30, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("2025-01-15T10:30:00", "no time zone"),
+        ("2025-01-15T12:30:00+02:00", "not in UTC"),
+        ("next tuesday", "not an ISO-8601"),
+    ],
+)
+def test_parse_utc_refuses_everything_else(text: str, reason: str) -> None:
+    with pytest.raises(ValueError, match=reason):
+        parse_utc(text)
+
+
+def test_ensure_utc_normalises_a_zero_offset_to_utc() -> None:
+    moment = datetime(2025, 1, 15, tzinfo=timezone(timedelta(0), "GMT"))
+    assert ensure_utc(moment).tzinfo is timezone.utc
+
+
+@given(st.datetimes(timezones=st.just(timezone.utc)))
+def test_format_then_parse_is_the_whole_second(moment: datetime) -> None:
+    text = format_utc(moment)
+    assert WIRE_TIMESTAMP.match(text), text
+    assert parse_utc(text) == moment.replace(microsecond=0)
