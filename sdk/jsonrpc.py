@@ -148,21 +148,22 @@ class JsonRpcEndpoint:
                 )
             self._log.message("message_received", params, method=name)
             try:
-                payload: Any = params
-                if method.model is not None:
-                    payload = method.model.from_wire(params)
-                answer = await method.handler(payload)
+                payload: Any = method.model.from_wire(params) if method.model else params
             except ValidationError as exc:
                 model_name = method.model.MESSAGE_TYPE if method.model else name
-                answer = self._league_error(protocol_error_from_validation(exc, model_name), params)
-            except ProtocolError as exc:
-                answer = self._league_error(exc, params)
-            except Exception:
-                self._log.log.exception("handler_failed", method=name)
-                return Error(INTERNAL_ERROR, "Internal error",
-                             f"{ErrorCode.INTERNAL_ERROR.value}: the agent failed to handle "
-                             f"{name}; the details are in its log")
-            wire = answer.to_wire() if isinstance(answer, Message) else answer
+                wire = self._league_error(protocol_error_from_validation(exc, model_name), params)
+            else:
+                try:
+                    answer = await method.handler(payload)
+                    wire = answer.to_wire() if isinstance(answer, Message) else answer
+                except ProtocolError as exc:
+                    wire = self._league_error(exc, params)
+                except Exception:
+                    # Our own fault (a validation error here is too): details stay in our log.
+                    self._log.log.exception("handler_failed", method=name)
+                    return Error(INTERNAL_ERROR, "Internal error",
+                                 f"{ErrorCode.INTERNAL_ERROR.value}: the agent failed to handle "
+                                 f"{name}; the details are in its log")
             self._log.message("message_sent", wire, method=name)
             return Success(wire)
 
