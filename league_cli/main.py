@@ -104,6 +104,10 @@ def player(
         help="a built-in strategy name or module:attribute")] = None,
     option: Annotated[list[str] | None, typer.Option(
         help="strategy option key=value (JSON values), repeatable")] = None,
+    player_id: Annotated[str | None, typer.Option(
+        help="an id this player already holds (its history is loaded)")] = None,
+    standalone: Annotated[bool, typer.Option(
+        help="do not register with a League Manager (for a referee's /run_match)")] = False,
 ) -> None:
     """Run a player host with a strategy; it registers with the League Manager."""
     from pydantic import ValidationError
@@ -128,7 +132,7 @@ def player(
             display_name=name or defaults.display_name,
             league_manager_url=f"{_lm_base(shared, lm_url)}/mcp",
             strategy=strategy or defaults.strategy, strategy_options=options,
-            game_types=defaults.game_types)
+            game_types=defaults.game_types, player_id=player_id, join_league=not standalone)
     except ConfigError as exc:
         _fail(str(exc))
     except ValidationError as exc:

@@ -1,0 +1,73 @@
+"""The player's FastAPI app: JSON-RPC at ``POST /mcp`` and the ``/health``, ``/status``,
+``/stats`` and ``/history`` routes. Nothing is built at import time."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+from fastapi import FastAPI
+
+from players.config import PlayerSettings
+from players.handlers import player_methods
+from players.host import PlayerHost
+from players.reports import StatsReport, StatusReport
+from sdk.jsonrpc import JsonRpcEndpoint
+from sdk.service import serve
+
+__all__ = ["create_app", "run"]
+
+
+def create_app(
+    settings: PlayerSettings, *, transport: httpx.AsyncBaseTransport | None = None
+) -> FastAPI:
+    """The app of one player; its host is ``app.state.player`` and its lifespan starts and
+    stops it (``transport`` replaces the network for calls to the League Manager in tests).
+
+    Raises:
+        ConfigError: SHARED/config/system.json is missing or wrong.
+    """
+    host = PlayerHost(settings, transport=transport)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        try:
+            await host.start()
+        except BaseException:
+            await host.stop()
+            raise
+        try:
+            yield
+        finally:
+            await host.stop()
+
+    app = FastAPI(title=f"Agent League player {settings.display_name}", lifespan=lifespan)
+    app.state.player = host
+    JsonRpcEndpoint(player_methods(host), sender=lambda: host.sender, log=host.log,
+                    max_body_bytes=host.system.http.max_body_bytes).mount(app)
+
+    @app.get("/health")
+    async def health() -> dict[str, Any]:
+        return {"status": "ok", "agent": "player", "player_id": host.state.player_id,
+                "state": host.state.lifecycle.value}
+
+    @app.get("/status")
+    async def status() -> StatusReport:
+        return host.status()
+
+    @app.get("/stats")
+    async def stats() -> StatsReport:
+        return host.stats()
+
+    @app.get("/history")
+    async def history() -> dict[str, Any]:
+        return host.history.document()
+
+    return app
+
+
+def run(settings: PlayerSettings) -> None:
+    """Serve one player until SIGINT/SIGTERM (what ``league player`` calls)."""
+    serve(create_app(settings), settings.host, settings.port)

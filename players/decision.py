@@ -1,0 +1,143 @@
+"""Running a strategy safely: off the event loop, one call at a time, bounded by the
+move's deadline, and never sending an illegal move because of a bug in the strategy
+(an illegal answer, an exception or a late answer becomes a random legal move, logged and
+counted)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from players.history import MatchRecord
+from players.strategies import MoveView, Strategy
+from sdk.agent_log import AgentLog
+from sdk.timeutil import utc_now
+
+__all__ = ["Decision", "DecisionStats", "FallbackReason", "StrategyRunner"]
+
+FallbackReason = Literal["illegal", "raised", "timeout"]
+MIN_BUDGET_SEC = 0.05
+"""Even past its deadline (clock skew between machines) a strategy gets this long."""
+HOOK_BUDGET_SEC = 2.0
+"""How long ``on_match_over`` and ``reset`` may take before the host stops waiting."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The move sent, and why it is not the strategy's own if it is a fallback."""
+
+    choice: str
+    elapsed_ms: float
+    fallback: FallbackReason | None = None
+
+
+class DecisionStats(BaseModel):
+    """Counters of this run's decisions (the history file keeps the lifetime results)."""
+
+    decisions: int = 0
+    choices: dict[str, int] = Field(default_factory=dict)
+    fallbacks: int = 0
+    fallbacks_by_reason: dict[str, int] = Field(default_factory=dict)
+    total_ms: float = 0.0
+
+    def add(self, decision: Decision) -> None:
+        self.decisions += 1
+        self.total_ms += decision.elapsed_ms
+        self.choices[decision.choice] = self.choices.get(decision.choice, 0) + 1
+        if decision.fallback is not None:
+            self.fallbacks += 1
+            reasons = self.fallbacks_by_reason
+            reasons[decision.fallback] = reasons.get(decision.fallback, 0) + 1
+
+    @property
+    def average_ms(self) -> float | None:
+        return round(self.total_ms / self.decisions, 3) if self.decisions else None
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    value: Any = None
+    error: Exception | None = None
+
+
+class StrategyRunner:
+    """Calls one strategy for the host; its calls never overlap (strategies keep state)."""
+
+    def __init__(self, strategy: Strategy, log: AgentLog, *, margin_sec: float,
+                 max_budget_sec: float):
+        self.strategy = strategy
+        self.stats = DecisionStats()
+        self._log = log
+        self._margin = margin_sec
+        self._max_budget = max_budget_sec
+        self._lock = threading.Lock()
+        self._fallback_rng = random.Random()
+
+    def _guarded(self, function: Callable[..., Any], *args: Any) -> _Outcome:
+        with self._lock:
+            try:
+                return _Outcome(value=function(*args))
+            except Exception as exc:
+                return _Outcome(error=exc)
+
+    async def _run(self, budget: float, function: Callable[..., Any], *args: Any) -> _Outcome:
+        """Run in a worker thread; a call still running after ``budget`` is abandoned (a
+        thread cannot be stopped; the lock keeps the next call waiting until it returns)."""
+        return await asyncio.wait_for(asyncio.to_thread(self._guarded, function, *args), budget)
+
+    def budget(self, view: MoveView) -> float:
+        """Seconds the strategy may think: until the deadline (at most the call's timeout)
+        less the margin for the answer's trip back."""
+        left = min((view.deadline - utc_now()).total_seconds(), self._max_budget)
+        return max(left - self._margin, MIN_BUDGET_SEC)
+
+    async def choose(self, view: MoveView) -> Decision:
+        started = time.perf_counter()
+        budget = self.budget(view)
+        reason: FallbackReason | None = None
+        detail: dict[str, Any] = {}
+        answer: Any = None
+        try:
+            outcome = await self._run(budget, self.strategy.choose, view)
+        except asyncio.TimeoutError:
+            reason, detail = "timeout", {"budget_sec": round(budget, 3)}
+        else:
+            answer = outcome.value
+            if outcome.error is not None:
+                reason, detail = "raised", {"exc_info": outcome.error}
+            elif not isinstance(answer, str) or answer not in view.legal_moves:
+                reason, detail = "illegal", {"answer": repr(answer)[:80]}
+        choice = answer if reason is None else self._fallback_rng.choice(view.legal_moves)
+        decision = Decision(choice=choice, fallback=reason,
+                            elapsed_ms=(time.perf_counter() - started) * 1000)
+        if reason is not None:
+            self._log.log.warning(
+                "strategy_fallback", match_id=view.match_id, reason=reason, choice=choice,
+                legal_moves=list(view.legal_moves), **detail,
+            )
+        self.stats.add(decision)
+        return decision
+
+    async def match_over(self, record: MatchRecord) -> None:
+        await self._hook("on_match_over", self.strategy.on_match_over, record)
+
+    async def reset(self) -> None:
+        await self._hook("reset", self.strategy.reset)
+
+    async def _hook(self, name: str, function: Callable[..., Any], *args: Any) -> None:
+        """A hook's failure is the strategy's problem, never the protocol's: logged only."""
+        try:
+            outcome = await self._run(HOOK_BUDGET_SEC, function, *args)
+        except asyncio.TimeoutError:
+            self._log.log.warning("strategy_hook_failed", hook=name,
+                                  reason=f"still running after {HOOK_BUDGET_SEC:g} s")
+            return
+        if outcome.error is not None:
+            self._log.log.warning("strategy_hook_failed", hook=name, exc_info=outcome.error)

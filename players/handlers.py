@@ -1,0 +1,80 @@
+"""The JSON-RPC methods of a player: thin functions that let the host do the work and
+answer in league.v2 (``sdk.jsonrpc`` validates params and turns ProtocolError into
+LEAGUE_ERROR)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from players.host import PlayerHost
+from players.reports import PlayerStateReport
+from sdk.jsonrpc import RpcMethod
+from sdk.messages import (
+    Acknowledgement,
+    ChooseParityCall,
+    ChooseParityResponse,
+    GameError,
+    GameInvitation,
+    GameJoinAck,
+    GameOver,
+    LeagueCompleted,
+    LeagueStandingsUpdate,
+    Message,
+    RoundAnnouncement,
+    RoundCompleted,
+)
+from sdk.timeutil import utc_now
+
+__all__ = ["player_methods"]
+
+
+def player_methods(host: PlayerHost) -> dict[str, RpcMethod]:
+    """The method table of one player (the protocol's names)."""
+
+    def answer_to(message: Message) -> dict[str, Any]:
+        return host.envelope(message.conversation_id, message.league_id)
+
+    def ack(message: Message) -> Acknowledgement:
+        return Acknowledgement(**answer_to(message), acknowledged=message.message_type)
+
+    async def handle_game_invitation(invitation: GameInvitation) -> GameJoinAck:
+        accept = host.invited(invitation)
+        return GameJoinAck(
+            **answer_to(invitation), match_id=invitation.match_id,
+            player_id=host.state.player_id or host.settings.display_name,
+            arrival_timestamp=utc_now(), accept=accept,
+        )
+
+    async def choose_parity(call: ChooseParityCall) -> ChooseParityResponse:
+        decision = await host.choose_parity(call)
+        return ChooseParityResponse(
+            **answer_to(call), match_id=call.match_id, player_id=call.player_id,
+            parity_choice=decision.choice,  # type: ignore[arg-type]  # always a legal parity
+        )
+
+    async def notify_match_result(message: GameOver) -> Acknowledgement:
+        await host.game_over(message)
+        return ack(message)
+
+    async def league_news(message: Message) -> Acknowledgement:
+        host.league_news(message)
+        return ack(message)
+
+    async def get_player_state(params: dict[str, Any]) -> PlayerStateReport:
+        conversation_id = params.get("conversation_id")
+        if not isinstance(conversation_id, str) or not conversation_id:
+            conversation_id = "get_player_state"
+        return PlayerStateReport(**host.envelope(conversation_id), status=host.status(),
+                                 stats=host.stats(), history=host.history.document())
+
+    return {
+        "handle_game_invitation": RpcMethod(handle_game_invitation, GameInvitation),
+        "choose_parity": RpcMethod(choose_parity, ChooseParityCall),
+        "notify_match_result": RpcMethod(notify_match_result, GameOver),
+        "notify_round": RpcMethod(league_news, RoundAnnouncement),
+        "update_standings": RpcMethod(league_news, LeagueStandingsUpdate),
+        "notify_round_completed": RpcMethod(league_news, RoundCompleted),
+        "notify_league_completed": RpcMethod(league_news, LeagueCompleted),
+        "notify_game_error": RpcMethod(league_news, GameError),
+        "get_player_state": RpcMethod(get_player_state),
+    }

@@ -1,0 +1,179 @@
+"""The player's history file: every finished match, seen from this player's side.
+
+``SHARED/data/players/<player_id>/history.json`` has one writer, this player, and is
+rewritten atomically after every GAME_OVER (``sdk.store.write_document`` stamps
+schema_version and last_updated). A restarted player loads it back; a file that is not
+JSON or not a history stops the player with an error naming the file, never a silent reset.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+from players.errors import HistoryError
+from sdk.messages import GameStatus, Role, UtcTimestamp
+from sdk.store import SCHEMA_VERSION, StoreError, read_json, write_document
+
+__all__ = ["HistoryDocument", "MatchRecord", "Outcome", "PlayerHistory", "Totals"]
+
+Outcome = Literal["WIN", "LOSS", "DRAW", "TECHNICAL_LOSS"]
+"""A match from one player's side: TECHNICAL_LOSS is a loss for not answering (validly)."""
+
+
+class MatchRecord(BaseModel):
+    """One finished match, as the player saw it (and as a strategy reads it)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    match_id: str
+    league_id: str | None = None
+    round_id: int | None = None
+    opponent_id: str | None = None
+    role: Role | None = None
+    my_choice: str | None = None
+    opponent_choice: str | None = None
+    drawn_number: int | None = None
+    status: GameStatus
+    winner_player_id: str | None = None
+    outcome: Outcome
+    at: UtcTimestamp
+
+    @field_validator("at")
+    @classmethod
+    def _whole_seconds(cls, value: datetime) -> datetime:
+        """As the file keeps it, so a reloaded history equals the one in memory."""
+        return value.replace(microsecond=0)
+
+
+class Totals(BaseModel):
+    """Counts of outcomes; points are the League Manager's business, not the player's."""
+
+    played: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    technical_losses: int = 0
+
+    @classmethod
+    def of(cls, matches: Iterable[MatchRecord]) -> Totals:
+        totals = cls()
+        field_by_outcome = {"WIN": "wins", "DRAW": "draws", "LOSS": "losses",
+                            "TECHNICAL_LOSS": "technical_losses"}
+        for match in matches:
+            totals.played += 1
+            name = field_by_outcome[match.outcome]
+            setattr(totals, name, getattr(totals, name) + 1)
+        return totals
+
+
+class HistoryDocument(BaseModel):
+    """What ``history.json`` holds; used to check a file before trusting it."""
+
+    model_config = ConfigDict(extra="allow")
+
+    schema_version: str
+    last_updated: str | None = None
+    player_id: str
+    display_name: str = ""
+    strategy: str = ""
+    matches: list[MatchRecord] = []
+    totals: Totals = Totals()
+
+
+class PlayerHistory:
+    """The matches of one player: in memory, and in its file once the player has an id."""
+
+    def __init__(
+        self,
+        *,
+        display_name: str,
+        strategy: str,
+        player_id: str | None = None,
+        path: Path | None = None,
+        matches: Iterable[MatchRecord] = (),
+        last_updated: str | None = None,
+    ):
+        self.display_name = display_name
+        self.strategy = strategy
+        self.player_id = player_id
+        self.path = path
+        self._matches = list(matches)
+        self._last_updated = last_updated
+
+    @classmethod
+    def load(cls, path: Path, *, player_id: str, display_name: str, strategy: str) -> PlayerHistory:
+        """The history kept in ``path``; an empty one bound to it if the file does not exist.
+
+        Raises:
+            HistoryError: the file is unreadable, not JSON, or not this player's history.
+        """
+        try:
+            raw = read_json(path)
+        except FileNotFoundError:
+            return cls(display_name=display_name, strategy=strategy, player_id=player_id,
+                       path=path)
+        except StoreError as exc:
+            raise HistoryError(f"cannot load the player history: {exc}") from exc
+        try:
+            document = HistoryDocument.model_validate(raw)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(part) for part in error['loc']) or '(file)'}: {error['msg']}"
+                for error in exc.errors(include_url=False)[:5]
+            )
+            raise HistoryError(f"{path} is not a player history: {problems}") from None
+        if document.player_id != player_id:
+            raise HistoryError(
+                f"{path} holds the history of {document.player_id!r}, not of {player_id!r}"
+            )
+        return cls(display_name=display_name, strategy=strategy, player_id=player_id, path=path,
+                   matches=document.matches, last_updated=document.last_updated)
+
+    @property
+    def matches(self) -> tuple[MatchRecord, ...]:
+        return tuple(self._matches)
+
+    @property
+    def totals(self) -> Totals:
+        return Totals.of(self._matches)
+
+    def knows(self, league_id: str | None, match_id: str) -> bool:
+        """Whether this match is recorded already (a referee may send GAME_OVER twice)."""
+        return any(m.match_id == match_id and m.league_id == league_id for m in self._matches)
+
+    def add(self, record: MatchRecord) -> None:
+        """Record a finished match and rewrite the file (if bound to one)."""
+        self._matches.append(record)
+        self.save()
+
+    def absorb(self, records: Iterable[MatchRecord]) -> None:
+        """Take over matches recorded before this history was loaded, skipping known ones."""
+        new = [r for r in records if not self.knows(r.league_id, r.match_id)]
+        if new:
+            self._matches.extend(new)
+            self.save()
+
+    def save(self) -> None:
+        if self.path is None:
+            return
+        written = write_document(self.path, self._payload())
+        self._last_updated = written["last_updated"]
+
+    def document(self) -> dict[str, Any]:
+        """The document as the file holds it (last_updated is None before the first write)."""
+        return {"schema_version": SCHEMA_VERSION, "last_updated": self._last_updated,
+                **self._payload()}
+
+    def _payload(self) -> dict[str, Any]:
+        return {
+            "player_id": self.player_id,
+            "display_name": self.display_name,
+            "strategy": self.strategy,
+            "matches": [m.model_dump(mode="json") for m in self._matches],
+            "totals": self.totals.model_dump(),
+        }

@@ -1,0 +1,287 @@
+"""The player host: one strategy, the player's identity and history, and what each protocol
+message does to them. ``handlers.py`` turns these into answers; ``app.py`` serves them."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import Any
+
+import httpx
+from pydantic import ValidationError
+
+from players.config import AGENT_ID_PATTERN, PlayerSettings
+from players.decision import Decision, StrategyRunner
+from players.errors import HistoryError
+from players.history import MatchRecord, PlayerHistory
+from players.matches import MatchBook, MatchInfo, record_of
+from players.registration import register
+from players.reports import StatsReport, StatusReport, stats_report, status_report
+from players.state import Lifecycle, PlayerState, Registration, RegistrationStatus
+from players.strategies import PARITIES, MoveView, Record, build_strategy
+from sdk.agent_log import AgentLog
+from sdk.auth import redact
+from sdk.client import RpcClient
+from sdk.config import SharedDir
+from sdk.errors import ErrorCode, ProtocolError, RemoteError
+from sdk.messages import (
+    ChooseParityCall,
+    GameError,
+    GameInvitation,
+    GameOver,
+    LeagueCompleted,
+    Message,
+    RoundAnnouncement,
+)
+
+__all__ = ["PlayerHost"]
+
+
+def _log_name(display_name: str) -> str:
+    """A file-safe agent id for the log kept before the League Manager issues one."""
+    return "player_" + re.sub(r"[^A-Za-z0-9_.-]+", "_", display_name)
+
+
+class PlayerHost:
+    """Everything one player process holds; ``start``/``stop`` bracket its life."""
+
+    def __init__(
+        self, settings: PlayerSettings, *, transport: httpx.AsyncBaseTransport | None = None
+    ):
+        self.settings = settings
+        self.shared = SharedDir(settings.shared_dir)
+        self.system = self.shared.system()
+        agent_id = settings.player_id or _log_name(settings.display_name)
+        self.log = AgentLog(self.shared.agent_log_path(agent_id), agent_id)
+        self.runner = StrategyRunner(
+            build_strategy(settings.strategy, settings.strategy_options), self.log,
+            margin_sec=settings.decision_margin_sec,
+            max_budget_sec=self.system.timeout_for("choose_parity"),
+        )
+        self.history = PlayerHistory(display_name=settings.display_name, strategy=settings.strategy)
+        self.matches = MatchBook()
+        self.state = PlayerState(
+            registration=Registration(status="PENDING" if settings.join_league else "DISABLED"))
+        self._transport = transport
+        self._client: RpcClient | None = None
+        self._auth_token: str | None = None
+        self._registration: asyncio.Task[None] | None = None
+
+    # -- life ---------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Load a known history (an unreadable one stops the start), then register in the
+        background so the HTTP routes answer at once.
+
+        Raises:
+            HistoryError: the history file of ``settings.player_id`` cannot be used.
+        """
+        self.log.log.info("player_starting", display_name=self.settings.display_name,
+                          strategy=self.settings.strategy, endpoint=self.settings.contact_endpoint)
+        if self.settings.player_id:
+            self._take_identity(self.settings.player_id, source="settings", strict=True)
+        await self.runner.reset()
+        if self.settings.join_league:
+            self._client = RpcClient(self.system, self.log, transport=self._transport)
+            self._registration = asyncio.create_task(self._register(self._client))
+
+    async def stop(self) -> None:
+        if self._registration is not None:
+            self._registration.cancel()
+            await asyncio.gather(self._registration, return_exceptions=True)
+        if self._client is not None:
+            await self._client.aclose()
+        self.log.log.info("player_stopped", state=self.state.lifecycle.value)
+        self.log.close()
+
+    async def wait_for_registration(self) -> Registration:
+        """The registration's outcome, once the League Manager has answered."""
+        if self._registration is not None:
+            await asyncio.shield(self._registration)
+        return self.state.registration
+
+    async def _register(self, client: RpcClient) -> None:
+        """The background registration; every way it can end is shown in ``/status``."""
+        try:
+            response = await register(client, self.settings)
+        except RemoteError as exc:
+            self._registration_over("REJECTED", f"{exc.code}: {exc.description}")
+            return
+        except ValidationError as exc:
+            self._registration_over("FAILED", f"the answer is not a LEAGUE_REGISTER_RESPONSE: "
+                                              f"{exc.errors(include_url=False)[0]['msg']}")
+            return
+        except Exception as exc:
+            self.log.log.exception("registration_crashed")
+            self._registration_over("FAILED", f"{type(exc).__name__}: {exc}")
+            return
+        if response.status == "REJECTED":
+            self._registration_over("REJECTED", response.reason or "no reason given")
+            return
+        if not response.player_id or not re.fullmatch(AGENT_ID_PATTERN, response.player_id):
+            self._registration_over("FAILED", f"accepted with an unusable player_id "
+                                              f"{response.player_id!r}")
+            return
+        self._auth_token = response.auth_token
+        self.state.league_id = response.league_id or self.state.league_id
+        self.log.log.info("registration_accepted", player_id=response.player_id,
+                          league_id=response.league_id, auth_token=redact(response.auth_token))
+        self._take_identity(response.player_id, source="registration")
+        self._registration_over("ACCEPTED", None)
+        if self.state.lifecycle == Lifecycle.INIT:
+            self._enter(Lifecycle.REGISTERED)
+
+    def _registration_over(self, status: RegistrationStatus, reason: str | None) -> None:
+        self.state.registration = Registration(status=status, reason=reason)
+        if status != "ACCEPTED":
+            self.log.log.error("registration_" + status.lower(), reason=reason)
+
+    def _enter(self, lifecycle: Lifecycle) -> None:
+        if lifecycle != self.state.lifecycle:
+            self.log.log.info("state_changed", previous=self.state.lifecycle.value,
+                              state=lifecycle.value)
+            self.state.lifecycle = lifecycle
+
+    # -- identity and history -----------------------------------------------------------
+
+    @property
+    def sender(self) -> str:
+        return f"player:{self.state.player_id or self.settings.display_name}"
+
+    def _take_identity(self, player_id: str, *, source: str, strict: bool = False) -> None:
+        """Become ``player_id``: log to its file, load its history (``strict``: an unusable
+        history file raises; otherwise it is reported and left untouched)."""
+        if player_id != self.state.player_id:
+            new_log = self.shared.agent_log_path(player_id)
+            if new_log != self.log.path:
+                self.log.log.info("log_moved", player_id=player_id, continues_in=str(new_log))
+                self.log.rename(new_log, player_id)
+            self.state.player_id = player_id
+            self.log.log.info("identity_taken", player_id=player_id, source=source)
+        path = self.shared.player_history_path(player_id)
+        try:
+            loaded = PlayerHistory.load(path, player_id=player_id,
+                                        display_name=self.settings.display_name,
+                                        strategy=self.settings.strategy)
+        except HistoryError as exc:
+            if strict:
+                self.log.log.error("history_unreadable", error=str(exc))
+                raise
+            self.state.fault = f"{exc} (kept in memory only; the file is left as it is)"
+            self.log.log.error("history_unreadable", error=str(exc))
+            self.history.player_id = player_id
+            return
+        loaded.absorb(self.history.matches)
+        self.history = loaded
+        self.log.log.info("history_loaded", path=str(path), matches=len(loaded.matches))
+
+    def claim(self, player_id: str, message_type: str) -> str:
+        """Refuse a message meant for another player; a player with no id yet adopts it."""
+        if self.state.player_id is None:
+            if not re.fullmatch(AGENT_ID_PATTERN, player_id):
+                raise ProtocolError(ErrorCode.INVALID_FIELD_VALUE,
+                                    f"player_id {player_id!r} is not a usable agent id")
+            self._take_identity(player_id, source=message_type)
+        elif player_id != self.state.player_id:
+            raise ProtocolError(
+                ErrorCode.PLAYER_NOT_REGISTERED,
+                f"this is player {self.state.player_id}; the {message_type} is for {player_id}",
+            )
+        return player_id
+
+    def envelope(self, conversation_id: str, league_id: str | None = None) -> dict[str, Any]:
+        """The envelope fields of an answer: our sender and token, the request's conversation."""
+        return {"sender": self.sender, "conversation_id": conversation_id,
+                "auth_token": self._auth_token, "league_id": self.state.league_id or league_id}
+
+    # -- matches ------------------------------------------------------------------------
+
+    def invited(self, invitation: GameInvitation) -> bool:
+        """Remember the match; False for a game this host cannot play."""
+        claimed = invitation.extras.get("player_id")
+        if isinstance(claimed, str):
+            self.claim(claimed, invitation.message_type)
+        if invitation.game_type not in self.settings.game_types:
+            self.log.log.warning("invitation_declined", match_id=invitation.match_id,
+                                 game_type=invitation.game_type)
+            return False
+        self.matches.add(MatchInfo.from_invitation(invitation))
+        if self.state.lifecycle in (Lifecycle.INIT, Lifecycle.REGISTERED):
+            self._enter(Lifecycle.ACTIVE)
+        return True
+
+    async def choose_parity(self, call: ChooseParityCall) -> Decision:
+        player_id = self.claim(call.player_id, call.message_type)
+        match = self.matches.get(call.match_id)
+        if match is None:
+            match = MatchInfo(match_id=call.match_id, league_id=call.league_id,
+                              round_id=call.context.round_id, game_type=call.game_type,
+                              opponent_id=call.context.opponent_id, invited_at=call.timestamp)
+            self.matches.add(match)
+        record = call.context.your_standings
+        view = MoveView(
+            game_type=call.game_type, match_id=call.match_id,
+            round_id=call.context.round_id if call.context.round_id is not None
+            else match.round_id,
+            player_id=player_id, opponent_id=call.context.opponent_id, role=match.role,
+            legal_moves=PARITIES,
+            my_record=Record(wins=record.wins, losses=record.losses, draws=record.draws),
+            history=self.history.matches, deadline=call.deadline,
+        )
+        decision = await self.runner.choose(view)
+        match.my_choice = decision.choice
+        return decision
+
+    async def game_over(self, message: GameOver) -> MatchRecord | None:
+        """Record the match once (a repeated GAME_OVER is acknowledged, not counted again)."""
+        player_id = self.state.player_id
+        known = self.matches.get(message.match_id)
+        result = message.game_result
+        if player_id is None:
+            self.log.log.warning("game_over_unattributed", match_id=message.match_id,
+                                 reason="this player has no id yet")
+            return None
+        if (known is None and result.choices and player_id not in result.choices
+                and result.winner_player_id != player_id):
+            raise ProtocolError(
+                ErrorCode.PLAYER_NOT_REGISTERED,
+                f"match {message.match_id} was played by {', '.join(result.choices)}; "
+                f"this is player {player_id}",
+            )
+        self.matches.pop(message.match_id)
+        record = record_of(message, player_id, known)
+        if self.history.knows(record.league_id, record.match_id):
+            self.log.log.info("game_over_repeated", match_id=message.match_id)
+            return None
+        try:
+            self.history.add(record)
+        except OSError as exc:
+            self.state.fault = f"cannot write {self.history.path}: {exc}"
+            self.log.log.error("history_write_failed", error=self.state.fault)
+        self.log.log.info("match_recorded", match_id=record.match_id, outcome=record.outcome,
+                          my_choice=record.my_choice, opponent_choice=record.opponent_choice)
+        await self.runner.match_over(record)
+        return record
+
+    # -- league news and reports --------------------------------------------------------
+
+    def league_news(self, message: Message) -> None:
+        """Apply a league notification; the lifecycle follows the league."""
+        self.state.apply(message)
+        if isinstance(message, RoundAnnouncement):
+            if self.state.lifecycle in (Lifecycle.INIT, Lifecycle.REGISTERED):
+                self._enter(Lifecycle.ACTIVE)
+        elif isinstance(message, LeagueCompleted):
+            self.log.log.info("league_completed", league_id=message.league_id,
+                              champion=message.champion.player_id if message.champion else None)
+            self._enter(Lifecycle.SHUTDOWN)
+        elif isinstance(message, GameError):
+            self.log.log.warning("game_error", match_id=message.match_id,
+                                 error_code=message.error_code, retry_count=message.retry_count)
+
+    def status(self) -> StatusReport:
+        return status_report(self.settings, self.state, self.matches.all(),
+                             has_auth_token=self._auth_token is not None)
+
+    def stats(self) -> StatsReport:
+        return stats_report(self.settings, self.state, self.history.totals, self.runner.stats)

@@ -1,0 +1,98 @@
+"""Matches in progress (invited, not over yet) and how a GAME_OVER becomes a history record."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from datetime import datetime
+
+from pydantic import BaseModel
+
+from players.history import MatchRecord, Outcome
+from sdk.messages import GameInvitation, GameOver, GameResult, Role, UtcTimestamp
+from sdk.timeutil import utc_now
+
+__all__ = ["MatchBook", "MatchInfo", "outcome_for", "record_of"]
+
+
+class MatchInfo(BaseModel):
+    """A match this player was invited to, kept until its GAME_OVER."""
+
+    match_id: str
+    league_id: str | None = None
+    round_id: int | None = None
+    game_type: str = "even_odd"
+    opponent_id: str | None = None
+    role: Role | None = None
+    my_choice: str | None = None
+    invited_at: UtcTimestamp
+
+    @classmethod
+    def from_invitation(cls, invitation: GameInvitation) -> MatchInfo:
+        return cls(match_id=invitation.match_id, league_id=invitation.league_id,
+                   round_id=invitation.round_id, game_type=invitation.game_type,
+                   opponent_id=invitation.opponent_id, role=invitation.role_in_match,
+                   invited_at=utc_now())
+
+
+class MatchBook:
+    """The matches in progress, by match id; the oldest are forgotten past ``capacity``
+    (a referee that never sends GAME_OVER must not grow the player's memory forever)."""
+
+    def __init__(self, capacity: int = 256):
+        self._capacity = capacity
+        self._matches: OrderedDict[str, MatchInfo] = OrderedDict()
+
+    def add(self, match: MatchInfo) -> None:
+        self._matches[match.match_id] = match
+        self._matches.move_to_end(match.match_id)
+        while len(self._matches) > self._capacity:
+            self._matches.popitem(last=False)
+
+    def get(self, match_id: str) -> MatchInfo | None:
+        return self._matches.get(match_id)
+
+    def pop(self, match_id: str) -> MatchInfo | None:
+        return self._matches.pop(match_id, None)
+
+    def all(self) -> list[MatchInfo]:
+        return list(self._matches.values())
+
+
+def outcome_for(player_id: str, result: GameResult) -> Outcome:
+    """The match from ``player_id``'s side: a technical loss of the opponent is our win."""
+    if result.status == "DRAW":
+        return "DRAW"
+    if result.winner_player_id == player_id:
+        return "WIN"
+    return "TECHNICAL_LOSS" if result.status == "TECHNICAL_LOSS" else "LOSS"
+
+
+def record_of(
+    message: GameOver, player_id: str, known: MatchInfo | None, at: datetime | None = None
+) -> MatchRecord:
+    """The history record of a finished match; what the invitation told us fills what the
+    GAME_OVER leaves out (published referees differ in what they put there)."""
+    result = message.game_result
+    choices = result.choices
+    opponent_id = known.opponent_id if known else None
+    if opponent_id is None:
+        others = [pid for pid in choices if pid != player_id]
+        if not others and result.winner_player_id not in (None, player_id):
+            others = [result.winner_player_id]
+        opponent_id = others[0] if others else None
+    my_choice = choices.get(player_id) or (known.my_choice if known else None)
+    return MatchRecord(
+        match_id=message.match_id,
+        league_id=message.league_id or (known.league_id if known else None),
+        round_id=message.round_id if message.round_id is not None
+        else (known.round_id if known else None),
+        opponent_id=opponent_id,
+        role=known.role if known else None,
+        my_choice=my_choice,
+        opponent_choice=choices.get(opponent_id) if opponent_id else None,
+        drawn_number=result.drawn_number,
+        status=result.status,
+        winner_player_id=result.winner_player_id,
+        outcome=outcome_for(player_id, result),
+        at=at or utc_now(),
+    )

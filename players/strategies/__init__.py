@@ -1,0 +1,50 @@
+"""Strategies: the ``Strategy`` interface, the registry and the shipped strategies.
+
+A student writes a class (``Strategy`` subclass) or a function ``def f(view) -> str`` and
+either registers it with ``@register_strategy("name")`` or names it by path
+(``--strategy my_module:my_strategy``).
+"""
+
+from __future__ import annotations
+
+from players.errors import StrategyError
+from players.history import MatchRecord
+from players.strategies.base import (
+    PARITIES,
+    Classifier,
+    FunctionStrategy,
+    MoveView,
+    Record,
+    Strategy,
+    StrategyFunction,
+)
+from players.strategies.builtin import FixedStrategy, HistoryStrategy, RandomStrategy
+from players.strategies.registry import (
+    StrategyFactory,
+    build_strategy,
+    known_strategies,
+    register_strategy,
+    resolve_strategy,
+    strategy_summaries,
+)
+
+__all__ = [
+    "PARITIES",
+    "Classifier",
+    "FixedStrategy",
+    "FunctionStrategy",
+    "HistoryStrategy",
+    "MatchRecord",
+    "MoveView",
+    "RandomStrategy",
+    "Record",
+    "Strategy",
+    "StrategyError",
+    "StrategyFactory",
+    "StrategyFunction",
+    "build_strategy",
+    "known_strategies",
+    "register_strategy",
+    "resolve_strategy",
+    "strategy_summaries",
+]

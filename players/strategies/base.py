@@ -1,0 +1,111 @@
+"""What a strategy is: a ``MoveView`` in, one legal move out.
+
+A strategy sees only what its player may see: the call it is answering, its own record and
+its own past matches. It never sees the referee's draw before the match is over.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import ClassVar, get_args
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from players.history import MatchRecord
+from sdk.messages import ParityChoice, Role
+
+__all__ = [
+    "PARITIES",
+    "Classifier",
+    "FunctionStrategy",
+    "MoveView",
+    "Record",
+    "Strategy",
+    "StrategyFunction",
+]
+
+PARITIES: tuple[str, ...] = get_args(ParityChoice)
+"""The legal moves of even/odd, in the protocol's spelling."""
+
+
+class Record(BaseModel):
+    """This player's results in the league so far, as the referee's call states them."""
+
+    model_config = ConfigDict(frozen=True)
+
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+
+
+class MoveView(BaseModel):
+    """Everything a strategy may know when it picks a move.
+
+    ``legal_moves`` is what it must choose from (``("even", "odd")`` for even/odd);
+    ``history`` is this player's finished matches, oldest first, against every opponent.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    game_type: str = "even_odd"
+    match_id: str
+    round_id: int | None = None
+    player_id: str
+    opponent_id: str
+    role: Role | None = None
+    legal_moves: tuple[str, ...] = PARITIES
+    my_record: Record = Field(default_factory=Record)
+    history: tuple[MatchRecord, ...] = ()
+    deadline: datetime
+
+    @property
+    def against_opponent(self) -> tuple[MatchRecord, ...]:
+        """The past matches against this match's opponent, oldest first."""
+        return tuple(m for m in self.history if m.opponent_id == self.opponent_id)
+
+
+@dataclass(frozen=True)
+class Classifier:
+    """What kind of strategy this is: how many past matches it reads (None: all of them)
+    and whether it uses randomness (then it takes a ``seed`` option)."""
+
+    memory_depth: int | None = None
+    stochastic: bool = False
+
+
+class Strategy:
+    """Base of every strategy: override ``choose``; the hooks are optional.
+
+    Options from ``strategy_options`` arrive as keyword arguments of ``__init__``.
+    """
+
+    name: ClassVar[str] = ""
+    classifier: ClassVar[Classifier] = Classifier()
+
+    def choose(self, view: MoveView) -> str:
+        """Return one of ``view.legal_moves``."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement choose()")
+
+    def on_match_over(self, result: MatchRecord) -> None:
+        """Called after each finished match, once it is in the history."""
+
+    def reset(self) -> None:
+        """Forget what was learnt while playing (a seeded strategy starts its sequence over)."""
+
+
+StrategyFunction = Callable[[MoveView], str]
+"""The function form of a strategy: ``def my_strategy(view: MoveView) -> str``."""
+
+
+class FunctionStrategy(Strategy):
+    """A plain function used as a strategy (it has no options and no hooks)."""
+
+    def __init__(self, function: StrategyFunction, name: str):
+        self._function = function
+        self.name = name  # type: ignore[misc]  # per instance: one class serves every function
+        self.__doc__ = function.__doc__
+
+    def choose(self, view: MoveView) -> str:
+        return self._function(view)

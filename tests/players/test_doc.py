@@ -1,0 +1,63 @@
+"""Every example in doc/writing_a_player.md works as printed."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from players.strategies import MoveView, build_strategy, known_strategies
+from sdk.messages import ChooseParityCall, ChooseParityResponse
+from sdk.timeutil import utc_now
+from tests.conftest import REPO_ROOT
+
+GUIDE = REPO_ROOT / "doc" / "writing_a_player.md"
+
+
+def blocks(language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", GUIDE.read_text(), flags=re.DOTALL)
+
+
+def test_the_python_examples_run_and_their_strategies_play() -> None:
+    namespace: dict[str, object] = {"__name__": "writing_a_player"}
+    code = blocks("python")
+    assert len(code) == 3, "the guide shows a function, a class and a try-out"
+
+    for block in code:
+        exec(compile(block, str(GUIDE), "exec"), namespace)
+
+    view = MoveView(match_id="R1M1", player_id="P01", opponent_id="P02", deadline=utc_now())
+    assert namespace["contrarian"](view) in view.legal_moves  # type: ignore[operator]
+    streaky = build_strategy("streaky", {"seed": 3})
+    assert streaky.choose(view) in view.legal_moves
+
+
+def test_the_function_example_runs_by_its_dotted_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "my_module.py").write_text(blocks("python")[0])
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", ".")])
+    monkeypatch.delitem(sys.modules, "my_module", raising=False)
+    command = next(line for line in blocks("bash")[0].splitlines() if "my_module" in line)
+    strategy_name = command.split("--strategy ")[1].split()[0]
+
+    strategy = build_strategy(strategy_name)
+
+    view = MoveView(match_id="R1M1", player_id="P01", opponent_id="P02", deadline=utc_now())
+    assert strategy.choose(view) == "even"
+    monkeypatch.delitem(sys.modules, "my_module")
+
+
+def test_the_commands_name_real_strategies() -> None:
+    names = re.findall(r"--strategy (\S+)", blocks("bash")[0])
+    assert [n for n in names if ":" not in n and n not in known_strategies()] == []
+
+
+def test_the_wire_examples_are_valid_messages() -> None:
+    call, answer = (json.loads(block) for block in blocks("json"))
+    assert ChooseParityCall.model_validate(call).player_id == "P01"
+    assert ChooseParityResponse.model_validate(answer).parity_choice == "even"
