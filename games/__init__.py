@@ -1,1 +1,15 @@
 """Game rules as pure environments: no I/O, no logging, no import of ``sdk`` or a service."""
+
+from __future__ import annotations
+
+from games.registry import UnknownGameError, game_types, load_game, registered_games
+from games.spec import GameSpec, GameState
+
+__all__ = [
+    "GameSpec",
+    "GameState",
+    "UnknownGameError",
+    "game_types",
+    "load_game",
+    "registered_games",
+]

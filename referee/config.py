@@ -1,0 +1,68 @@
+"""The referee's settings: one validated model, so a bad value stops the process at start."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import urlparse
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from games import game_types as registered_game_types
+
+__all__ = ["RefereeSettings"]
+
+REFEREE_VERSION = "1.0.0"
+
+
+class RefereeSettings(BaseModel):
+    """How one referee process runs; ``league referee`` fills it from flags and defaults."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_by_name=True,
+                              validate_by_alias=True)
+
+    shared_dir: Path
+    host: str = Field(default="127.0.0.1", min_length=1)
+    port: int = Field(ge=1, le=65535)
+    display_name: str = Field(min_length=1, max_length=100)
+    league_manager_url: str
+    max_concurrent_matches: int = Field(ge=1, le=1000)
+    game_types: list[str] = Field(default_factory=lambda: ["even_odd"], min_length=1)
+    seed: int | None = None
+    register_with_league: bool = Field(default=True, alias="register")
+    """``register=False`` runs standalone (for /run_match). The field has another name
+    because ``register`` is a method of every pydantic model's metaclass."""
+
+    @field_validator("display_name")
+    @classmethod
+    def _visible_name(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("display_name must not be blank")
+        return value
+
+    @field_validator("league_manager_url")
+    @classmethod
+    def _mcp_url(cls, value: str) -> str:
+        parsed = urlparse(value)
+        if parsed.scheme not in ("http", "https") or not parsed.netloc:
+            raise ValueError(f"{value!r} is not an http(s) URL")
+        if not parsed.path.endswith("/mcp"):
+            raise ValueError(f"{value!r} must be the League Manager's JSON-RPC URL, ending in /mcp")
+        return value
+
+    @field_validator("game_types")
+    @classmethod
+    def _known_games(cls, value: list[str]) -> list[str]:
+        known = registered_game_types()
+        unknown = [game for game in value if game not in known]
+        if unknown:
+            raise ValueError(
+                f"unknown game type(s) {', '.join(unknown)}; known: {', '.join(known)}"
+            )
+        if len(set(value)) != len(value):
+            raise ValueError("game_types lists a game twice")
+        return value
+
+    @property
+    def contact_endpoint(self) -> str:
+        """Where the League Manager reaches this referee."""
+        return f"http://{self.host}:{self.port}/mcp"

@@ -1,0 +1,263 @@
+"""The match runner: one match from invitation to result report.
+
+Lifecycle: WAITING_FOR_PLAYERS (GAME_INVITATION → GAME_JOIN_ACK, both players at once) →
+COLLECTING_CHOICES (CHOOSE_PARITY_CALL, both at once, neither sees the other's choice) →
+DRAWING_NUMBER (the rules draw with the match's seed) → FINISHED (GAME_OVER to both, then
+MATCH_RESULT_REPORT to the League Manager). A fault skips ahead to FINISHED; a shutdown
+before the end leaves ABORTED. Timeouts and connection errors are retried by the SDK client,
+each retry announced to the player with GAME_ERROR; any other bad answer (invalid message,
+wrong ids, an error answer) is a technical loss at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from datetime import timedelta
+from typing import TypeVar
+
+from pydantic import ValidationError
+
+from referee.channel import MatchChannel
+from referee.match_file import MatchRecord, MatchState
+from referee.outcome import Fault, MatchOutcome, played_outcome, technical_outcome
+from referee.plan import LeagueReport, MatchPlan
+from referee.rules import GameRules
+from sdk.agent_log import AgentLog
+from sdk.client import OnRetry, RpcClient
+from sdk.config import SystemConfig
+from sdk.errors import ErrorCode, RemoteError, TransportError
+from sdk.messages import (
+    ChooseParityCall,
+    ChooseParityResponse,
+    GameError,
+    GameInvitation,
+    GameJoinAck,
+    GameOver,
+    MatchResult,
+    MatchResultReport,
+    MatchSeat,
+    Message,
+    ParityContext,
+    protocol_error_from_validation,
+)
+from sdk.timeutil import utc_now
+
+__all__ = ["LEAGUE_MANAGER_PEER", "MatchRunner"]
+
+LEAGUE_MANAGER_PEER = "league_manager"
+INVITATION_METHOD = "handle_game_invitation"
+GAME_ERROR_METHOD = "notify_game_error"
+GAME_OVER_METHOD = "notify_match_result"
+REPORT_METHOD = "report_match_result"
+
+_Answer = TypeVar("_Answer", GameJoinAck, ChooseParityResponse)
+
+
+class MatchRunner:
+    """Runs one match; the record it is given holds everything that happened."""
+
+    def __init__(self, plan: MatchPlan, rules: GameRules, *, client: RpcClient,
+                 system: SystemConfig, log: AgentLog, record: MatchRecord, sender: str,
+                 report_to: LeagueReport | None):
+        self._plan = plan
+        self._rules = rules
+        self._system = system
+        self._log = log
+        self._record = record
+        self._report_to = report_to
+        self._max_retries = client.retry_policy.max_retries
+        self._channel = MatchChannel(plan, client=client, record=record, log=log, sender=sender)
+
+    async def run(self) -> MatchOutcome:
+        """Play the match to its end; a cancellation or a failure is written down first."""
+        try:
+            return await self._play()
+        except asyncio.CancelledError:
+            self._abort("the referee stopped before the match ended")
+            raise
+        except Exception:
+            self._abort("the referee failed during the match; see its log")
+            raise
+
+    async def _play(self) -> MatchOutcome:
+        plan = self._plan
+        seat_a, seat_b = plan.seats
+        self._enter("WAITING_FOR_PLAYERS")
+        invited = await asyncio.gather(self._invite(seat_a, seat_b), self._invite(seat_b, seat_a))
+        faults = [fault for fault in invited if fault is not None]
+        choices: dict[str, str | None] = dict.fromkeys(plan.player_ids)
+        if not faults:
+            self._enter("COLLECTING_CHOICES")
+            answers = await asyncio.gather(self._ask(seat_a, seat_b), self._ask(seat_b, seat_a))
+            for seat, answer in zip(plan.seats, answers, strict=True):
+                if isinstance(answer, Fault):
+                    faults.append(answer)
+                else:
+                    choices[seat.player_id] = answer
+        if faults:
+            outcome = technical_outcome(plan.player_ids, choices, faults)
+        else:
+            self._enter("DRAWING_NUMBER")
+            state = self._rules.spec.new_state(plan.player_ids)
+            state.reset(plan.seed)
+            state.step({player: str(choice) for player, choice in choices.items()})
+            outcome = played_outcome(state)
+        result = outcome.match_result(plan.scoring)
+        self._record.set_result({"game_result": outcome.game_result().model_dump(mode="json"),
+                                 "report": result.model_dump(mode="json")})
+        self._enter("FINISHED")
+        self._log.log.info("match_finished", match_id=plan.match_id, status=outcome.status,
+                           winner=outcome.winner, reason=outcome.reason)
+        faulty = set(outcome.technical_losers)
+        await asyncio.gather(*(self._announce(seat, outcome, seat.player_id in faulty)
+                               for seat in plan.seats))
+        await self._report(result)
+        return outcome
+
+    # -- the two calls a player answers ---------------------------------------------
+
+    async def _invite(self, seat: MatchSeat, opponent: MatchSeat) -> Fault | None:
+        def build() -> GameInvitation:
+            return GameInvitation(**self._channel.envelope(), game_type=self._plan.game_type,
+                                  role_in_match=seat.role, opponent_id=opponent.player_id)
+
+        answer = await self._call_player(seat, INVITATION_METHOD, build, GameJoinAck)
+        if isinstance(answer, Fault):
+            return answer
+        if not answer.accept:
+            self._log.log.warning("invitation_refused", match_id=self._plan.match_id,
+                                  player_id=seat.player_id)
+            return Fault(seat.player_id, INVITATION_METHOD, "REFUSED", "refused the invitation")
+        return None
+
+    async def _ask(self, seat: MatchSeat, opponent: MatchSeat) -> str | Fault:
+        plan, method = self._plan, self._rules.move_method
+        timeout = self._system.timeout_for(method)
+
+        def build() -> ChooseParityCall:
+            context = ParityContext(opponent_id=opponent.player_id, round_id=plan.round_id,
+                                    your_standings=seat.standings)
+            return ChooseParityCall(**self._channel.envelope(), player_id=seat.player_id,
+                                    game_type=plan.game_type, context=context,
+                                    deadline=utc_now() + timedelta(seconds=timeout))
+
+        answer = await self._call_player(seat, method, build, ChooseParityResponse)
+        return answer if isinstance(answer, Fault) else answer.parity_choice
+
+    async def _call_player(self, seat: MatchSeat, method: str, build: Callable[[], Message],
+                           model: type[_Answer]) -> _Answer | Fault:
+        """One call with retries; the validated answer, or the player's Fault."""
+        try:
+            raw = await self._channel.exchange(seat.player_id, seat.contact_endpoint, method,
+                                               build, on_retry=self._retry_notice(seat, method))
+            answer = model.model_validate(raw)
+        except TransportError as exc:
+            return await self._fault(seat, method, exc.code.value,
+                                     f"no answer to {method} after {self._max_retries} "
+                                     f"retries ({exc.description})", self._max_retries)
+        except RemoteError as exc:
+            return await self._fault(seat, method, exc.code,
+                                     f"answered {method} with an error: {exc.description}", 0)
+        except ValidationError as exc:
+            error = protocol_error_from_validation(exc, model.MESSAGE_TYPE)
+            return await self._fault(seat, method, error.code.value, error.description, 0)
+        wrong = [f"{name} {got!r} (expected {want!r})" for name, got, want in (
+            ("match_id", answer.match_id, self._plan.match_id),
+            ("player_id", answer.player_id, seat.player_id)) if got != want]
+        if wrong:
+            return await self._fault(seat, method, ErrorCode.INVALID_FIELD_VALUE.value,
+                                     f"{model.MESSAGE_TYPE} carries a wrong " + ", ".join(wrong), 0)
+        return answer
+
+    # -- errors, GAME_OVER, report --------------------------------------------------
+
+    def _retry_notice(self, seat: MatchSeat, method: str) -> OnRetry:
+        timeout = self._system.timeout_for(method)
+
+        async def notice(retry: int, failure: TransportError) -> None:
+            await self._game_error(
+                seat, code=failure.code.value, description=failure.description,
+                retryable=True, retry_count=retry,
+                action=f"answer {method} within {timeout:g} s (retry {retry} of "
+                       f"{self._max_retries} follows)",
+                consequence=f"a technical loss if retry {self._max_retries} gets no answer",
+            )
+
+        return notice
+
+    async def _fault(self, seat: MatchSeat, method: str, code: str, description: str,
+                     retry_count: int) -> Fault:
+        """A technical loss: logged, and told to the player (best effort)."""
+        self._log.log.warning("technical_loss", match_id=self._plan.match_id,
+                              player_id=seat.player_id, method=method, error_code=code,
+                              reason=description)
+        await self._game_error(seat, code=code, description=description, retryable=False,
+                               retry_count=retry_count, action="none: the match is decided",
+                               consequence="technical loss in this match")
+        return Fault(seat.player_id, method, code, description)
+
+    async def _game_error(self, seat: MatchSeat, *, code: str, description: str,
+                          retryable: bool, retry_count: int, action: str,
+                          consequence: str) -> None:
+        def build() -> GameError:
+            return GameError(**self._channel.envelope(), error_code=code,
+                             error_description=description, affected_player=seat.player_id,
+                             action_required=action, retryable=retryable,
+                             retry_count=retry_count, max_retries=self._max_retries,
+                             consequence=consequence)
+
+        await self._channel.notify(seat.player_id, seat.contact_endpoint, GAME_ERROR_METHOD,
+                                   build, retries=0)
+
+    async def _announce(self, seat: MatchSeat, outcome: MatchOutcome, faulty: bool) -> None:
+        """GAME_OVER, best effort: missing it changes no result. One attempt for a player
+        already at fault, the retry policy for the others."""
+        def build() -> GameOver:
+            return GameOver(**self._channel.envelope(), game_type=self._plan.game_type,
+                            game_result=outcome.game_result())
+
+        await self._channel.notify(seat.player_id, seat.contact_endpoint, GAME_OVER_METHOD,
+                                   build, retries=0 if faulty else None)
+
+    async def _report(self, result: MatchResult) -> None:
+        """MATCH_RESULT_REPORT with retries; a result the League Manager never took stays in
+        the match file as unreported (or rejected), and the log says so."""
+        plan, target = self._plan, self._report_to
+        if target is None:
+            self._record.set_report_status("not_required")
+            return
+
+        def build() -> MatchResultReport:
+            return MatchResultReport(**self._channel.envelope(), auth_token=target.auth_token,
+                                     game_type=plan.game_type, result=result)
+
+        try:
+            await self._channel.exchange(LEAGUE_MANAGER_PEER, target.endpoint, REPORT_METHOD,
+                                         build)
+        except TransportError as exc:
+            self._record.set_report_status("unreported", exc.description)
+            self._log.log.error("result_unreported", match_id=plan.match_id,
+                                error_code=exc.code.value, reason=exc.description,
+                                match_file=str(self._record.path))
+        except RemoteError as exc:
+            self._record.set_report_status("rejected", f"{exc.code}: {exc.description}")
+            self._log.log.error("result_rejected", match_id=plan.match_id, error_code=exc.code,
+                                reason=exc.description, match_file=str(self._record.path))
+        else:
+            self._record.set_report_status("reported")
+
+    # -- lifecycle ------------------------------------------------------------------
+
+    def _enter(self, state: MatchState) -> None:
+        self._record.enter(state)
+        self._log.log.info("match_state", match_id=self._plan.match_id, state=state)
+
+    def _abort(self, detail: str) -> None:
+        """A finished match keeps its result (unreported); an unfinished one is ABORTED."""
+        self._log.log.warning("match_aborted", match_id=self._plan.match_id, reason=detail)
+        if self._record.state != "FINISHED":
+            self._record.set_report_status("aborted", detail)
+            self._enter("ABORTED")
+        elif self._record.report_status == "pending":
+            self._record.set_report_status("unreported", detail)

@@ -1,0 +1,144 @@
+"""The match file ``SHARED/data/matches/<league_id>/<match_id>.json``: the referee's record of
+one match, rewritten atomically at each state change so a crash leaves the latest state.
+
+Fields: match_id, league_id, round_id, game_type, referee_id, conversation_id, players
+[{player_id, display_name, role, endpoint}], lifecycle [{state, at}], transcript (every
+message in order: {direction "sent"/"received"/"failed", method, peer, at, message, error}),
+result {game_result (as in GAME_OVER), report (the MATCH_RESULT_REPORT result)},
+report_status ("pending", "not_required", "reported", "unreported", "rejected", "aborted")
+and report_detail (why, when not reported).
+Tokens are redacted before anything enters the record.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any, Literal
+
+from sdk.auth import redact_tokens
+from sdk.messages import MatchSeat
+from sdk.store import write_document
+from sdk.timeutil import utc_now_str
+
+__all__ = ["HIDDEN", "MatchRecord", "MatchState", "ReportStatus"]
+
+MatchState = Literal[
+    "WAITING_FOR_PLAYERS", "COLLECTING_CHOICES", "DRAWING_NUMBER", "FINISHED", "ABORTED"
+]
+ReportStatus = Literal["pending", "not_required", "reported", "unreported", "rejected", "aborted"]
+Direction = Literal["sent", "received", "failed"]
+
+HIDDEN = "hidden until GAME_OVER"
+_SECRET_MOVE_FIELDS = frozenset({"parity_choice", "move_data"})
+
+
+def _hide_moves(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: HIDDEN if key in _SECRET_MOVE_FIELDS else _hide_moves(item)
+                for key, item in value.items()}
+    if isinstance(value, list):
+        return [_hide_moves(item) for item in value]
+    return value
+
+
+class MatchRecord:
+    """What happened in one match, in order; saved to its file at every state change."""
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        match_id: str,
+        league_id: str,
+        round_id: int,
+        game_type: str,
+        referee_id: str,
+        conversation_id: str,
+        seats: list[MatchSeat],
+        report_status: ReportStatus,
+    ):
+        self.path = path
+        self._doc: dict[str, Any] = {
+            "match_id": match_id,
+            "league_id": league_id,
+            "round_id": round_id,
+            "game_type": game_type,
+            "referee_id": referee_id,
+            "conversation_id": conversation_id,
+            "players": [
+                {"player_id": seat.player_id, "display_name": seat.display_name,
+                 "role": seat.role, "endpoint": seat.contact_endpoint}
+                for seat in seats
+            ],
+            "lifecycle": [],
+            "transcript": [],
+            "result": None,
+            "report_status": report_status,
+            "report_detail": None,
+        }
+
+    @property
+    def match_id(self) -> str:
+        return str(self._doc["match_id"])
+
+    @property
+    def league_id(self) -> str:
+        return str(self._doc["league_id"])
+
+    @property
+    def state(self) -> MatchState | None:
+        lifecycle = self._doc["lifecycle"]
+        return lifecycle[-1]["state"] if lifecycle else None
+
+    @property
+    def finished(self) -> bool:
+        return self.state in ("FINISHED", "ABORTED")
+
+    @property
+    def report_status(self) -> ReportStatus:
+        status: ReportStatus = self._doc["report_status"]
+        return status
+
+    @property
+    def result(self) -> dict[str, Any] | None:
+        result: dict[str, Any] | None = copy.deepcopy(self._doc["result"])
+        return result
+
+    def enter(self, state: MatchState) -> None:
+        """A lifecycle change, timed, saved at once."""
+        self._doc["lifecycle"].append({"state": state, "at": utc_now_str()})
+        self.save()
+
+    def note(self, direction: Direction, method: str, peer: str,
+             message: dict[str, Any] | None = None, error: dict[str, str] | None = None) -> None:
+        """One transcript entry: a message sent or received, or a call that failed."""
+        self._doc["transcript"].append({
+            "direction": direction,
+            "method": method,
+            "peer": peer,
+            "at": utc_now_str(),
+            "message": redact_tokens(copy.deepcopy(message)) if message is not None else None,
+            "error": error,
+        })
+
+    def set_result(self, result: dict[str, Any]) -> None:
+        self._doc["result"] = copy.deepcopy(result)
+        self.save()
+
+    def set_report_status(self, status: ReportStatus, detail: str | None = None) -> None:
+        self._doc["report_status"] = status
+        self._doc["report_detail"] = detail
+        self.save()
+
+    def snapshot(self) -> dict[str, Any]:
+        """A copy for a debugging query: moves stay hidden until the match is over, so a
+        player asking mid-match learns nothing of the other's choice."""
+        document = copy.deepcopy(self._doc)
+        document["state"] = self.state
+        if not self.finished:
+            document["transcript"] = _hide_moves(document["transcript"])
+        return document
+
+    def save(self) -> None:
+        write_document(self.path, self._doc)

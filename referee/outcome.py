@@ -1,0 +1,105 @@
+"""How a match ended, and its two renderings: GAME_OVER's game_result for the players and
+MATCH_RESULT_REPORT's result (with the league's points) for the League Manager."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from games import GameState
+from sdk.config import ScoringConfig
+from sdk.messages import GameResult, GameStatus, MatchResult, ParityChoice
+
+__all__ = ["Fault", "MatchOutcome", "played_outcome", "technical_outcome"]
+
+
+@dataclass(frozen=True)
+class Fault:
+    """Why a player lost by technical loss: the call, an error code and a sentence."""
+
+    player_id: str
+    method: str
+    code: str
+    description: str
+
+
+@dataclass(frozen=True)
+class MatchOutcome:
+    """The decided result of one match."""
+
+    status: GameStatus
+    players: tuple[str, ...]
+    winner: str | None
+    choices: dict[str, str | None]
+    reason: str
+    drawn_number: int | None = None
+    number_parity: ParityChoice | None = None
+    faults: tuple[Fault, ...] = field(default=())
+
+    @property
+    def technical_losers(self) -> list[str]:
+        return [fault.player_id for fault in self.faults]
+
+    def game_result(self) -> GameResult:
+        return GameResult(
+            status=self.status, winner_player_id=self.winner, drawn_number=self.drawn_number,
+            number_parity=self.number_parity, choices=dict(self.choices), reason=self.reason,
+        )
+
+    def points(self, scoring: ScoringConfig) -> dict[str, float]:
+        """Each player's points under the league's scoring."""
+        losers = set(self.technical_losers)
+        points: dict[str, float] = {}
+        for player in self.players:
+            if player in losers:
+                points[player] = scoring.technical_loss
+            elif self.winner is None:
+                points[player] = scoring.draw
+            else:
+                points[player] = scoring.win if player == self.winner else scoring.loss
+        return points
+
+    def match_result(self, scoring: ScoringConfig) -> MatchResult:
+        details: dict[str, Any] = {
+            "status": self.status,
+            "drawn_number": self.drawn_number,
+            "number_parity": self.number_parity,
+            "choices": dict(self.choices),
+            "technical_losers": self.technical_losers,
+            "reason": self.reason,
+        }
+        return MatchResult(winner=self.winner, score=self.points(scoring), details=details)
+
+
+def played_outcome(state: GameState) -> MatchOutcome:
+    """The outcome of a game played to its end: the one player with the best return wins."""
+    returns = state.returns()
+    best = max(returns.values())
+    leaders = [player for player, value in returns.items() if value == best]
+    winner = leaders[0] if len(leaders) == 1 else None
+    final = state.to_json()
+    choices: dict[str, str | None] = dict(final.get("choices", {}))
+    number, parity = final.get("drawn_number"), final.get("number_parity")
+    picks = ", ".join(f"{player} chose {choice}" for player, choice in choices.items())
+    verdict = f"{winner} wins" if winner else "a draw"
+    return MatchOutcome(
+        status="WIN" if winner else "DRAW", players=state.players, winner=winner,
+        choices=choices, drawn_number=number, number_parity=parity,
+        reason=f"drawn number {number} is {parity}; {picks}: {verdict}",
+    )
+
+
+def technical_outcome(players: Sequence[str], choices: Mapping[str, str | None],
+                      faults: Sequence[Fault]) -> MatchOutcome:
+    """A match decided by faults: the faulty lose, a single sound player wins."""
+    losers = {fault.player_id for fault in faults}
+    sound = [player for player in players if player not in losers]
+    winner = sound[0] if len(sound) == 1 else None
+    reasons = "; ".join(f"{fault.player_id}: {fault.description}" for fault in faults)
+    suffix = f", {winner} wins" if winner else ", no winner"
+    return MatchOutcome(
+        status="TECHNICAL_LOSS", players=tuple(players), winner=winner,
+        choices={player: choices.get(player) for player in players},
+        reason=f"technical loss ({reasons}){suffix}", faults=tuple(faults),
+    )

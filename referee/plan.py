@@ -1,0 +1,50 @@
+"""What a match runner is given: the match to play and where its result goes."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from sdk.config import ScoringConfig
+from sdk.messages import MatchSeat
+
+__all__ = ["LeagueReport", "MatchPlan", "match_seed"]
+
+
+def match_seed(base_seed: int | None, match_id: str) -> int | None:
+    """The seed of one match's draw: ``None`` stays cryptographic; a base seed gives every
+    match its own seed, the same on every run."""
+    if base_seed is None:
+        return None
+    digest = hashlib.sha256(f"{base_seed}:{match_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+@dataclass(frozen=True)
+class MatchPlan:
+    """What to play: the match's ids, its two seats (PLAYER_A first), its seed and scoring."""
+
+    league_id: str
+    round_id: int
+    match_id: str
+    game_type: str
+    seats: tuple[MatchSeat, MatchSeat]
+    seed: int | None
+    scoring: ScoringConfig
+
+    @property
+    def conversation_id(self) -> str:
+        """One conversation per match, on every message of it."""
+        return f"{self.league_id}:{self.match_id}"
+
+    @property
+    def player_ids(self) -> tuple[str, str]:
+        return self.seats[0].player_id, self.seats[1].player_id
+
+
+@dataclass(frozen=True)
+class LeagueReport:
+    """Where the result goes: the League Manager's /mcp and the referee's token for it."""
+
+    endpoint: str
+    auth_token: str

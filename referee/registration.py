@@ -1,0 +1,102 @@
+"""Registration with the League Manager: REFEREE_REGISTER_REQUEST until it answers."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass
+
+from pydantic import ValidationError
+
+from referee.config import REFEREE_VERSION, RefereeSettings
+from sdk.agent_log import AgentLog
+from sdk.client import RpcClient
+from sdk.errors import LeagueSDKError, RemoteError, TransportError
+from sdk.messages import (
+    RefereeMeta,
+    RefereeRegisterRequest,
+    RefereeRegisterResponse,
+    protocol_error_from_validation,
+)
+
+__all__ = ["SAFE_ID", "Registration", "RegistrationRefused", "register_referee"]
+
+SAFE_ID = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
+"""An id that may name a file or folder (ids become paths under SHARED)."""
+
+METHOD = "register_referee"
+RETRY_INTERVAL_SEC = 1.0
+PATIENCE_SEC = 30.0
+
+
+class RegistrationRefused(LeagueSDKError):
+    """The League Manager answered, and the answer was not a usable registration."""
+
+
+@dataclass(frozen=True)
+class Registration:
+    """What the League Manager issued: kept in memory only."""
+
+    referee_id: str
+    auth_token: str
+    league_id: str | None
+
+    def __repr__(self) -> str:
+        return f"Registration(referee_id={self.referee_id!r}, league_id={self.league_id!r})"
+
+
+def _request(settings: RefereeSettings, sender: str,
+             conversation_id: str) -> RefereeRegisterRequest:
+    return RefereeRegisterRequest(
+        sender=sender, conversation_id=conversation_id,
+        referee_meta=RefereeMeta(
+            display_name=settings.display_name, version=REFEREE_VERSION,
+            game_types=list(settings.game_types), contact_endpoint=settings.contact_endpoint,
+            max_concurrent_matches=settings.max_concurrent_matches,
+        ),
+    )
+
+
+def _registration(answer: dict[str, object]) -> Registration:
+    try:
+        response = RefereeRegisterResponse.model_validate(answer)
+    except ValidationError as exc:
+        error = protocol_error_from_validation(exc, RefereeRegisterResponse.MESSAGE_TYPE)
+        raise RegistrationRefused(f"the League Manager's answer is invalid: {error}") from None
+    if response.status != "ACCEPTED":
+        raise RegistrationRefused(f"the League Manager rejected this referee: {response.reason}")
+    if not response.referee_id or not SAFE_ID.match(response.referee_id):
+        raise RegistrationRefused(f"the League Manager issued an unusable referee_id "
+                                  f"{response.referee_id!r}")
+    if not response.auth_token:
+        raise RegistrationRefused("the League Manager accepted this referee but sent no auth_token")
+    if response.league_id is not None and not SAFE_ID.match(response.league_id):
+        raise RegistrationRefused(f"the League Manager sent an unusable league_id "
+                                  f"{response.league_id!r}")
+    return Registration(response.referee_id, response.auth_token, response.league_id)
+
+
+async def register_referee(client: RpcClient, settings: RefereeSettings, *, sender: str,
+                           log: AgentLog) -> Registration:
+    """Register, waiting as long as it takes for the League Manager to come up.
+
+    Raises:
+        RegistrationRefused: it answered with a rejection, an error or an unusable answer.
+    """
+    conversation_id = f"register:{uuid.uuid4().hex}"
+    while True:
+        try:
+            answer = await client.call_until_answered(
+                settings.league_manager_url, METHOD,
+                lambda: _request(settings, sender, conversation_id),
+                interval=RETRY_INTERVAL_SEC, give_up_after=PATIENCE_SEC,
+            )
+        except TransportError as exc:
+            log.log.warning("league_manager_unreachable", endpoint=settings.league_manager_url,
+                            error_code=exc.code.value, reason=exc.description)
+            continue
+        except RemoteError as exc:
+            raise RegistrationRefused(
+                f"the League Manager refused the registration: {exc.code} {exc.description}"
+            ) from None
+        return _registration(answer)

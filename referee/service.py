@@ -1,0 +1,225 @@
+"""The referee as one object: its settings, log, client, registration and running matches.
+
+``start`` (registration in the background) and ``stop`` (cancel matches, close the client
+and the log) are what the app's lifespan calls; tests call them directly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import Literal
+
+import httpx
+from pydantic import BaseModel
+
+from referee.config import RefereeSettings
+from referee.match import MatchRunner
+from referee.match_file import MatchRecord
+from referee.matches import LaunchedMatch, MatchBook
+from referee.plan import LeagueReport, MatchPlan, match_seed
+from referee.registration import Registration, RegistrationRefused, register_referee
+from referee.rules import GameRules, load_rules
+from sdk.agent_log import AgentLog
+from sdk.auth import TokenBook, token_digest, token_matches
+from sdk.client import RpcClient
+from sdk.config import ConfigError, ScoringConfig, SharedDir
+from sdk.errors import ErrorCode, ProtocolError
+from sdk.messages import MatchSeat
+
+__all__ = ["RefereeService", "RefereeState", "RefereeStatus"]
+
+RefereeState = Literal["INIT", "REGISTERED", "ACTIVE", "SHUTDOWN"]
+
+
+class RefereeStatus(BaseModel):
+    """What ``GET /status`` shows."""
+
+    referee_id: str | None
+    display_name: str
+    state: RefereeState
+    league_id: str | None
+    game_types: list[str]
+    running_matches: list[str]
+    finished_matches: int
+    capacity: int
+    registration_error: str | None
+    league_completed: bool
+
+
+class RefereeService:
+    """One referee process."""
+
+    def __init__(self, settings: RefereeSettings, *,
+                 transport: httpx.AsyncBaseTransport | None = None):
+        self.settings = settings
+        self.shared = SharedDir(settings.shared_dir)
+        self.system = self.shared.system()
+        self.rules: dict[str, GameRules] = {
+            game_type: load_rules(self.shared, game_type) for game_type in settings.game_types
+        }
+        slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", settings.display_name).strip("_") or "referee"
+        self._initial_id = f"referee-{slug}-{settings.port}"
+        self.log = AgentLog(self.shared.agent_log_path(self._initial_id), self._initial_id)
+        self.client = RpcClient(self.system, self.log, transport=transport)
+        admin_token = self.system.security.configured_admin_token()
+        self._admin_digest = token_digest(admin_token) if admin_token else None
+        self._tokens = TokenBook()
+        self._registration: Registration | None = None
+        self._registration_error: str | None = None
+        self._registration_task: asyncio.Task[None] | None = None
+        self.registration_settled = asyncio.Event()
+        self._state: RefereeState = "INIT"
+        self._league_completed = False
+        self._scoring: dict[str, ScoringConfig] = {}
+        self.matches = MatchBook(settings.max_concurrent_matches, self.log)
+
+    # -- identity and state ---------------------------------------------------------
+
+    @property
+    def referee_id(self) -> str | None:
+        return self._registration.referee_id if self._registration else None
+
+    @property
+    def agent_id(self) -> str:
+        return self.referee_id or self._initial_id
+
+    @property
+    def state(self) -> RefereeState:
+        return self._state
+
+    def sender(self) -> str:
+        """``referee:<id>`` once registered, ``referee:<display name>`` before."""
+        return f"referee:{self.referee_id or self.settings.display_name}"
+
+    def _set_state(self, state: RefereeState) -> None:
+        if state != self._state:
+            self._state = state
+            self.log.log.info("referee_state", state=state)
+
+    def status(self) -> RefereeStatus:
+        return RefereeStatus(
+            referee_id=self.referee_id, display_name=self.settings.display_name,
+            state=self._state,
+            league_id=self._registration.league_id if self._registration else None,
+            game_types=list(self.settings.game_types),
+            running_matches=self.matches.running_ids,
+            finished_matches=self.matches.finished_count,
+            capacity=self.settings.max_concurrent_matches,
+            registration_error=self._registration_error,
+            league_completed=self._league_completed,
+        )
+
+    # -- start and stop -------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Register in the background (the HTTP side is up at once), or run standalone."""
+        self.log.log.info("referee_starting", endpoint=self.settings.contact_endpoint,
+                          game_types=self.settings.game_types,
+                          capacity=self.settings.max_concurrent_matches)
+        if self.settings.register_with_league:
+            self._registration_task = asyncio.create_task(self._register())
+        else:
+            self.registration_settled.set()
+            self._set_state("ACTIVE")
+
+    async def _register(self) -> None:
+        try:
+            registration = await register_referee(self.client, self.settings,
+                                                  sender=self.sender(), log=self.log)
+        except RegistrationRefused as exc:
+            self._registration_error = str(exc)
+            self.log.log.error("registration_refused", reason=str(exc))
+        else:
+            self._registration = registration
+            self._tokens.remember(registration.referee_id, registration.auth_token)
+            self.log.rename(self.shared.agent_log_path(registration.referee_id),
+                            registration.referee_id)
+            self.log.log.info("registered", referee_id=registration.referee_id,
+                              league_id=registration.league_id)
+            self._set_state("REGISTERED")
+        self.registration_settled.set()
+
+    async def stop(self) -> None:
+        """Cancel what runs (each match writes itself down first), then close client and log."""
+        self._set_state("SHUTDOWN")
+        if self._registration_task is not None:
+            self._registration_task.cancel()
+            await asyncio.gather(self._registration_task, return_exceptions=True)
+        await self.matches.cancel_all()
+        await self.client.aclose()
+        self.log.log.info("referee_stopped")
+        self.log.close()
+
+    # -- matches --------------------------------------------------------------------
+
+    def _scoring_of(self, league_id: str) -> ScoringConfig:
+        if league_id not in self._scoring:
+            try:
+                self._scoring[league_id] = self.shared.league(league_id).scoring
+            except ConfigError as exc:
+                self.log.log.warning("default_scoring", league_id=league_id, reason=str(exc))
+                self._scoring[league_id] = ScoringConfig()
+        return self._scoring[league_id]
+
+    def launch(self, *, league_id: str, round_id: int, match_id: str, game_type: str,
+               seats: list[MatchSeat], seed: int | None, report: bool) -> LaunchedMatch:
+        """Check and start one match as its own task; returns at once.
+
+        Raises:
+            ProtocolError: E019 a game this referee does not run, or a refusal of
+                ``MatchBook.check`` (E002, E015, E017).
+        """
+        if game_type not in self.rules:
+            raise ProtocolError(ErrorCode.UNSUPPORTED_GAME_TYPE,
+                                f"this referee runs {', '.join(self.rules)}, not {game_type!r}")
+        seat_a, seat_b = self.matches.check(league_id, match_id, seats)
+        plan = MatchPlan(league_id=league_id, round_id=round_id, match_id=match_id,
+                         game_type=game_type, seats=(seat_a, seat_b),
+                         seed=match_seed(seed, match_id), scoring=self._scoring_of(league_id))
+        report_to = None
+        if report and self._registration is not None:
+            report_to = LeagueReport(self.settings.league_manager_url,
+                                     self._registration.auth_token)
+        record = MatchRecord(
+            self.shared.match_path(league_id, match_id), match_id=match_id, league_id=league_id,
+            round_id=round_id, game_type=game_type, referee_id=self.agent_id,
+            conversation_id=plan.conversation_id, seats=[seat_a, seat_b],
+            report_status="pending" if report_to else "not_required",
+        )
+        runner = MatchRunner(plan, self.rules[game_type], client=self.client,
+                             system=self.system, log=self.log, record=record,
+                             sender=self.sender(), report_to=report_to)
+        launched = self.matches.start(record, runner)
+        self.log.log.info("match_started", match_id=match_id, league_id=league_id,
+                          round_id=round_id, players=[seat_a.player_id, seat_b.player_id])
+        return launched
+
+    def check_league_token(self, token: str | None) -> None:
+        """The League Manager speaks to this referee with the referee's own token.
+
+        Raises:
+            ProtocolError: E013 not registered yet, E011 no token, E012 a wrong one.
+        """
+        if self._registration is None:
+            raise ProtocolError(ErrorCode.REFEREE_NOT_REGISTERED,
+                                "this referee is not registered with a League Manager")
+        self._tokens.verify(self._registration.referee_id, token,
+                            ErrorCode.REFEREE_NOT_REGISTERED)
+
+    def mark_active(self) -> None:
+        if self._state == "REGISTERED":
+            self._set_state("ACTIVE")
+
+    def mark_league_completed(self, league_id: str) -> None:
+        self._league_completed = True
+        self.log.log.info("league_completed", league_id=league_id)
+
+    # -- admin ----------------------------------------------------------------------
+
+    @property
+    def admin_enabled(self) -> bool:
+        return self._admin_digest is not None
+
+    def admin_token_matches(self, presented: str) -> bool:
+        return self._admin_digest is not None and token_matches(presented, self._admin_digest)

@@ -1,0 +1,141 @@
+"""Whole leagues with every agent a real process on free loopback ports, checked against the
+files they leave: the schedule, each match file and the standings."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from league_cli.launcher import Launcher
+from league_cli.up import LeaguePlan, start_processes, wait_for
+from sdk.config import SharedDir
+from tests.conftest import free_port, make_shared_dir
+
+pytestmark = pytest.mark.e2e
+
+LEAGUE = "league_2025_even_odd"
+STRATEGIES = ["random", "history", "fixed"]
+
+
+@pytest.fixture
+def launcher(tmp_path: Path) -> Iterator[Launcher]:
+    shared = make_shared_dir(tmp_path / "SHARED")
+    launched = Launcher(shared.root)
+    try:
+        yield launched
+    finally:
+        launched.stop_all()
+
+
+def play_league(launcher: Launcher, players: int) -> tuple[str, dict[str, Any]]:
+    plan = LeaguePlan(
+        shared_dir=launcher.shared_dir,
+        players=[(f"Player{i + 1}", free_port(), STRATEGIES[i % 3]) for i in range(players)],
+        referees=[(f"Ref{i + 1}", free_port(), 2) for i in range(2)],
+        lm_port=free_port(),
+    )
+    with httpx.Client(timeout=10) as client:
+        lm_url = start_processes(plan, launcher, client)
+        token = (launcher.shared_dir / "data" / "leagues" / LEAGUE / "admin_token").read_text()
+        started = client.post(f"{lm_url}/start_league",
+                              headers={"Authorization": f"Bearer {token.strip()}"})
+        assert started.status_code == 200, started.text
+        wait_for(lambda: client.get(f"{lm_url}/status").json()["state"] == "COMPLETED", 90,
+                 "the league to complete")
+        return lm_url, client.get(f"{lm_url}/standings").json()
+
+
+def recompute_standings(shared: SharedDir, matches: list[dict[str, Any]]) -> dict[str, Counter]:
+    """Points and counts per player, from the referees' match files and the league scoring."""
+    scoring = shared.league(LEAGUE).scoring
+    table: dict[str, Counter] = {}
+    for match in matches:
+        report = match["result"]["report"]
+        ids = [p["player_id"] for p in match["players"]]
+        losers = set(report["details"].get("technical_losers", []))
+        for player in ids:
+            row = table.setdefault(player, Counter())
+            row["played"] += 1
+            if player in losers:
+                row["losses"] += 1
+                row["points"] += scoring.technical_loss
+            elif report["winner"] is None:
+                row["draws"] += 1
+                row["points"] += scoring.draw
+            elif report["winner"] == player:
+                row["wins"] += 1
+                row["points"] += scoring.win
+            else:
+                row["losses"] += 1
+                row["points"] += scoring.loss
+    return table
+
+
+def check_transcript(match: dict[str, Any]) -> None:
+    states = [entry["state"] for entry in match["lifecycle"]]
+    assert states == ["WAITING_FOR_PLAYERS", "COLLECTING_CHOICES", "DRAWING_NUMBER",
+                      "FINISHED"], f"{match['match_id']}: lifecycle {states}"
+    assert match["report_status"] == "reported", match["match_id"]
+    transcript = match["transcript"]
+    for seat in match["players"]:
+        seen = [(e["direction"], e["method"]) for e in transcript
+                if e["peer"] == seat["player_id"]]
+        for step in [("sent", "handle_game_invitation"), ("received", "handle_game_invitation"),
+                     ("sent", "choose_parity"), ("received", "choose_parity"),
+                     ("sent", "notify_match_result")]:
+            assert step in seen, f"{match['match_id']}: {step} missing for {seat['player_id']}"
+    reported = [e for e in transcript if e["method"] == "report_match_result"]
+    assert reported, f"{match['match_id']}: no MATCH_RESULT_REPORT in the transcript"
+    assert all(e.get("message", {}).get("auth_token") in (None, "") or
+               str(e["message"]["auth_token"]).endswith("…") for e in transcript), \
+        "a token appears in full in a match file"
+
+
+@pytest.mark.parametrize("players", [4, 5])
+def test_a_whole_league_over_http(launcher: Launcher, players: int) -> None:
+    lm_url, standings = play_league(launcher, players)
+    shared = SharedDir(launcher.shared_dir)
+    schedule = json.loads((shared.league_dir(LEAGUE) / "rounds.json").read_text())
+    scheduled = [m for r in schedule["rounds"] for m in r["matches"]]
+    pairs = Counter(frozenset((m["player_A_id"], m["player_B_id"])) for m in scheduled)
+    ids = [p["player_id"] for p in schedule["players"]]
+    assert set(pairs) == {frozenset(pair) for pair in combinations(ids, 2)}, "a pair is missing"
+    assert set(pairs.values()) == {1}, "a pair met twice"
+    assert len(schedule["rounds"]) == (players - 1 if players % 2 == 0 else players)
+
+    match_files = sorted((shared.data_dir / "matches" / LEAGUE).glob("*.json"))
+    matches = [json.loads(path.read_text()) for path in match_files]
+    assert sorted(m["match_id"] for m in matches) == sorted(m["match_id"] for m in scheduled)
+    for match in matches:
+        check_transcript(match)
+
+    recomputed = recompute_standings(shared, matches)
+    for row in standings["standings"]:
+        mine = recomputed[row["player_id"]]
+        assert (row["played"], row["wins"], row["draws"], row["losses"], row["points"]) == (
+            mine["played"], mine["wins"], mine["draws"], mine["losses"], mine["points"]
+        ), f"{row['player_id']}: standings disagree with the match files"
+        assert row["played"] == players - 1
+    on_disk = json.loads((shared.league_dir(LEAGUE) / "standings.json").read_text())
+    assert on_disk["standings"] == standings["standings"]
+
+    with httpx.Client(timeout=10) as client:
+        for process in launcher.processes:
+            if process.kind == "player":
+                status = client.get(f"{process.base_url}/status").json()
+                assert status["state"] == "SHUTDOWN", f"{process.name} missed LEAGUE_COMPLETED"
+        completed = [
+            json.loads(line) for path in (shared.logs_dir / "agents").glob("P*.log.jsonl")
+            for line in path.read_text().splitlines()
+            if '"LEAGUE_COMPLETED"' in line and '"message_received"' in line
+        ]
+        assert len(completed) == players, "every player logged LEAGUE_COMPLETED once"
+        league_log = shared.league_log_path(LEAGUE).read_text()
+        assert '"league_completed"' in league_log
