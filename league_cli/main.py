@@ -37,6 +37,12 @@ def _lm_base(shared: SharedDir, lm_url: str | None) -> str:
     return shared.system().league_manager.base_url
 
 
+def _problems(exc: Any) -> str:
+    """A pydantic ValidationError as one line: each bad setting and why."""
+    return "; ".join(f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
+                     for err in exc.errors(include_url=False))
+
+
 def _fail(message: str) -> None:
     console.print(f"[red]error:[/red] {message}")
     raise typer.Exit(1)
@@ -52,17 +58,22 @@ def manager(
         help="start the league once this many players registered")] = None,
 ) -> None:
     """Run the League Manager."""
+    from pydantic import ValidationError
+
     from league_manager.app import run
     from league_manager.config import LeagueManagerSettings
 
     shared = _shared(shared_dir)
     try:
-        run(LeagueManagerSettings(
+        settings = LeagueManagerSettings(
             shared_dir=shared.root, host=host,
-            port=port or shared.system().league_manager.port, league_id=league_id,
-            auto_start_players=auto_start_players))
+            port=shared.system().league_manager.port if port is None else port,
+            league_id=league_id, auto_start_players=auto_start_players)
+        run(settings)
     except ConfigError as exc:
         _fail(str(exc))
+    except ValidationError as exc:
+        _fail(_problems(exc))
 
 
 @app.command()
@@ -75,22 +86,29 @@ def referee(
     max_concurrent: Annotated[int | None, typer.Option(
         help="max concurrent matches (default: defaults/referee.json)")] = None,
     seed: Annotated[int | None, typer.Option(help="seed for reproducible draws")] = None,
+    standalone: Annotated[bool, typer.Option(
+        help="do not register with a League Manager (serve /run_match only)")] = False,
 ) -> None:
     """Run a Referee; it registers with the League Manager."""
+    from pydantic import ValidationError
+
     from referee.app import run
     from referee.config import RefereeSettings
 
     shared = _shared(shared_dir)
     try:
         defaults = shared.referee_defaults()
-        run(RefereeSettings(
-            shared_dir=shared.root, host=host, port=port or defaults.port,
+        settings = RefereeSettings(
+            shared_dir=shared.root, host=host, port=defaults.port if port is None else port,
             display_name=name or defaults.display_name,
             league_manager_url=f"{_lm_base(shared, lm_url)}/mcp",
             max_concurrent_matches=max_concurrent or defaults.max_concurrent_matches,
-            game_types=defaults.game_types, seed=seed))
+            game_types=defaults.game_types, seed=seed, join_league=not standalone)
     except ConfigError as exc:
         _fail(str(exc))
+    except ValidationError as exc:
+        _fail(_problems(exc))
+    run(settings)
 
 
 @app.command()
@@ -128,7 +146,7 @@ def player(
     try:
         defaults = shared.player_defaults()
         settings = PlayerSettings(
-            shared_dir=shared.root, host=host, port=port or defaults.port,
+            shared_dir=shared.root, host=host, port=defaults.port if port is None else port,
             display_name=name or defaults.display_name,
             league_manager_url=f"{_lm_base(shared, lm_url)}/mcp",
             strategy=strategy or defaults.strategy, strategy_options=options,
@@ -136,7 +154,7 @@ def player(
     except ConfigError as exc:
         _fail(str(exc))
     except ValidationError as exc:
-        _fail("; ".join(err["msg"] for err in exc.errors(include_url=False)))
+        _fail(_problems(exc))
     run(settings)
 
 

@@ -17,8 +17,7 @@ REFEREE_VERSION = "1.0.0"
 class RefereeSettings(BaseModel):
     """How one referee process runs; ``league referee`` fills it from flags and defaults."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, validate_by_name=True,
-                              validate_by_alias=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     shared_dir: Path
     host: str = Field(default="127.0.0.1", min_length=1)
@@ -28,9 +27,8 @@ class RefereeSettings(BaseModel):
     max_concurrent_matches: int = Field(ge=1, le=1000)
     game_types: list[str] = Field(default_factory=lambda: ["even_odd"], min_length=1)
     seed: int | None = None
-    register_with_league: bool = Field(default=True, alias="register")
-    """``register=False`` runs standalone (for /run_match). The field has another name
-    because ``register`` is a method of every pydantic model's metaclass."""
+    join_league: bool = True
+    """Register with the League Manager at start-up (False: standalone, for /run_match)."""
 
     @field_validator("display_name")
     @classmethod

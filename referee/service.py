@@ -117,7 +117,7 @@ class RefereeService:
         self.log.log.info("referee_starting", endpoint=self.settings.contact_endpoint,
                           game_types=self.settings.game_types,
                           capacity=self.settings.max_concurrent_matches)
-        if self.settings.register_with_league:
+        if self.settings.join_league:
             self._registration_task = asyncio.create_task(self._register())
         else:
             self.registration_settled.set()

@@ -96,7 +96,7 @@ async def test_a_rejected_registration_is_shown_in_status(
 
 async def test_a_standalone_referee_never_calls_the_league_manager(
         fast_shared: SharedDir, lm: FakeLeagueManager) -> None:
-    settings = referee_settings(fast_shared, register=False)
+    settings = referee_settings(fast_shared, join_league=False)
     async with running_referee(settings, Network(lm)) as (http, _):
         status = (await http.get("/status")).json()
     assert status["state"] == "ACTIVE" and status["referee_id"] is None
@@ -141,7 +141,7 @@ def run_body(a: ScriptedPlayer, b: ScriptedPlayer, **extra: Any) -> dict[str, An
 async def test_run_match_is_refused_when_no_admin_token_is_configured(
         fast_shared: SharedDir, lm: FakeLeagueManager) -> None:
     a, b = ScriptedPlayer("P01"), ScriptedPlayer("P02")
-    settings = referee_settings(fast_shared, register=False)
+    settings = referee_settings(fast_shared, join_league=False)
     async with running_referee(settings, Network(a, b)) as (http, _):
         response = await http.post("/run_match", json=run_body(a, b),
                                    headers={"Authorization": "Bearer anything"})
@@ -155,7 +155,7 @@ async def test_run_match_is_refused_when_no_admin_token_is_configured(
 async def test_run_match_needs_the_admin_token(
         admin_shared: SharedDir, headers: dict[str, str], status: int) -> None:
     a, b = ScriptedPlayer("P01"), ScriptedPlayer("P02")
-    settings = referee_settings(admin_shared, register=False)
+    settings = referee_settings(admin_shared, join_league=False)
     async with running_referee(settings, Network(a, b)) as (http, _):
         response = await http.post("/run_match", json=run_body(a, b), headers=headers)
     assert response.status_code == status
@@ -178,7 +178,7 @@ async def test_run_match_needs_the_admin_token(
 ])
 async def test_run_match_refuses_bad_bodies_with_a_reason(
         admin_shared: SharedDir, body: bytes, status: int, words: str) -> None:
-    settings = referee_settings(admin_shared, register=False)
+    settings = referee_settings(admin_shared, join_league=False)
     async with running_referee(settings, Network()) as (http, _):
         response = await http.post("/run_match", content=body,
                                    headers={"Authorization": f"Bearer {ADMIN}"})
@@ -189,7 +189,7 @@ async def test_run_match_refuses_bad_bodies_with_a_reason(
 async def test_run_match_plays_a_match_and_returns_its_result(
         admin_shared: SharedDir, lm: FakeLeagueManager) -> None:
     a, b = ScriptedPlayer("P01", "even"), ScriptedPlayer("P02", "even")
-    settings = referee_settings(admin_shared, register=False)
+    settings = referee_settings(admin_shared, join_league=False)
     auth = {"Authorization": f"Bearer {ADMIN}"}
     async with running_referee(settings, Network(lm, a, b)) as (http, service):
         response = await http.post("/run_match", headers=auth,

@@ -19,9 +19,9 @@ GOOD: dict[str, Any] = {
 def test_good_settings_and_their_defaults() -> None:
     settings = RefereeSettings(**GOOD)
     assert (settings.host, settings.game_types, settings.seed) == ("127.0.0.1", ["even_odd"], None)
-    assert settings.register_with_league is True
+    assert settings.join_league is True
     assert settings.contact_endpoint == "http://127.0.0.1:8001/mcp"
-    assert RefereeSettings(**GOOD, register=False).register_with_league is False
+    assert RefereeSettings(**GOOD, join_league=False).join_league is False
     assert RefereeSettings(**GOOD, seed=7).seed == 7
 
 

@@ -75,7 +75,7 @@ async def test_start_match_without_the_referees_token_is_refused(
 async def test_an_unregistered_referee_takes_no_league_match(
         fast_shared: SharedDir, network: Network,
         players: tuple[ScriptedPlayer, ScriptedPlayer]) -> None:
-    settings = referee_settings(fast_shared, register=False)
+    settings = referee_settings(fast_shared, join_league=False)
     async with running_referee(settings, network) as (http, _):
         answer = await rpc(http, "start_match", start_match(*players))
         assert answer["error_code"] == "E013"
@@ -196,7 +196,7 @@ def answered(service: RefereeService, player_id: str) -> Callable[[], bool]:
 @pytest.mark.parametrize(("params", "code"), [({"match_id": "R7M7"}, "E006"), ({}, "E003")])
 async def test_get_match_state_of_nothing(fast_shared: SharedDir, network: Network,
                                           params: dict[str, Any], code: str) -> None:
-    async with running_referee(referee_settings(fast_shared, register=False), network) as (
+    async with running_referee(referee_settings(fast_shared, join_league=False), network) as (
             http, _):
         answer = await rpc(http, "get_match_state", params)
         assert answer["error_code"] == code
