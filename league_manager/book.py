@@ -1,7 +1,10 @@
 """The League Manager's durable record of one league: the schedule (``rounds.json``), the
 results journal (``journal.jsonl``, appended and fsynced before a result is acknowledged)
-and the standings (``standings.json``, with a version counter). A restarted League Manager
-rebuilds everything from these files."""
+and the standings (``standings.json``). A restarted League Manager rebuilds everything from
+these files; the journal is the truth, the two snapshots are written once per round.
+
+The standings' version counter is the number of results counted, so it grows with every
+accepted result and means the same after a restart."""
 
 from __future__ import annotations
 
@@ -79,12 +82,9 @@ class LeagueBook:
         self.rounds: list[RoundRecord] = []
         self.matches: dict[str, MatchRecord] = {}
         self.results: dict[str, ResultRecord] = {}
-        self.standings_version = 0
         self.table = StandingsTable([], scoring)
         if self._rounds_path.exists():
             self._load_schedule(read_json(self._rounds_path))
-        if self._standings_path.exists():
-            self.standings_version = int(read_json(self._standings_path).get("version", 0))
         for raw in Journal.read(journal_path):
             self._apply(ResultRecord.model_validate(raw))
         self._journal = Journal(journal_path)
@@ -119,11 +119,14 @@ class LeagueBook:
         """The first round not completed yet."""
         return next((r for r in self.rounds if r.status != "COMPLETED"), None)
 
+    @property
+    def standings_version(self) -> int:
+        return len(self.results)
+
     def record(self, result: ResultRecord) -> None:
-        """Journal a result (fsynced), then count it and write the standings."""
+        """Journal a result (fsynced), then count it; ``write_standings`` snapshots later."""
         self._journal.append(result.model_dump())
         self._apply(result)
-        self.write_standings()
 
     def _apply(self, result: ResultRecord) -> None:
         if result.match_id in self.results:
@@ -161,7 +164,6 @@ class LeagueBook:
         }
 
     def write_standings(self) -> dict[str, Any]:
-        self.standings_version += 1
         return write_document(self._standings_path, self.standings_document())
 
     def schedule_document(self) -> dict[str, Any]:

@@ -12,11 +12,11 @@ from __future__ import annotations
 import asyncio
 from collections import defaultdict
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from league_manager.agents import RegisteredAgent
 from league_manager.book import LeagueStatus, MatchRecord, RoundRecord
-from sdk.errors import RemoteError, TransportError
+from sdk.errors import ErrorCode, RemoteError, TransportError
 from sdk.messages import (
     Champion,
     FinalStanding,
@@ -36,6 +36,9 @@ if TYPE_CHECKING:
     from league_manager.service import LeagueManager
 
 __all__ = ["RoundRunner"]
+
+HandOver = Literal["started", "busy", "failed"]
+_BUSY_RETRY_SEC = 0.05
 
 
 class RoundRunner:
@@ -115,10 +118,9 @@ class RoundRunner:
 
     async def _play_round(self, round_record: RoundRecord) -> None:
         lm, book = self._lm, self._lm.book
-        book.mark_round(round_record, "RUNNING")
         pending = [m for m in round_record.matches if m.match_id not in book.results]
         self._preassign(pending)
-        book.write_rounds()
+        book.mark_round(round_record, "RUNNING")
         lm.event("round_started", round_id=round_record.round_id, matches=len(pending))
         await self._broadcast("notify_round", self._scheduled_players(),
                               lambda agent: RoundAnnouncement(
@@ -132,6 +134,7 @@ class RoundRunner:
                                            for m in round_record.matches]))
         await asyncio.gather(*(self._play_match(match) for match in pending))
         book.mark_round(round_record, "COMPLETED")
+        book.write_standings()
         summary = self._summary(round_record)
         lm.event("round_completed", round_id=round_record.round_id, **summary.model_dump())
         next_round = book.current_round()
@@ -223,8 +226,11 @@ class RoundRunner:
         policy = lm.system.retry_policy
         done = self._done[match.match_id]
         failures = 0
+        busy = False
         while match.match_id not in book.results:
-            if failures:
+            if busy:  # the referee is still finishing a match we counted as done: no fault
+                await asyncio.sleep(_BUSY_RETRY_SEC)
+            elif failures:
                 await asyncio.sleep(policy.delay(min(failures, policy.max_retries or 1)))
             referee = self._pick_referee(match, failures)
             if referee is None:
@@ -234,20 +240,24 @@ class RoundRunner:
             async with self._slots[referee.agent_id]:
                 if match.match_id in book.results:
                     return
-                if await self._hand_over(match, referee):
-                    self._running[referee.agent_id] += 1
-                    try:
-                        await asyncio.wait_for(done.wait(), lm.config.match_timeout_sec)
-                    except asyncio.TimeoutError:
-                        lm.event("match_timed_out", match_id=match.match_id,
-                                 referee_id=referee.agent_id)
-                        failures += 1
-                    finally:
-                        self._running[referee.agent_id] -= 1
-                else:
+                handed = await self._hand_over(match, referee)
+                busy = handed == "busy"
+                if busy:
+                    continue
+                if handed == "failed":
                     failures += 1
+                    continue
+                self._running[referee.agent_id] += 1
+                try:
+                    await asyncio.wait_for(done.wait(), lm.config.match_timeout_sec)
+                except asyncio.TimeoutError:
+                    lm.event("match_timed_out", match_id=match.match_id,
+                             referee_id=referee.agent_id)
+                    failures += 1
+                finally:
+                    self._running[referee.agent_id] -= 1
 
-    async def _hand_over(self, match: MatchRecord, referee: RegisteredAgent) -> bool:
+    async def _hand_over(self, match: MatchRecord, referee: RegisteredAgent) -> HandOver:
         lm = self._lm
         match.referee_id, match.referee_endpoint = referee.agent_id, referee.contact_endpoint
         match.status = "ASSIGNED"
@@ -260,15 +270,17 @@ class RoundRunner:
             lm.set_state(referee.agent_id, "SUSPENDED")
             lm.event("start_match_failed", match_id=match.match_id, referee_id=referee.agent_id,
                      error_code=exc.code.value, reason=exc.description)
-            return False
+            return "failed"
         except RemoteError as exc:
+            if exc.code == ErrorCode.CAPACITY_EXCEEDED.value:
+                return "busy"
             lm.event("start_match_refused", match_id=match.match_id,
                      referee_id=referee.agent_id, error_code=exc.code, reason=exc.description)
-            return False
+            return "failed"
         lm.set_state(referee.agent_id, "ACTIVE")
         if match.status == "ASSIGNED":
             match.status = "RUNNING"
-        return True
+        return "started"
 
     # -- notifications ---------------------------------------------------------------
 

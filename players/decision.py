@@ -89,7 +89,11 @@ class StrategyRunner:
 
     async def _run(self, budget: float, function: Callable[..., Any], *args: Any) -> _Outcome:
         """Run in a worker thread; a call still running after ``budget`` is abandoned (a
-        thread cannot be stopped; the lock keeps the next call waiting until it returns)."""
+        thread cannot be stopped; the lock keeps the next call waiting until it returns).
+        A strategy classified ``inline`` runs here directly: a thread hop per move costs
+        more than such a strategy's whole decision."""
+        if self.strategy.classifier.inline:
+            return self._guarded(function, *args)
         return await asyncio.wait_for(asyncio.to_thread(self._guarded, function, *args), budget)
 
     def budget(self, view: MoveView) -> float:

@@ -161,7 +161,7 @@ class PlayerHistory:
     def save(self) -> None:
         if self.path is None:
             return
-        written = write_document(self.path, self._payload())
+        written = write_document(self.path, self._payload(), indent=None)
         self._last_updated = written["last_updated"]
 
     def document(self) -> dict[str, Any]:

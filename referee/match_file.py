@@ -1,5 +1,5 @@
 """The match file ``SHARED/data/matches/<league_id>/<match_id>.json``: the referee's record of
-one match, rewritten atomically at each state change so a crash leaves the latest state.
+one match, written atomically when it is decided and again after its report.
 
 Fields: match_id, league_id, round_id, game_type, referee_id, conversation_id, players
 [{player_id, display_name, role, endpoint}], lifecycle [{state, at}], transcript (every
@@ -30,6 +30,7 @@ ReportStatus = Literal["pending", "not_required", "reported", "unreported", "rej
 Direction = Literal["sent", "received", "failed"]
 
 HIDDEN = "hidden until GAME_OVER"
+_SAVED_STATES: frozenset[str] = frozenset({"FINISHED", "ABORTED"})
 _SECRET_MOVE_FIELDS = frozenset({"parity_choice", "move_data"})
 
 
@@ -106,9 +107,13 @@ class MatchRecord:
         return result
 
     def enter(self, state: MatchState) -> None:
-        """A lifecycle change, timed, saved at once."""
+        """A lifecycle change, timed. The file is written when the match is decided (before
+        anyone is told) and after the report; the states before live in memory, as the
+        transcript does (``get_match_state`` shows them), because a write costs more than
+        the rest of a match's work. A match cut short is written as ABORTED."""
         self._doc["lifecycle"].append({"state": state, "at": utc_now_str()})
-        self.save()
+        if state in _SAVED_STATES:
+            self.save()
 
     def note(self, direction: Direction, method: str, peer: str,
              message: dict[str, Any] | None = None, error: dict[str, str] | None = None) -> None:
@@ -123,8 +128,8 @@ class MatchRecord:
         })
 
     def set_result(self, result: dict[str, Any]) -> None:
+        """The result, written with the FINISHED state that follows it."""
         self._doc["result"] = copy.deepcopy(result)
-        self.save()
 
     def set_report_status(self, status: ReportStatus, detail: str | None = None) -> None:
         self._doc["report_status"] = status
@@ -141,4 +146,4 @@ class MatchRecord:
         return document
 
     def save(self) -> None:
-        write_document(self.path, self._doc)
+        write_document(self.path, self._doc, indent=None)

@@ -76,11 +76,18 @@ class MatchBook:
             where = "is running" if key in self._running else "has finished"
             raise ProtocolError(ErrorCode.INVALID_STATE,
                                 f"match {match_id} of {league_id} {where} on this referee")
-        if len(self._running) >= self.capacity:
+        if self.busy >= self.capacity:
             raise ProtocolError(ErrorCode.CAPACITY_EXCEEDED,
-                                f"this referee already runs {len(self._running)} match(es), its "
+                                f"this referee already runs {self.busy} match(es), its "
                                 "maximum; try again when one ends")
         return by_role["PLAYER_A"], by_role["PLAYER_B"]
+
+    @property
+    def busy(self) -> int:
+        """Matches still being played. A decided match that is only announcing its result
+        and reporting it holds no slot: the League Manager hands out the next match as soon
+        as the report arrives, which is before the reporting task ends."""
+        return sum(1 for launched in self._running.values() if not launched.record.finished)
 
     def start(self, record: MatchRecord, runner: MatchRunner) -> LaunchedMatch:
         """Run the match as its own task; it moves to the finished ones when it ends."""

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO
 
+import orjson
 import structlog
 
 from sdk.auth import redact_tokens
@@ -26,7 +27,8 @@ _PROCESSORS: list[Any] = [
     structlog.processors.TimeStamper(fmt="iso", utc=True, key="timestamp"),
     _redact,
     structlog.processors.format_exc_info,
-    structlog.processors.JSONRenderer(ensure_ascii=False, default=str),
+    structlog.processors.JSONRenderer(serializer=orjson.dumps, default=str,
+                                      option=orjson.OPT_NON_STR_KEYS),
 ]
 
 
@@ -37,7 +39,7 @@ class AgentLog:
     """
 
     def __init__(self, path: Path, agent_id: str):
-        self._handle: TextIO | None = None
+        self._handle: BinaryIO | None = None
         self._open(path, agent_id)
 
     def _open(self, path: Path, agent_id: str) -> None:
@@ -46,9 +48,9 @@ class AgentLog:
             self._handle.close()
         self.path = path
         self.agent_id = agent_id
-        self._handle = open(path, "a", encoding="utf-8")  # noqa: SIM115 - lives with the agent
+        self._handle = open(path, "ab")  # noqa: SIM115 - lives with the agent
         self._logger = structlog.wrap_logger(
-            structlog.WriteLogger(self._handle),
+            structlog.BytesLogger(self._handle),
             processors=_PROCESSORS,
             wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG),
         ).bind(agent_id=agent_id)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import ssl
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -39,18 +40,36 @@ class RpcClient:
         self._system = system
         self._log = log
         self._ids = itertools.count(1)
-        limits = httpx.Limits(
+        self._limits = httpx.Limits(
             max_connections=system.http.max_connections,
             max_keepalive_connections=system.http.max_connections,
         )
-        self._http = httpx.AsyncClient(limits=limits, timeout=None, transport=transport)
+        self._transport = transport
+        self._pools: dict[str, httpx.AsyncClient] = {}
+        self._ssl_context: ssl.SSLContext | None = None
+
+    def _pool_for(self, endpoint: str) -> httpx.AsyncClient:
+        """One connection pool per peer: httpcore checks every pooled connection on each
+        request, so a single pool shared by hundreds of peers makes every call slower."""
+        url = httpx.URL(endpoint)
+        origin = f"{url.scheme}://{url.host}:{url.port}"
+        pool = self._pools.get(origin)
+        if pool is None:
+            if self._ssl_context is None:  # loading the CA store costs milliseconds: once
+                self._ssl_context = httpx.create_ssl_context()
+            pool = httpx.AsyncClient(limits=self._limits, timeout=None, transport=self._transport,
+                                     verify=self._ssl_context)
+            self._pools[origin] = pool
+        return pool
 
     @property
     def retry_policy(self) -> RetryPolicy:
         return self._system.retry_policy
 
     async def aclose(self) -> None:
-        await self._http.aclose()
+        pools, self._pools = list(self._pools.values()), {}
+        for pool in pools:
+            await pool.aclose()
 
     async def call(
         self,
@@ -95,13 +114,17 @@ class RpcClient:
         self._log.message("message_sent", params, method=method, peer=endpoint)
         try:
             response = await asyncio.wait_for(
-                self._http.post(endpoint, content=json.dumps(request),
+                self._pool_for(endpoint).post(endpoint, content=json.dumps(request),
                                 headers={"content-type": "application/json"}),
                 timeout=limit,
             )
         except (asyncio.TimeoutError, httpx.TimeoutException):
             raise TransportError(
                 ErrorCode.TIMEOUT_ERROR, f"{endpoint} did not answer {method} within {limit:g} s"
+            ) from None
+        except httpx.InvalidURL:
+            raise TransportError(
+                ErrorCode.CONNECTION_ERROR, f"{endpoint!r} is not a URL we can call for {method}"
             ) from None
         except (httpx.TransportError, OSError) as exc:
             raise TransportError(

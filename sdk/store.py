@@ -31,14 +31,19 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def atomic_write_json(path: Path, payload: Any) -> None:
+def atomic_write_json(path: Path, payload: Any, *, indent: int | None = 2) -> None:
     """Write JSON so a reader sees the old file or the new one, never half of either:
-    temp file in the same folder, fsync, rename, fsync of the folder."""
+    temp file in the same folder, fsync, rename, fsync of the folder.
+
+    ``indent=None`` writes one compact line, about five times faster to encode (Python's
+    C encoder only runs without indent): for files rewritten many times per match.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(payload, ensure_ascii=False, indent=indent)
     fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(payload, handle, ensure_ascii=False, indent=2)
+            handle.write(text)
             handle.write("\n")
             handle.flush()
             os.fsync(handle.fileno())
@@ -49,10 +54,11 @@ def atomic_write_json(path: Path, payload: Any) -> None:
     _fsync_dir(path.parent)
 
 
-def write_document(path: Path, payload: dict[str, Any]) -> dict[str, Any]:
+def write_document(path: Path, payload: dict[str, Any], *, indent: int | None = 2
+                   ) -> dict[str, Any]:
     """Atomically write a data file stamped with schema_version and last_updated."""
     document = {"schema_version": SCHEMA_VERSION, "last_updated": utc_now_str(), **payload}
-    atomic_write_json(path, document)
+    atomic_write_json(path, document, indent=indent)
     return document
 
 

@@ -68,11 +68,14 @@ class MoveView(BaseModel):
 
 @dataclass(frozen=True)
 class Classifier:
-    """What kind of strategy this is: how many past matches it reads (None: all of them)
-    and whether it uses randomness (then it takes a ``seed`` option)."""
+    """What kind of strategy this is: how many past matches it reads (None: all of them),
+    whether it uses randomness (then it takes a ``seed`` option), and whether it is known
+    to answer at once (``inline``: run on the event loop, as the shipped strategies are;
+    any other runs in a worker thread, so a slow one can be abandoned at its deadline)."""
 
     memory_depth: int | None = None
     stochastic: bool = False
+    inline: bool = False
 
 
 class Strategy:

@@ -35,7 +35,7 @@ class RandomStrategy(_Seeded):
     """Uniform over the legal moves. The baseline every other strategy should beat
     (it cannot be exploited: 1.25 points per match expected against anyone)."""
 
-    classifier: ClassVar[Classifier] = Classifier(memory_depth=0, stochastic=True)
+    classifier: ClassVar[Classifier] = Classifier(memory_depth=0, stochastic=True, inline=True)
 
     def choose(self, view: MoveView) -> str:
         return self._rng.choice(view.legal_moves)
@@ -46,7 +46,7 @@ class FixedStrategy(Strategy):
     """Always the same parity (option ``choice``, default "even"): a predictable opponent
     for testing the others."""
 
-    classifier: ClassVar[Classifier] = Classifier(memory_depth=0, stochastic=False)
+    classifier: ClassVar[Classifier] = Classifier(memory_depth=0, stochastic=False, inline=True)
 
     def __init__(self, choice: str = "even"):
         if choice not in PARITIES:
@@ -65,7 +65,7 @@ class HistoryStrategy(_Seeded):
     Different picks give 1.5 points expected, the same pick a sure 1-point draw.
     """
 
-    classifier: ClassVar[Classifier] = Classifier(memory_depth=None, stochastic=True)
+    classifier: ClassVar[Classifier] = Classifier(memory_depth=None, stochastic=True, inline=True)
 
     def choose(self, view: MoveView) -> str:
         seen = [m.opponent_choice for m in view.against_opponent

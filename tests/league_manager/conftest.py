@@ -42,6 +42,8 @@ class World:
     tokens: dict[str, str] = field(default_factory=dict)
     ids: dict[str, str] = field(default_factory=dict)
     dead: set[str] = field(default_factory=set)
+    busy_once: set[str] = field(default_factory=set)
+    """match ids whose first start_match the referee refuses with E017 (still busy)"""
     decide: Callable[[dict[str, Any]], str | None] = lambda start: start["players"][0]["player_id"]
     running: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     peak: dict[str, int] = field(default_factory=lambda: defaultdict(int))
@@ -104,7 +106,11 @@ class World:
         body = json.loads(request.content)
         method, params = body["method"], body["params"]
         self.received[endpoint].append((method, params))
-        if method == "start_match":
+        if method == "start_match" and params["match_id"] in self.busy_once:
+            self.busy_once.discard(params["match_id"])
+            result = envelope("LEAGUE_ERROR", "referee:x", error_code="E017",
+                              error_description="this referee already runs 2 match(es)")
+        elif method == "start_match":
             self.tasks.append(asyncio.create_task(self._referee_plays(endpoint, params)))
             result = envelope("START_MATCH_ACK", "referee:x", match_id=params["match_id"],
                               accepted=True)

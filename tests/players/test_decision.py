@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import threading
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 from players.decision import MIN_BUDGET_SEC, StrategyRunner
-from players.strategies import MoveView, build_strategy
+from players.strategies import Classifier, MoveView, Strategy, build_strategy
 from sdk.agent_log import AgentLog
 from sdk.timeutil import utc_now
 
@@ -30,3 +31,30 @@ def test_the_budget_is_the_deadline_less_the_margin_within_bounds(
 
     log.close()
     assert low <= budget <= high
+
+
+async def test_shipped_strategies_decide_on_the_event_loop_others_in_a_thread(
+    tmp_path: Path,
+) -> None:
+    seen: list[str] = []
+
+    class Quick(Strategy):
+        classifier = Classifier(inline=True)
+
+        def choose(self, view: MoveView) -> str:
+            seen.append(threading.current_thread().name)
+            return "odd"
+
+    class Careful(Quick):
+        classifier = Classifier()
+
+    log = AgentLog(tmp_path / "P01.log.jsonl", "P01")
+    view = MoveView(match_id="R1M1", player_id="P01", opponent_id="P02",
+                    deadline=utc_now() + timedelta(seconds=10))
+    for strategy in (Quick(), Careful()):
+        runner = StrategyRunner(strategy, log, margin_sec=0.1, max_budget_sec=5)
+        decision = await runner.choose(view)
+        assert decision.choice == "odd" and decision.fallback is None
+    log.close()
+    assert seen[0] == threading.main_thread().name, "an inline strategy runs on the loop"
+    assert seen[1] != threading.main_thread().name, "any other strategy runs in a thread"

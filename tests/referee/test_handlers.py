@@ -150,6 +150,30 @@ async def test_start_match_over_capacity_is_refused(
         assert service.status().capacity == 1
 
 
+async def test_a_decided_match_that_is_still_reporting_holds_no_slot(
+        fast_shared: SharedDir, network: Network, lm: FakeLeagueManager,
+        players: tuple[ScriptedPlayer, ScriptedPlayer]) -> None:
+    a, b = players
+    release_report = asyncio.Event()
+
+    async def slow_ack(params: dict[str, Any]) -> dict[str, Any]:
+        lm.reported.set()
+        await release_report.wait()
+        return FakeLeagueManager.answer(lm, "report_match_result", params)
+
+    lm.overrides["report_match_result"] = slow_ack
+    settings = referee_settings(fast_shared, max_concurrent_matches=1)
+    async with running_referee(settings, network) as (http, service):
+        await registered(service)
+        assert (await rpc(http, "start_match", start_match(a, b)))["accepted"] is True
+        await asyncio.wait_for(lm.reported.wait(), timeout=5)
+        assert service.status().running_matches == ["R1M1"], "R1M1 is still reporting"
+        second = await rpc(http, "start_match", start_match(a, b, match_id="R1M2"))
+        assert second.get("accepted") is True, second
+        release_report.set()
+        await eventually(idle(service))
+
+
 async def test_get_match_state_hides_moves_until_the_match_is_over(
         tmp_path: Path, network: Network, lm: FakeLeagueManager,
         players: tuple[ScriptedPlayer, ScriptedPlayer]) -> None:

@@ -10,6 +10,8 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sdk.agent_log import AgentLog
 from sdk.errors import ErrorCode, ProtocolError
@@ -362,3 +364,39 @@ async def test_every_message_received_and_sent_is_logged(
         assert record["agent_id"] == "P01"
         assert record["level"] == "info"
         assert record["timestamp"].endswith("Z")
+
+
+# --- the request check agrees with jsonrpcserver's JSON Schema -------------------------------
+
+_json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(
+    max_size=5)
+_json_values = st.recursive(
+    _json_scalars,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
+                                                                 max_size=3),
+    max_leaves=8,
+)
+_request_like = st.fixed_dictionaries(
+    {},
+    optional={"jsonrpc": st.sampled_from(["2.0", "1.0", 2.0]) | _json_scalars,
+              "method": st.text(max_size=8) | _json_scalars,
+              "params": _json_values, "id": _json_values,
+              "extra": _json_values},
+)
+
+
+@given(_request_like | _json_values)
+def test_the_request_check_agrees_with_the_jsonrpc_schema(candidate: object) -> None:
+    import warnings
+
+    from sdk.jsonrpc import _is_request
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from jsonrpcserver.main import default_validator
+    try:
+        default_validator(candidate)
+        schema_says = isinstance(candidate, dict)  # a batch is split before this check
+    except Exception:
+        schema_says = False
+    assert _is_request(candidate) == schema_says, candidate
