@@ -28,6 +28,8 @@ from sdk.messages import (
     LeagueStandings,
     MatchResultAck,
     MatchResultReport,
+    PlayerMeta,
+    RefereeMeta,
     RefereeRegisterRequest,
     RefereeRegisterResponse,
 )
@@ -137,38 +139,40 @@ class LeagueManager:
         return None
 
     def register_referee(self, request: RefereeRegisterRequest) -> RefereeRegisterResponse:
-        meta = request.referee_meta
-        refusal = self._registration_refusal("referee", meta.game_types, meta.contact_endpoint)
+        agent, token, refusal = self._register("referee", request.referee_meta)
         common = {"sender": self.sender, "conversation_id": request.conversation_id,
                   "league_id": self.league_id}
-        if refusal:
-            self.event("registration_rejected", kind="referee", endpoint=meta.contact_endpoint,
-                       reason=refusal)
+        if agent is None:
             return RefereeRegisterResponse(status="REJECTED", reason=refusal, **common)
-        agent, token = self.agents.add("referee", meta)
         self.runner.add_referee(agent)
-        self.event("referee_registered", referee_id=agent.agent_id,
-                   endpoint=agent.contact_endpoint, capacity=agent.max_concurrent_matches)
         return RefereeRegisterResponse(status="ACCEPTED", referee_id=agent.agent_id,
                                        auth_token=token, **common)
 
     def register_player(self, request: LeagueRegisterRequest) -> LeagueRegisterResponse:
-        meta = request.player_meta
-        refusal = self._registration_refusal("player", meta.game_types, meta.contact_endpoint)
+        agent, token, refusal = self._register("player", request.player_meta)
         common = {"sender": self.sender, "conversation_id": request.conversation_id,
                   "league_id": self.league_id}
-        if refusal:
-            self.event("registration_rejected", kind="player", endpoint=meta.contact_endpoint,
-                       reason=refusal)
+        if agent is None:
             return LeagueRegisterResponse(status="REJECTED", reason=refusal, **common)
-        agent, token = self.agents.add("player", meta)
-        self.event("player_registered", player_id=agent.agent_id,
-                   display_name=agent.display_name, endpoint=agent.contact_endpoint)
         players = len(self.agents.of_kind("player"))
         if self.auto_start_players is not None and players >= self.auto_start_players:
             self.start(reason="auto_start")
         return LeagueRegisterResponse(status="ACCEPTED", player_id=agent.agent_id,
                                       auth_token=token, **common)
+
+    def _register(self, kind: AgentKind, meta: RefereeMeta | PlayerMeta
+                  ) -> tuple[RegisteredAgent | None, str | None, str | None]:
+        """(agent, token, None) when accepted, (None, None, reason) when refused."""
+        refusal = self._registration_refusal(kind, meta.game_types, meta.contact_endpoint)
+        if refusal:
+            self.event("registration_rejected", kind=kind, endpoint=meta.contact_endpoint,
+                       reason=refusal)
+            return None, None, refusal
+        agent, token = self.agents.add(kind, meta)
+        self.event(f"{kind}_registered", agent_id=agent.agent_id,
+                   display_name=agent.display_name, endpoint=agent.contact_endpoint,
+                   capacity=agent.max_concurrent_matches)
+        return agent, token, None
 
     def set_state(self, agent_id: str, state: AgentState) -> None:
         if self.agents.set_state(agent_id, state):

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import httpx
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from players.strategies import build_strategy
+from sdk.types import McpUrl
 
 __all__ = ["AGENT_ID_PATTERN", "SUPPORTED_GAME_TYPES", "PlayerSettings"]
 
@@ -28,7 +28,7 @@ class PlayerSettings(BaseModel):
     host: str = Field(default="127.0.0.1", min_length=1)
     port: int = Field(ge=1, le=65535)
     display_name: str = Field(min_length=1, max_length=100)
-    league_manager_url: str
+    league_manager_url: McpUrl
     strategy: str = "random"
     strategy_options: dict[str, Any] = Field(default_factory=dict)
     game_types: list[str] = Field(default_factory=lambda: ["even_odd"], min_length=1)
@@ -48,19 +48,6 @@ class PlayerSettings(BaseModel):
         if not value.is_dir():
             raise ValueError(f"{value} is not a folder (the SHARED folder holds config/)")
         return value.resolve()
-
-    @field_validator("league_manager_url")
-    @classmethod
-    def _mcp_url(cls, value: str) -> str:
-        try:
-            url = httpx.URL(value)
-        except httpx.InvalidURL as exc:
-            raise ValueError(f"{value!r} is not a URL: {exc}") from None
-        if url.scheme not in ("http", "https") or not url.host or not url.path.endswith("/mcp"):
-            raise ValueError(
-                f"{value!r} is not the League Manager's endpoint, e.g. http://127.0.0.1:8000/mcp"
-            )
-        return value
 
     @field_validator("game_types")
     @classmethod

@@ -7,16 +7,16 @@ waits for its end and carries the result and the match file's path.
 from __future__ import annotations
 
 import uuid
-from urllib.parse import urlparse
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from referee.registration import SAFE_ID
 from referee.service import RefereeService
 from sdk.errors import ErrorCode, ProtocolError
 from sdk.messages import MatchSeat, Role
+from sdk.types import AgentUrl
 
 __all__ = ["STANDALONE_LEAGUE", "RunMatchPlayer", "RunMatchRequest", "add_admin_routes"]
 
@@ -36,16 +36,8 @@ class RunMatchPlayer(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     player_id: str = Field(pattern=SAFE_ID.pattern)
-    endpoint: str
+    endpoint: AgentUrl
     display_name: str = ""
-
-    @field_validator("endpoint")
-    @classmethod
-    def _http_url(cls, value: str) -> str:
-        parsed = urlparse(value)
-        if parsed.scheme not in ("http", "https") or not parsed.netloc:
-            raise ValueError(f"{value!r} is not an http(s) URL of a player's /mcp")
-        return value
 
 
 class RunMatchRequest(BaseModel):

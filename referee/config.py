@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import urlparse
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from games import game_types as registered_game_types
+from sdk.types import McpUrl
 
 __all__ = ["RefereeSettings"]
 
@@ -23,7 +23,7 @@ class RefereeSettings(BaseModel):
     host: str = Field(default="127.0.0.1", min_length=1)
     port: int = Field(ge=1, le=65535)
     display_name: str = Field(min_length=1, max_length=100)
-    league_manager_url: str
+    league_manager_url: McpUrl
     max_concurrent_matches: int = Field(ge=1, le=1000)
     game_types: list[str] = Field(default_factory=lambda: ["even_odd"], min_length=1)
     seed: int | None = None
@@ -35,16 +35,6 @@ class RefereeSettings(BaseModel):
     def _visible_name(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("display_name must not be blank")
-        return value
-
-    @field_validator("league_manager_url")
-    @classmethod
-    def _mcp_url(cls, value: str) -> str:
-        parsed = urlparse(value)
-        if parsed.scheme not in ("http", "https") or not parsed.netloc:
-            raise ValueError(f"{value!r} is not an http(s) URL")
-        if not parsed.path.endswith("/mcp"):
-            raise ValueError(f"{value!r} must be the League Manager's JSON-RPC URL, ending in /mcp")
         return value
 
     @field_validator("game_types")

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from sdk.messages.envelope import Message, check_protocol_version
+from sdk.types import AgentUrl
 
 __all__ = [
     "LeagueRegisterRequest",
@@ -30,7 +31,7 @@ class AgentMeta(BaseModel):
     display_name: str = Field(min_length=1, max_length=100)
     version: str = "1.0.0"
     game_types: list[str] = Field(default_factory=lambda: ["even_odd"])
-    contact_endpoint: str = Field(min_length=1)
+    contact_endpoint: AgentUrl
 
 
 class RefereeMeta(AgentMeta):

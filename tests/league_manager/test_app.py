@@ -51,6 +51,11 @@ async def test_registration_refusals_say_why(world: World) -> None:
             "protocol_version": "1.0.0"}))
     assert old["result"]["message_type"] == "LEAGUE_ERROR"
     assert old["result"]["error_code"] == "E018"
+    nowhere = await world.rpc("register_player", envelope(
+        "LEAGUE_REGISTER_REQUEST", "player:x", player_meta={
+            "display_name": "lost", "contact_endpoint": "port 8105 please"}))
+    assert nowhere["result"]["error_code"] == "E002"
+    assert "contact_endpoint" in nowhere["result"]["error_description"]
 
 
 async def test_registration_closes_when_the_league_starts(world: World) -> None:

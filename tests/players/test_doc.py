@@ -61,3 +61,20 @@ def test_the_wire_examples_are_valid_messages() -> None:
     call, answer = (json.loads(block) for block in blocks("json"))
     assert ChooseParityCall.model_validate(call).player_id == "P01"
     assert ChooseParityResponse.model_validate(answer).parity_choice == "even"
+
+
+def test_the_readme_example_is_the_guide_s_and_runs_by_its_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    readme = (REPO_ROOT / "README.md").read_text()
+    example = re.findall(r"```python\n(.*?)```", readme, flags=re.DOTALL)
+    assert example == [blocks("python")[0]], "the README shows the guide's first example"
+    command = re.search(r"league player .*--strategy (\S+)", readme)
+    assert command is not None and command.group(1) == "my_module:contrarian"
+    (tmp_path / "my_module.py").write_text(example[0])
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delitem(sys.modules, "my_module", raising=False)
+    strategy = build_strategy(command.group(1))
+    view = MoveView(match_id="R1M1", player_id="P01", opponent_id="P02", deadline=utc_now())
+    assert strategy.choose(view) in view.legal_moves
+    monkeypatch.delitem(sys.modules, "my_module")

@@ -32,7 +32,7 @@ def test_good_settings_and_their_defaults() -> None:
     ({"display_name": "  "}, "blank"),
     ({"display_name": ""}, "display_name"),
     ({"league_manager_url": "127.0.0.1:8000/mcp"}, "not an http(s) URL"),
-    ({"league_manager_url": "http://127.0.0.1:8000/"}, "ending in /mcp"),
+    ({"league_manager_url": "http://127.0.0.1:8000/"}, "must end in /mcp"),
     ({"game_types": ["chess"]}, "unknown game type(s) chess"),
     ({"game_types": []}, "game_types"),
     ({"game_types": ["even_odd", "even_odd"]}, "twice"),

@@ -211,3 +211,21 @@ def test_a_bad_retry_policy_is_refused(bad: dict[str, Any]) -> None:
 def test_system_config_refuses_a_non_positive_timeout() -> None:
     with pytest.raises(ValueError, match="notify_round"):
         SystemConfig.model_validate({"default_league_id": "L", "timeouts_sec": {"notify_round": 0}})
+
+
+@pytest.mark.parametrize(("url", "ok"), [
+    ("http://127.0.0.1:8000/mcp", True), ("https://league.example/mcp", True),
+    ("http://127.0.0.1:8000/", False), ("ftp://lm/mcp", False), ("127.0.0.1:8000/mcp", False),
+    ("http:///mcp", False), ("http://lm:port/mcp", False), ("", False),
+])
+def test_agent_endpoints_must_be_http_urls_ending_in_mcp(url: str, ok: bool) -> None:
+    from pydantic import TypeAdapter, ValidationError
+
+    from sdk.types import McpUrl
+
+    adapter = TypeAdapter(McpUrl)
+    if ok:
+        assert adapter.validate_python(url) == url
+    else:
+        with pytest.raises(ValidationError):
+            adapter.validate_python(url)

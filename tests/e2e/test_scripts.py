@@ -1,0 +1,81 @@
+"""The README's one-command league: scripts/start_league.sh and scripts/stop_league.sh as a
+user runs them, on free loopback ports and a private SHARED folder."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO_ROOT, make_shared_dir
+
+pytestmark = pytest.mark.e2e
+
+
+def free_port_block(size: int) -> int:
+    """The first of ``size`` consecutive free loopback ports (the script numbers agents)."""
+    for base in range(20000 + os.getpid() % 20000, 60000, 97):
+        sockets = []
+        try:
+            for port in range(base, base + size):
+                sock = socket.socket()
+                sockets.append(sock)
+                sock.bind(("127.0.0.1", port))
+            return base
+        except OSError:
+            continue
+        finally:
+            for sock in sockets:
+                sock.close()
+    raise RuntimeError("no block of free ports")
+
+
+def alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_start_then_stop_exactly_what_was_started(tmp_path: Path) -> None:
+    shared = make_shared_dir(tmp_path / "SHARED")
+    base = free_port_block(6)
+    started = subprocess.run(
+        ["bash", "scripts/start_league.sh", "--shared-dir", str(shared.root), "--players", "3",
+         "--referees", "1", "--lm-port", str(base), "--referee-port", str(base + 1),
+         "--player-port", str(base + 2), "--strategies", "random,fixed", "--keep"],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=180,
+    )
+    run_dir = shared.root / "run"
+    pid_files = sorted(run_dir.glob("*.pid"))
+    pids = [json.loads(path.read_text())["pid"] for path in pid_files]
+    decoy = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        assert started.returncode == 0, started.stdout + started.stderr
+        assert "Final standings" in started.stdout
+        assert len(pid_files) == 5, [p.name for p in pid_files]
+        assert all(alive(pid) for pid in pids), "--keep leaves the league running"
+        (run_dir / "decoy.pid").write_text(json.dumps(
+            {"pid": decoy.pid, "name": "decoy", "command": ["not", "what", "runs"]}))
+
+        stopped = subprocess.run(["bash", "scripts/stop_league.sh", "--shared-dir",
+                                  str(shared.root)], cwd=REPO_ROOT, capture_output=True,
+                                 text=True, timeout=60)
+        assert stopped.returncode == 0, stopped.stderr
+        assert "stopped 5 process(es)" in stopped.stdout
+        assert not any(alive(pid) for pid in pids), "a league process survived stop_league.sh"
+        assert decoy.poll() is None, "stop_league.sh killed a process it did not start"
+        assert not list(run_dir.glob("*.pid")), "pid files are cleaned up"
+    finally:
+        decoy.kill()
+        decoy.wait()
+        for pid in pids:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
