@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Stop exactly the processes that start_league.sh started (their pid files under
+# SHARED/run, each checked against its recorded command line), and nothing else.
+#   scripts/stop_league.sh [--shared-dir DIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ ! -x .venv/bin/league ]; then
+  echo "nothing to stop: .venv is not installed, so start_league.sh never ran here" >&2
+  exit 0
+fi
+exec .venv/bin/league down "$@"
