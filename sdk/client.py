@@ -156,7 +156,12 @@ class RpcClient:
             text = error.get("message", "") if isinstance(error, dict) else str(error)
             raise RemoteError(str(code), f"{endpoint} answered {method} with an error: {text}",
                               body)
-        result = body.get("result")
+        if "result" not in body:
+            raise RemoteError(
+                ErrorCode.INVALID_FIELD_VALUE.value,
+                f"{endpoint} answered {method} with neither a result nor an error", body,
+            )
+        result = body["result"]
         if not isinstance(result, dict):
             result = {"value": result}
         self._log.message("message_received", result, method=method, peer=endpoint)

@@ -5,6 +5,7 @@ values with a message that names the file, and ``SharedDir`` for every path the 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -178,6 +179,17 @@ class PlayerDefaults(AgentDefaults, _File):
 _M = TypeVar("_M", bound=BaseModel)
 
 
+_SAFE_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
+
+
+def _safe_id(league_id: str) -> str:
+    """A league id names files and folders: letters, digits, '_', '.', '-' only."""
+    if not _SAFE_ID.match(league_id) or league_id in (".", ".."):
+        raise ConfigError(f"league id {league_id!r} may hold only letters, digits, '_', '.' "
+                          "and '-' (it names files)")
+    return league_id
+
+
 def resolve_shared_dir(explicit: Path | str | None = None) -> Path:
     """The SHARED folder: the explicit one, else $LEAGUE_SHARED_DIR, else ./SHARED."""
     if explicit:
@@ -221,7 +233,7 @@ class SharedDir:
         return self._load("agents/agents_config.json", AgentsConfig)
 
     def league(self, league_id: str) -> LeagueConfig:
-        config = self._load(f"leagues/{league_id}.json", LeagueConfig)
+        config = self._load(f"leagues/{_safe_id(league_id)}.json", LeagueConfig)
         if config.league_id != league_id:
             raise ConfigError(
                 f"{self.config_dir / 'leagues' / (league_id + '.json')}: league_id is "
@@ -239,7 +251,7 @@ class SharedDir:
         return self._load("defaults/player.json", PlayerDefaults)
 
     def league_dir(self, league_id: str) -> Path:
-        return self.data_dir / "leagues" / league_id
+        return self.data_dir / "leagues" / _safe_id(league_id)
 
     def match_path(self, league_id: str, match_id: str) -> Path:
         return self.data_dir / "matches" / league_id / f"{match_id}.json"

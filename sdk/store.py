@@ -57,13 +57,15 @@ def atomic_write_json(path: Path, payload: Any, *, indent: int | None = 2) -> No
 def write_document(path: Path, payload: dict[str, Any], *, indent: int | None = 2
                    ) -> dict[str, Any]:
     """Atomically write a data file stamped with schema_version and last_updated."""
-    document = {"schema_version": SCHEMA_VERSION, "last_updated": utc_now_str(), **payload}
+    document = {"schema_version": SCHEMA_VERSION, "last_updated": utc_now_str()}
+    document.update((key, value) for key, value in payload.items() if key not in document)
     atomic_write_json(path, document, indent=indent)
     return document
 
 
 def read_json(path: Path) -> Any:
-    """Read a JSON file, or raise StoreError naming the file and what is wrong with it."""
+    """Read a JSON file, or raise StoreError naming the file and what is wrong with it
+    (a missing file raises FileNotFoundError, so a caller can tell "none yet" from "broken")."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:

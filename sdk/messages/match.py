@@ -21,6 +21,7 @@ __all__ = [
     "GameResult",
     "GameStatus",
     "MatchSeat",
+    "MoveData",
     "MoveRequest",
     "ParityChoice",
     "ParityContext",

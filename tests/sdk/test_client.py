@@ -167,8 +167,10 @@ async def test_a_jsonrpc_error_raises_remote_error(make_client: Callable[..., Rp
         (httpx.Response(404, json={"detail": "Not Found"}), "HTTP_404"),
         (httpx.Response(200, text="<html>hello</html>"), ErrorCode.INVALID_FIELD_VALUE.value),
         (httpx.Response(200, json=[1, 2]), ErrorCode.INVALID_FIELD_VALUE.value),
+        (httpx.Response(200, json={"jsonrpc": "2.0", "id": 1}),
+         ErrorCode.INVALID_FIELD_VALUE.value),
     ],
-    ids=["http-500", "http-404", "not-json", "json-array"],
+    ids=["http-500", "http-404", "not-json", "json-array", "no-result-no-error"],
 )
 async def test_an_unusable_answer_raises_remote_error_without_retry(
     make_client: Callable[..., RpcClient], response: httpx.Response, code: str

@@ -229,3 +229,11 @@ def test_agent_endpoints_must_be_http_urls_ending_in_mcp(url: str, ok: bool) -> 
     else:
         with pytest.raises(ValidationError):
             adapter.validate_python(url)
+
+
+@pytest.mark.parametrize("league_id", ["../secrets", "a/b", "..", ""])
+def test_a_league_id_cannot_leave_its_folder(shared_dir: SharedDir, league_id: str) -> None:
+    with pytest.raises(ConfigError, match="may hold only"):
+        shared_dir.league(league_id)
+    with pytest.raises(ConfigError, match="may hold only"):
+        shared_dir.league_dir(league_id)

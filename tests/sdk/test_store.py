@@ -189,3 +189,10 @@ def test_a_corrupt_complete_line_raises_store_error(journal_path: Path, bad_line
         Journal.read(journal_path)
     assert str(journal_path) in str(caught.value)
     assert "line 2" in str(caught.value)
+
+
+def test_the_stamps_of_a_document_cannot_be_overridden(tmp_path: Path) -> None:
+    written = write_document(tmp_path / "doc.json",
+                             {"schema_version": "0.0.1", "last_updated": "never", "x": 1})
+    assert written["schema_version"] == SCHEMA_VERSION and written["last_updated"] != "never"
+    assert written["x"] == 1
