@@ -4,6 +4,9 @@ files they leave: the schedule, each match file and the standings."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Iterator
 from itertools import combinations
@@ -43,13 +46,20 @@ def play_league(launcher: Launcher, players: int) -> tuple[str, dict[str, Any]]:
     )
     with httpx.Client(timeout=10) as client:
         lm_url = start_processes(plan, launcher, client)
-        token = (launcher.shared_dir / "data" / "leagues" / LEAGUE / "admin_token").read_text()
-        started = client.post(f"{lm_url}/start_league",
-                              headers={"Authorization": f"Bearer {token.strip()}"})
-        assert started.status_code == 200, started.text
+        started = league_command(launcher, "start", "--lm-url", lm_url)
+        assert started.returncode == 0, started.stdout + started.stderr
+        assert f"{players} players" in started.stdout
         wait_for(lambda: client.get(f"{lm_url}/status").json()["state"] == "COMPLETED", 90,
                  "the league to complete")
         return lm_url, client.get(f"{lm_url}/standings").json()
+
+
+def league_command(launcher: Launcher, *args: str) -> subprocess.CompletedProcess[str]:
+    """The ``league`` command as a user runs it (the admin token from the League
+    Manager's file, found through --shared-dir)."""
+    return subprocess.run([sys.executable, "-m", "league_cli", *args, "--shared-dir",
+                           str(launcher.shared_dir)], capture_output=True, text=True,
+                          timeout=30, env={**os.environ, "COLUMNS": "200"})
 
 
 def recompute_standings(shared: SharedDir, matches: list[dict[str, Any]]) -> dict[str, Counter]:
@@ -125,6 +135,13 @@ def test_a_whole_league_over_http(launcher: Launcher, players: int) -> None:
         assert row["played"] == players - 1
     on_disk = json.loads((shared.league_dir(LEAGUE) / "standings.json").read_text())
     assert on_disk["standings"] == standings["standings"]
+
+    shown = league_command(launcher, "standings", "--lm-url", lm_url)
+    assert shown.returncode == 0 and "Player1" in shown.stdout, shown.stdout + shown.stderr
+    status = league_command(launcher, "status", "--lm-url", lm_url)
+    assert status.returncode == 0 and "SHUTDOWN" in status.stdout, status.stdout
+    refused = league_command(launcher, "start", "--lm-url", lm_url)
+    assert refused.returncode == 1 and "already COMPLETED" in refused.stdout
 
     with httpx.Client(timeout=10) as client:
         for process in launcher.processes:
