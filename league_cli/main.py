@@ -263,6 +263,17 @@ def up(
 
 
 @app.command()
+def schemas(
+    folder: Annotated[Path, typer.Argument(help="where to write them")] = Path("doc/schemas"),
+) -> None:
+    """Write the JSON Schema of every message (<MESSAGE_TYPE>.schema.json) into FOLDER."""
+    from sdk.schemas import write_schemas
+
+    files = write_schemas(folder)
+    console.print(f"wrote {len(files)} schemas to {folder}")
+
+
+@app.command()
 def down(shared_dir: SharedOpt = None) -> None:
     """Stop exactly the processes ``league up`` started (from their pid files)."""
     shared = _shared(shared_dir)

@@ -14,13 +14,12 @@ enforces.) Three facts the models enforce in code are written into the schemas:
 
 ``additionalProperties: true`` stays: unknown fields are kept, never refused.
 
-Regenerate doc/schemas/ with ``python -m sdk.schemas doc/schemas``.
+Regenerate doc/schemas/ with ``league schemas`` (writes doc/schemas/ by default).
 """
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -95,10 +94,3 @@ def write_schemas(folder: Path) -> list[Path]:
         stale.unlink()
     return written
 
-
-if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.stderr.write("usage: python -m sdk.schemas FOLDER\n")
-        raise SystemExit(2)
-    files = write_schemas(Path(sys.argv[1]))
-    sys.stdout.write(f"wrote {len(files)} schemas to {sys.argv[1]}\n")

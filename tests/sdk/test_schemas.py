@@ -20,7 +20,7 @@ from tests.conftest import REPO_ROOT
 from tests.sdk.samples import sample
 
 COMMITTED = REPO_ROOT / "doc" / "schemas"
-REGENERATE = "regenerate them with `.venv/bin/python -m sdk.schemas doc/schemas` and commit"
+REGENERATE = "regenerate them with `.venv/bin/league schemas` and commit"
 SCHEMAS = message_schemas()
 
 
@@ -88,9 +88,9 @@ def test_write_schemas_writes_sorted_files_and_removes_stale_ones(tmp_path: Path
     assert list(json.loads(text)) == sorted(json.loads(text))
 
 
-def test_the_module_runs_as_documented(tmp_path: Path) -> None:
+def test_the_league_schemas_command_writes_them(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-W", "error", "-m", "sdk.schemas", str(tmp_path / "out")],
+        [sys.executable, "-W", "error", "-m", "league_cli", "schemas", str(tmp_path / "out")],
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=60, check=False,
     )
     assert done.returncode == 0, done.stderr
