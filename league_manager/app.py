@@ -38,6 +38,7 @@ def create_app(settings: LeagueManagerSettings, *,
     JsonRpcEndpoint(
         method_table(manager), sender=lambda: manager.sender, log=manager.log,
         max_body_bytes=manager.system.http.max_body_bytes,
+        mode=lambda: manager.config.protocol_mode,
     ).mount(app)
 
     def manager_of(request: Request) -> LeagueManager:

@@ -57,6 +57,11 @@ class RoundRunner:
             if match.referee_id:
                 self._given[match.match_id].add(match.referee_id)
 
+    @property
+    def _lenient(self) -> bool:
+        """A lenient league also calls peers by message_type when they serve it that way."""
+        return self._lm.config.protocol_mode == "lenient"
+
     # -- what the service asks -------------------------------------------------------
 
     def add_referee(self, referee: RegisteredAgent) -> None:
@@ -265,7 +270,8 @@ class RoundRunner:
         self._given[match.match_id].add(referee.agent_id)
         try:
             await lm.client.call(referee.contact_endpoint, "start_match",
-                                 self._start_message(match, referee))
+                                 self._start_message(match, referee),
+                                 method_aliases=self._lenient)
         except TransportError as exc:
             lm.set_state(referee.agent_id, "SUSPENDED")
             lm.event("start_match_failed", match_id=match.match_id, referee_id=referee.agent_id,
@@ -291,7 +297,8 @@ class RoundRunner:
         async def send(agent: RegisteredAgent) -> None:
             async with self._broadcast_limit:
                 try:
-                    await self._lm.client.call(agent.contact_endpoint, method, build(agent))
+                    await self._lm.client.call(agent.contact_endpoint, method, build(agent),
+                                               method_aliases=self._lenient)
                 except (TransportError, RemoteError) as exc:
                     self._lm.event("notification_failed", agent_id=agent.agent_id,
                                    method=method, error_code=str(exc.code),

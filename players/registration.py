@@ -14,6 +14,7 @@ from sdk.messages import (
     LeagueRegisterResponse,
     PlayerMeta,
 )
+from sdk.tolerance import answer_defaults, receive
 
 __all__ = ["PLAYER_VERSION", "register", "registration_request"]
 
@@ -46,8 +47,11 @@ async def register(
         pydantic.ValidationError: its answer is not a LEAGUE_REGISTER_RESPONSE.
         TransportError: still unreachable after ``give_up_after`` seconds.
     """
+    request = registration_request(settings)
     result = await client.call_until_answered(
-        settings.league_manager_url, "register_player", registration_request(settings),
+        settings.league_manager_url, "register_player", request,
         interval=settings.register_retry_sec, give_up_after=give_up_after,
     )
-    return LeagueRegisterResponse.model_validate(result)
+    response, _ = receive(LeagueRegisterResponse, result, "lenient", answer_defaults(
+        LeagueRegisterResponse, sender="league_manager", conversation_id=request.conversation_id))
+    return response

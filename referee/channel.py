@@ -62,8 +62,9 @@ class MatchChannel:
                 await on_retry(retry, failure)
 
         try:
-            answer = await self._client.call(endpoint, method, outgoing, retries=retries,
-                                             on_retry=retrying)
+            answer = await self._client.call(
+                endpoint, method, outgoing, retries=retries, on_retry=retrying,
+                method_aliases=self._plan.protocol_mode == "lenient")
         except TransportError as exc:
             record.note("failed", method, peer, error=_error(exc.code.value, exc.description))
             raise

@@ -26,7 +26,7 @@ from referee.rules import GameRules
 from sdk.agent_log import AgentLog
 from sdk.client import OnRetry, RpcClient
 from sdk.config import SystemConfig
-from sdk.errors import ErrorCode, RemoteError, TransportError
+from sdk.errors import ErrorCode, ProtocolError, RemoteError, TransportError
 from sdk.messages import (
     ChooseParityCall,
     ChooseParityResponse,
@@ -42,6 +42,7 @@ from sdk.messages import (
     protocol_error_from_validation,
 )
 from sdk.timeutil import utc_now
+from sdk.tolerance import answer_defaults, receive
 
 __all__ = ["LEAGUE_MANAGER_PEER", "MatchRunner"]
 
@@ -151,7 +152,13 @@ class MatchRunner:
         try:
             raw = await self._channel.exchange(seat.player_id, seat.contact_endpoint, method,
                                                build, on_retry=self._retry_notice(seat, method))
-            answer = model.model_validate(raw)
+            answer, deviations = receive(
+                model, raw, self._plan.protocol_mode,
+                answer_defaults(model, sender=f"player:{seat.player_id}",
+                                conversation_id=self._plan.conversation_id))
+        except ProtocolError as exc:  # a strict league refuses what a lenient one repairs
+            self._record.deviations(seat.player_id, method, exc.context.get("deviations", []))
+            return await self._fault(seat, method, exc.code.value, exc.description, 0)
         except TransportError as exc:
             return await self._fault(seat, method, exc.code.value,
                                      f"no answer to {method} after {self._max_retries} "
@@ -162,6 +169,9 @@ class MatchRunner:
         except ValidationError as exc:
             error = protocol_error_from_validation(exc, model.MESSAGE_TYPE)
             return await self._fault(seat, method, error.code.value, error.description, 0)
+        if deviations:
+            self._record.deviations(seat.player_id, method,
+                                    [d.model_dump() for d in deviations])
         wrong = [f"{name} {got!r} (expected {want!r})" for name, got, want in (
             ("match_id", answer.match_id, self._plan.match_id),
             ("player_id", answer.player_id, seat.player_id)) if got != want]

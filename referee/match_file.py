@@ -4,7 +4,9 @@ one match, written atomically when it is decided and again after its report.
 Fields: match_id, league_id, round_id, game_type, referee_id, conversation_id, players
 [{player_id, display_name, role, endpoint}], lifecycle [{state, at}], transcript (every
 message in order: {direction "sent"/"received"/"failed", method, peer, at, message, error}),
-result {game_result (as in GAME_OVER), report (the MATCH_RESULT_REPORT result)},
+result {game_result (as in GAME_OVER), report (the MATCH_RESULT_REPORT result)}, deviations
+(where a player's answers differed from the protocol's form: {peer, method, at, kind, field,
+detail}),
 report_status ("pending", "not_required", "reported", "unreported", "rejected", "aborted")
 and report_detail (why, when not reported).
 Tokens are redacted before anything enters the record.
@@ -75,6 +77,7 @@ class MatchRecord:
             "lifecycle": [],
             "transcript": [],
             "result": None,
+            "deviations": [],
             "report_status": report_status,
             "report_detail": None,
         }
@@ -126,6 +129,13 @@ class MatchRecord:
             "message": redact_tokens(copy.deepcopy(message)) if message is not None else None,
             "error": error,
         })
+
+    def deviations(self, peer: str, method: str, found: list[dict[str, Any]]) -> None:
+        """Where a player's answer differed from the protocol's form (repaired in a lenient
+        league, the reason for a technical loss in a strict one)."""
+        at = utc_now_str()
+        self._doc["deviations"].extend({"peer": peer, "method": method, "at": at, **deviation}
+                                       for deviation in found)
 
     def set_result(self, result: dict[str, Any]) -> None:
         """The result, written with the FINISHED state that follows it."""

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from sdk.config import ScoringConfig
 from sdk.messages import MatchSeat
+from sdk.tolerance import ProtocolMode
 
 __all__ = ["LeagueReport", "MatchPlan", "match_seed"]
 
@@ -31,6 +32,7 @@ class MatchPlan:
     seats: tuple[MatchSeat, MatchSeat]
     seed: int | None
     scoring: ScoringConfig
+    protocol_mode: ProtocolMode = "lenient"
 
     @property
     def conversation_id(self) -> str:

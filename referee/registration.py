@@ -18,6 +18,7 @@ from sdk.messages import (
     RefereeRegisterResponse,
     protocol_error_from_validation,
 )
+from sdk.tolerance import answer_defaults, receive
 
 __all__ = ["SAFE_ID", "Registration", "RegistrationRefused", "register_referee"]
 
@@ -57,9 +58,10 @@ def _request(settings: RefereeSettings, sender: str,
     )
 
 
-def _registration(answer: dict[str, object]) -> Registration:
+def _registration(answer: dict[str, object], conversation_id: str) -> Registration:
     try:
-        response = RefereeRegisterResponse.model_validate(answer)
+        response, _ = receive(RefereeRegisterResponse, answer, "lenient", answer_defaults(
+            RefereeRegisterResponse, sender="league_manager", conversation_id=conversation_id))
     except ValidationError as exc:
         error = protocol_error_from_validation(exc, RefereeRegisterResponse.MESSAGE_TYPE)
         raise RegistrationRefused(f"the League Manager's answer is invalid: {error}") from None
@@ -99,4 +101,4 @@ async def register_referee(client: RpcClient, settings: RefereeSettings, *, send
             raise RegistrationRefused(
                 f"the League Manager refused the registration: {exc.code} {exc.description}"
             ) from None
-        return _registration(answer)
+        return _registration(answer, conversation_id)

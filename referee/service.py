@@ -26,6 +26,7 @@ from sdk.client import RpcClient
 from sdk.config import ConfigError, ScoringConfig, SharedDir
 from sdk.errors import ErrorCode, ProtocolError
 from sdk.messages import MatchSeat
+from sdk.tolerance import ProtocolMode
 
 __all__ = ["RefereeService", "RefereeState", "RefereeStatus"]
 
@@ -71,7 +72,7 @@ class RefereeService:
         self.registration_settled = asyncio.Event()
         self._state: RefereeState = "INIT"
         self._league_completed = False
-        self._scoring: dict[str, ScoringConfig] = {}
+        self._terms: dict[str, tuple[ScoringConfig, ProtocolMode]] = {}
         self.matches = MatchBook(settings.max_concurrent_matches, self.log)
 
     # -- identity and state ---------------------------------------------------------
@@ -153,14 +154,18 @@ class RefereeService:
 
     # -- matches --------------------------------------------------------------------
 
-    def _scoring_of(self, league_id: str) -> ScoringConfig:
-        if league_id not in self._scoring:
+    def _terms_of(self, league_id: str) -> tuple[ScoringConfig, ProtocolMode]:
+        """The league's scoring and protocol mode; without its config file (a standalone
+        match), the protocol's scoring and a lenient mode."""
+        if league_id not in self._terms:
             try:
-                self._scoring[league_id] = self.shared.league(league_id).scoring
+                config = self.shared.league(league_id)
+                self._terms[league_id] = (config.scoring, config.protocol_mode)
             except ConfigError as exc:
-                self.log.log.warning("default_scoring", league_id=league_id, reason=str(exc))
-                self._scoring[league_id] = ScoringConfig()
-        return self._scoring[league_id]
+                self.log.log.warning("default_league_terms", league_id=league_id,
+                                     reason=str(exc))
+                self._terms[league_id] = (ScoringConfig(), "lenient")
+        return self._terms[league_id]
 
     def launch(self, *, league_id: str, round_id: int, match_id: str, game_type: str,
                seats: list[MatchSeat], seed: int | None, report: bool) -> LaunchedMatch:
@@ -174,9 +179,11 @@ class RefereeService:
             raise ProtocolError(ErrorCode.UNSUPPORTED_GAME_TYPE,
                                 f"this referee runs {', '.join(self.rules)}, not {game_type!r}")
         seat_a, seat_b = self.matches.check(league_id, match_id, seats)
+        scoring, protocol_mode = self._terms_of(league_id)
         plan = MatchPlan(league_id=league_id, round_id=round_id, match_id=match_id,
                          game_type=game_type, seats=(seat_a, seat_b),
-                         seed=match_seed(seed, match_id), scoring=self._scoring_of(league_id))
+                         seed=match_seed(seed, match_id), scoring=scoring,
+                         protocol_mode=protocol_mode)
         report_to = None
         if report and self._registration is not None:
             report_to = LeagueReport(self.settings.league_manager_url,

@@ -19,6 +19,8 @@ from sdk.messages import Message
 
 __all__ = ["OnRetry", "Outgoing", "RpcClient"]
 
+METHOD_NOT_FOUND = -32601
+
 OnRetry = Callable[[int, TransportError], Awaitable[None]]
 """Called before retry number N (1-based) with the failure that caused it."""
 
@@ -46,6 +48,7 @@ class RpcClient:
         )
         self._transport = transport
         self._pools: dict[str, httpx.AsyncClient] = {}
+        self._method_names: dict[tuple[str, str], str] = {}
         self._ssl_context: ssl.SSLContext | None = None
 
     def _pool_for(self, endpoint: str) -> httpx.AsyncClient:
@@ -80,8 +83,13 @@ class RpcClient:
         timeout: float | None = None,
         retries: int | None = None,
         on_retry: OnRetry | None = None,
+        method_aliases: bool = True,
     ) -> dict[str, Any]:
         """Send one request and return the ``result`` object of the answer.
+
+        With ``method_aliases`` (a lenient league), a peer that answers -32601 to the
+        protocol's method name is asked once more with the message_type as the method, as
+        many published agents serve it, and is called that way from then on.
 
         Raises:
             TransportError: no answer after the last retry (E001 timeout, E009 connection).
@@ -93,8 +101,17 @@ class RpcClient:
         while True:
             outgoing = message() if callable(message) else message
             params = outgoing.to_wire() if isinstance(outgoing, Message) else outgoing
+            name = self._method_names.get((endpoint, method), method)
             try:
-                return await self._call_once(endpoint, method, params, limit)
+                return await self._call_once(endpoint, name, params, limit)
+            except RemoteError as exc:
+                alias = params.get("message_type")
+                if not (method_aliases and exc.code == str(METHOD_NOT_FOUND) and name == method
+                        and isinstance(alias, str) and alias and alias != method):
+                    raise
+                self._method_names[(endpoint, method)] = alias
+                self._log.log.info("peer_method_alias", endpoint=endpoint, method=method,
+                                   alias=alias)
             except TransportError as failure:
                 attempt += 1
                 if attempt > max_retries:

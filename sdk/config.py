@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from sdk.errors import LeagueSDKError
 from sdk.store import read_json
+from sdk.tolerance import ProtocolMode
 
 __all__ = [
     "AgentDefaults",
@@ -143,6 +144,9 @@ class LeagueConfig(_File):
     min_players: int = Field(default=2, ge=2)
     max_players: int = Field(default=1000, ge=2)
     match_timeout_sec: float = Field(default=300, gt=0)
+    protocol_mode: ProtocolMode = Field(
+        default="lenient", description="lenient: take the variations published agents send "
+        "and note them; strict (grading): refuse them, naming each")
 
 
 class GameEntry(_Settings):

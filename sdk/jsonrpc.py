@@ -1,9 +1,11 @@
 """JSON-RPC 2.0 on the server side: jsonrpcserver behind FastAPI at ``POST /mcp``.
 
 This is the only module that imports jsonrpcserver (5.0.9 does not import on Python 3.12+).
-A service hands it an explicit table of methods; params are validated by the message's
-model; a ``ProtocolError`` or a failed validation is answered as a LEAGUE_ERROR result
-(the public agents' convention); JSON-RPC's own codes are kept for transport faults
+A service hands it an explicit table of methods; each is also served under the
+message_type it carries (as many published agents call it); params are repaired or refused
+by the league's protocol mode (``sdk.tolerance``) and validated by the message's model; a
+``ProtocolError`` or a failed validation is answered as a LEAGUE_ERROR result (the public
+agents' convention); JSON-RPC's own codes are kept for transport faults
 (-32700 parse error, -32600 invalid request, -32601 unknown method, -32602 params that are
 not an object, -32603 an unexpected failure, whose details stay in the agent's log).
 Batches are answered element by element and notifications get no answer, as the spec says.
@@ -24,6 +26,7 @@ from pydantic import ValidationError
 from sdk.agent_log import AgentLog
 from sdk.errors import ErrorCode, ProtocolError
 from sdk.messages import LeagueError, Message, protocol_error_from_validation
+from sdk.tolerance import Deviation, ProtocolMode, repair, request_defaults, strict_refusal
 
 with warnings.catch_warnings():
     # jsonrpcserver 5.0.9 reads its schema with importlib.resources.read_text, deprecated
@@ -91,11 +94,18 @@ class JsonRpcEndpoint:
         sender: Callable[[], str],
         log: AgentLog,
         max_body_bytes: int = 1_048_576,
+        mode: Callable[[], ProtocolMode] = lambda: "lenient",
     ):
         self._sender = sender
         self._log = log
         self._max_body_bytes = max_body_bytes
+        self._mode = mode
         self._methods = {name: self._adapt(name, method) for name, method in methods.items()}
+        for name, method in methods.items():
+            # Many published agents name the method by the message_type it carries.
+            alias = method.model.MESSAGE_TYPE if method.model else None
+            if alias and alias not in self._methods:
+                self._methods[alias] = self._adapt(alias, method, alias_of=name)
 
     def mount(self, app: FastAPI, path: str = "/mcp") -> None:
         app.add_api_route(path, self._route, methods=["POST"], include_in_schema=True,
@@ -152,19 +162,38 @@ class JsonRpcEndpoint:
         )
         return message.to_wire()
 
-    def _adapt(self, name: str, method: RpcMethod) -> Callable[..., Awaitable[Any]]:
+    def _adapt(self, name: str, method: RpcMethod, alias_of: str | None = None
+               ) -> Callable[..., Awaitable[Any]]:
         async def call(*args: Any, **params: Any) -> Any:
             if args:
                 return InvalidParams(
                     "params must be a JSON object holding the league.v2 message"
                 )
             self._log.message("message_received", params, method=name)
+            deviations: list[Deviation] = []
+            if alias_of is not None:
+                deviations.append(Deviation(
+                    kind="method_alias", detail=f"the method is named {name} (the "
+                    f"message_type); the protocol's name is {alias_of}"))
             try:
-                payload: Any = method.model.from_wire(params) if method.model else params
+                payload: Any = params
+                if method.model is not None:
+                    fixed, repairs = repair(method.model, params,
+                                            request_defaults(method.model))
+                    deviations += repairs
+                    refusal = strict_refusal(deviations) if self._mode() == "strict" else None
+                    if refusal is not None:
+                        raise refusal
+                    payload = method.model.from_wire(fixed)
             except ValidationError as exc:
                 model_name = method.model.MESSAGE_TYPE if method.model else name
                 wire = self._league_error(protocol_error_from_validation(exc, model_name), params)
+            except ProtocolError as exc:
+                wire = self._league_error(exc, params)
             else:
+                if deviations:
+                    self._log.log.info("protocol_deviation", method=name, mode=self._mode(),
+                                       deviations=[d.model_dump() for d in deviations])
                 try:
                     answer = await method.handler(payload)
                     wire = answer.to_wire() if isinstance(answer, Message) else answer

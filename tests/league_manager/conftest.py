@@ -11,6 +11,7 @@ import itertools
 import json
 from collections import defaultdict
 from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -122,14 +123,14 @@ class World:
         return [method for method, _ in self.received[endpoint]]
 
 
-@pytest.fixture
-async def world(shared_dir: SharedDir) -> AsyncIterator[World]:
+@asynccontextmanager
+async def running_world(shared: SharedDir) -> AsyncIterator[World]:
     holder: dict[str, World] = {}
 
     async def route(request: httpx.Request) -> httpx.Response:
         return await holder["world"].handle(request)
 
-    settings = LeagueManagerSettings(shared_dir=shared_dir.root)
+    settings = LeagueManagerSettings(shared_dir=shared.root)
     app = create_app(settings, transport=httpx.MockTransport(route))
     manager: LeagueManager = app.state.manager
     await manager.startup()
@@ -140,6 +141,21 @@ async def world(shared_dir: SharedDir) -> AsyncIterator[World]:
         await manager.shutdown()
         for task in holder["world"].tasks:
             task.cancel()
+
+
+@pytest.fixture
+async def world(shared_dir: SharedDir) -> AsyncIterator[World]:
+    async with running_world(shared_dir) as lenient:
+        yield lenient
+
+
+@pytest.fixture
+async def strict_world(shared_dir: SharedDir) -> AsyncIterator[World]:
+    path = shared_dir.config_dir / "leagues" / "league_2025_even_odd.json"
+    config = json.loads(path.read_text())
+    path.write_text(json.dumps({**config, "protocol_mode": "strict"}))
+    async with running_world(shared_dir) as strict:
+        yield strict
 
 
 async def wait_until(condition: Callable[[], bool], timeout: float = 10.0) -> None:

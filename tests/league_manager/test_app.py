@@ -58,6 +58,36 @@ async def test_registration_refusals_say_why(world: World) -> None:
     assert "contact_endpoint" in nowhere["result"]["error_description"]
 
 
+META = {"display_name": "Wild", "version": "1.0.0", "game_types": ["even_odd"],
+        "contact_endpoint": "http://wild.test/mcp"}
+
+
+async def test_a_lenient_league_takes_what_published_agents_send(world: World) -> None:
+    meta_only = (await world.rpc("register_player", {"player_meta": META}))["result"]
+    assert meta_only["status"] == "ACCEPTED" and meta_only["player_id"] == "P01"
+    by_type = (await world.rpc("LEAGUE_REGISTER_REQUEST", envelope(
+        "LEAGUE_REGISTER_REQUEST", "player:wild2",
+        player_meta={**META, "contact_endpoint": "http://wild2.test/mcp"},
+        timestamp="2026-01-01T00:00:00.123456+00:00")))["result"]
+    assert by_type["status"] == "ACCEPTED" and by_type["timestamp"].endswith("Z")
+    assert len(by_type["timestamp"]) == len("2026-01-01T00:00:00Z"), "we send whole seconds"
+    log = world.manager.log.path.read_text()
+    assert '"kind":"missing_envelope_field"' in log and '"kind":"method_alias"' in log
+
+
+async def test_a_strict_league_refuses_the_same_naming_each_deviation(
+        strict_world: World) -> None:
+    meta_only = (await strict_world.rpc("register_player", {"player_meta": META}))["result"]
+    assert meta_only["message_type"] == "LEAGUE_ERROR" and meta_only["error_code"] == "E003"
+    for field in ("protocol", "message_type", "sender", "timestamp", "conversation_id"):
+        assert f"has no {field}" in meta_only["error_description"]
+    by_type = (await strict_world.rpc("LEAGUE_REGISTER_REQUEST", envelope(
+        "LEAGUE_REGISTER_REQUEST", "player:wild", player_meta=META)))["result"]
+    assert by_type["error_code"] == "E016" and "register_player" in by_type["error_description"]
+    exact = await strict_world.register_player(1)
+    assert exact["status"] == "ACCEPTED", "the protocol to the letter is always taken"
+
+
 async def test_registration_closes_when_the_league_starts(world: World) -> None:
     await league_of(world, players=2, referees=1)
     response = await world.lm.post("/start_league", headers=admin(world))

@@ -41,6 +41,7 @@ from sdk.messages import (
     WinLossRecord,
 )
 from sdk.timeutil import utc_now
+from sdk.tolerance import ProtocolMode
 from tests.conftest import make_shared_dir
 
 LEAGUE_ID = "league_2025_even_odd"
@@ -236,13 +237,13 @@ class MatchHarness:
         )
 
     def plan(self, a: ScriptedPlayer, b: ScriptedPlayer, *, seed: int | None = 0,
-             match_id: str = "R1M1", standings: tuple[WinLossRecord, WinLossRecord] | None = None
-             ) -> MatchPlan:
+             match_id: str = "R1M1", standings: tuple[WinLossRecord, WinLossRecord] | None = None,
+             protocol_mode: ProtocolMode = "lenient") -> MatchPlan:
         records = standings or (WinLossRecord(), WinLossRecord())
         return MatchPlan(league_id=LEAGUE_ID, round_id=1, match_id=match_id,
                          game_type="even_odd",
                          seats=(a.seat("PLAYER_A", records[0]), b.seat("PLAYER_B", records[1])),
-                         seed=seed, scoring=ScoringConfig())
+                         seed=seed, scoring=ScoringConfig(), protocol_mode=protocol_mode)
 
     def runner(self, plan: MatchPlan, *, report: bool = True) -> tuple[MatchRunner, MatchRecord]:
         record = self.record_for(plan, report)

@@ -7,6 +7,7 @@ import json
 import random
 from typing import Any
 
+import httpx
 import pytest
 
 from games import even_odd
@@ -317,3 +318,77 @@ async def test_cancelling_a_match_leaves_it_aborted_on_disk(harness: MatchHarnes
     doc = harness.match_file(record)
     assert [s["state"] for s in doc["lifecycle"]] == ["WAITING_FOR_PLAYERS", "ABORTED"]
     assert doc["report_status"] == "aborted"
+
+
+# --- what published agents send: lenient and strict leagues ----------------------------------
+
+def bare_answers(player: ScriptedPlayer) -> None:
+    """The player answers with only the message's own fields, no envelope."""
+    envelope = ("protocol", "message_type", "sender", "timestamp", "conversation_id")
+    for method in ("handle_game_invitation", "choose_parity"):
+        def strip(params: dict[str, Any], method: str = method) -> dict[str, Any]:
+            full = ScriptedPlayer.answer(player, method, params)
+            return {k: v for k, v in full.items() if k not in envelope}
+        player.overrides[method] = strip
+
+
+class MessageTypePlayer(ScriptedPlayer):
+    """Serves the message_type as the method name, and -32601 to the protocol's names."""
+
+    SPEC = {"GAME_INVITATION": "handle_game_invitation", "CHOOSE_PARITY_CALL": "choose_parity",
+            "GAME_OVER": "notify_match_result", "GAME_ERROR": "notify_game_error"}
+
+    def __init__(self, player_id: str, choice: Any) -> None:
+        super().__init__(player_id, choice)
+        self.methods_called: list[str] = []
+
+    async def respond(self, request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        self.methods_called.append(body["method"])
+        if body["method"] not in self.SPEC:
+            return httpx.Response(200, json={"jsonrpc": "2.0", "id": body["id"], "error": {
+                "code": -32601, "message": "Method not found"}})
+        body["method"] = self.SPEC[body["method"]]
+        return await super().respond(httpx.Request("POST", request.url, json=body))
+
+
+async def test_a_lenient_league_completes_bare_answers_and_notes_them(
+        harness: MatchHarness) -> None:
+    a, b = ScriptedPlayer("P01", "even"), ScriptedPlayer("P02", "odd")
+    bare_answers(b)
+    outcome, record = await harness.run(a, b, seed=EVEN_SEED)
+    assert outcome.winner == "P01" and not outcome.technical_losers
+    deviations = harness.match_file(record)["deviations"]
+    assert {(d["peer"], d["kind"]) for d in deviations} == {("P02", "missing_envelope_field")}
+    assert {d["method"] for d in deviations} == {"handle_game_invitation", "choose_parity"}
+
+
+async def test_a_strict_league_gives_a_technical_loss_for_a_bare_answer(
+        harness: MatchHarness) -> None:
+    a, b = ScriptedPlayer("P01", "even"), ScriptedPlayer("P02", "even")
+    bare_answers(b)
+    outcome, record = await harness.run(a, b, seed=EVEN_SEED, protocol_mode="strict")
+    assert outcome.winner == "P01" and list(outcome.technical_losers) == ["P02"]
+    assert "strict league" in outcome.reason and "has no sender" in outcome.reason
+    document = harness.match_file(record)
+    assert {d["field"] for d in document["deviations"]} >= {"sender", "timestamp"}
+
+
+async def test_a_player_serving_message_types_plays_in_a_lenient_league_only(
+        harness: MatchHarness) -> None:
+    a, b = ScriptedPlayer("P01", "even"), MessageTypePlayer("P02", "odd")
+    outcome, _ = await harness.run(a, b, seed=EVEN_SEED)
+    assert outcome.winner == "P01" and not outcome.technical_losers
+    assert b.methods_called == ["handle_game_invitation", "GAME_INVITATION", "choose_parity",
+                                "CHOOSE_PARITY_CALL", "notify_match_result", "GAME_OVER"]
+    b.methods_called.clear()
+    await harness.run(a, b, seed=EVEN_SEED, match_id="R1M2")
+    assert b.methods_called == ["GAME_INVITATION", "CHOOSE_PARITY_CALL", "GAME_OVER"], \
+        "the names it serves are remembered"
+
+    a2, b2 = ScriptedPlayer("P03", "even"), MessageTypePlayer("P04", "odd")
+    strict, _ = await harness.run(a2, b2, seed=EVEN_SEED, match_id="R1M3",
+                                  protocol_mode="strict")
+    assert list(strict.technical_losers) == ["P04"]
+    assert b2.methods_called[0] == "handle_game_invitation" and "GAME_INVITATION" not in \
+        b2.methods_called

@@ -150,13 +150,13 @@ async def test_a_league_error_result_raises_remote_error(
 async def test_a_jsonrpc_error_raises_remote_error(make_client: Callable[..., RpcClient]) -> None:
     async def reply(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, json={"jsonrpc": "2.0", "id": 1, "error": {
-            "code": -32601, "message": "Method not found", "data": "league_query"}})
+            "code": -32602, "message": "Invalid params", "data": "league_query"}})
 
     agent = Recorder(reply)
     with pytest.raises(RemoteError) as caught:
         await make_client(agent).call(ENDPOINT, "league_query", query())
-    assert caught.value.code == "-32601"
-    assert "Method not found" in caught.value.description
+    assert caught.value.code == "-32602"
+    assert "Invalid params" in caught.value.description
     assert len(agent.requests) == 1, "a remote error is an answer: never retried"
 
 
@@ -337,3 +337,40 @@ async def test_traffic_is_logged_with_tokens_redacted(
         ("message_sent", "LEAGUE_QUERY", "conv-42", ENDPOINT),
         ("message_received", "LEAGUE_REGISTER_RESPONSE", "conv-001", ENDPOINT),
     ]
+
+
+# --- peers that name methods by message_type ------------------------------------------------
+
+def message_type_server(request: httpx.Request) -> httpx.Response:
+    """A published-agent style peer: serves LEAGUE_QUERY, not league_query."""
+    body = json.loads(request.content)
+    if body["method"] != "LEAGUE_QUERY":
+        return httpx.Response(200, json={"jsonrpc": "2.0", "id": body["id"], "error": {
+            "code": -32601, "message": "Method not found"}})
+    return ok(request, {"answered": body["method"]})
+
+
+async def test_a_peer_serving_message_types_is_asked_again_and_remembered(
+    make_client: Callable[..., RpcClient],
+) -> None:
+    async def reply(request: httpx.Request) -> httpx.Response:
+        return message_type_server(request)
+
+    agent = Recorder(reply)
+    client = make_client(agent)
+    assert (await client.call(ENDPOINT, "league_query", query()))["answered"] == "LEAGUE_QUERY"
+    assert (await client.call(ENDPOINT, "league_query", query()))["answered"] == "LEAGUE_QUERY"
+    methods = [r["method"] for r in agent.requests]
+    assert methods == ["league_query", "LEAGUE_QUERY", "LEAGUE_QUERY"], "asked once by name"
+
+
+async def test_a_strict_caller_does_not_fall_back_to_message_types(
+    make_client: Callable[..., RpcClient],
+) -> None:
+    async def reply(request: httpx.Request) -> httpx.Response:
+        return message_type_server(request)
+
+    agent = Recorder(reply)
+    with pytest.raises(RemoteError) as caught:
+        await make_client(agent).call(ENDPOINT, "league_query", query(), method_aliases=False)
+    assert caught.value.code == "-32601" and len(agent.requests) == 1

@@ -23,6 +23,7 @@ from sdk.messages import (
     Message,
     RoundAnnouncement,
 )
+from sdk.tolerance import ProtocolMode
 from tests.sdk.samples import sample
 
 SECRET_DETAIL = "database password is hunter2"
@@ -34,6 +35,7 @@ class Service:
 
     def __init__(self) -> None:
         self.seen: list[Any] = []
+        self.mode: ProtocolMode = "lenient"
 
     async def choose_parity(self, call: ChooseParityCall) -> Message:
         self.seen.append(call)
@@ -84,6 +86,7 @@ async def client(service: Service, agent_log: AgentLog) -> AsyncIterator[httpx.A
         sender=lambda: "player:P01",
         log=agent_log,
         max_body_bytes=MAX_BODY,
+        mode=lambda: service.mode,
     )
     app = FastAPI()
     endpoint.mount(app)
@@ -326,7 +329,8 @@ async def test_missing_params_are_a_league_error_not_a_crash(client: httpx.Async
     result = (await answer(client, request("choose_parity")))["result"]
     assert result["error_code"] == ErrorCode.MISSING_REQUIRED_FIELD.value
     assert result["conversation_id"] == "none"
-    assert "conversation_id" in result["error_description"]
+    assert "match_id" in result["error_description"]
+    assert "deadline" in result["error_description"]
 
 
 async def test_a_protocol_error_from_a_handler_is_a_league_error(
@@ -400,3 +404,76 @@ def test_the_request_check_agrees_with_the_jsonrpc_schema(candidate: object) -> 
     except Exception:
         schema_says = False
     assert _is_request(candidate) == schema_says, candidate
+
+
+# --- what agents in the wild send: lenient and strict leagues --------------------------------
+
+def bare(message_type: str) -> dict[str, Any]:
+    """A sample message with its envelope stripped, as some published agents send it."""
+    envelope = ("protocol", "message_type", "sender", "timestamp", "conversation_id")
+    return {k: v for k, v in sample(message_type).items() if k not in envelope}
+
+
+def logged_deviations(agent_log: AgentLog) -> list[dict[str, Any]]:
+    lines = [json.loads(line) for line in agent_log.path.read_text().splitlines()]
+    return [d for line in lines if line["event"] == "protocol_deviation"
+            for d in line["deviations"]]
+
+
+async def test_a_method_is_also_served_under_its_message_type(
+    client: httpx.AsyncClient, service: Service, agent_log: AgentLog
+) -> None:
+    reply = await answer(client, request("CHOOSE_PARITY_CALL", sample("CHOOSE_PARITY_CALL")))
+    assert reply["result"]["message_type"] == "CHOOSE_PARITY_RESPONSE"
+    assert isinstance(service.seen[0], ChooseParityCall)
+    assert [d["kind"] for d in logged_deviations(agent_log)] == ["method_alias"]
+
+
+async def test_a_lenient_agent_repairs_a_request_without_envelope(
+    client: httpx.AsyncClient, service: Service, agent_log: AgentLog
+) -> None:
+    reply = await answer(client, request("choose_parity", bare("CHOOSE_PARITY_CALL")))
+    assert reply["result"]["parity_choice"] == "even"
+    assert service.seen[0].protocol == "league.v2" and service.seen[0].sender == "unknown"
+    fields = {d["field"] for d in logged_deviations(agent_log)}
+    assert fields == {"protocol", "message_type", "sender", "timestamp", "conversation_id"}
+
+
+@pytest.mark.parametrize(("method", "params", "code", "named"), [
+    ("CHOOSE_PARITY_CALL", sample("CHOOSE_PARITY_CALL"), "E016", "choose_parity"),
+    ("choose_parity", bare("CHOOSE_PARITY_CALL"), "E003", "has no sender"),
+])
+async def test_a_strict_agent_refuses_what_lenient_repairs(
+    client: httpx.AsyncClient, service: Service, method: str, params: dict[str, Any],
+    code: str, named: str,
+) -> None:
+    service.mode = "strict"
+    result = (await answer(client, request(method, params)))["result"]
+    assert result["message_type"] == "LEAGUE_ERROR" and result["error_code"] == code
+    assert result["error_description"].startswith("strict league: ")
+    assert named in result["error_description"]
+    assert service.seen == []
+    full = (await answer(client, request("choose_parity", sample("CHOOSE_PARITY_CALL"))))
+    assert full["result"]["message_type"] == "CHOOSE_PARITY_RESPONSE"
+
+
+@pytest.mark.parametrize("mode", ["lenient", "strict"])
+async def test_extra_fields_are_noted_never_refused(
+    client: httpx.AsyncClient, service: Service, agent_log: AgentLog, mode: ProtocolMode
+) -> None:
+    service.mode = mode
+    params = {**sample("CHOOSE_PARITY_CALL"), "x_student_note": "hi"}
+    reply = await answer(client, request("choose_parity", params))
+    assert reply["result"]["message_type"] == "CHOOSE_PARITY_RESPONSE"
+    assert service.seen[0].extras == {"x_student_note": "hi"}
+    assert [d["field"] for d in logged_deviations(agent_log)] == ["x_student_note"]
+
+
+@pytest.mark.parametrize("mode", ["lenient", "strict"])
+async def test_what_the_protocol_forbids_is_refused_in_both_modes(
+    client: httpx.AsyncClient, service: Service, mode: ProtocolMode
+) -> None:
+    service.mode = mode
+    params = {**sample("CHOOSE_PARITY_CALL"), "timestamp": "2025-01-15T12:30:00+02:00"}
+    result = (await answer(client, request("choose_parity", params)))["result"]
+    assert result["error_code"] == "E021"
