@@ -265,12 +265,18 @@ def up(
 @app.command()
 def schemas(
     folder: Annotated[Path, typer.Argument(help="where to write them")] = Path("doc/schemas"),
+    reference: Annotated[Path, typer.Option(help="the message reference page to write")
+                         ] = Path("doc/messages.md"),
 ) -> None:
-    """Write the JSON Schema of every message (<MESSAGE_TYPE>.schema.json) into FOLDER."""
+    """Write the JSON Schema of every message (<MESSAGE_TYPE>.schema.json) into FOLDER, and
+    the reference page of every message, field and example."""
+    from sdk.reference import message_reference
     from sdk.schemas import write_schemas
 
     files = write_schemas(folder)
-    console.print(f"wrote {len(files)} schemas to {folder}")
+    reference.parent.mkdir(parents=True, exist_ok=True)
+    reference.write_text(message_reference(), encoding="utf-8")
+    console.print(f"wrote {len(files)} schemas to {folder} and the reference to {reference}")
 
 
 @app.command()

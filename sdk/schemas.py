@@ -8,8 +8,8 @@ enforces.) Three facts the models enforce in code are written into the schemas:
 
 - ``protocol`` is the constant ``league.v2`` and ``message_type`` the message's own type;
 - the envelope fields the protocol requires (protocol, message_type, sender, timestamp,
-  conversation_id) are listed as required, although our models fill in a missing protocol,
-  message_type or timestamp;
+  conversation_id) are listed as required, although a lenient league fills in missing ones
+  (doc/protocol.md, "Lenient and strict leagues");
 - timestamps must be UTC: ``Z`` or ``+00:00``, fractions allowed (we send whole seconds).
 
 ``additionalProperties: true`` stays: unknown fields are kept, never refused.

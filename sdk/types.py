@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator
+from pydantic import AfterValidator, Field
 
 __all__ = ["AgentUrl", "McpUrl"]
 
@@ -28,8 +28,11 @@ def _mcp_url(value: str) -> str:
     return value
 
 
-AgentUrl = Annotated[str, AfterValidator(_http_url)]
+AgentUrl = Annotated[str, AfterValidator(_http_url),
+                     Field(description="an http(s) URL with a host, e.g. "
+                                       "http://127.0.0.1:8101/mcp")]
 """An http(s) URL with a host: where another agent can be reached."""
 
-McpUrl = Annotated[str, AfterValidator(_mcp_url)]
+McpUrl = Annotated[str, AfterValidator(_mcp_url),
+                   Field(description="an agent's JSON-RPC endpoint, ending in /mcp")]
 """An agent's JSON-RPC endpoint: an http(s) URL whose path ends in ``/mcp``."""

@@ -15,16 +15,16 @@ import pytest
 from sdk.agent_log import AgentLog
 from sdk.client import RpcClient
 from sdk.errors import ErrorCode, RemoteError, TransportError
+from sdk.examples import example
 from sdk.messages import Acknowledgement, LeagueQuery, Message
 from tests.conftest import make_shared_dir
-from tests.sdk.samples import sample
 
 ENDPOINT = "http://127.0.0.1:8000/mcp"
 Handler = Callable[[httpx.Request], Awaitable[httpx.Response]]
 
 
 def query() -> LeagueQuery:
-    return LeagueQuery.model_validate(sample("LEAGUE_QUERY"))
+    return LeagueQuery.model_validate(example("LEAGUE_QUERY"))
 
 
 def ok(request: httpx.Request, result: Any) -> httpx.Response:
@@ -101,11 +101,11 @@ async def test_a_success_returns_the_result_object(make_client: Callable[..., Rp
     agent = Recorder(reply)
     client = make_client(agent)
     assert await client.call(ENDPOINT, "league_query", query()) == result
-    assert await client.call(ENDPOINT, "league_query", sample("LEAGUE_QUERY")) == result
+    assert await client.call(ENDPOINT, "league_query", example("LEAGUE_QUERY")) == result
     first, second = agent.requests
     assert first["jsonrpc"] == "2.0" and first["method"] == "league_query"
     assert first["params"] == query().to_wire()
-    assert second["params"] == sample("LEAGUE_QUERY")
+    assert second["params"] == example("LEAGUE_QUERY")
     assert first["id"] != second["id"], "every request needs its own id"
 
 
@@ -135,7 +135,7 @@ async def test_a_factory_is_called_before_every_attempt(
 async def test_a_league_error_result_raises_remote_error(
     make_client: Callable[..., RpcClient],
 ) -> None:
-    league_error = sample("LEAGUE_ERROR")
+    league_error = example("LEAGUE_ERROR")
 
     async def reply(request: httpx.Request) -> httpx.Response:
         return ok(request, league_error)
@@ -278,7 +278,7 @@ async def test_call_until_answered_waits_for_the_agent_to_come_up(
     async def reply(request: httpx.Request) -> httpx.Response:
         if len(agent.requests) <= 5:
             raise httpx.ConnectError("not listening yet", request=request)
-        return ok(request, sample("LEAGUE_REGISTER_RESPONSE"))
+        return ok(request, example("LEAGUE_REGISTER_RESPONSE"))
 
     agent = Recorder(reply)
     result = await make_client(agent).call_until_answered(
@@ -306,7 +306,7 @@ async def test_call_until_answered_does_not_retry_a_refusal(
     make_client: Callable[..., RpcClient],
 ) -> None:
     async def reply(request: httpx.Request) -> httpx.Response:
-        return ok(request, sample("LEAGUE_ERROR", error_code="E010"))
+        return ok(request, example("LEAGUE_ERROR", error_code="E010"))
 
     agent = Recorder(reply)
     with pytest.raises(RemoteError) as caught:
@@ -324,7 +324,7 @@ async def test_traffic_is_logged_with_tokens_redacted(
     token = "s3cr3t-token-that-must-not-leak-0123456789"
 
     async def reply(request: httpx.Request) -> httpx.Response:
-        return ok(request, sample("LEAGUE_REGISTER_RESPONSE", auth_token=token))
+        return ok(request, example("LEAGUE_REGISTER_RESPONSE", auth_token=token))
 
     message = query().model_copy(update={"auth_token": token, "conversation_id": "conv-42"})
     await make_client(Recorder(reply)).call(ENDPOINT, "league_query", message)

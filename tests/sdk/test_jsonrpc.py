@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from sdk.agent_log import AgentLog
 from sdk.errors import ErrorCode, ProtocolError
+from sdk.examples import example
 from sdk.jsonrpc import JsonRpcEndpoint, RpcMethod
 from sdk.messages import (
     Acknowledgement,
@@ -24,7 +25,6 @@ from sdk.messages import (
     RoundAnnouncement,
 )
 from sdk.tolerance import ProtocolMode
-from tests.sdk.samples import sample
 
 SECRET_DETAIL = "database password is hunter2"
 MAX_BODY = 4096
@@ -132,7 +132,7 @@ def log_records(log: AgentLog) -> list[dict[str, Any]]:
 async def test_a_valid_call_answers_with_the_handlers_message(
     client: httpx.AsyncClient, service: Service
 ) -> None:
-    reply = await answer(client, request("choose_parity", sample("CHOOSE_PARITY_CALL"), 7))
+    reply = await answer(client, request("choose_parity", example("CHOOSE_PARITY_CALL"), 7))
     assert reply["id"] == 7 and "error" not in reply
     result = reply["result"]
     assert result["message_type"] == "CHOOSE_PARITY_RESPONSE"
@@ -216,7 +216,7 @@ async def test_a_mixed_batch_answers_all_but_the_notifications(
         request("raw", {"n": 2}, "2"),
         {"foo": "boo"},
         request("foo.get", {"name": "myself"}, "5"),
-        request("notify_round", sample("ROUND_ANNOUNCEMENT"), None),
+        request("notify_round", example("ROUND_ANNOUNCEMENT"), None),
     ]
     reply = await answer(client, batch)
     assert isinstance(reply, list)
@@ -242,7 +242,7 @@ async def test_a_batch_of_notifications_gets_204_and_no_body(
 async def test_a_single_notification_gets_204_and_no_body(
     client: httpx.AsyncClient, service: Service
 ) -> None:
-    response = await post(client, request("notify_round", sample("ROUND_ANNOUNCEMENT"), None))
+    response = await post(client, request("notify_round", example("ROUND_ANNOUNCEMENT"), None))
     assert response.status_code == 204
     assert response.content == b""
     assert len(service.seen) == 1
@@ -265,7 +265,7 @@ async def test_params_as_an_array_are_32602(client: httpx.AsyncClient, service: 
 
 
 async def test_an_oversized_body_is_413_with_a_jsonrpc_error(client: httpx.AsyncClient) -> None:
-    params = sample("CHOOSE_PARITY_CALL", padding="x" * MAX_BODY)
+    params = example("CHOOSE_PARITY_CALL", padding="x" * MAX_BODY)
     response = await post(client, request("choose_parity", params))
     assert response.status_code == 413
     reply = response.json()
@@ -291,7 +291,7 @@ async def test_an_unexpected_failure_is_32603_without_its_details(
 async def test_a_message_that_fails_validation_gets_league_error(
     client: httpx.AsyncClient, service: Service
 ) -> None:
-    params = sample("CHOOSE_PARITY_CALL", conversation_id="conv-77")
+    params = example("CHOOSE_PARITY_CALL", conversation_id="conv-77")
     params["context"] = {"round_id": 1}
     reply = await answer(client, request("choose_parity", params, 11))
     assert reply["id"] == 11 and "error" not in reply
@@ -319,7 +319,7 @@ async def test_a_message_that_fails_validation_gets_league_error(
 async def test_validation_codes_reach_the_caller(
     client: httpx.AsyncClient, change: dict[str, Any], code: ErrorCode
 ) -> None:
-    params = sample("CHOOSE_PARITY_CALL", **change)
+    params = example("CHOOSE_PARITY_CALL", **change)
     result = (await answer(client, request("choose_parity", params)))["result"]
     assert result["message_type"] == "LEAGUE_ERROR"
     assert result["error_code"] == code.value
@@ -336,7 +336,7 @@ async def test_missing_params_are_a_league_error_not_a_crash(client: httpx.Async
 async def test_a_protocol_error_from_a_handler_is_a_league_error(
     client: httpx.AsyncClient,
 ) -> None:
-    params = sample("MATCH_RESULT_REPORT", conversation_id="conv-5")
+    params = example("MATCH_RESULT_REPORT", conversation_id="conv-5")
     result = (await answer(client, request("refuse", params, 3)))["result"]
     assert result["message_type"] == "LEAGUE_ERROR"
     assert result["error_code"] == ErrorCode.NOT_AUTHORIZED.value
@@ -351,8 +351,8 @@ async def test_a_protocol_error_from_a_handler_is_a_league_error(
 async def test_every_message_received_and_sent_is_logged(
     client: httpx.AsyncClient, agent_log: AgentLog
 ) -> None:
-    await answer(client, request("choose_parity", sample("CHOOSE_PARITY_CALL")))
-    bad = sample("CHOOSE_PARITY_CALL", conversation_id="conv-bad", protocol="league.v1")
+    await answer(client, request("choose_parity", example("CHOOSE_PARITY_CALL")))
+    bad = example("CHOOSE_PARITY_CALL", conversation_id="conv-bad", protocol="league.v1")
     await answer(client, request("choose_parity", bad))
     traffic = [
         (r["event"], r["message_type"], r["conversation_id"], r["method"])
@@ -411,7 +411,7 @@ def test_the_request_check_agrees_with_the_jsonrpc_schema(candidate: object) -> 
 def bare(message_type: str) -> dict[str, Any]:
     """A sample message with its envelope stripped, as some published agents send it."""
     envelope = ("protocol", "message_type", "sender", "timestamp", "conversation_id")
-    return {k: v for k, v in sample(message_type).items() if k not in envelope}
+    return {k: v for k, v in example(message_type).items() if k not in envelope}
 
 
 def logged_deviations(agent_log: AgentLog) -> list[dict[str, Any]]:
@@ -423,7 +423,7 @@ def logged_deviations(agent_log: AgentLog) -> list[dict[str, Any]]:
 async def test_a_method_is_also_served_under_its_message_type(
     client: httpx.AsyncClient, service: Service, agent_log: AgentLog
 ) -> None:
-    reply = await answer(client, request("CHOOSE_PARITY_CALL", sample("CHOOSE_PARITY_CALL")))
+    reply = await answer(client, request("CHOOSE_PARITY_CALL", example("CHOOSE_PARITY_CALL")))
     assert reply["result"]["message_type"] == "CHOOSE_PARITY_RESPONSE"
     assert isinstance(service.seen[0], ChooseParityCall)
     assert [d["kind"] for d in logged_deviations(agent_log)] == ["method_alias"]
@@ -440,7 +440,7 @@ async def test_a_lenient_agent_repairs_a_request_without_envelope(
 
 
 @pytest.mark.parametrize(("method", "params", "code", "named"), [
-    ("CHOOSE_PARITY_CALL", sample("CHOOSE_PARITY_CALL"), "E016", "choose_parity"),
+    ("CHOOSE_PARITY_CALL", example("CHOOSE_PARITY_CALL"), "E016", "choose_parity"),
     ("choose_parity", bare("CHOOSE_PARITY_CALL"), "E003", "has no sender"),
 ])
 async def test_a_strict_agent_refuses_what_lenient_repairs(
@@ -453,7 +453,7 @@ async def test_a_strict_agent_refuses_what_lenient_repairs(
     assert result["error_description"].startswith("strict league: ")
     assert named in result["error_description"]
     assert service.seen == []
-    full = (await answer(client, request("choose_parity", sample("CHOOSE_PARITY_CALL"))))
+    full = (await answer(client, request("choose_parity", example("CHOOSE_PARITY_CALL"))))
     assert full["result"]["message_type"] == "CHOOSE_PARITY_RESPONSE"
 
 
@@ -462,7 +462,7 @@ async def test_extra_fields_are_noted_never_refused(
     client: httpx.AsyncClient, service: Service, agent_log: AgentLog, mode: ProtocolMode
 ) -> None:
     service.mode = mode
-    params = {**sample("CHOOSE_PARITY_CALL"), "x_student_note": "hi"}
+    params = {**example("CHOOSE_PARITY_CALL"), "x_student_note": "hi"}
     reply = await answer(client, request("choose_parity", params))
     assert reply["result"]["message_type"] == "CHOOSE_PARITY_RESPONSE"
     assert service.seen[0].extras == {"x_student_note": "hi"}
@@ -474,6 +474,6 @@ async def test_what_the_protocol_forbids_is_refused_in_both_modes(
     client: httpx.AsyncClient, service: Service, mode: ProtocolMode
 ) -> None:
     service.mode = mode
-    params = {**sample("CHOOSE_PARITY_CALL"), "timestamp": "2025-01-15T12:30:00+02:00"}
+    params = {**example("CHOOSE_PARITY_CALL"), "timestamp": "2025-01-15T12:30:00+02:00"}
     result = (await answer(client, request("choose_parity", params)))["result"]
     assert result["error_code"] == "E021"

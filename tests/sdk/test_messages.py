@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from sdk.errors import ErrorCode, ProtocolError
+from sdk.examples import example, example_types
 from sdk.messages import (
     EXTRA_MESSAGES,
     MESSAGE_MODELS,
@@ -26,7 +27,6 @@ from sdk.messages import (
     protocol_error_from_validation,
     sender_id,
 )
-from tests.sdk.samples import sample, sample_types
 
 WIRE_TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
 ALL_MODELS = PROTOCOL_MESSAGES + EXTRA_MESSAGES
@@ -56,14 +56,14 @@ def test_registry_holds_the_18_protocol_messages_and_ours() -> None:
         "START_MATCH", "START_MATCH_ACK",
     }
     assert len(MESSAGE_MODELS) == len(ALL_MODELS), "two models share a MESSAGE_TYPE"
-    assert sorted(MESSAGE_MODELS) == sample_types(), "tests/sdk/samples.py misses a message"
+    assert sorted(MESSAGE_MODELS) == example_types(), "tests/sdk/samples.py misses a message"
 
 
 # --- round trips ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("model", ALL_MODELS, ids=lambda model: model.MESSAGE_TYPE)
 def test_every_message_round_trips_through_the_wire(model: type[Message]) -> None:
-    wire = sample(model.MESSAGE_TYPE)
+    wire = example(model.MESSAGE_TYPE)
     message = model.model_validate(wire)
     assert message.to_wire() == wire
     again = model.model_validate(json.loads(json.dumps(message.to_wire())))
@@ -73,17 +73,17 @@ def test_every_message_round_trips_through_the_wire(model: type[Message]) -> Non
 
 @pytest.mark.parametrize("model", ALL_MODELS, ids=lambda model: model.MESSAGE_TYPE)
 def test_incoming_extras_are_kept_but_never_sent(model: type[Message]) -> None:
-    wire = sample(model.MESSAGE_TYPE, x_vendor_hint="kept", debug={"trace": [1, 2]})
+    wire = example(model.MESSAGE_TYPE, x_vendor_hint="kept", debug={"trace": [1, 2]})
     message = model.model_validate(wire)
     assert message.extras == {"x_vendor_hint": "kept", "debug": {"trace": [1, 2]}}
     sent = message.to_wire()
     assert "x_vendor_hint" not in sent and "debug" not in sent
     assert set(sent) <= set(model.model_fields)
-    assert sent == sample(model.MESSAGE_TYPE)
+    assert sent == example(model.MESSAGE_TYPE)
 
 
 def test_extras_is_a_copy() -> None:
-    message = Acknowledgement.model_validate(sample("ACK", extra_field=1))
+    message = Acknowledgement.model_validate(example("ACK", extra_field=1))
     message.extras["extra_field"] = 2
     assert message.extras == {"extra_field": 1}
 
@@ -104,7 +104,7 @@ def test_outgoing_message_fills_the_envelope_and_leaves_out_unset_context() -> N
 
 @pytest.mark.parametrize("given_type", [None, "", "absent"])
 def test_a_missing_message_type_takes_the_models_own(given_type: str | None) -> None:
-    wire = sample("CHOOSE_PARITY_RESPONSE", message_type=given_type)
+    wire = example("CHOOSE_PARITY_RESPONSE", message_type=given_type)
     if given_type == "absent":
         del wire["message_type"]
     assert ChooseParityResponse.model_validate(wire).message_type == "CHOOSE_PARITY_RESPONSE"
@@ -130,7 +130,7 @@ def test_sender_id(sender: str, expected: str) -> None:
     ],
 )
 def test_utc_timestamps_are_accepted_and_sent_as_whole_second_z(text: str) -> None:
-    wire = sample("CHOOSE_PARITY_CALL", timestamp=text, deadline=text)
+    wire = example("CHOOSE_PARITY_CALL", timestamp=text, deadline=text)
     sent = ChooseParityCall.model_validate(wire).to_wire()
     assert sent["timestamp"] == "2025-01-15T10:30:00Z"
     assert sent["deadline"] == "2025-01-15T10:30:00Z"
@@ -143,19 +143,19 @@ def test_utc_timestamps_are_accepted_and_sent_as_whole_second_z(text: str) -> No
 )
 @pytest.mark.parametrize("field", ["timestamp", "deadline"])
 def test_local_or_missing_offsets_are_refused_with_e021(text: str, field: str) -> None:
-    error = refusal(ChooseParityCall, sample("CHOOSE_PARITY_CALL", **{field: text}))
+    error = refusal(ChooseParityCall, example("CHOOSE_PARITY_CALL", **{field: text}))
     assert error.code is ErrorCode.INVALID_TIMESTAMP
     assert field in error.description
 
 
 @pytest.mark.parametrize("value", [1736937000, "1736937000", "1736937000.5", "yesterday", ""])
 def test_only_iso_text_is_a_timestamp(value: object) -> None:
-    error = refusal(ChooseParityCall, sample("CHOOSE_PARITY_CALL", timestamp=value))
+    error = refusal(ChooseParityCall, example("CHOOSE_PARITY_CALL", timestamp=value))
     assert error.code is ErrorCode.INVALID_TIMESTAMP, error.description
 
 
 def test_a_received_message_must_carry_its_timestamp() -> None:
-    wire = sample("CHOOSE_PARITY_RESPONSE")
+    wire = example("CHOOSE_PARITY_RESPONSE")
     wire.pop("timestamp")
     wire.pop("player_id")
     with pytest.raises(ValidationError) as caught:
@@ -163,7 +163,7 @@ def test_a_received_message_must_carry_its_timestamp() -> None:
     error = protocol_error_from_validation(caught.value, "CHOOSE_PARITY_RESPONSE")
     assert error.code is ErrorCode.MISSING_REQUIRED_FIELD
     assert "timestamp" in error.description and "player_id" in error.description
-    assert ChooseParityResponse.from_wire(sample("CHOOSE_PARITY_RESPONSE")).player_id
+    assert ChooseParityResponse.from_wire(example("CHOOSE_PARITY_RESPONSE")).player_id
 
 
 def test_a_message_built_to_send_is_stamped_now() -> None:
@@ -173,7 +173,7 @@ def test_a_message_built_to_send_is_stamped_now() -> None:
 
 
 def test_arrival_timestamp_must_be_utc_too() -> None:
-    wire = sample("GAME_JOIN_ACK", arrival_timestamp="2025-01-15T10:30:01+01:00")
+    wire = example("GAME_JOIN_ACK", arrival_timestamp="2025-01-15T10:30:01+01:00")
     assert refusal(MESSAGE_MODELS["GAME_JOIN_ACK"], wire).code is ErrorCode.INVALID_TIMESTAMP
 
 
@@ -201,7 +201,7 @@ def test_any_utc_datetime_goes_out_as_whole_second_z(moment: datetime) -> None:
 )
 def test_any_non_zero_offset_is_refused(moment: datetime, offset_minutes: int) -> None:
     local = moment.replace(tzinfo=timezone(timedelta(minutes=offset_minutes)))
-    wire = sample("ACK", timestamp=local.isoformat())
+    wire = example("ACK", timestamp=local.isoformat())
     assert refusal(Acknowledgement, wire).code is ErrorCode.INVALID_TIMESTAMP
 
 
@@ -209,13 +209,13 @@ def test_any_non_zero_offset_is_refused(moment: datetime, offset_minutes: int) -
 
 @pytest.mark.parametrize("protocol", ["league.v1", "league.v3", "LEAGUE.V2", ""])
 def test_another_protocol_is_refused_with_e018(protocol: str) -> None:
-    error = refusal(Acknowledgement, sample("ACK", protocol=protocol))
+    error = refusal(Acknowledgement, example("ACK", protocol=protocol))
     assert error.code is ErrorCode.PROTOCOL_VERSION_MISMATCH
     assert "protocol" in error.description
 
 
 def _register(protocol_version: Any) -> dict[str, Any]:
-    wire = sample("LEAGUE_REGISTER_REQUEST")
+    wire = example("LEAGUE_REGISTER_REQUEST")
     wire["player_meta"]["protocol_version"] = protocol_version
     return wire
 
@@ -252,7 +252,7 @@ def test_supported_protocol_versions_are_accepted(version: str | None) -> None:
 def test_a_missing_required_field_is_e003_and_named(
     message_type: str, path: tuple[str, ...]
 ) -> None:
-    wire = sample(message_type)
+    wire = example(message_type)
     holder = wire
     for part in path[:-1]:
         holder = holder[part]
@@ -265,13 +265,13 @@ def test_a_missing_required_field_is_e003_and_named(
 
 @pytest.mark.parametrize("choice", ["EVEN", "", None, 7, "evens"])
 def test_a_bad_parity_choice_is_e004(choice: Any) -> None:
-    error = refusal(ChooseParityResponse, sample("CHOOSE_PARITY_RESPONSE", parity_choice=choice))
+    error = refusal(ChooseParityResponse, example("CHOOSE_PARITY_RESPONSE", parity_choice=choice))
     assert error.code is ErrorCode.INVALID_PARITY_CHOICE
     assert "parity_choice" in error.description
 
 
 def test_a_message_of_another_type_is_e016() -> None:
-    wire = sample("CHOOSE_PARITY_RESPONSE", message_type="GAME_JOIN_ACK")
+    wire = example("CHOOSE_PARITY_RESPONSE", message_type="GAME_JOIN_ACK")
     error = refusal(ChooseParityResponse, wire)
     assert error.code is ErrorCode.MESSAGE_TYPE_MISMATCH
     assert "GAME_JOIN_ACK" in error.description and "CHOOSE_PARITY_RESPONSE" in error.description
@@ -293,13 +293,13 @@ def test_a_message_of_another_type_is_e016() -> None:
     ],
 )
 def test_any_other_bad_value_is_e002(message_type: str, field: str, value: Any) -> None:
-    error = refusal(MESSAGE_MODELS[message_type], sample(message_type, **{field: value}))
+    error = refusal(MESSAGE_MODELS[message_type], example(message_type, **{field: value}))
     assert error.code is ErrorCode.INVALID_FIELD_VALUE
     assert field in error.description
 
 
 def test_the_most_important_code_wins_and_every_problem_is_named() -> None:
-    wire = sample("CHOOSE_PARITY_RESPONSE", protocol="league.v1", parity_choice="EVEN")
+    wire = example("CHOOSE_PARITY_RESPONSE", protocol="league.v1", parity_choice="EVEN")
     del wire["player_id"]
     error = refusal(ChooseParityResponse, wire)
     assert error.code is ErrorCode.PROTOCOL_VERSION_MISMATCH

@@ -13,11 +13,11 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from sdk.agent_log import AgentLog
+from sdk.examples import example
 from sdk.jsonrpc import JsonRpcEndpoint, RpcMethod
 from sdk.messages import MESSAGE_MODELS, LeagueRegisterRequest, LeagueRegisterResponse
 from sdk.schemas import message_schemas, render_schema, write_schemas
 from tests.conftest import REPO_ROOT
-from tests.sdk.samples import sample
 
 COMMITTED = REPO_ROOT / "doc" / "schemas"
 REGENERATE = "regenerate them with `.venv/bin/league schemas` and commit"
@@ -43,7 +43,7 @@ def test_the_committed_schemas_are_what_the_models_generate() -> None:
 @pytest.mark.parametrize("message_type", sorted(MESSAGE_MODELS))
 def test_every_schema_is_valid_and_accepts_the_sample(message_type: str) -> None:
     Draft202012Validator.check_schema(SCHEMAS[message_type])
-    wire = sample(message_type)
+    wire = example(message_type)
     validator(message_type).validate(wire)
     sent = MESSAGE_MODELS[message_type].model_validate(wire).to_wire()
     validator(message_type).validate(sent)
@@ -67,7 +67,7 @@ def test_every_schema_is_valid_and_accepts_the_sample(message_type: str) -> None
 def test_the_schemas_refuse_what_the_models_refuse(
     message_type: str, change: dict[str, Any]
 ) -> None:
-    wire = sample(message_type)
+    wire = example(message_type)
     for key, value in change.items():
         if value is None:
             del wire[key]
@@ -88,14 +88,33 @@ def test_write_schemas_writes_sorted_files_and_removes_stale_ones(tmp_path: Path
     assert list(json.loads(text)) == sorted(json.loads(text))
 
 
+def test_the_committed_message_reference_is_current() -> None:
+    from sdk.reference import message_reference
+
+    committed = (REPO_ROOT / "doc" / "messages.md").read_text(encoding="utf-8")
+    assert committed == message_reference(), f"doc/messages.md is stale: {REGENERATE}"
+
+
+def test_the_reference_shows_every_message_with_a_valid_example() -> None:
+    text = (REPO_ROOT / "doc" / "messages.md").read_text(encoding="utf-8")
+    for message_type in MESSAGE_MODELS:
+        assert f"## {message_type}" in text, message_type
+    examples = [json.loads(block) for block in re.findall(r"```json\n(.*?)```", text, re.DOTALL)]
+    assert len(examples) == len(MESSAGE_MODELS)
+    for wire in examples:
+        MESSAGE_MODELS[wire["message_type"]].from_wire(wire)
+
+
 def test_the_league_schemas_command_writes_them(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-W", "error", "-m", "league_cli", "schemas", str(tmp_path / "out")],
+        [sys.executable, "-W", "error", "-m", "league_cli", "schemas", str(tmp_path / "out"),
+         "--reference", str(tmp_path / "messages.md")],
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=60, check=False,
     )
     assert done.returncode == 0, done.stderr
     assert f"wrote {len(MESSAGE_MODELS)} schemas" in done.stdout
     assert len(list((tmp_path / "out").glob("*.schema.json"))) == len(MESSAGE_MODELS)
+    assert (tmp_path / "messages.md").read_text().startswith("# Every league.v2 message")
 
 
 # --- the examples of doc/protocol.md --------------------------------------------------------

@@ -8,9 +8,9 @@ import pytest
 from pydantic import ValidationError
 
 from sdk.errors import ErrorCode, ProtocolError
+from sdk.examples import example
 from sdk.messages import ChooseParityResponse, LeagueRegisterRequest, RoundCompleted
 from sdk.tolerance import receive, repair, request_defaults
-from tests.sdk.samples import sample
 
 REPLY_DEFAULTS = {"protocol": "league.v2", "message_type": "CHOOSE_PARITY_RESPONSE",
                   "sender": "player:P01", "timestamp": "2025-01-15T10:30:05Z",
@@ -48,18 +48,18 @@ def test_a_registration_with_only_player_meta_is_taken() -> None:
 
 @pytest.mark.parametrize("mode", ["lenient", "strict"])
 def test_matches_played_is_the_protocol_s_own_variant(mode: Any) -> None:
-    wire = sample("ROUND_COMPLETED")
+    wire = example("ROUND_COMPLETED")
     wire["matches_played"] = wire.pop("matches_completed")
     message, deviations = receive(RoundCompleted, wire, mode, {})
-    assert message.matches_completed == sample("ROUND_COMPLETED")["matches_completed"]
+    assert message.matches_completed == example("ROUND_COMPLETED")["matches_completed"]
     assert [(d.kind, d.field, d.refusable) for d in deviations] == [
         ("field_variant", "matches_played", False)]
 
 
 def test_both_names_given_keeps_the_protocol_s_and_notes_the_other() -> None:
-    wire = {**sample("ROUND_COMPLETED"), "matches_played": 99}
+    wire = {**example("ROUND_COMPLETED"), "matches_played": 99}
     fixed, deviations = repair(RoundCompleted, wire, {})
-    assert fixed["matches_completed"] == sample("ROUND_COMPLETED")["matches_completed"]
+    assert fixed["matches_completed"] == example("ROUND_COMPLETED")["matches_completed"]
     assert [d.kind for d in deviations] == ["extra_field"]
 
 
@@ -69,5 +69,5 @@ def test_both_names_given_keeps_the_protocol_s_and_notes_the_other() -> None:
 ])
 def test_what_the_protocol_forbids_no_mode_takes(mode: Any, change: dict[str, Any]) -> None:
     with pytest.raises(ValidationError):
-        receive(ChooseParityResponse, {**sample("CHOOSE_PARITY_RESPONSE"), **change}, mode,
+        receive(ChooseParityResponse, {**example("CHOOSE_PARITY_RESPONSE"), **change}, mode,
                 REPLY_DEFAULTS)

@@ -1,4 +1,5 @@
-"""One valid wire form of every message model, for the SDK tests."""
+"""One valid wire form of every message: the examples of doc/messages.md, of the tests and
+of the conformance kit."""
 
 from __future__ import annotations
 
@@ -143,12 +144,15 @@ _BODIES: dict[str, dict[str, Any]] = {
 }
 
 
-def sample(message_type: str, /, **overrides: Any) -> dict[str, Any]:
+__all__ = ["example", "example_types"]
+
+
+def example(message_type: str, /, **overrides: Any) -> dict[str, Any]:
     """A fresh valid wire dict of ``message_type``; ``overrides`` replace top-level fields."""
     wire = {**ENVELOPE, "message_type": message_type, **copy.deepcopy(_BODIES[message_type])}
     wire.update(overrides)
     return wire
 
 
-def sample_types() -> list[str]:
+def example_types() -> list[str]:
     return sorted(_BODIES)
