@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import httpx
 import typer
 
+from league_cli.conformance.cli import check_league, check_player
 from league_cli.console import console, standings_table, status_line
 from league_cli.launcher import LaunchError, stop_from_pid_files
 from league_cli.up import LeaguePlan, run_league
@@ -277,6 +278,11 @@ def schemas(
     reference.parent.mkdir(parents=True, exist_ok=True)
     reference.write_text(message_reference(), encoding="utf-8")
     console.print(f"wrote {len(files)} schemas to {folder} and the reference to {reference}")
+
+
+# The conformance kit (doc/conformance.md).
+app.command("check-player")(check_player)
+app.command("check-league")(check_league)
 
 
 @app.command()

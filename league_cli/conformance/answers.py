@@ -1,0 +1,226 @@
+"""Judging an answer: what kind of JSON-RPC answer it is, its framing, its league.v2
+envelope and its own fields (validated with the SDK's message models)."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
+
+from league_cli.conformance.probe import Exchange
+from league_cli.conformance.report import Recorder
+from sdk.messages import PROTOCOL, Message
+from sdk.timeutil import parse_utc
+from sdk.tolerance import ENVELOPE_FIELDS, Deviation, answer_defaults, repair
+
+__all__ = [
+    "ENVELOPE_CHECKS",
+    "AnswerKind",
+    "describe",
+    "judge_envelope",
+    "judge_framing",
+    "kind_of",
+    "missing_envelope",
+    "read_answer",
+    "read_message",
+]
+
+ENVELOPE_CHECKS: dict[str, str] = {
+    "jsonrpc.framing": "every answer is a JSON-RPC 2.0 response object: \"jsonrpc\": \"2.0\", "
+                       "the request's id, exactly one of result and error",
+    "envelope.fields": "every message judged (an answer; for check-league also each "
+                       "notification) carries every envelope field: protocol, message_type, "
+                       "sender, timestamp, conversation_id",
+    "envelope.protocol": "protocol is exactly \"league.v2\"",
+    "envelope.message_type": "message_type is exactly the type the method answers with",
+    "envelope.sender": "sender names the answering agent in the protocol's form",
+    "envelope.timestamp": "timestamp is ISO-8601 in UTC (Z or +00:00)",
+    "envelope.conversation_id": "the conversation_id of an answer echoes the request's",
+}
+
+
+class AnswerKind(str, Enum):
+    RESULT = "result"
+    LEAGUE_ERROR = "league_error"
+    RPC_ERROR = "rpc_error"
+    HTTP_ERROR = "http_error"
+    NOT_JSON = "not_json"
+    MALFORMED = "malformed"
+    NO_ANSWER = "no_answer"
+
+
+def kind_of(exchange: Exchange) -> AnswerKind:
+    """Classify an exchange: a crash (HTTP 5xx), garbage, an error, or a result."""
+    if not exchange.answered:
+        return AnswerKind.NO_ANSWER
+    status = exchange.http_status or 0
+    if status >= 500:
+        return AnswerKind.HTTP_ERROR
+    if exchange.text is not None:
+        return AnswerKind.NOT_JSON
+    body = exchange.body
+    if not isinstance(body, dict):
+        return AnswerKind.HTTP_ERROR if status >= 400 else AnswerKind.MALFORMED
+    if exchange.error is not None:
+        return AnswerKind.RPC_ERROR
+    if "result" not in body:
+        return AnswerKind.HTTP_ERROR if status >= 400 else AnswerKind.MALFORMED
+    if exchange.league_error is not None:
+        return AnswerKind.LEAGUE_ERROR
+    return AnswerKind.RESULT
+
+
+def describe(exchange: Exchange) -> str:
+    """The answer in a few words, for a report's reason."""
+    kind = kind_of(exchange)
+    if kind == AnswerKind.NO_ANSWER:
+        return f"no answer ({exchange.detail})"
+    if kind == AnswerKind.HTTP_ERROR:
+        return f"HTTP {exchange.http_status} without a JSON-RPC answer"
+    if kind == AnswerKind.NOT_JSON:
+        return f"HTTP {exchange.http_status} with a body that is not JSON"
+    if kind == AnswerKind.MALFORMED:
+        if exchange.body is None:
+            return f"HTTP {exchange.http_status} with an empty body"
+        return "JSON that is neither a JSON-RPC result nor an error"
+    if kind == AnswerKind.RPC_ERROR:
+        error = exchange.error or {}
+        return f"JSON-RPC error {error.get('code')} {error.get('message', '')!s}".rstrip()
+    if kind == AnswerKind.LEAGUE_ERROR:
+        error = exchange.league_error or {}
+        return (f"LEAGUE_ERROR {error.get('error_code')}: "
+                f"{error.get('error_description', '')}").rstrip(": ")
+    result = exchange.result
+    if isinstance(result, dict):
+        return f"a result ({result.get('message_type') or 'no message_type'})"
+    return f"a result that is not an object ({type(result).__name__})"
+
+
+def judge_framing(recorder: Recorder, exchange: Exchange) -> None:
+    """jsonrpc.framing, for any answer that is a JSON object. Ids as numbers or strings and
+    ``"error": null`` beside a result are valid JSON-RPC and pass in both modes."""
+    body = exchange.body
+    if not exchange.answered or not isinstance(body, dict):
+        return
+    problems = []
+    if body.get("jsonrpc") != "2.0":
+        problems.append(f"\"jsonrpc\" is {body.get('jsonrpc')!r}, not \"2.0\"")
+    request_id = exchange.request.get("id") if isinstance(exchange.request, dict) else None
+    if "id" not in body:
+        problems.append("no \"id\"")
+    elif str(body["id"]) != str(request_id) and exchange.error is None:
+        problems.append(f"\"id\" is {body['id']!r}, the request's was {request_id!r}")
+    if "result" in body and body.get("error") is not None:
+        problems.append("both a \"result\" and an \"error\"")
+    if problems:
+        recorder.tolerated("jsonrpc.framing", f"{exchange.method}: " + "; ".join(problems),
+                           evidence=exchange.evidence())
+    else:
+        recorder.passed("jsonrpc.framing", "well-formed JSON-RPC 2.0 answers")
+
+
+def missing_envelope(deviations: list[Deviation]) -> list[str]:
+    """The envelope fields the SDK had to fill in (``sdk.tolerance.repair``)."""
+    return [d.field or "?" for d in deviations if d.kind == "missing_envelope_field"]
+
+
+def judge_envelope(recorder: Recorder, message: dict[str, Any], *, where: str,
+                   evidence: dict[str, Any], expected_type: str | None, expected_sender: str,
+                   sender_role: str | None = None, conversation_id: str | None = None,
+                   missing: list[str] | None = None) -> None:
+    """The envelope of ``message``: ``missing`` fields (None: not judged, as for an
+    acknowledgement, which may have any shape) are tolerated (WARN, FAIL under --strict,
+    as a lenient league repairs them and a strict one refuses them); each field present
+    must be right, in both modes.
+
+    ``expected_type`` None means any type will do. ``sender_role`` (``"player:"``) lets a
+    sender of the right role but another id pass with a WARN.
+    """
+    if missing:
+        recorder.tolerated("envelope.fields", f"{where}: the message has no "
+                           f"{', '.join(missing)} (a lenient league fills them in, a strict "
+                           "one refuses the message with E003)", evidence=evidence)
+    elif missing is not None:
+        recorder.passed("envelope.fields", "every envelope field is present")
+    if message.get("protocol") not in (None, ""):
+        if message["protocol"] == PROTOCOL:
+            recorder.passed("envelope.protocol", f"protocol is {PROTOCOL}")
+        else:
+            recorder.failed("envelope.protocol", f"{where}: protocol is {message['protocol']!r}, "
+                            f"not {PROTOCOL!r} (refused with E018)", evidence=evidence)
+    if message.get("message_type") not in (None, "") and expected_type is not None:
+        if message["message_type"] == expected_type:
+            recorder.passed("envelope.message_type", "message_type is the method's")
+        else:
+            recorder.failed("envelope.message_type",
+                            f"{where}: message_type is {message['message_type']!r}, not "
+                            f"{expected_type!r} (refused with E016)", evidence=evidence)
+    if message.get("sender") not in (None, ""):
+        _judge_sender(recorder, message["sender"], where, expected_sender, sender_role, evidence)
+    if message.get("timestamp") not in (None, ""):
+        stamp = message["timestamp"]
+        try:
+            if not isinstance(stamp, str):
+                raise ValueError(f"{stamp!r} is not text")
+            parse_utc(stamp)
+        except ValueError as exc:
+            recorder.failed("envelope.timestamp", f"{where}: timestamp {stamp!r} is not "
+                            f"ISO-8601 in UTC: {exc} (refused with E021)", evidence=evidence)
+        else:
+            recorder.passed("envelope.timestamp", "timestamps are ISO-8601 in UTC")
+    if message.get("conversation_id") not in (None, "") and conversation_id is not None:
+        if message["conversation_id"] == conversation_id:
+            recorder.passed("envelope.conversation_id", "conversation_id echoes the request's")
+        else:
+            recorder.tolerated("envelope.conversation_id",
+                               f"{where}: conversation_id is {message['conversation_id']!r}, "
+                               f"the request's was {conversation_id!r}", evidence=evidence)
+
+
+def _judge_sender(recorder: Recorder, sender: Any, where: str, expected: str,
+                  role: str | None, evidence: dict[str, Any]) -> None:
+    if sender == expected:
+        recorder.passed("envelope.sender", f"sender is {expected}")
+    elif not isinstance(sender, str):
+        recorder.failed("envelope.sender", f"{where}: sender {sender!r} is not a string",
+                        evidence=evidence)
+    elif role is not None and sender.startswith(role) and len(sender) > len(role):
+        recorder.warned("envelope.sender", f"{where}: sender is {sender!r}; it was addressed "
+                        f"as {expected!r}", evidence=evidence)
+    else:
+        recorder.tolerated("envelope.sender", f"{where}: sender is {sender!r}, not in the "
+                           f"protocol's form {expected!r}", evidence=evidence)
+
+
+_M = TypeVar("_M", bound=Message)
+
+
+def read_message(model: type[_M], message: dict[str, Any], defaults: dict[str, Any]
+                 ) -> tuple[_M | None, list[str], list[Deviation]]:
+    """Read ``message`` as a lenient league does (``sdk.tolerance.repair``: missing envelope
+    fields from ``defaults``, variant names, extras noted), then validate its own fields with
+    the SDK model, the envelope taken from ``defaults`` (the envelope is judged on its own,
+    so a wrong sender does not hide a bad parity).
+
+    Returns the message (None if invalid), every problem as ``field: what``, and the repairs.
+    """
+    fixed, deviations = repair(model, message, defaults)
+    envelope = {name: defaults[name] for name in ENVELOPE_FIELDS if name in defaults}
+    try:
+        return model.from_wire({**fixed, **envelope}), [], deviations
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors(include_url=False):
+            where = ".".join(str(part) for part in error["loc"]) or "message"
+            shown = "" if error["type"] == "missing" else f" (got {error.get('input')!r})"
+            problems.append(f"{where}: {error['msg']}{shown}")
+        return None, problems, deviations
+
+
+def read_answer(model: type[_M], message: dict[str, Any], *, sender: str,
+                conversation_id: str) -> tuple[_M | None, list[str], list[Deviation]]:
+    """``read_message`` for an answer: its envelope defaults are the exchange's, as our
+    referee takes them (``sdk.tolerance.answer_defaults``)."""
+    return read_message(model, message, answer_defaults(model, sender=sender,
+                                                        conversation_id=conversation_id))

@@ -1,0 +1,193 @@
+"""What the League Manager sent the test agents during ``check-league``'s watch, judged:
+every notification validated with the SDK's models, tokens, order, method names."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from league_cli.conformance.answers import judge_envelope, missing_envelope, read_message
+from league_cli.conformance.report import Recorder
+from sdk.messages import (
+    LeagueCompleted,
+    LeagueStandingsUpdate,
+    Message,
+    RoundAnnouncement,
+    RoundCompleted,
+    StartMatch,
+)
+from sdk.tolerance import request_defaults
+
+if TYPE_CHECKING:  # the stand-ins import uvicorn: only when check-league runs
+    from league_cli.conformance.stand_ins import StandIns
+
+__all__ = ["WATCHED_CHECKS", "WatchJudge"]
+
+LM_SENDER = "league_manager"
+
+_NOTIFICATIONS: dict[str, tuple[str, type[Message]]] = {
+    "notify_round": ("notify.round_announcement", RoundAnnouncement),
+    "update_standings": ("notify.standings_update", LeagueStandingsUpdate),
+    "notify_round_completed": ("notify.round_completed", RoundCompleted),
+    "notify_league_completed": ("notify.league_completed", LeagueCompleted),
+}
+_FROM_REFEREES = {"handle_game_invitation", "choose_parity", "notify_match_result",
+                  "notify_game_error", "GAME_INVITATION", "CHOOSE_PARITY_CALL", "GAME_OVER",
+                  "GAME_ERROR"}
+
+_ALIASES = {model.MESSAGE_TYPE: method for method, (_, model) in _NOTIFICATIONS.items()}
+WATCHED_CHECKS = [check for check, _ in _NOTIFICATIONS.values()] + [
+    "notify.auth_token", "notify.sequence", "notify.method_names", "referee.start_match",
+    "referee.report_result"]
+
+
+class WatchJudge:
+    """Judges ``stand_ins.received`` into ``recorder``."""
+
+    def __init__(self, recorder: Recorder, stand_ins: StandIns, *, league_id: str | None,
+                 watch: float):
+        self._recorder = recorder
+        self._stand_ins = stand_ins
+        self._league_id = league_id
+        self._watch = watch
+
+    def judge(self) -> None:
+        """Judge everything received; the watched checks nothing reached are SKIP."""
+        received = self._stand_ins.received
+        tokens = {agent.token: agent.name for agent in self._stand_ins.agents if agent.token}
+        test_ids = {p.agent_id for p in self._stand_ins.players if p.agent_id}
+        for item in received:
+            evidence = {"received": {"agent": item.agent.name, "method": item.method,
+                                     "params": item.params, "at": item.at}}
+            self._judge_token(item.agent.name, item.agent.token, item.params, tokens, evidence)
+            if item.agent.kind == "referee":
+                if item.method in ("start_match", "START_MATCH"):
+                    self._judge_start_match(item.params, test_ids, evidence)
+                elif item.method not in ("notify_league_completed", "LEAGUE_COMPLETED"):
+                    self._recorder.warned("notify.unexpected", f"the test referee was called "
+                                          f"with {item.method!r}", evidence=evidence)
+                continue
+            method = _ALIASES.get(item.method, item.method)
+            if method in _NOTIFICATIONS:
+                if method != item.method:
+                    self._recorder.tolerated("notify.method_names", f"called {item.method} "
+                                             f"(the message_type) instead of {method}",
+                                             evidence=evidence)
+                else:
+                    self._recorder.passed("notify.method_names", "calls the protocol's method "
+                                          "names")
+                self._judge_notification(method, item.params, test_ids,
+                                         f"{item.method} to {item.agent.name}", evidence)
+            elif item.method not in _FROM_REFEREES:
+                self._recorder.warned("notify.unexpected", f"a test player was called with "
+                                      f"{item.method!r}, which players do not serve",
+                                      evidence=evidence)
+        if received:
+            self._recorder.passed("notify.unexpected", "only methods the test agents serve")
+        self._judge_sequence()
+        why = ("--watch 0: registration and queries only" if self._watch <= 0 else
+               f"nothing arrived within the {self._watch:g} s watch (did the league start? "
+               "give --admin-token, or let the League Manager start on its own)")
+        for check in [*WATCHED_CHECKS, "notify.unexpected"]:
+            if self._recorder.worst(check) is None:
+                self._recorder.skipped(check, why)
+
+    def _judge_token(self, agent: str, own: str | None, params: Any, tokens: dict[str, str],
+                     evidence: dict[str, Any]) -> None:
+        token = params.get("auth_token") if isinstance(params, dict) else None
+        if token in (None, "") or token == own:
+            self._recorder.passed("notify.auth_token", "messages carry no token or the "
+                                  "recipient's own")
+        elif token in tokens:
+            self._recorder.failed("notify.auth_token", f"a message to {agent} carries the token "
+                                  f"of {tokens[token]}: anyone it reaches can act as them",
+                                  evidence=evidence)
+        else:
+            self._recorder.warned("notify.auth_token", f"a message to {agent} carries a token "
+                                  "that is not the one it was issued", evidence=evidence)
+
+    def _judge_start_match(self, params: Any, test_ids: set[str],
+                           evidence: dict[str, Any]) -> None:
+        check = "referee.start_match"
+        if not isinstance(params, dict):
+            self._recorder.warned(check, "params are not an object", evidence=evidence)
+            return
+        message, problems, _ = read_message(StartMatch, params, request_defaults(StartMatch))
+        if message is not None:
+            strangers = {seat.player_id for seat in message.players} - test_ids
+            if strangers:
+                problems.append(f"names players that are not test players: "
+                                f"{', '.join(sorted(strangers))}")
+        if problems:  # ours, not the protocol's: advice only
+            self._recorder.warned(check, "START_MATCH: " + "; ".join(problems), evidence=evidence)
+        else:
+            self._recorder.passed(check, "valid START_MATCH between test players")
+
+    def _judge_notification(self, method: str, params: Any, test_ids: set[str], where: str,
+                            evidence: dict[str, Any]) -> None:
+        check, model = _NOTIFICATIONS[method]
+        if not isinstance(params, dict):
+            self._recorder.failed(check, f"{where}: params are not an object", evidence=evidence)
+            return
+        message, problems, repairs = read_message(model, params, request_defaults(model))
+        judge_envelope(self._recorder, params, where=where, evidence=evidence,
+                       expected_type=model.MESSAGE_TYPE, expected_sender=LM_SENDER,
+                       missing=missing_envelope(repairs))
+        if message is not None:
+            if self._league_id and message.league_id != self._league_id:
+                problems.append(f"league_id is {message.league_id!r}, the league is "
+                                f"{self._league_id!r}")
+            listed = _players_listed(message)
+            if listed is not None and not test_ids <= listed:
+                self._recorder.warned(check, f"{where}: does not list "
+                                      f"{', '.join(sorted(test_ids - listed))}",
+                                      evidence=evidence)
+        if problems:
+            self._recorder.failed(check, f"{where}: " + "; ".join(problems), evidence=evidence)
+        else:
+            self._recorder.passed(check, f"valid {model.MESSAGE_TYPE} messages")
+
+    def _judge_sequence(self) -> None:
+        for player in self._stand_ins.players:
+            seen = [(_ALIASES.get(r.method, r.method), r.params) for r in self._stand_ins.received
+                    if r.agent is player]
+            problems = list(_sequence_problems(seen))
+            if problems:
+                self._recorder.warned("notify.sequence", f"{player.name}: "
+                                      + "; ".join(problems))
+            elif any(method in _NOTIFICATIONS for method, _ in seen):
+                self._recorder.passed("notify.sequence", "rounds announced, then standings and "
+                                      "completion; LEAGUE_COMPLETED last")
+
+
+def _players_listed(message: Message) -> set[str] | None:
+    if isinstance(message, LeagueStandingsUpdate):
+        return {row.player_id for row in message.standings}
+    if isinstance(message, LeagueCompleted):
+        return {row.player_id for row in message.final_standings}
+    return None
+
+
+def _sequence_problems(seen: list[tuple[str, Any]]) -> Iterable[str]:
+    announced: set[Any] = set()
+    completed: set[Any] = set()
+    finished = False
+    for method, params in seen:
+        if method not in _NOTIFICATIONS:
+            continue
+        round_id = params.get("round_id") if isinstance(params, dict) else None
+        if finished:
+            yield f"{method} after LEAGUE_COMPLETED"
+        if method == "notify_round":
+            announced.add(round_id)
+        elif method in ("update_standings", "notify_round_completed"):
+            if round_id not in announced:
+                yield f"{method} for round {round_id}, never announced"
+            if method == "notify_round_completed":
+                completed.add(round_id)
+        elif method == "notify_league_completed":
+            finished = True
+            missing = announced - completed
+            if missing:
+                yield f"LEAGUE_COMPLETED before ROUND_COMPLETED of round(s) " \
+                      f"{', '.join(map(str, sorted(missing, key=str)))}"

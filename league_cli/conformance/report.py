@@ -1,0 +1,168 @@
+"""The report of a conformance run: one result per named check, and the recorder that
+merges every observation of a check into that result."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import Enum
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, computed_field
+
+from sdk.auth import redact_tokens
+
+__all__ = [
+    "NOT_RUN",
+    "EXIT_FAILED",
+    "EXIT_OK",
+    "EXIT_UNREACHABLE",
+    "CheckResult",
+    "ConformanceReport",
+    "Recorder",
+    "Status",
+]
+
+NOT_RUN = "not run: "
+"""How the reason of a check that a stop (an unreachable or vanished agent) left unrun
+begins."""
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_UNREACHABLE = 2
+
+
+class Status(str, Enum):
+    """How a check ended. FAIL breaks the protocol; WARN is a tolerated variation (a FAIL
+    under ``--strict``) or advice; SKIP was not run or had nothing to judge."""
+
+    PASS = "PASS"
+    WARN = "WARN"
+    FAIL = "FAIL"
+    SKIP = "SKIP"
+
+
+_SEVERITY = {Status.SKIP: 0, Status.PASS: 1, Status.WARN: 2, Status.FAIL: 3}
+
+
+class CheckResult(BaseModel):
+    """One named check: its verdict over every time it was applied."""
+
+    name: str
+    status: Status
+    reason: str
+    latency_ms: float | None = Field(default=None, description="the slowest measured answer")
+    evidence: dict[str, Any] | None = Field(
+        default=None, description="the offending request and answer (tokens redacted)")
+    observations: int = Field(default=0, description="how many times the check was applied")
+
+
+class ConformanceReport(BaseModel):
+    """Everything a run found, in the catalogue's order."""
+
+    kind: Literal["player", "league"]
+    target: str
+    strict: bool
+    started_at: str
+    duration_ms: float
+    reachable: bool
+    results: list[CheckResult]
+    notes: list[str] = Field(default_factory=list)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def summary(self) -> dict[str, int]:
+        counts = {status.value: 0 for status in Status}
+        for result in self.results:
+            counts[result.status.value] += 1
+        return counts
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def exit_code(self) -> int:
+        """0 without a FAIL, 1 with one, 2 when the target could not be reached at all."""
+        if not self.reachable:
+            return EXIT_UNREACHABLE
+        if any(result.status == Status.FAIL for result in self.results):
+            return EXIT_FAILED
+        return EXIT_OK
+
+    def result(self, name: str) -> CheckResult:
+        """The result of check ``name``.
+
+        Raises:
+            KeyError: no check has that name.
+        """
+        for result in self.results:
+            if result.name == name:
+                return result
+        raise KeyError(name)
+
+
+class _Observation(BaseModel):
+    status: Status
+    reason: str
+    latency_ms: float | None = None
+    evidence: dict[str, Any] | None = None
+
+
+class Recorder:
+    """Collects observations by check name; ``results`` merges them (the worst wins).
+
+    ``tolerated`` is the lenient/strict switch: a variation the protocol text does not allow
+    but agents commonly make is a WARN, and a FAIL under ``strict``.
+    """
+
+    def __init__(self, catalogue: Mapping[str, str], *, strict: bool):
+        self._catalogue = catalogue
+        self.strict = strict
+        self._seen: dict[str, list[_Observation]] = {}
+        self.not_run_reason: str | None = None
+
+    def record(self, name: str, status: Status, reason: str, *,
+               latency_ms: float | None = None, evidence: dict[str, Any] | None = None) -> None:
+        if name not in self._catalogue:
+            raise ValueError(f"check {name!r} is not in the catalogue")
+        kept = redact_tokens(evidence) if evidence and status in (Status.WARN, Status.FAIL) \
+            else None
+        self._seen.setdefault(name, []).append(_Observation(
+            status=status, reason=reason, latency_ms=latency_ms, evidence=kept))
+
+    def passed(self, name: str, reason: str, **details: Any) -> None:
+        self.record(name, Status.PASS, reason, **details)
+
+    def failed(self, name: str, reason: str, **details: Any) -> None:
+        self.record(name, Status.FAIL, reason, **details)
+
+    def warned(self, name: str, reason: str, **details: Any) -> None:
+        self.record(name, Status.WARN, reason, **details)
+
+    def tolerated(self, name: str, reason: str, **details: Any) -> None:
+        """WARN, or FAIL under --strict."""
+        self.record(name, Status.FAIL if self.strict else Status.WARN, reason, **details)
+
+    def skipped(self, name: str, reason: str) -> None:
+        self.record(name, Status.SKIP, reason)
+
+    def worst(self, name: str) -> Status | None:
+        seen = self._seen.get(name)
+        return max((o.status for o in seen), key=_SEVERITY.__getitem__) if seen else None
+
+    def results(self) -> list[CheckResult]:
+        return [self._merge(name) for name in self._catalogue]
+
+    def _merge(self, name: str) -> CheckResult:
+        seen = self._seen.get(name, [])
+        if not seen:
+            reason = (f"{NOT_RUN}{self.not_run_reason}" if self.not_run_reason
+                      else "nothing to judge in this run")
+            return CheckResult(name=name, status=Status.SKIP, reason=reason)
+        status = max((o.status for o in seen), key=_SEVERITY.__getitem__)
+        worst = [o for o in seen if o.status == status]
+        reason = worst[0].reason
+        if len(seen) > 1 and status in (Status.WARN, Status.FAIL):
+            reason += f" ({len(worst)} of {len(seen)} observations)"
+        latencies = [o.latency_ms for o in seen if o.latency_ms is not None]
+        evidence = next((o.evidence for o in worst if o.evidence), None)
+        return CheckResult(name=name, status=status, reason=reason,
+                           latency_ms=max(latencies) if latencies else None,
+                           evidence=evidence, observations=len(seen))
