@@ -145,6 +145,7 @@ class LeagueManager:
         if agent is None:
             return RefereeRegisterResponse(status="REJECTED", reason=refusal, **common)
         self.runner.add_referee(agent)
+        self._auto_start()
         return RefereeRegisterResponse(status="ACCEPTED", referee_id=agent.agent_id,
                                        auth_token=token, **common)
 
@@ -154,11 +155,20 @@ class LeagueManager:
                   "league_id": self.league_id}
         if agent is None:
             return LeagueRegisterResponse(status="REJECTED", reason=refusal, **common)
-        players = len(self.agents.of_kind("player"))
-        if self.auto_start_players is not None and players >= self.auto_start_players:
-            self.start(reason="auto_start")
+        self._auto_start()
         return LeagueRegisterResponse(status="ACCEPTED", player_id=agent.agent_id,
                                       auth_token=token, **common)
+
+    def _auto_start(self) -> None:
+        """Start once the configured number of players and a referee have registered,
+        whichever registration completes that; never fail the registration itself."""
+        if (self.auto_start_players is None or self.book.status != LeagueStatus.REGISTRATION
+                or len(self.agents.of_kind("player")) < self.auto_start_players):
+            return
+        try:
+            self.start(reason="auto_start")
+        except AdminError as exc:
+            self.event("auto_start_waiting", reason=exc.description)
 
     def _register(self, kind: AgentKind, meta: RefereeMeta | PlayerMeta
                   ) -> tuple[RegisteredAgent | None, str | None, str | None]:

@@ -321,3 +321,23 @@ async def test_auto_start_once_enough_players(shared_dir: SharedDir) -> None:
         await world.register_player(2)
         assert manager.book.status.value == "RUNNING"
         await manager.shutdown()
+
+
+async def test_auto_start_waits_for_a_referee_without_failing_a_registration(
+        shared_dir: SharedDir) -> None:
+    from league_manager.app import create_app
+
+    app = create_app(LeagueManagerSettings(shared_dir=shared_dir.root, auto_start_players=2),
+                     transport=httpx.MockTransport(lambda r: httpx.Response(503)))
+    manager: LeagueManager = app.state.manager
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
+                                 base_url="http://lm.test") as client:
+        world = World(manager=manager, lm=client)
+        await world.register_player(1)
+        second = await world.register_player(2)
+        assert second["status"] == "ACCEPTED" and second["auth_token"], second
+        assert manager.book.status.value == "REGISTRATION", "no referee yet"
+        assert "auto_start_waiting" in manager.league_log.path.read_text()
+        await world.register_referee(1)
+        assert manager.book.status.value == "RUNNING", "the referee completed the quorum"
+        await manager.shutdown()
