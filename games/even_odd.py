@@ -44,7 +44,7 @@ from collections.abc import Mapping, Sequence
 from enum import Enum
 from typing import Any
 
-from games.spec import GameSpec
+from games.spec import NO_MOVE, ActionSpace, Game, GameSpec, check_players
 
 __all__ = [
     "DISPLAY_NAME",
@@ -90,6 +90,7 @@ MIN_NUMBER, MAX_NUMBER = 1, 10
 WIN_REWARD, DRAW_REWARD, LOSS_REWARD = 1.0, 0.0, -1.0
 PAYOFF_BOUNDS = (LOSS_REWARD, WIN_REWARD)
 _ACTIONS = sorted(parity.value for parity in Parity)
+_SPACE = ActionSpace.of_choices(_ACTIONS)
 
 
 def validate_choice(choice: object) -> Parity:
@@ -137,27 +138,12 @@ def decide_winner(choices: Mapping[str, str], drawn_number: int) -> str | None:
     return right[0] if len(right) == 1 else None
 
 
-def _check_players(player_ids: Sequence[str]) -> tuple[str, str]:
-    players = tuple(player_ids)
-    if len(players) != NUM_PLAYERS:
-        raise ValueError(f"even/odd is played by {NUM_PLAYERS} players, not {len(players)}")
-    if not all(isinstance(p, str) and p for p in players):
-        raise ValueError(f"player ids must be non-empty strings, got {players!r}")
-    if players[0] == players[1]:
-        raise ValueError(f"the two players must differ, got {players[0]!r} twice")
-    return players[0], players[1]
-
-
-class EvenOddState:
+class EvenOddState(Game):
     """One even/odd game between two players, named by their ids (PLAYER_A first)."""
 
     def __init__(self, player_ids: Sequence[str]):
-        self._players = _check_players(player_ids)
+        self._players = check_players(player_ids, NUM_PLAYERS, NUM_PLAYERS)
         self.reset()
-
-    @property
-    def players(self) -> tuple[str, ...]:
-        return self._players
 
     @property
     def drawn_number(self) -> int | None:
@@ -174,17 +160,15 @@ class EvenOddState:
         self._drawn: int | None = None
         self._winner: str | None = None
 
-    def _check_player(self, player: str) -> None:
-        if player not in self._players:
-            raise ValueError(f"{player!r} does not play this game; the players are "
-                             f"{', '.join(self._players)}")
-
     def is_terminal(self) -> bool:
         return self._drawn is not None
 
-    def legal_actions(self, player: str) -> list[str]:
+    def acting_players(self) -> tuple[str, ...]:
+        return () if self.is_terminal() else self._players
+
+    def action_space(self, player: str) -> ActionSpace:
         self._check_player(player)
-        return [] if self.is_terminal() else list(_ACTIONS)
+        return NO_MOVE if self.is_terminal() else _SPACE
 
     def step(self, actions: Mapping[str, str]) -> None:
         """Both choices at once; then draw the number and decide.
@@ -193,15 +177,7 @@ class EvenOddState:
             ValueError: the game is over, a player is missing or unknown, or a choice is not
                 a parity.
         """
-        if self.is_terminal():
-            raise ValueError("the game is over; reset it to play again")
-        unknown = sorted(set(actions) - set(self._players))
-        if unknown:
-            raise ValueError(f"{', '.join(unknown)} does not play this game")
-        missing = [player for player in self._players if player not in actions]
-        if missing:
-            raise ValueError(f"the choice of {', '.join(missing)} is missing; both players "
-                             "choose at the same time")
+        self._check_joint_action(actions)
         choices = {player: validate_choice(actions[player]) for player in self._players}
         drawn = draw_number(self._rng)
         self._choices = choices

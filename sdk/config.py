@@ -158,6 +158,8 @@ class GameEntry(_Settings):
     rules_module: str
     move_method: str
     max_round_time_sec: float = Field(default=30, gt=0)
+    parameters: dict[str, Any] = Field(default_factory=dict)
+    """Every parameter the game takes, with its default (a league's game_params override)."""
 
 
 class GamesRegistry(_File):

@@ -70,9 +70,9 @@ def test_step_refuses_bad_joint_actions() -> None:
     state = EvenOddState([A, B])
     with pytest.raises(ValueError, match="P02 is missing"):
         state.step({A: "even"})
-    with pytest.raises(ValueError, match="P03 does not play"):
+    with pytest.raises(ValueError, match="P03 does not move now"):
         state.step({A: "even", B: "odd", "P03": "odd"})
-    with pytest.raises(ValueError, match="exactly 'even' or 'odd'"):
+    with pytest.raises(ValueError, match="'EVEN' is not a legal move for P01"):
         state.step({A: "EVEN", B: "odd"})
     assert not state.is_terminal(), "a refused step changes nothing"
     state.step({A: "even", B: "odd"})
