@@ -20,6 +20,7 @@ from league_cli.launcher import Launcher
 from league_cli.up import LeaguePlan, start_processes, wait_for
 from sdk.config import SharedDir
 from tests.conftest import free_port, make_shared_dir
+from tests.match_files import match_files, recompute_standings
 
 pytestmark = pytest.mark.e2e
 
@@ -62,32 +63,6 @@ def league_command(launcher: Launcher, *args: str) -> subprocess.CompletedProces
                           timeout=30, env={**os.environ, "COLUMNS": "200"})
 
 
-def recompute_standings(shared: SharedDir, matches: list[dict[str, Any]]) -> dict[str, Counter]:
-    """Points and counts per player, from the referees' match files and the league scoring."""
-    scoring = shared.league(LEAGUE).scoring
-    table: dict[str, Counter] = {}
-    for match in matches:
-        report = match["result"]["report"]
-        ids = [p["player_id"] for p in match["players"]]
-        losers = set(report["details"].get("technical_losers", []))
-        for player in ids:
-            row = table.setdefault(player, Counter())
-            row["played"] += 1
-            if player in losers:
-                row["losses"] += 1
-                row["points"] += scoring.technical_loss
-            elif report["winner"] is None:
-                row["draws"] += 1
-                row["points"] += scoring.draw
-            elif report["winner"] == player:
-                row["wins"] += 1
-                row["points"] += scoring.win
-            else:
-                row["losses"] += 1
-                row["points"] += scoring.loss
-    return table
-
-
 def check_transcript(match: dict[str, Any]) -> None:
     states = [entry["state"] for entry in match["lifecycle"]]
     assert states == ["WAITING_FOR_PLAYERS", "COLLECTING_CHOICES", "DRAWING_NUMBER",
@@ -120,13 +95,12 @@ def test_a_whole_league_over_http(launcher: Launcher, players: int) -> None:
     assert set(pairs.values()) == {1}, "a pair met twice"
     assert len(schedule["rounds"]) == (players - 1 if players % 2 == 0 else players)
 
-    match_files = sorted((shared.data_dir / "matches" / LEAGUE).glob("*.json"))
-    matches = [json.loads(path.read_text()) for path in match_files]
+    matches = match_files(shared, LEAGUE)
     assert sorted(m["match_id"] for m in matches) == sorted(m["match_id"] for m in scheduled)
     for match in matches:
         check_transcript(match)
 
-    recomputed = recompute_standings(shared, matches)
+    recomputed = recompute_standings(shared, LEAGUE, matches)
     for row in standings["standings"]:
         mine = recomputed[row["player_id"]]
         assert (row["played"], row["wins"], row["draws"], row["losses"], row["points"]) == (

@@ -9,7 +9,6 @@ import re
 import signal
 import subprocess
 import sys
-from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -23,7 +22,7 @@ from sdk.config import SharedDir
 from tests.conftest import free_port, make_shared_dir
 
 __all__ = ["INTEROP_DIR", "LEAGUE", "UTC_WHOLE_SECONDS", "Agents", "ForeignAgent",
-           "league_query", "match_files", "recompute_standings", "rpc", "start_our_league"]
+           "league_query", "rpc", "start_our_league"]
 
 INTEROP_DIR = Path(__file__).resolve().parent
 LEAGUE = "league_2025_even_odd"
@@ -197,36 +196,3 @@ def league_query(sender: str, **token: str) -> dict[str, Any]:
 
 
 # -- what our agents leave on disk -------------------------------------------------------
-
-
-def match_files(shared: SharedDir) -> list[dict[str, Any]]:
-    """Every match file our referees wrote for the league."""
-    folder = shared.data_dir / "matches" / LEAGUE
-    return [json.loads(path.read_text()) for path in sorted(folder.glob("*.json"))]
-
-
-def recompute_standings(shared: SharedDir, matches: list[dict[str, Any]]
-                        ) -> dict[str, Counter[str]]:
-    """Points and counts per player from the match files and the league's scoring."""
-    scoring = shared.league(LEAGUE).scoring
-    table: dict[str, Counter[str]] = {}
-    for match in matches:
-        report = match["result"]["report"]
-        losers = set(report["details"].get("technical_losers", []))
-        for seat in match["players"]:
-            player = seat["player_id"]
-            row = table.setdefault(player, Counter())
-            row["played"] += 1
-            if player in losers:
-                row["losses"] += 1
-                row["points"] += scoring.technical_loss
-            elif report["winner"] is None:
-                row["draws"] += 1
-                row["points"] += scoring.draw
-            elif report["winner"] == player:
-                row["wins"] += 1
-                row["points"] += scoring.win
-            else:
-                row["losses"] += 1
-                row["points"] += scoring.loss
-    return table

@@ -22,10 +22,9 @@ from tests.interop.harness import (
     UTC_WHOLE_SECONDS,
     Agents,
     league_query,
-    match_files,
-    recompute_standings,
     rpc,
 )
+from tests.match_files import match_files, recompute_standings
 
 pytestmark = pytest.mark.e2e
 
@@ -138,7 +137,7 @@ def test_the_league_runs_and_our_referee_reports_complete_results(league: Foreig
 
 
 def test_the_foreign_standings_agree_with_our_match_files(league: ForeignLeague) -> None:
-    recomputed = recompute_standings(league.shared, match_files(league.shared))
+    recomputed = recompute_standings(league.shared, LEAGUE, match_files(league.shared, LEAGUE))
     assert len(recomputed) == PLAYERS
     for answer in (league.get_standings_answer["result"]["standings"],
                    league.league_query_answer["result"]["data"]["standings"]):

@@ -25,10 +25,9 @@ from tests.interop.harness import (
     UTC_WHOLE_SECONDS,
     Agents,
     ForeignAgent,
-    match_files,
-    recompute_standings,
     start_our_league,
 )
+from tests.match_files import match_files, recompute_standings
 
 pytestmark = pytest.mark.e2e
 
@@ -109,8 +108,8 @@ def play(root: Path, labels: tuple[str, ...]) -> LeagueRun:
             standings = client.get(f"{manager.base_url}/standings").json()["standings"]
             our_player = client.get(f"{ours.base_url}/status").json()
         schedule = json.loads((agents.shared.league_dir(LEAGUE) / "rounds.json").read_text())
-        return LeagueRun(agents.shared, status, standings, schedule, match_files(agents.shared),
-                         our_player, entrants)
+        return LeagueRun(agents.shared, status, standings, schedule,
+                         match_files(agents.shared, LEAGUE), our_player, entrants)
     finally:
         agents.stop_all()
 
@@ -213,7 +212,7 @@ def test_a_league_with_foreign_players_completes(leagues: Leagues, name: str) ->
     run = leagues[name]
     assert run.status["state"] == "COMPLETED"
     assert run.status["matches_completed"] == run.status["total_matches"] == len(run.matches)
-    recomputed = recompute_standings(run.shared, run.matches)
+    recomputed = recompute_standings(run.shared, LEAGUE, run.matches)
     for row in run.standings:
         mine = recomputed[row["player_id"]]
         assert [row[key] for key in ("played", "wins", "draws", "losses", "points")] == [

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.interop.harness import Agents, league_query, match_files, rpc, start_our_league
+from tests.interop.harness import LEAGUE, Agents, league_query, rpc, start_our_league
+from tests.match_files import match_files
 
 pytestmark = pytest.mark.e2e
 
@@ -32,7 +33,7 @@ def test_a_forbidden_move_is_a_technical_loss(agents: Agents) -> None:
         ids[style] = agent.health()["player_id"]
     status = start_our_league(agents, manager, referees=1, players=1 + len(foreign))
     assert status["matches_completed"] == status["total_matches"] == 3
-    matches = match_files(agents.shared)
+    matches = match_files(agents.shared, LEAGUE)
 
     for style, (code, field) in REFUSED.items():
         player = ids[style]

@@ -1,0 +1,46 @@
+"""What the referees' match files of a league say, for end-to-end tests to check the League
+Manager's standings against."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from sdk.config import SharedDir
+
+__all__ = ["match_files", "recompute_standings"]
+
+
+def match_files(shared: SharedDir, league_id: str) -> list[dict[str, Any]]:
+    """Every match file the referees wrote for ``league_id``, by match id."""
+    folder = shared.data_dir / "matches" / league_id
+    return [json.loads(path.read_text()) for path in sorted(folder.glob("*.json"))]
+
+
+def recompute_standings(shared: SharedDir, league_id: str, matches: list[dict[str, Any]]
+                        ) -> dict[str, Counter[str]]:
+    """Played, wins, draws, losses and points per player, from the match files and the
+    league's scoring (a technical loss counts as a loss)."""
+    scoring = shared.league(league_id).scoring
+    table: dict[str, Counter[str]] = {}
+    for match in matches:
+        report = match["result"]["report"]
+        losers = set(report["details"].get("technical_losers", []))
+        for seat in match["players"]:
+            player = seat["player_id"]
+            row = table.setdefault(player, Counter())
+            row["played"] += 1
+            if player in losers:
+                row["losses"] += 1
+                row["points"] += scoring.technical_loss
+            elif report["winner"] is None:
+                row["draws"] += 1
+                row["points"] += scoring.draw
+            elif report["winner"] == player:
+                row["wins"] += 1
+                row["points"] += scoring.win
+            else:
+                row["losses"] += 1
+                row["points"] += scoring.loss
+    return table
