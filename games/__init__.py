@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from games.registry import UnknownGameError, game_types, load_game, registered_games
-from games.spec import GameSpec, GameState
+from games.spec import Action, ActionSpace, GameSpec, GameState
 
 __all__ = [
+    "Action",
+    "ActionSpace",
     "GameSpec",
     "GameState",
     "UnknownGameError",

@@ -6,7 +6,21 @@ a service cross-checks the two (``rules_module`` names the module registered her
 
 from __future__ import annotations
 
-from games import even_odd
+from games import (
+    auction,
+    bargaining,
+    battle_of_the_sexes,
+    chicken,
+    colonel_blotto,
+    congestion,
+    even_odd,
+    prisoners_dilemma,
+    public_goods,
+    rock_paper_scissors,
+    stag_hunt,
+    tic_tac_toe,
+    ultimatum,
+)
 from games.spec import GameSpec
 
 __all__ = ["UnknownGameError", "game_types", "load_game", "registered_games"]
@@ -16,7 +30,21 @@ class UnknownGameError(ValueError):
     """No game of that type is registered."""
 
 
-_GAMES: dict[str, GameSpec] = {spec.game_type: spec for spec in (even_odd.SPEC,)}
+_GAMES: dict[str, GameSpec] = {spec.game_type: spec for spec in (
+    even_odd.SPEC,
+    *auction.SPECS,
+    bargaining.SPEC,
+    colonel_blotto.SPEC,
+    congestion.SPEC,
+    tic_tac_toe.SPEC,
+    ultimatum.SPEC,
+    battle_of_the_sexes.SPEC,
+    chicken.SPEC,
+    prisoners_dilemma.SPEC,
+    public_goods.SPEC,
+    rock_paper_scissors.SPEC,
+    stag_hunt.SPEC,
+)}
 
 
 def game_types() -> list[str]:

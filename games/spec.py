@@ -72,6 +72,26 @@ class ActionSpace:
                         for x in action)
                 and sum(action) == self.total)
 
+    @classmethod
+    def from_description(cls, description: Mapping[str, Any]) -> ActionSpace:
+        """The space ``describe`` wrote (as a player reads it from a move call).
+
+        Raises:
+            ValueError: not a description of a space.
+        """
+        kind = description.get("kind")
+        try:
+            if kind == "choice":
+                return cls.of_choices(description["choices"])
+            if kind == "number":
+                return cls.number(description["low"], description["high"],
+                                  integer=bool(description.get("integer", False)))
+            if kind == "allocation":
+                return cls.allocation(int(description["size"]), int(description["total"]))
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"an incomplete {kind} space: {exc}") from None
+        raise ValueError(f"{kind!r} is not a kind of action space")
+
     def describe(self) -> dict[str, Any]:
         """The space as JSON, for a move call's ``valid_options`` and for observations."""
         if self.kind == "choice":

@@ -1,12 +1,14 @@
 """The match runner: one match from invitation to result report.
 
-Lifecycle: WAITING_FOR_PLAYERS (GAME_INVITATION → GAME_JOIN_ACK, both players at once) →
-COLLECTING_CHOICES (CHOOSE_PARITY_CALL, both at once, neither sees the other's choice) →
-DRAWING_NUMBER (the rules draw with the match's seed) → FINISHED (GAME_OVER to both, then
-MATCH_RESULT_REPORT to the League Manager). A fault skips ahead to FINISHED; a shutdown
-before the end leaves ABORTED. Timeouts and connection errors are retried by the SDK client,
-each retry announced to the player with GAME_ERROR; any other bad answer (invalid message,
-wrong ids, an error answer) is a technical loss at once.
+Lifecycle: WAITING_FOR_PLAYERS (GAME_INVITATION → GAME_JOIN_ACK, all players at once) →
+for even/odd COLLECTING_CHOICES (CHOOSE_PARITY_CALL, both at once, neither sees the other's
+choice) → DRAWING_NUMBER (the rules draw with the match's seed); for any other game
+COLLECTING_MOVES (GAME_MOVE_CALL per acting player per stage) → FINISHED (GAME_OVER to
+every player, then MATCH_RESULT_REPORT to the League Manager). A fault skips ahead to
+FINISHED; a shutdown before the end leaves ABORTED. Timeouts and connection errors are
+retried by the SDK client, each retry announced to the player with GAME_ERROR; any other
+bad answer (invalid message, wrong ids, an error answer, an illegal move) is a technical
+loss at once.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import TypeVar
 
 from pydantic import ValidationError
 
+from games import Action, GameState
 from referee.channel import MatchChannel
 from referee.match_file import MatchRecord, MatchState
 from referee.outcome import Fault, MatchOutcome, played_outcome, technical_outcome
@@ -28,16 +31,21 @@ from sdk.client import OnRetry, RpcClient
 from sdk.config import SystemConfig
 from sdk.errors import ErrorCode, ProtocolError, RemoteError, TransportError
 from sdk.messages import (
+    MOVE_METHOD,
+    PARITY_METHOD,
     ChooseParityCall,
     ChooseParityResponse,
     GameError,
     GameInvitation,
     GameJoinAck,
+    GameMoveCall,
+    GameMoveResponse,
     GameOver,
     MatchResult,
     MatchResultReport,
     MatchSeat,
     Message,
+    MoveRequest,
     ParityContext,
     protocol_error_from_validation,
 )
@@ -52,7 +60,7 @@ GAME_ERROR_METHOD = "notify_game_error"
 GAME_OVER_METHOD = "notify_match_result"
 REPORT_METHOD = "report_match_result"
 
-_Answer = TypeVar("_Answer", GameJoinAck, ChooseParityResponse)
+_Answer = TypeVar("_Answer", GameJoinAck, ChooseParityResponse, GameMoveResponse)
 
 
 class MatchRunner:
@@ -83,30 +91,19 @@ class MatchRunner:
 
     async def _play(self) -> MatchOutcome:
         plan = self._plan
-        seat_a, seat_b = plan.seats
         self._enter("WAITING_FOR_PLAYERS")
-        invited = await asyncio.gather(self._invite(seat_a, seat_b), self._invite(seat_b, seat_a))
+        invited = await asyncio.gather(*(self._invite(seat) for seat in plan.seats))
         faults = [fault for fault in invited if fault is not None]
-        choices: dict[str, str | None] = dict.fromkeys(plan.player_ids)
-        if not faults:
-            self._enter("COLLECTING_CHOICES")
-            answers = await asyncio.gather(self._ask(seat_a, seat_b), self._ask(seat_b, seat_a))
-            for seat, answer in zip(plan.seats, answers, strict=True):
-                if isinstance(answer, Fault):
-                    faults.append(answer)
-                else:
-                    choices[seat.player_id] = answer
         if faults:
-            outcome = technical_outcome(plan.player_ids, choices, faults)
+            outcome = technical_outcome(plan.player_ids, dict.fromkeys(plan.player_ids), faults)
+        elif self._rules.move_method == PARITY_METHOD:
+            outcome = await self._play_parity()
         else:
-            self._enter("DRAWING_NUMBER")
-            state = self._rules.spec.new_state(plan.player_ids)
-            state.reset(plan.seed)
-            state.step({player: str(choice) for player, choice in choices.items()})
-            outcome = played_outcome(state)
+            outcome = await self._play_stages()
         result = outcome.match_result(plan.scoring)
         self._record.set_result({"game_result": outcome.game_result().model_dump(mode="json"),
-                                 "report": result.model_dump(mode="json")})
+                                 "report": result.model_dump(mode="json"),
+                                 "game_state": outcome.game_state})
         self._enter("FINISHED")
         self._log.log.info("match_finished", match_id=plan.match_id, status=outcome.status,
                            winner=outcome.winner, reason=outcome.reason)
@@ -116,12 +113,59 @@ class MatchRunner:
         await self._report(result)
         return outcome
 
+    async def _play_parity(self) -> MatchOutcome:
+        """Even/odd as the protocol has it: CHOOSE_PARITY_CALL to both, then the draw."""
+        plan = self._plan
+        seat_a, seat_b = plan.seats
+        self._enter("COLLECTING_CHOICES")
+        answers = await asyncio.gather(self._ask(seat_a, seat_b), self._ask(seat_b, seat_a))
+        choices: dict[str, str | None] = dict.fromkeys(plan.player_ids)
+        faults = []
+        for seat, answer in zip(plan.seats, answers, strict=True):
+            if isinstance(answer, Fault):
+                faults.append(answer)
+            else:
+                choices[seat.player_id] = answer
+        if faults:
+            return technical_outcome(plan.player_ids, choices, faults)
+        self._enter("DRAWING_NUMBER")
+        state = self._rules.spec.create(plan.player_ids, **plan.game_params)
+        state.reset(plan.seed)
+        state.step({player: str(choice) for player, choice in choices.items()})
+        return played_outcome(state)
+
+    async def _play_stages(self) -> MatchOutcome:
+        """Any other game: at each stage one GAME_MOVE_CALL per acting player (a
+        simultaneous stage asks them all at once), every move checked against that
+        player's action space, until the game is over."""
+        plan = self._plan
+        state = self._rules.spec.create(plan.player_ids, **plan.game_params)
+        state.reset(plan.seed)
+        self._enter("COLLECTING_MOVES")
+        seats = {seat.player_id: seat for seat in plan.seats}
+        stage = 0
+        while not state.is_terminal():
+            stage += 1
+            acting = state.acting_players()
+            moves = await asyncio.gather(*(self._ask_move(seats[player], state, stage)
+                                           for player in acting))
+            faults = [move for move in moves if isinstance(move, Fault)]
+            if faults:
+                return technical_outcome(plan.player_ids, dict.fromkeys(plan.player_ids),
+                                         faults)
+            joint = dict(zip(acting, moves, strict=True))
+            state.step(joint)
+            self._record.stage(stage, joint)
+        return played_outcome(state)
+
     # -- the two calls a player answers ---------------------------------------------
 
-    async def _invite(self, seat: MatchSeat, opponent: MatchSeat) -> Fault | None:
+    async def _invite(self, seat: MatchSeat) -> Fault | None:
+        opponents = [other.player_id for other in self._plan.seats if other is not seat]
+
         def build() -> GameInvitation:
             return GameInvitation(**self._channel.envelope(), game_type=self._plan.game_type,
-                                  role_in_match=seat.role, opponent_id=opponent.player_id)
+                                  role_in_match=seat.role, opponent_id=opponents[0])
 
         answer = await self._call_player(seat, INVITATION_METHOD, build, GameJoinAck)
         if isinstance(answer, Fault):
@@ -145,6 +189,35 @@ class MatchRunner:
 
         answer = await self._call_player(seat, method, build, ChooseParityResponse)
         return answer if isinstance(answer, Fault) else answer.parity_choice
+
+    async def _ask_move(self, seat: MatchSeat, state: GameState, stage: int
+                        ) -> Action | Fault:
+        """One player's move of one stage: its observation and action space out, a move
+        in that space back (E007 and a technical loss otherwise)."""
+        plan, player = self._plan, seat.player_id
+        space = state.action_space(player)
+        timeout = self._system.timeout_for(MOVE_METHOD)
+
+        def build() -> GameMoveCall:
+            options = list(space.choices) if space.kind == "choice" else [space.describe()]
+            request = MoveRequest(
+                move_type=self._rules.spec.move_types[0], valid_options=options,
+                context={"stage": stage, "round_id": plan.round_id,
+                         "action_space": space.describe(),
+                         "observation": state.observation(player)})
+            return GameMoveCall(**self._channel.envelope(), player_id=player,
+                                game_type=plan.game_type, move_request=request,
+                                deadline=utc_now() + timedelta(seconds=timeout))
+
+        answer = await self._call_player(seat, MOVE_METHOD, build, GameMoveResponse)
+        if isinstance(answer, Fault):
+            return answer
+        move = answer.move_data.move
+        if not space.contains(move):
+            return await self._fault(seat, MOVE_METHOD, ErrorCode.INVALID_MOVE.value,
+                                     f"{move!r} is not a legal move at stage {stage}: "
+                                     f"{space.describe()}", 0)
+        return move
 
     async def _call_player(self, seat: MatchSeat, method: str, build: Callable[[], Message],
                            model: type[_Answer]) -> _Answer | Fault:

@@ -6,7 +6,7 @@ Fields: match_id, league_id, round_id, game_type, referee_id, conversation_id, p
 message in order: {direction "sent"/"received"/"failed", method, peer, at, message, error}),
 result {game_result (as in GAME_OVER), report (the MATCH_RESULT_REPORT result)}, deviations
 (where a player's answers differed from the protocol's form: {peer, method, at, kind, field,
-detail}),
+detail}), stages (games other than even/odd: each stage's joint action {stage, at, moves}),
 report_status ("pending", "not_required", "reported", "unreported", "rejected", "aborted")
 and report_detail (why, when not reported).
 Tokens are redacted before anything enters the record.
@@ -26,7 +26,8 @@ from sdk.timeutil import utc_now_str
 __all__ = ["HIDDEN", "MatchRecord", "MatchState", "ReportStatus"]
 
 MatchState = Literal[
-    "WAITING_FOR_PLAYERS", "COLLECTING_CHOICES", "DRAWING_NUMBER", "FINISHED", "ABORTED"
+    "WAITING_FOR_PLAYERS", "COLLECTING_CHOICES", "DRAWING_NUMBER", "COLLECTING_MOVES",
+    "FINISHED", "ABORTED"
 ]
 ReportStatus = Literal["pending", "not_required", "reported", "unreported", "rejected", "aborted"]
 Direction = Literal["sent", "received", "failed"]
@@ -78,6 +79,7 @@ class MatchRecord:
             "transcript": [],
             "result": None,
             "deviations": [],
+            "stages": [],
             "report_status": report_status,
             "report_detail": None,
         }
@@ -136,6 +138,11 @@ class MatchRecord:
         at = utc_now_str()
         self._doc["deviations"].extend({"peer": peer, "method": method, "at": at, **deviation}
                                        for deviation in found)
+
+    def stage(self, number: int, moves: dict[str, Any]) -> None:
+        """The joint action of one stage of a game, as the rules applied it."""
+        self._doc["stages"].append({"stage": number, "at": utc_now_str(),
+                                    "moves": copy.deepcopy(moves)})
 
     def set_result(self, result: dict[str, Any]) -> None:
         """The result, written with the FINISHED state that follows it."""

@@ -36,15 +36,22 @@ class MatchOutcome:
     drawn_number: int | None = None
     number_parity: ParityChoice | None = None
     faults: tuple[Fault, ...] = field(default=())
+    payoffs: dict[str, float] | None = None
+    game_state: dict[str, Any] | None = None
+    """The whole final state of a game other than even/odd, for the match file."""
 
     @property
     def technical_losers(self) -> list[str]:
         return [fault.player_id for fault in self.faults]
 
     def game_result(self) -> GameResult:
+        """GAME_OVER's result: even/odd's fields exactly as the protocol has them; other
+        games add their ``payoffs``."""
+        extra = {"payoffs": self.payoffs} if self.payoffs and self.drawn_number is None else {}
         return GameResult(
             status=self.status, winner_player_id=self.winner, drawn_number=self.drawn_number,
             number_parity=self.number_parity, choices=dict(self.choices), reason=self.reason,
+            **extra,
         )
 
     def points(self, scoring: ScoringConfig) -> dict[str, float]:
@@ -69,24 +76,34 @@ class MatchOutcome:
             "technical_losers": self.technical_losers,
             "reason": self.reason,
         }
+        if self.payoffs is not None:
+            details["payoffs"] = dict(self.payoffs)
         return MatchResult(winner=self.winner, score=self.points(scoring), details=details)
 
 
 def played_outcome(state: GameState) -> MatchOutcome:
-    """The outcome of a game played to its end: the one player with the best return wins."""
-    returns = state.returns()
-    best = max(returns.values())
-    leaders = [player for player, value in returns.items() if value == best]
+    """The outcome of a game played to its end: the one player with the best payoff wins;
+    a tie at the top is a draw."""
+    payoffs = state.payoffs()
+    best = max(payoffs.values())
+    leaders = [player for player, value in payoffs.items() if value == best]
     winner = leaders[0] if len(leaders) == 1 else None
     final = state.to_json()
-    choices: dict[str, str | None] = dict(final.get("choices", {}))
-    number, parity = final.get("drawn_number"), final.get("number_parity")
-    picks = ", ".join(f"{player} chose {choice}" for player, choice in choices.items())
     verdict = f"{winner} wins" if winner else "a draw"
+    if "drawn_number" in final:  # even/odd keeps the protocol's own result fields
+        choices: dict[str, str | None] = dict(final.get("choices", {}))
+        number, parity = final["drawn_number"], final.get("number_parity")
+        picks = ", ".join(f"{player} chose {choice}" for player, choice in choices.items())
+        return MatchOutcome(
+            status="WIN" if winner else "DRAW", players=state.players, winner=winner,
+            choices=choices, drawn_number=number, number_parity=parity,
+            reason=f"drawn number {number} is {parity}; {picks}: {verdict}",
+        )
+    shown = ", ".join(f"{player} {value:g}" for player, value in payoffs.items())
     return MatchOutcome(
         status="WIN" if winner else "DRAW", players=state.players, winner=winner,
-        choices=choices, drawn_number=number, number_parity=parity,
-        reason=f"drawn number {number} is {parity}; {picks}: {verdict}",
+        choices={}, reason=f"payoffs {shown}: {verdict}", payoffs=dict(payoffs),
+        game_state=final,
     )
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 from sdk.config import ScoringConfig
 from sdk.messages import MatchSeat
@@ -33,6 +35,7 @@ class MatchPlan:
     seed: int | None
     scoring: ScoringConfig
     protocol_mode: ProtocolMode = "lenient"
+    game_params: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def conversation_id(self) -> str:

@@ -11,11 +11,10 @@ from dataclasses import dataclass
 
 from games import GameSpec, UnknownGameError, load_game
 from sdk.config import ConfigError, GameEntry, SharedDir
+from sdk.messages import MOVE_METHOD, PARITY_METHOD
 
-__all__ = ["PARITY_METHOD", "GameRules", "load_rules"]
+__all__ = ["GameRules", "load_rules"]
 
-PARITY_METHOD = "choose_parity"
-"""The move method this referee speaks (CHOOSE_PARITY_CALL / CHOOSE_PARITY_RESPONSE)."""
 
 
 @dataclass(frozen=True)
@@ -35,7 +34,8 @@ def load_rules(shared: SharedDir, game_type: str) -> GameRules:
 
     Raises:
         UnknownGameError: the game is missing from the code registry or from the JSON file.
-        ConfigError: the two disagree, or the game moves by a method other than choose_parity.
+        ConfigError: the two disagree, or the JSON names a move method other than ours
+            (choose_parity for even/odd, make_move for every other game).
     """
     spec = load_game(game_type)
     entry = shared.games().games.get(game_type)
@@ -46,9 +46,10 @@ def load_rules(shared: SharedDir, game_type: str) -> GameRules:
             f"games_registry.json names {entry.rules_module!r} as the rules of {game_type!r}, "
             f"but the code registers {spec.rules_module!r}"
         )
-    if entry.move_method != PARITY_METHOD:
+    expected = PARITY_METHOD if game_type == "even_odd" else MOVE_METHOD
+    if entry.move_method != expected:
         raise ConfigError(
-            f"{game_type!r} moves by {entry.move_method!r}; this referee speaks only "
-            f"{PARITY_METHOD!r}"
+            f"{game_type!r} moves by {entry.move_method!r} in games_registry.json; this "
+            f"referee calls {expected!r} for it"
         )
     return GameRules(spec=spec, entry=entry)

@@ -32,6 +32,8 @@ from sdk.messages.league import (
     StandingsRow,
 )
 from sdk.messages.match import (
+    MOVE_METHOD,
+    PARITY_METHOD,
     ChooseParityCall,
     ChooseParityResponse,
     GameError,
@@ -43,6 +45,7 @@ from sdk.messages.match import (
     GameResult,
     GameStatus,
     MatchSeat,
+    MoveData,
     MoveRequest,
     ParityChoice,
     ParityContext,
@@ -99,6 +102,8 @@ MESSAGE_MODELS: dict[str, type[Message]] = {
 
 __all__ = [
     "MESSAGE_MODELS",
+    "MOVE_METHOD",
+    "PARITY_METHOD",
     "MIN_PROTOCOL_VERSION",
     "PROTOCOL",
     "PROTOCOL_MESSAGES",
@@ -130,6 +135,7 @@ __all__ = [
     "MatchResultReport",
     "MatchSeat",
     "Message",
+    "MoveData",
     "MoveRequest",
     "ParityChoice",
     "ParityContext",

@@ -10,6 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from sdk.messages.envelope import Message, UtcTimestamp
 
 __all__ = [
+    "MOVE_METHOD",
+    "PARITY_METHOD",
     "ChooseParityCall",
     "ChooseParityResponse",
     "GameError",
@@ -30,6 +32,11 @@ __all__ = [
     "StartMatchAck",
     "WinLossRecord",
 ]
+
+PARITY_METHOD = "choose_parity"
+"""The method that carries CHOOSE_PARITY_CALL (even/odd)."""
+MOVE_METHOD = "make_move"
+"""Ours: the method that carries GAME_MOVE_CALL for every other game."""
 
 Role = Literal["PLAYER_A", "PLAYER_B"]
 ParityChoice = Literal["even", "odd"]
@@ -102,7 +109,10 @@ class GameMoveCall(Message):
 
 
 class MoveData(_Part):
+    """The move of a GAME_MOVE_RESPONSE: its type, and (ours) the move itself in ``move``."""
+
     move_type: str
+    move: Any = None
 
 
 class GameMoveResponse(Message):

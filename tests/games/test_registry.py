@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import json
 
 import pytest
 
@@ -21,8 +22,11 @@ def test_code_registry_and_games_registry_json_agree() -> None:
         assert (entry.min_players, entry.max_players) == (spec.min_players, spec.max_players)
         assert entry.rules_module == spec.rules_module, spec.game_type
         assert entry.move_types == list(spec.move_types), spec.game_type
+        assert entry.parameters == json.loads(json.dumps(dict(spec.parameters))), (
+            f"{spec.game_type}: the same parameters and defaults on both sides")
         module = importlib.import_module(entry.rules_module)
-        assert module.SPEC is spec, f"{entry.rules_module} declares the registered spec"
+        declared = getattr(module, "SPECS", None) or (module.SPEC,)  # one module, many games
+        assert any(s is spec for s in declared), f"{entry.rules_module} declares {spec.game_type}"
 
 
 def test_load_game_returns_the_even_odd_spec() -> None:
@@ -34,6 +38,6 @@ def test_load_game_returns_the_even_odd_spec() -> None:
 
 @pytest.mark.parametrize("game_type", ["chess", "", "EVEN_ODD"])
 def test_unknown_game_is_a_clear_value_error(game_type: str) -> None:
-    with pytest.raises(UnknownGameError, match="unknown game type .*registered games: even_odd"):
+    with pytest.raises(UnknownGameError, match="unknown game type .*registered games: .*even_odd"):
         load_game(game_type)
     assert issubclass(UnknownGameError, ValueError)

@@ -39,8 +39,14 @@ def test_a_rules_module_mismatch_is_refused(shared: SharedDir) -> None:
 
 def test_a_move_method_this_referee_does_not_speak_is_refused(shared: SharedDir) -> None:
     edit_registry(shared, move_method="make_move")
-    with pytest.raises(ConfigError, match="speaks only 'choose_parity'"):
+    with pytest.raises(ConfigError, match="calls 'choose_parity' for it"):
         load_rules(shared, "even_odd")
+
+
+def test_every_other_game_moves_by_make_move(shared: SharedDir) -> None:
+    rules = load_rules(shared, "prisoners_dilemma")
+    assert rules.move_method == "make_move"
+    assert rules.spec.game_type == "prisoners_dilemma"
 
 
 def test_a_game_missing_from_either_registry_is_unknown(shared: SharedDir) -> None:
