@@ -81,16 +81,20 @@ class Launcher:
         return self._spawn("manager", "league_manager", port, args)
 
     def referee(self, name: str, port: int, lm_url: str, max_concurrent: int = 4,
-                seed: int | None = None) -> AgentProcess:
+                seed: int | None = None, game_type: str | None = None) -> AgentProcess:
         args = ["--name", name, "--lm-url", lm_url, "--max-concurrent", str(max_concurrent)]
         if seed is not None:
             args += ["--seed", str(seed)]
+        if game_type:
+            args += ["--game-type", game_type]
         return self._spawn("referee", f"referee-{name}", port, args)
 
-    def player(self, name: str, port: int, lm_url: str, strategy: str = "random"
-               ) -> AgentProcess:
-        return self._spawn("player", f"player-{name}", port,
-                           ["--name", name, "--lm-url", lm_url, "--strategy", strategy])
+    def player(self, name: str, port: int, lm_url: str, strategy: str = "random",
+               game_type: str | None = None) -> AgentProcess:
+        args = ["--name", name, "--lm-url", lm_url, "--strategy", strategy]
+        if game_type:
+            args += ["--game-type", game_type]
+        return self._spawn("player", f"player-{name}", port, args)
 
     def wait_healthy(self, process: AgentProcess, timeout: float = 30.0) -> None:
         """Poll ``/health`` until it answers 200; fail fast if the process exits."""

@@ -89,6 +89,8 @@ def referee(
     seed: Annotated[int | None, typer.Option(help="seed for reproducible draws")] = None,
     standalone: Annotated[bool, typer.Option(
         help="do not register with a League Manager (serve /run_match only)")] = False,
+    game_type: Annotated[list[str] | None, typer.Option(
+        help="a game it runs, repeatable (default: defaults/referee.json)")] = None,
 ) -> None:
     """Run a Referee; it registers with the League Manager."""
     from pydantic import ValidationError
@@ -104,7 +106,8 @@ def referee(
             display_name=name or defaults.display_name,
             league_manager_url=f"{_lm_base(shared, lm_url)}/mcp",
             max_concurrent_matches=max_concurrent or defaults.max_concurrent_matches,
-            game_types=defaults.game_types, seed=seed, join_league=not standalone)
+            game_types=game_type or defaults.game_types, seed=seed,
+            join_league=not standalone)
     except ConfigError as exc:
         _fail(str(exc))
     except ValidationError as exc:
@@ -127,6 +130,8 @@ def player(
         help="an id this player already holds (its history is loaded)")] = None,
     standalone: Annotated[bool, typer.Option(
         help="do not register with a League Manager (for a referee's /run_match)")] = False,
+    game_type: Annotated[list[str] | None, typer.Option(
+        help="a game it plays, repeatable (default: defaults/player.json)")] = None,
 ) -> None:
     """Run a player host with a strategy; it registers with the League Manager."""
     from pydantic import ValidationError
@@ -151,7 +156,8 @@ def player(
             display_name=name or defaults.display_name,
             league_manager_url=f"{_lm_base(shared, lm_url)}/mcp",
             strategy=strategy or defaults.strategy, strategy_options=options,
-            game_types=defaults.game_types, player_id=player_id, join_league=not standalone)
+            game_types=game_type or defaults.game_types, player_id=player_id,
+            join_league=not standalone)
     except ConfigError as exc:
         _fail(str(exc))
     except ValidationError as exc:
@@ -235,6 +241,7 @@ def up(
     try:
         agents = shared.agents()
         system = shared.system()
+        league = shared.league(league_id or system.default_league_id)
     except ConfigError as exc:
         _fail(str(exc))
     player_count = players or len(agents.players)
@@ -249,6 +256,7 @@ def up(
         referees=[(f"Ref{i + 1}", referee_port + i, max_concurrent)
                   for i in range(referee_count)],
         lm_port=lm_port or system.league_manager.port, league_id=league_id, seed=seed,
+        game_type=league.game_type,
     )
     token_file = shared.league_dir(league_id or system.default_league_id) / "admin_token"
     configured = system.security.configured_admin_token()
@@ -283,6 +291,11 @@ def schemas(
 # The conformance kit (doc/conformance.md).
 app.command("check-player")(check_player)
 app.command("check-league")(check_league)
+
+# In-process round robins of baseline strategies (games/tournament.py).
+from league_cli.tournament import tournament  # noqa: E402
+
+app.command("tournament")(tournament)
 
 
 @app.command()

@@ -27,6 +27,8 @@ class LeaguePlan:
     lm_port: int = 8000
     league_id: str | None = None
     seed: int | None = None
+    game_type: str | None = None
+    """The league's game; None: the referees' and players' defaults (even/odd)."""
 
 
 def wait_for(condition: Any, timeout: float, what: str, interval: float = 0.1) -> Any:
@@ -52,9 +54,9 @@ def start_processes(plan: LeaguePlan, launcher: Launcher, client: httpx.Client) 
     manager = launcher.manager(plan.lm_port, plan.league_id)
     launcher.wait_healthy(manager)
     lm_mcp = manager.mcp_url
-    started = [launcher.referee(name, port, lm_mcp, capacity, plan.seed)
+    started = [launcher.referee(name, port, lm_mcp, capacity, plan.seed, plan.game_type)
                for name, port, capacity in plan.referees]
-    started += [launcher.player(name, port, lm_mcp, strategy)
+    started += [launcher.player(name, port, lm_mcp, strategy, plan.game_type)
                 for name, port, strategy in plan.players]
     for process in started:
         launcher.wait_healthy(process)

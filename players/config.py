@@ -7,13 +7,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from games import game_types
 from players.strategies import build_strategy
 from sdk.types import McpUrl
 
 __all__ = ["AGENT_ID_PATTERN", "SUPPORTED_GAME_TYPES", "PlayerSettings"]
 
-SUPPORTED_GAME_TYPES = ("even_odd",)
-"""What this host can play: even/odd is answered through ``choose_parity``."""
+SUPPORTED_GAME_TYPES = tuple(game_types())
+"""What this host can play: every registered game (even/odd through ``choose_parity``, the
+others through ``make_move``)."""
 
 AGENT_ID_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
 """An id safe to put in a file name (it names the history file and the log)."""

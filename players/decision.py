@@ -6,6 +6,7 @@ counted)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import threading
 import time
@@ -15,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from games import Action
 from players.history import MatchRecord
 from players.strategies import MoveView, Strategy
 from sdk.agent_log import AgentLog
@@ -33,7 +35,7 @@ HOOK_BUDGET_SEC = 2.0
 class Decision:
     """The move sent, and why it is not the strategy's own if it is a fallback."""
 
-    choice: str
+    choice: Action
     elapsed_ms: float
     fallback: FallbackReason | None = None
 
@@ -50,7 +52,9 @@ class DecisionStats(BaseModel):
     def add(self, decision: Decision) -> None:
         self.decisions += 1
         self.total_ms += decision.elapsed_ms
-        self.choices[decision.choice] = self.choices.get(decision.choice, 0) + 1
+        shown = decision.choice if isinstance(decision.choice, str) else json.dumps(
+            decision.choice)
+        self.choices[shown] = self.choices.get(shown, 0) + 1
         if decision.fallback is not None:
             self.fallbacks += 1
             reasons = self.fallbacks_by_reason
@@ -116,15 +120,15 @@ class StrategyRunner:
             answer = outcome.value
             if outcome.error is not None:
                 reason, detail = "raised", {"exc_info": outcome.error}
-            elif not isinstance(answer, str) or answer not in view.legal_moves:
+            elif not view.is_legal(answer):
                 reason, detail = "illegal", {"answer": repr(answer)[:80]}
-        choice = answer if reason is None else self._fallback_rng.choice(view.legal_moves)
+        choice = answer if reason is None else view.space().sample(self._fallback_rng)
         decision = Decision(choice=choice, fallback=reason,
                             elapsed_ms=(time.perf_counter() - started) * 1000)
         if reason is not None:
             self._log.log.warning(
                 "strategy_fallback", match_id=view.match_id, reason=reason, choice=choice,
-                legal_moves=list(view.legal_moves), **detail,
+                legal_moves=list(view.legal_moves), action_space=view.action_space, **detail,
             )
         self.stats.add(decision)
         return decision

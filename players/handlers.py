@@ -10,16 +10,20 @@ from players.host import PlayerHost
 from players.reports import PlayerStateReport
 from sdk.jsonrpc import RpcMethod
 from sdk.messages import (
+    MOVE_METHOD,
     Acknowledgement,
     ChooseParityCall,
     ChooseParityResponse,
     GameError,
     GameInvitation,
     GameJoinAck,
+    GameMoveCall,
+    GameMoveResponse,
     GameOver,
     LeagueCompleted,
     LeagueStandingsUpdate,
     Message,
+    MoveData,
     RoundAnnouncement,
     RoundCompleted,
 )
@@ -52,6 +56,14 @@ def player_methods(host: PlayerHost) -> dict[str, RpcMethod]:
             parity_choice=decision.choice,  # type: ignore[arg-type]  # always a legal parity
         )
 
+    async def make_move(call: GameMoveCall) -> GameMoveResponse:
+        decision = await host.make_move(call)
+        return GameMoveResponse(
+            **answer_to(call), match_id=call.match_id, player_id=call.player_id,
+            game_type=call.game_type,
+            move_data=MoveData(move_type=call.move_request.move_type, move=decision.choice),
+        )
+
     async def notify_match_result(message: GameOver) -> Acknowledgement:
         await host.game_over(message)
         return ack(message)
@@ -70,6 +82,7 @@ def player_methods(host: PlayerHost) -> dict[str, RpcMethod]:
     return {
         "handle_game_invitation": RpcMethod(handle_game_invitation, GameInvitation),
         "choose_parity": RpcMethod(choose_parity, ChooseParityCall),
+        MOVE_METHOD: RpcMethod(make_move, GameMoveCall),
         "notify_match_result": RpcMethod(notify_match_result, GameOver),
         "notify_round": RpcMethod(league_news, RoundAnnouncement),
         "update_standings": RpcMethod(league_news, LeagueStandingsUpdate),

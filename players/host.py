@@ -28,6 +28,7 @@ from sdk.messages import (
     ChooseParityCall,
     GameError,
     GameInvitation,
+    GameMoveCall,
     GameOver,
     LeagueCompleted,
     Message,
@@ -231,6 +232,29 @@ class PlayerHost:
         decision = await self.runner.choose(view)
         match.my_choice = decision.choice
         return decision
+
+    async def make_move(self, call: GameMoveCall) -> Decision:
+        """A move of any game other than even/odd: the strategy sees the referee's
+        observation and action space, and a move outside that space is never sent."""
+        player_id = self.claim(call.player_id, call.message_type)
+        match = self.matches.get(call.match_id)
+        context = call.move_request.context
+        space = context.get("action_space")
+        options = call.move_request.valid_options
+        view = MoveView(
+            game_type=call.game_type, match_id=call.match_id,
+            round_id=context.get("round_id") if isinstance(context.get("round_id"), int)
+            else (match.round_id if match else None),
+            player_id=player_id,
+            opponent_id=(match.opponent_id or "") if match else "",
+            role=match.role if match else None,
+            legal_moves=tuple(options) if space is None or space.get("kind") == "choice"
+            else (),
+            action_space=space if isinstance(space, dict) else None,
+            observation=context.get("observation") or {},
+            history=self.history.matches, deadline=call.deadline,
+        )
+        return await self.runner.choose(view)
 
     async def game_over(self, message: GameOver) -> MatchRecord | None:
         """Record the match once (a repeated GAME_OVER is acknowledged, not counted again)."""

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import re
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
 import httpx
 from pydantic import BaseModel
@@ -168,7 +169,8 @@ class RefereeService:
         return self._terms[league_id]
 
     def launch(self, *, league_id: str, round_id: int, match_id: str, game_type: str,
-               seats: list[MatchSeat], seed: int | None, report: bool) -> LaunchedMatch:
+               seats: list[MatchSeat], seed: int | None, report: bool,
+               game_params: Mapping[str, Any] | None = None) -> LaunchedMatch:
         """Check and start one match as its own task; returns at once.
 
         Raises:
@@ -179,11 +181,17 @@ class RefereeService:
             raise ProtocolError(ErrorCode.UNSUPPORTED_GAME_TYPE,
                                 f"this referee runs {', '.join(self.rules)}, not {game_type!r}")
         seat_a, seat_b = self.matches.check(league_id, match_id, seats)
+        params = dict(game_params or {})
+        try:
+            self.rules[game_type].spec.create([seat_a.player_id, seat_b.player_id], **params)
+        except ValueError as exc:
+            raise ProtocolError(ErrorCode.INVALID_FIELD_VALUE,
+                                f"game_params for {game_type}: {exc}") from None
         scoring, protocol_mode = self._terms_of(league_id)
         plan = MatchPlan(league_id=league_id, round_id=round_id, match_id=match_id,
                          game_type=game_type, seats=(seat_a, seat_b),
                          seed=match_seed(seed, match_id), scoring=scoring,
-                         protocol_mode=protocol_mode)
+                         protocol_mode=protocol_mode, game_params=params)
         report_to = None
         if report and self._registration is not None:
             report_to = LeagueReport(self.settings.league_manager_url,

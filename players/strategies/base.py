@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import ClassVar, get_args
+from typing import Any, ClassVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from games import Action, ActionSpace
 from players.history import MatchRecord
 from sdk.messages import ParityChoice, Role
 
@@ -55,10 +56,25 @@ class MoveView(BaseModel):
     player_id: str
     opponent_id: str
     role: Role | None = None
-    legal_moves: tuple[str, ...] = PARITIES
+    legal_moves: tuple[Action, ...] = PARITIES
     my_record: Record = Field(default_factory=Record)
     history: tuple[MatchRecord, ...] = ()
     deadline: datetime
+    action_space: dict[str, Any] | None = None
+    """For games other than even/odd: the referee's description of what may be played
+    (``{"kind": "number", "low": 0, "high": 100, "integer": true}`` for a bid…);
+    ``None`` means one of ``legal_moves``."""
+    observation: dict[str, Any] = Field(default_factory=dict)
+    """For games other than even/odd: what the referee shows this player of the game."""
+
+    def space(self) -> ActionSpace:
+        """What may be played, as the games library's ActionSpace."""
+        if self.action_space is not None:
+            return ActionSpace.from_description(self.action_space)
+        return ActionSpace.of_choices(self.legal_moves)
+
+    def is_legal(self, move: Action) -> bool:
+        return self.space().contains(move)
 
     @property
     def against_opponent(self) -> tuple[MatchRecord, ...]:
@@ -87,8 +103,8 @@ class Strategy:
     name: ClassVar[str] = ""
     classifier: ClassVar[Classifier] = Classifier()
 
-    def choose(self, view: MoveView) -> str:
-        """Return one of ``view.legal_moves``."""
+    def choose(self, view: MoveView) -> Action:
+        """Return one of ``view.legal_moves`` (or a move in ``view.space()``)."""
         raise NotImplementedError(f"{type(self).__name__} does not implement choose()")
 
     def on_match_over(self, result: MatchRecord) -> None:
@@ -98,7 +114,7 @@ class Strategy:
         """Forget what was learnt while playing (a seeded strategy starts its sequence over)."""
 
 
-StrategyFunction = Callable[[MoveView], str]
+StrategyFunction = Callable[[MoveView], Action]
 """The function form of a strategy: ``def my_strategy(view: MoveView) -> str``."""
 
 

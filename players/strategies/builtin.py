@@ -38,7 +38,7 @@ class RandomStrategy(_Seeded):
     classifier: ClassVar[Classifier] = Classifier(memory_depth=0, stochastic=True, inline=True)
 
     def choose(self, view: MoveView) -> str:
-        return self._rng.choice(view.legal_moves)
+        return view.space().sample(self._rng)
 
 
 @register_strategy("fixed")

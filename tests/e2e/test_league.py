@@ -38,16 +38,18 @@ def launcher(tmp_path: Path) -> Iterator[Launcher]:
         launched.stop_all()
 
 
-def play_league(launcher: Launcher, players: int) -> tuple[str, dict[str, Any]]:
+def play_league(launcher: Launcher, players: int, league_id: str = LEAGUE,
+                game_type: str | None = None) -> tuple[str, dict[str, Any]]:
     plan = LeaguePlan(
         shared_dir=launcher.shared_dir,
         players=[(f"Player{i + 1}", free_port(), STRATEGIES[i % 3]) for i in range(players)],
         referees=[(f"Ref{i + 1}", free_port(), 2) for i in range(2)],
-        lm_port=free_port(),
+        lm_port=free_port(), league_id=league_id, game_type=game_type,
     )
     with httpx.Client(timeout=10) as client:
         lm_url = start_processes(plan, launcher, client)
-        started = league_command(launcher, "start", "--lm-url", lm_url)
+        started = league_command(launcher, "start", "--lm-url", lm_url, "--league-id",
+                                 league_id)
         assert started.returncode == 0, started.stdout + started.stderr
         assert f"{players} players" in started.stdout
         wait_for(lambda: client.get(f"{lm_url}/status").json()["state"] == "COMPLETED", 90,
@@ -130,3 +132,29 @@ def test_a_whole_league_over_http(launcher: Launcher, players: int) -> None:
         assert len(completed) == players, "every player logged LEAGUE_COMPLETED once"
         league_log = shared.league_log_path(LEAGUE).read_text()
         assert '"league_completed"' in league_log
+
+
+def test_a_repeated_prisoners_dilemma_league_over_http(launcher: Launcher) -> None:
+    league_id = "league_2025_prisoners_dilemma"
+    _, standings = play_league(launcher, 4, league_id, "prisoners_dilemma")
+    shared = SharedDir(launcher.shared_dir)
+    rounds = shared.league(league_id).game_params["rounds"]
+    matches = match_files(shared, league_id)
+    assert len(matches) == 6
+    for match in matches:
+        assert match["report_status"] == "reported", match["match_id"]
+        assert len(match["stages"]) == rounds, f"{match['match_id']}: one stage per round"
+        assert all(set(stage["moves"].values()) <= {"C", "D"} for stage in match["stages"])
+        payoffs = match["result"]["report"]["details"]["payoffs"]
+        best = max(payoffs.values())
+        leaders = [player for player, value in payoffs.items() if value == best]
+        winner = match["result"]["report"]["winner"]
+        assert winner == (leaders[0] if len(leaders) == 1 else None), match["match_id"]
+        calls = [e for e in match["transcript"] if e["method"] == "make_move"
+                 and e["direction"] == "sent"]
+        assert len(calls) == 2 * rounds, "a move call per player per round"
+    recomputed = recompute_standings(shared, league_id, matches)
+    for row in standings["standings"]:
+        mine = recomputed[row["player_id"]]
+        assert (row["wins"], row["draws"], row["losses"], row["points"]) == (
+            mine["wins"], mine["draws"], mine["losses"], mine["points"])

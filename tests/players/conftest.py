@@ -115,6 +115,18 @@ def parity_call(match_id: str = "R1M1", player_id: str = "P01", opponent_id: str
             "deadline": (utc_now() + timedelta(seconds=deadline_in)).isoformat(), **fields}
 
 
+def move_call(space: dict[str, Any], options: list[Any], game_type: str = "prisoners_dilemma",
+              match_id: str = "R1M1") -> dict[str, Any]:
+    return {**_envelope("GAME_MOVE_CALL", "referee:REF01", f"conv-{match_id}"),
+            "league_id": LEAGUE, "round_id": 1, "match_id": match_id, "player_id": "P01",
+            "game_type": game_type,
+            "move_request": {"move_type": "action", "valid_options": options,
+                             "context": {"stage": 1, "round_id": 1, "action_space": space,
+                                         "observation": {"round": 1, "history": []}}},
+            "deadline": (utc_now() + timedelta(seconds=30)).isoformat()}
+
+
+
 def game_over(match_id: str = "R1M1", choices: dict[str, str] | None = None,
               status: str = "WIN", winner: str | None = "P01", drawn: int = 7) -> dict[str, Any]:
     return {**_envelope("GAME_OVER", "referee:REF01", f"conv-{match_id}"),

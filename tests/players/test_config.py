@@ -35,7 +35,7 @@ def test_the_defaults(shared_dir: SharedDir) -> None:
     ({"strategy": "no_such_module:f"}, "cannot import 'no_such_module'"),
     ({"league_manager_url": "http://127.0.0.1:8000/"}, "must end in /mcp"),
     ({"league_manager_url": "ftp://lm/mcp"}, "is not an http"),
-    ({"game_types": ["chess"]}, "cannot play chess; it plays even_odd"),
+    ({"game_types": ["chess"]}, "cannot play chess; it plays auction_first_price"),
     ({"game_types": []}, "at least 1 item"),
     ({"port": 0}, "greater than or equal to 1"),
     ({"display_name": ""}, "at least 1 character"),

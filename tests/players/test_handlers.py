@@ -17,6 +17,7 @@ from tests.players.conftest import (
     game_over,
     invitation,
     league_message,
+    move_call,
     parity_call,
     serving,
 )
@@ -273,3 +274,38 @@ async def test_get_player_state_returns_state_stats_and_history(player: Player) 
     assert answer["status"]["player_id"] == "P01"
     assert answer["stats"]["played"] == 1
     assert [m["match_id"] for m in answer["history"]["matches"]] == ["R1M1"]
+
+
+async def test_make_move_answers_any_game_from_its_action_space(
+        make_settings: SettingsFactory) -> None:
+    async with serving(make_settings(strategy="random")) as player:
+        choice = await player.rpc("make_move", move_call(
+            {"kind": "choice", "choices": ["C", "D"]}, ["C", "D"]))
+        assert choice["message_type"] == "GAME_MOVE_RESPONSE"
+        assert choice["move_data"]["move_type"] == "action"
+        assert choice["move_data"]["move"] in ("C", "D")
+        bid_space = {"kind": "number", "low": 0, "high": 100, "integer": True}
+        bid = await player.rpc("make_move", move_call(bid_space, [bid_space],
+                                                      "auction_first_price", "R1M2"))
+        assert isinstance(bid["move_data"]["move"], int) and 0 <= bid["move_data"]["move"] <= 100
+        troops = {"kind": "allocation", "size": 3, "total": 10}
+        split = await player.rpc("make_move", move_call(troops, [troops], "colonel_blotto",
+                                                        "R1M3"))
+        assert sum(split["move_data"]["move"]) == 10 and len(split["move_data"]["move"]) == 3
+        assert (await player.get("/stats"))["fallbacks"] == 0
+
+
+async def test_make_move_never_sends_an_illegal_move(make_settings: SettingsFactory) -> None:
+    async with serving(make_settings(strategy="fixed")) as player:  # plays "even" everywhere
+        answer = await player.rpc("make_move", move_call(
+            {"kind": "choice", "choices": ["C", "D"]}, ["C", "D"]))
+        assert answer["move_data"]["move"] in ("C", "D")
+        stats = await player.get("/stats")
+        assert stats["fallbacks"] == 1 and stats["fallbacks_by_reason"] == {"illegal": 1}
+
+
+async def test_make_move_is_also_served_as_game_move_call(make_settings: SettingsFactory) -> None:
+    async with serving(make_settings(strategy="random")) as player:
+        answer = await player.rpc("GAME_MOVE_CALL", move_call(
+            {"kind": "choice", "choices": ["C", "D"]}, ["C", "D"]))
+        assert answer["message_type"] == "GAME_MOVE_RESPONSE"
