@@ -1,0 +1,85 @@
+"""Baseline strategies of the repeated matrix games, by game and by name.
+
+``strategies_for("prisoners_dilemma")`` lists the names a game's tournament accepts;
+``build("rock_paper_scissors", "biased", action="paper", weight=0.9)`` makes one.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from games.matrix_games import MATRIX_GAMES, matrix_game
+from games.strategies.base import BatchView, Classifier, Strategy
+from games.strategies.generic import Biased, FrequencyCounter, Random
+from games.strategies.prisoners_dilemma import (
+    AlwaysCooperate,
+    AlwaysDefect,
+    GrimTrigger,
+    Pavlov,
+    TitForTat,
+)
+
+__all__ = [
+    "AlwaysCooperate",
+    "AlwaysDefect",
+    "BatchView",
+    "Biased",
+    "Classifier",
+    "FrequencyCounter",
+    "GrimTrigger",
+    "Pavlov",
+    "Random",
+    "Strategy",
+    "TitForTat",
+    "UnknownStrategyError",
+    "build",
+    "strategies_for",
+]
+
+_CLASSES: tuple[type[Strategy], ...] = (
+    TitForTat, AlwaysCooperate, AlwaysDefect, GrimTrigger, Pavlov, Random, Biased,
+    FrequencyCounter,
+)
+_BY_GAME: dict[str, dict[str, type[Strategy]]] = {
+    game_type: {cls.name: cls for cls in _CLASSES if game_type in cls.game_types}
+    for game_type in MATRIX_GAMES
+}
+
+
+class UnknownStrategyError(ValueError):
+    """No strategy of that name plays that game."""
+
+
+def strategies_for(game_type: str) -> list[str]:
+    """The names of the strategies that play ``game_type``, in the order they are listed.
+
+    Raises:
+        UnknownMatrixGameError: no such repeated matrix game.
+    """
+    matrix_game(game_type)
+    return list(_BY_GAME[game_type])
+
+
+def build(game_type: str, name: str, **options: Any) -> Strategy:
+    """The strategy ``name`` of ``game_type``, with its ``options``.
+
+    Raises:
+        UnknownMatrixGameError: no such repeated matrix game.
+        UnknownStrategyError: no such strategy for that game (the message lists those
+            there are).
+        ValueError: an option the strategy does not take, or a bad value.
+    """
+    game = matrix_game(game_type)
+    try:
+        cls = _BY_GAME[game_type][name]
+    except KeyError:
+        raise UnknownStrategyError(
+            f"no strategy {name!r} plays {game_type}; there are: "
+            f"{', '.join(_BY_GAME[game_type])}") from None
+    takes = sorted(set(inspect.signature(cls.__init__).parameters) - {"self", "game"})
+    unknown = sorted(set(options) - set(takes))
+    if unknown:
+        raise ValueError(f"{name} takes no option {', '.join(unknown)}; it takes: "
+                         f"{', '.join(takes) or 'none'}")
+    return cls(game, **options)

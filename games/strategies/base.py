@@ -1,0 +1,86 @@
+"""What a baseline strategy is: a name, a classifier, and its play in two forms.
+
+``choose`` is the definition: one match, the history as action strings, one draw. ``play``
+is the same rule over a batch of matches at once, as NumPy arrays of action indices, for
+the vectorised tournament engine. Both forms take their randomness as draws, uniform in
+[0, 1), handed in by the engine: given the same draws they make the same plays (the tests
+check it), and a seeded tournament repeats exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from games.matrix_games import MatrixGame
+
+__all__ = ["BatchView", "Classifier", "Strategy", "uniform_index", "uniform_indices"]
+
+
+@dataclass(frozen=True)
+class Classifier:
+    """What kind of strategy it is, as the Axelrod library classifies them.
+
+    ``memory_depth``: how many past turns it reads (``None``: all of them).
+    ``stochastic``: whether its plays depend on the draws.
+    """
+
+    memory_depth: int | None
+    stochastic: bool
+
+
+@dataclass(frozen=True)
+class BatchView:
+    """What ``play`` sees of a batch of matches, one row per match, in action indices.
+
+    ``own_last``/``opponent_last``: the plays of the last turn (-1 before the first turn);
+    ``opponent_counts``: how often the opponent played each action so far, shape
+    (matches, actions).
+    """
+
+    turn: int
+    own_last: np.ndarray
+    opponent_last: np.ndarray
+    opponent_counts: np.ndarray
+
+
+class Strategy:
+    """A baseline strategy of one repeated matrix game. Subclasses set ``name``,
+    ``classifier`` and the games they play, and define ``choose`` and ``play``."""
+
+    name: ClassVar[str] = ""
+    classifier: ClassVar[Classifier]
+    game_types: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, game: MatrixGame):
+        if game.game_type not in self.game_types:
+            raise ValueError(f"{self.name} does not play {game.game_type}; it plays "
+                             f"{', '.join(self.game_types)}")
+        self.game = game
+
+    def choose(self, own: Sequence[str], opponent: Sequence[str], draw: float) -> str:
+        """This turn's action, from both players' past actions (oldest first) and a draw."""
+        raise NotImplementedError
+
+    def play(self, view: BatchView, draws: np.ndarray) -> np.ndarray:
+        """This turn's action index in every match of the batch (one draw per match)."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.game.game_type})"
+
+
+def uniform_index(count: int, draw: float) -> int:
+    """One of ``count`` positions, each as likely, from a draw in [0, 1)."""
+    return int(draw * count)
+
+
+def uniform_indices(mask: np.ndarray, draws: np.ndarray) -> np.ndarray:
+    """Per row, one of the columns where ``mask`` is true, each as likely: the
+    ``uniform_index(count, draw)``-th true column, exactly as the scalar form picks it."""
+    counts = mask.sum(axis=1)
+    nth = np.floor(draws * counts).astype(np.int64)
+    return np.argmax(np.cumsum(mask, axis=1) > nth[:, None], axis=1)
