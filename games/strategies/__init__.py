@@ -21,6 +21,7 @@ from games.strategies.prisoners_dilemma import (
 )
 
 __all__ = [
+    "baseline_names",
     "AlwaysCooperate",
     "AlwaysDefect",
     "BatchView",
@@ -49,6 +50,11 @@ _BY_GAME: dict[str, dict[str, type[Strategy]]] = {
 
 class UnknownStrategyError(ValueError):
     """No strategy of that name plays that game."""
+
+
+def baseline_names() -> list[str]:
+    """Every baseline's name, across games, sorted (``random`` plays several games)."""
+    return sorted({name for by_name in _BY_GAME.values() for name in by_name})
 
 
 def strategies_for(game_type: str) -> list[str]:

@@ -5,6 +5,7 @@ without editing this package.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import re
@@ -13,8 +14,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
+from games.strategies import baseline_names
 from players.errors import StrategyError
 from players.strategies.base import FunctionStrategy, Strategy
+from players.strategies.baseline import Baseline
 
 __all__ = [
     "StrategyFactory",
@@ -140,9 +143,12 @@ def resolve_strategy(name: str) -> StrategyFactory:
         target = _load(name)
     else:
         target = _STRATEGIES.get(name)
+        if target is None and name in baseline_names():
+            return functools.partial(Baseline, name)  # type: ignore[return-value]
         if target is None:
             raise StrategyError(
-                f"unknown strategy {name!r}; known strategies: {', '.join(known_strategies())} "
+                f"unknown strategy {name!r}; known strategies: {', '.join(known_strategies())}; "
+                f"baselines of games/: {', '.join(baseline_names())} "
                 "(or 'package.module:attribute' for your own)"
             )
     if _is_strategy_class(target):

@@ -309,3 +309,41 @@ async def test_make_move_is_also_served_as_game_move_call(make_settings: Setting
         answer = await player.rpc("GAME_MOVE_CALL", move_call(
             {"kind": "choice", "choices": ["C", "D"]}, ["C", "D"]))
         assert answer["message_type"] == "GAME_MOVE_RESPONSE"
+
+
+def pd_call(history: list[dict[str, Any]], match_id: str = "R1M1") -> dict[str, Any]:
+    call = move_call({"kind": "choice", "choices": ["C", "D"]}, ["C", "D"], match_id=match_id)
+    call["move_request"]["context"]["observation"] = {
+        "player_id": "P01", "seat": 0, "round": len(history) + 1, "history": history}
+    return call
+
+
+def turn(mine: str, theirs: str) -> dict[str, Any]:
+    return {"actions": {"P01": mine, "P02": theirs}, "rewards": {}, "own_intended": mine}
+
+
+@pytest.mark.parametrize(("strategy", "history", "expected"), [
+    ("tit_for_tat", [], "C"),
+    ("tit_for_tat", [turn("C", "D")], "D"),
+    ("tit_for_tat", [turn("C", "D"), turn("D", "C")], "C"),
+    ("grim_trigger", [turn("C", "D"), turn("D", "C")], "D"),
+    ("always_defect", [], "D"),
+    ("pavlov", [turn("D", "D")], "C"),
+])
+async def test_the_games_baselines_play_from_the_referee_s_observation(
+        make_settings: SettingsFactory, strategy: str, history: list[dict[str, Any]],
+        expected: str) -> None:
+    async with serving(make_settings(strategy=strategy)) as player:
+        answer = await player.rpc("make_move", pd_call(history))
+        assert answer["move_data"]["move"] == expected
+        assert (await player.get("/stats"))["fallbacks"] == 0
+
+
+async def test_a_baseline_in_a_game_it_does_not_play_falls_back_legally(
+        make_settings: SettingsFactory) -> None:
+    async with serving(make_settings(strategy="tit_for_tat")) as player:
+        bid_space = {"kind": "number", "low": 0, "high": 10, "integer": True}
+        answer = await player.rpc("make_move", move_call(bid_space, [bid_space],
+                                                         "auction_first_price"))
+        assert 0 <= answer["move_data"]["move"] <= 10
+        assert (await player.get("/stats"))["fallbacks_by_reason"] == {"raised": 1}
