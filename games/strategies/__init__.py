@@ -1,7 +1,11 @@
-"""Baseline strategies of the repeated matrix games, by game and by name.
+"""Baseline strategies, by game and by name.
 
-``strategies_for("prisoners_dilemma")`` lists the names a game's tournament accepts;
-``build("rock_paper_scissors", "biased", action="paper", weight=0.9)`` makes one.
+The repeated matrix games: ``strategies_for("prisoners_dilemma")`` lists the names a game's
+tournament accepts; ``build("rock_paper_scissors", "biased", action="paper", weight=0.9)``
+makes one. The other games (public goods, auctions, Colonel Blotto, congestion) have
+observation strategies, which pick a move from what their player observes:
+``observed_strategies_for("public_goods")`` and ``build_observed("public_goods",
+"punisher")``.
 """
 
 from __future__ import annotations
@@ -10,8 +14,15 @@ import inspect
 from typing import Any
 
 from games.matrix_games import MATRIX_GAMES, matrix_game
-from games.strategies.base import BatchView, Classifier, Strategy
+from games.strategies.base import BatchView, Classifier, Strategy, UnknownStrategyError
 from games.strategies.generic import Biased, FrequencyCounter, Random
+from games.strategies.observation import ObservationStrategy
+from games.strategies.observation_registry import (
+    build_observed,
+    observed_game_types,
+    observed_names,
+    observed_strategies_for,
+)
 from games.strategies.prisoners_dilemma import (
     AlwaysCooperate,
     AlwaysDefect,
@@ -29,12 +40,17 @@ __all__ = [
     "Classifier",
     "FrequencyCounter",
     "GrimTrigger",
+    "ObservationStrategy",
     "Pavlov",
     "Random",
     "Strategy",
     "TitForTat",
     "UnknownStrategyError",
     "build",
+    "build_observed",
+    "observed_game_types",
+    "observed_names",
+    "observed_strategies_for",
     "strategies_for",
 ]
 
@@ -48,13 +64,11 @@ _BY_GAME: dict[str, dict[str, type[Strategy]]] = {
 }
 
 
-class UnknownStrategyError(ValueError):
-    """No strategy of that name plays that game."""
-
-
 def baseline_names() -> list[str]:
-    """Every baseline's name, across games, sorted (``random`` plays several games)."""
-    return sorted({name for by_name in _BY_GAME.values() for name in by_name})
+    """Every baseline's name, across games, sorted (``random`` plays several games): the
+    matrix games' strategies and the observation strategies."""
+    matrix = {name for by_name in _BY_GAME.values() for name in by_name}
+    return sorted(matrix | set(observed_names()))
 
 
 def strategies_for(game_type: str) -> list[str]:

@@ -17,7 +17,12 @@ import numpy as np
 
 from games.matrix_games import MatrixGame
 
-__all__ = ["BatchView", "Classifier", "Strategy", "uniform_index", "uniform_indices"]
+__all__ = ["BatchView", "Classifier", "Strategy", "UnknownStrategyError", "uniform_index",
+           "uniform_indices"]
+
+
+class UnknownStrategyError(ValueError):
+    """No strategy of that name plays that game."""
 
 
 @dataclass(frozen=True)

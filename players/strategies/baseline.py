@@ -4,7 +4,10 @@
 in-process tournaments. A host started with one of those names plays it in a league: the
 plays so far are read from what this player may see — the referee's observation of a
 repeated game (its public history), or for even/odd, where each match is one play, the past
-matches against the same opponent — and the baseline picks the next action.
+matches against the same opponent — and the baseline picks the next action. In the games
+that have observation strategies (public goods, auctions, Colonel Blotto, congestion:
+full_contributor, truthful_bidder, equilibrium_mixed, selfish_router…) the baseline reads
+the referee's observation and the move's space directly.
 """
 
 from __future__ import annotations
@@ -13,7 +16,12 @@ import random
 from typing import Any, ClassVar
 
 from games import Action
-from games.strategies import build
+from games.strategies import (
+    ObservationStrategy,
+    build,
+    build_observed,
+    observed_game_types,
+)
 from players.strategies.base import Classifier, MoveView, Strategy
 
 __all__ = ["Baseline"]
@@ -53,8 +61,11 @@ class Baseline(Strategy):
         plays a random legal move and counts the fallback)."""
         strategy = self._by_game.get(view.game_type)
         if strategy is None:
-            strategy = self._by_game[view.game_type] = build(view.game_type, self.baseline,
-                                                             **self._options)
+            make = build_observed if view.game_type in observed_game_types() else build
+            strategy = self._by_game[view.game_type] = make(view.game_type, self.baseline,
+                                                            **self._options)
+        if isinstance(strategy, ObservationStrategy):
+            return strategy.choose(view.observation, view.space(), self._rng)
         own, theirs = plays_so_far(view)
         return strategy.choose(own, theirs, self._rng.random())
 

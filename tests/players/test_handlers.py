@@ -347,3 +347,32 @@ async def test_a_baseline_in_a_game_it_does_not_play_falls_back_legally(
                                                          "auction_first_price"))
         assert 0 <= answer["move_data"]["move"] <= 10
         assert (await player.get("/stats"))["fallbacks_by_reason"] == {"raised": 1}
+
+
+def public_goods_call(space: dict[str, Any], revealed: dict[str, int] | None
+                      ) -> dict[str, Any]:
+    call = move_call(space, [space], "public_goods")
+    call["move_request"]["context"]["observation"] = {
+        "player_id": "P01", "seat": 0, "players": ["P01", "P02", "P03"], "endowment": 20,
+        "stage": "contribute" if revealed is None else "punish",
+        "revealed_contributions": revealed,
+        "history": [{"contributions": {"P01": 20, "P02": 4, "P03": 9}, "punishments": None,
+                     "payoffs": {}}]}
+    return call
+
+
+@pytest.mark.parametrize(("strategy", "space", "revealed", "expected"), [
+    # The others gave 4 and 9 last round: 6.5, rounded half up.
+    ("conditional_cooperator", {"kind": "number", "low": 0, "high": 20, "integer": True},
+     None, 7),
+    ("full_contributor", {"kind": "number", "low": 0, "high": 20, "integer": True}, None, 20),
+    ("punisher", {"kind": "allocation", "size": 3, "total": 10},
+     {"P01": 20, "P02": 3, "P03": 20}, [0, 10, 0]),
+])
+async def test_observation_baselines_play_public_goods_from_the_referee_s_observation(
+        make_settings: SettingsFactory, strategy: str, space: dict[str, Any],
+        revealed: dict[str, int] | None, expected: Any) -> None:
+    async with serving(make_settings(strategy=strategy)) as player:
+        answer = await player.rpc("make_move", public_goods_call(space, revealed))
+        assert answer["move_data"]["move"] == expected
+        assert (await player.get("/stats"))["fallbacks"] == 0

@@ -1,0 +1,117 @@
+"""Baseline strategies of Colonel Blotto (``colonel_blotto``): uniform, concentrated and
+equilibrium_mixed.
+
+Each reads the battlefields and troops from its space (an allocation: ``size``
+battlefields, ``total`` troops), which the observation's ``battlefields`` and ``troops``
+repeat.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from games.spec import Action, ActionSpace
+from games.strategies.base import Classifier
+from games.strategies.observation import ObservationStrategy
+
+__all__ = ["Concentrated", "EquilibriumMixed", "Uniform", "capped_allocations"]
+
+GAME_TYPES = ("colonel_blotto",)
+
+
+class Uniform(ObservationStrategy):
+    """Spreads its troops as evenly as possible: each battlefield gets troops // fields,
+    and the first troops % fields battlefields one more (10 over 3: ``[4, 3, 3]``).
+
+    Known as the even (uniform) allocation, the natural first guess in the game Borel
+    introduced (1921, "La théorie du jeu et les équations intégrales à noyau symétrique");
+    any allocation that puts slightly more on a majority of the battlefields beats it.
+    """
+
+    name = "uniform"
+    classifier = Classifier(memory_depth=0, stochastic=False)
+    game_types = GAME_TYPES
+
+    def choose(self, observation: Mapping[str, Any], space: ActionSpace,
+               rng: random.Random) -> Action:
+        share, extra = divmod(space.total, space.size)
+        return [share + int(field < extra) for field in range(space.size)]
+
+
+class Concentrated(ObservationStrategy):
+    """Puts every troop on one battlefield, chosen uniformly at random.
+
+    Known as a concentrated (all-in) allocation, the other extreme of Borel's (1921) pure
+    strategies: it wins at most one battlefield against an opponent who covers them all.
+    """
+
+    name = "concentrated"
+    classifier = Classifier(memory_depth=0, stochastic=True)
+    game_types = GAME_TYPES
+
+    def choose(self, observation: Mapping[str, Any], space: ActionSpace,
+               rng: random.Random) -> Action:
+        allocation = [0] * space.size
+        allocation[rng.randrange(space.size)] = space.total
+        return allocation
+
+
+class EquilibriumMixed(ObservationStrategy):
+    """Draws uniformly among the integer allocations that put at most 2·troops/fields
+    (rounded down, but never below an even split) on any battlefield: with 3 battlefields,
+    no battlefield gets more than 2/3 of the troops.
+
+    Inspired by, not equal to, the known equilibrium. In the continuous symmetric game
+    (equal troops, 3 battlefields in Gross & Wagner 1950, "A Continuous Colonel Blotto
+    Game"; any number ≥ 3 in Roberson 2006, "The Colonel Blotto game") every equilibrium
+    strategy puts on each battlefield an amount uniform on [0, 2·troops/fields]. This
+    strategy has that support but not those uniform marginals, and this game is discrete
+    with ties winning nothing, whose equilibria differ (Hart 2008, "Discrete Colonel Blotto
+    and General Lotto games"). So it is an unpredictable, never-concentrated baseline, not
+    an equilibrium; with 1 or 2 battlefields the cap does not bind and it is uniform over
+    all allocations.
+    """
+
+    name = "equilibrium_mixed"
+    classifier = Classifier(memory_depth=0, stochastic=True)
+    game_types = GAME_TYPES
+
+    def choose(self, observation: Mapping[str, Any], space: ActionSpace,
+               rng: random.Random) -> Action:
+        cap = max(math.ceil(space.total / space.size), 2 * space.total // space.size)
+        counts = capped_allocations(space.size, space.total, cap)
+        allocation: list[int] = []
+        left = space.total
+        for field in range(space.size):
+            # Draw one of the allocations still possible, each as likely; this field's
+            # troops are those of the block of allocations the draw falls in.
+            later = space.size - field - 1
+            draw = rng.randrange(counts[later + 1][left])
+            for troops in range(min(cap, left) + 1):
+                if draw < counts[later][left - troops]:
+                    break
+                draw -= counts[later][left - troops]
+            allocation.append(troops)
+            left -= troops
+        return allocation
+
+
+@functools.lru_cache(maxsize=32)
+def capped_allocations(fields: int, total: int, cap: int) -> tuple[tuple[int, ...], ...]:
+    """``counts[k][t]``: in how many ways ``t`` troops go over ``k`` battlefields with at
+    most ``cap`` on each, for k from 0 to ``fields`` and t from 0 to ``total``."""
+    counts: list[tuple[int, ...]] = [(1,) + (0,) * total]
+    for _ in range(fields):
+        previous, window = counts[-1], 0
+        row: list[int] = []
+        for troops in range(total + 1):
+            window += previous[troops]
+            if troops > cap:
+                window -= previous[troops - cap - 1]
+            row.append(window)
+        counts.append(tuple(row))
+    return tuple(counts)
