@@ -19,6 +19,7 @@ from league_manager.book import LeagueStatus, MatchRecord, RoundRecord
 from sdk.errors import ErrorCode, RemoteError, TransportError
 from sdk.messages import (
     Champion,
+    Communication,
     FinalStanding,
     LeagueCompleted,
     LeagueStandingsUpdate,
@@ -223,6 +224,7 @@ class RoundRunner:
             auth_token=lm.agents.token_of(referee.agent_id), league_id=lm.league_id,
             round_id=match.round_id, match_id=match.match_id, game_type=lm.config.game_type,
             game_params=lm.config.game_params, players=seats,
+            communication=Communication(**lm.config.communication.model_dump()),
         )
 
     async def _play_match(self, match: MatchRecord) -> None:

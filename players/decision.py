@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from games import Action
 from players.history import MatchRecord
-from players.strategies import MoveView, Strategy
+from players.strategies import MoveView, Say, Strategy
 from sdk.agent_log import AgentLog
 from sdk.timeutil import utc_now
 
@@ -38,6 +38,8 @@ class Decision:
     choice: Action
     elapsed_ms: float
     fallback: FallbackReason | None = None
+    message: str | None = None
+    reasoning: str | None = None
 
 
 class DecisionStats(BaseModel):
@@ -112,19 +114,25 @@ class StrategyRunner:
         reason: FallbackReason | None = None
         detail: dict[str, Any] = {}
         answer: Any = None
+        said: Say | None = None
         try:
             outcome = await self._run(budget, self.strategy.choose, view)
         except asyncio.TimeoutError:
             reason, detail = "timeout", {"budget_sec": round(budget, 3)}
         else:
             answer = outcome.value
+            said = answer if isinstance(answer, Say) else None
+            if said is not None:
+                answer = said.move
             if outcome.error is not None:
                 reason, detail = "raised", {"exc_info": outcome.error}
             elif not view.is_legal(answer):
                 reason, detail = "illegal", {"answer": repr(answer)[:80]}
         choice = answer if reason is None else view.space().sample(self._fallback_rng)
+        spoke = said if reason is None and said is not None else Say(choice)
         decision = Decision(choice=choice, fallback=reason,
-                            elapsed_ms=(time.perf_counter() - started) * 1000)
+                            elapsed_ms=(time.perf_counter() - started) * 1000,
+                            message=spoke.message, reasoning=spoke.reasoning)
         if reason is not None:
             self._log.log.warning(
                 "strategy_fallback", match_id=view.match_id, reason=reason, choice=choice,

@@ -61,7 +61,8 @@ def player_methods(host: PlayerHost) -> dict[str, RpcMethod]:
         return GameMoveResponse(
             **answer_to(call), match_id=call.match_id, player_id=call.player_id,
             game_type=call.game_type,
-            move_data=MoveData(move_type=call.move_request.move_type, move=decision.choice),
+            move_data=MoveData(move_type=call.move_request.move_type, move=decision.choice,
+                               message=decision.message, reasoning=decision.reasoning),
         )
 
     async def notify_match_result(message: GameOver) -> Acknowledgement:

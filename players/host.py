@@ -252,6 +252,8 @@ class PlayerHost:
             else (),
             action_space=space if isinstance(space, dict) else None,
             observation=context.get("observation") or {},
+            messages=tuple(note for note in context.get("messages") or ()
+                           if isinstance(note, dict)),
             history=self.history.matches, deadline=call.deadline,
         )
         return await self.runner.choose(view)

@@ -16,16 +16,17 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from datetime import timedelta
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from games import Action, GameState
+from games import GameState
 from referee.channel import MatchChannel
 from referee.match_file import MatchRecord, MatchState
 from referee.outcome import Fault, MatchOutcome, played_outcome, technical_outcome
 from referee.plan import LeagueReport, MatchPlan
 from referee.rules import GameRules
+from referee.talk import Talk
 from sdk.agent_log import AgentLog
 from sdk.client import OnRetry, RpcClient
 from sdk.config import SystemConfig
@@ -45,6 +46,7 @@ from sdk.messages import (
     MatchResultReport,
     MatchSeat,
     Message,
+    MoveData,
     MoveRequest,
     ParityContext,
     protocol_error_from_validation,
@@ -143,19 +145,25 @@ class MatchRunner:
         state.reset(plan.seed)
         self._enter("COLLECTING_MOVES")
         seats = {seat.player_id: seat for seat in plan.seats}
+        talk = Talk(plan.communication)
         stage = 0
         while not state.is_terminal():
             stage += 1
             acting = state.acting_players()
-            moves = await asyncio.gather(*(self._ask_move(seats[player], state, stage)
-                                           for player in acting))
-            faults = [move for move in moves if isinstance(move, Fault)]
+            answers = await asyncio.gather(*(
+                self._ask_move(seats[player], state, stage, talk.unseen_by(player))
+                for player in acting))
+            faults = [answer for answer in answers if isinstance(answer, Fault)]
             if faults:
                 return technical_outcome(plan.player_ids, dict.fromkeys(plan.player_ids),
                                          faults)
-            joint = dict(zip(acting, moves, strict=True))
+            moves = [answer for answer in answers if not isinstance(answer, Fault)]
+            joint = {player: move.move for player, move in zip(acting, moves, strict=True)}
             state.step(joint)
-            self._record.stage(stage, joint)
+            said = talk.hear(stage, dict(zip(acting, moves, strict=True)))
+            for note in said["messages"]:
+                self._log.log.info("player_message", match_id=plan.match_id, **note)
+            self._record.stage(stage, joint, **said)
         return played_outcome(state)
 
     # -- the two calls a player answers ---------------------------------------------
@@ -190,10 +198,10 @@ class MatchRunner:
         answer = await self._call_player(seat, method, build, ChooseParityResponse)
         return answer if isinstance(answer, Fault) else answer.parity_choice
 
-    async def _ask_move(self, seat: MatchSeat, state: GameState, stage: int
-                        ) -> Action | Fault:
-        """One player's move of one stage: its observation and action space out, a move
-        in that space back (E007 and a technical loss otherwise)."""
+    async def _ask_move(self, seat: MatchSeat, state: GameState, stage: int,
+                        messages: list[dict[str, Any]]) -> MoveData | Fault:
+        """One player's move of one stage: its observation, action space and the others'
+        new messages out, a move in that space back (E007 and a technical loss otherwise)."""
         plan, player = self._plan, seat.player_id
         space = state.action_space(player)
         timeout = self._system.timeout_for(MOVE_METHOD)
@@ -204,7 +212,8 @@ class MatchRunner:
                 move_type=self._rules.spec.move_types[0], valid_options=options,
                 context={"stage": stage, "round_id": plan.round_id,
                          "action_space": space.describe(),
-                         "observation": state.observation(player)})
+                         "observation": state.observation(player),
+                         **({"messages": messages} if plan.communication.enabled else {})})
             return GameMoveCall(**self._channel.envelope(), player_id=player,
                                 game_type=plan.game_type, move_request=request,
                                 deadline=utc_now() + timedelta(seconds=timeout))
@@ -217,7 +226,7 @@ class MatchRunner:
             return await self._fault(seat, MOVE_METHOD, ErrorCode.INVALID_MOVE.value,
                                      f"{move!r} is not a legal move at stage {stage}: "
                                      f"{space.describe()}", 0)
-        return move
+        return answer.move_data
 
     async def _call_player(self, seat: MatchSeat, method: str, build: Callable[[], Message],
                            model: type[_Answer]) -> _Answer | Fault:

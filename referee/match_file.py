@@ -139,10 +139,18 @@ class MatchRecord:
         self._doc["deviations"].extend({"peer": peer, "method": method, "at": at, **deviation}
                                        for deviation in found)
 
-    def stage(self, number: int, moves: dict[str, Any]) -> None:
-        """The joint action of one stage of a game, as the rules applied it."""
-        self._doc["stages"].append({"stage": number, "at": utc_now_str(),
-                                    "moves": copy.deepcopy(moves)})
+    def stage(self, number: int, moves: dict[str, Any], *,
+              messages: list[dict[str, Any]] | None = None,
+              reasoning: dict[str, str] | None = None) -> None:
+        """The joint action of one stage of a game, as the rules applied it, with what the
+        players said (relayed) and their reasoning (recorded here only, never relayed)."""
+        entry: dict[str, Any] = {"stage": number, "at": utc_now_str(),
+                                 "moves": copy.deepcopy(moves)}
+        if messages:
+            entry["messages"] = copy.deepcopy(messages)
+        if reasoning:
+            entry["reasoning"] = dict(reasoning)
+        self._doc["stages"].append(entry)
 
     def set_result(self, result: dict[str, Any]) -> None:
         """The result, written with the FINISHED state that follows it."""

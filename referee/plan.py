@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sdk.config import ScoringConfig
-from sdk.messages import MatchSeat
+from sdk.messages import Communication, MatchSeat
 from sdk.tolerance import ProtocolMode
 
 __all__ = ["LeagueReport", "MatchPlan", "match_seed"]
@@ -36,6 +36,7 @@ class MatchPlan:
     scoring: ScoringConfig
     protocol_mode: ProtocolMode = "lenient"
     game_params: Mapping[str, Any] = field(default_factory=dict)
+    communication: Communication = field(default_factory=Communication)
 
     @property
     def conversation_id(self) -> str:

@@ -26,7 +26,7 @@ from sdk.auth import TokenBook, token_digest, token_matches
 from sdk.client import RpcClient
 from sdk.config import ConfigError, ScoringConfig, SharedDir
 from sdk.errors import ErrorCode, ProtocolError
-from sdk.messages import MatchSeat
+from sdk.messages import Communication, MatchSeat
 from sdk.tolerance import ProtocolMode
 
 __all__ = ["RefereeService", "RefereeState", "RefereeStatus"]
@@ -170,7 +170,8 @@ class RefereeService:
 
     def launch(self, *, league_id: str, round_id: int, match_id: str, game_type: str,
                seats: list[MatchSeat], seed: int | None, report: bool,
-               game_params: Mapping[str, Any] | None = None) -> LaunchedMatch:
+               game_params: Mapping[str, Any] | None = None,
+               communication: Communication | None = None) -> LaunchedMatch:
         """Check and start one match as its own task; returns at once.
 
         Raises:
@@ -191,7 +192,8 @@ class RefereeService:
         plan = MatchPlan(league_id=league_id, round_id=round_id, match_id=match_id,
                          game_type=game_type, seats=(seat_a, seat_b),
                          seed=match_seed(seed, match_id), scoring=scoring,
-                         protocol_mode=protocol_mode, game_params=params)
+                         protocol_mode=protocol_mode, game_params=params,
+                         communication=communication or Communication())
         report_to = None
         if report and self._registration is not None:
             report_to = LeagueReport(self.settings.league_manager_url,

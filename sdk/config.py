@@ -134,6 +134,13 @@ class ScoringConfig(_Settings):
     technical_loss: float = 0
 
 
+class CommunicationConfig(_Settings):
+    """Whether the players of a league's matches may talk (games other than even/odd)."""
+
+    enabled: bool = False
+    max_message_chars: int = Field(default=280, ge=1, le=10_000)
+
+
 class LeagueConfig(_File):
     league_id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
     display_name: str
@@ -144,6 +151,7 @@ class LeagueConfig(_File):
     min_players: int = Field(default=2, ge=2)
     max_players: int = Field(default=1000, ge=2)
     match_timeout_sec: float = Field(default=300, gt=0)
+    communication: CommunicationConfig = CommunicationConfig()
     protocol_mode: ProtocolMode = Field(
         default="lenient", description="lenient: take the variations published agents send "
         "and note them; strict (grading): refuse them, naming each")

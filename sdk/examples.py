@@ -144,6 +144,7 @@ _BODIES: dict[str, dict[str, Any]] = {
              "contact_endpoint": "http://127.0.0.1:8102/mcp", "role": "PLAYER_B",
              "standings": {"wins": 0, "losses": 0, "draws": 0}},
         ],
+        "communication": {"enabled": False, "max_message_chars": 280},
     },
     "START_MATCH_ACK": {"sender": "referee:REF01", "match_id": "R1M1", "accepted": True},
 }

@@ -15,6 +15,7 @@ from players.strategies.base import (
     FunctionStrategy,
     MoveView,
     Record,
+    Say,
     Strategy,
     StrategyFunction,
 )
@@ -38,6 +39,7 @@ __all__ = [
     "MoveView",
     "RandomStrategy",
     "Record",
+    "Say",
     "Strategy",
     "StrategyError",
     "StrategyFactory",

@@ -19,6 +19,7 @@ from sdk.messages import ParityChoice, Role
 
 __all__ = [
     "PARITIES",
+    "Say",
     "Classifier",
     "FunctionStrategy",
     "MoveView",
@@ -66,6 +67,9 @@ class MoveView(BaseModel):
     ``None`` means one of ``legal_moves``."""
     observation: dict[str, Any] = Field(default_factory=dict)
     """For games other than even/odd: what the referee shows this player of the game."""
+    messages: tuple[dict[str, Any], ...] = ()
+    """When the league lets players talk: what the others said since this player's last
+    move ({player_id, stage, text, truncated})."""
 
     def space(self) -> ActionSpace:
         """What may be played, as the games library's ActionSpace."""
@@ -80,6 +84,17 @@ class MoveView(BaseModel):
     def against_opponent(self) -> tuple[MatchRecord, ...]:
         """The past matches against this match's opponent, oldest first."""
         return tuple(m for m in self.history if m.opponent_id == self.opponent_id)
+
+
+@dataclass(frozen=True)
+class Say:
+    """A move with words, for leagues that let players talk: ``message`` goes to the other
+    players with their next move call (cut to the league's bound); ``reasoning`` goes to
+    the match's record only, never to another player."""
+
+    move: Action
+    message: str | None = None
+    reasoning: str | None = None
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 from sdk.messages.envelope import Message, UtcTimestamp
 
@@ -13,6 +19,7 @@ __all__ = [
     "MOVE_METHOD",
     "PARITY_METHOD",
     "ChooseParityCall",
+    "Communication",
     "ChooseParityResponse",
     "GameError",
     "GameInvitation",
@@ -113,6 +120,20 @@ class MoveData(_Part):
 
     move_type: str
     move: Any = None
+    message: str | None = None
+    """Ours, when the league lets agents talk: a short note the referee relays to the other
+    players in their next move call."""
+    reasoning: str | None = None
+    """Ours: why, for the record and analysis; the referee never relays it."""
+
+    @model_serializer(mode="wrap")
+    def _unsaid_left_out(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """A move without words is sent as just the move."""
+        data = handler(self)
+        for key in ("message", "reasoning"):
+            if isinstance(data, dict) and data.get(key) is None:
+                data.pop(key, None)
+        return data
 
 
 class GameMoveResponse(Message):
@@ -162,6 +183,13 @@ class MatchSeat(_Part):
     standings: WinLossRecord = Field(default_factory=WinLossRecord)
 
 
+class Communication(_Part):
+    """Ours: whether the players of a match may talk, and how much per move."""
+
+    enabled: bool = False
+    max_message_chars: int = Field(default=280, ge=1, le=10_000)
+
+
 class StartMatch(Message):
     """Ours: the League Manager gives a match to a referee (``start_match``)."""
 
@@ -172,6 +200,7 @@ class StartMatch(Message):
     game_type: str
     game_params: dict[str, Any] = Field(default_factory=dict)
     players: list[MatchSeat] = Field(min_length=2)
+    communication: Communication = Field(default_factory=Communication)
 
 
 class StartMatchAck(Message):

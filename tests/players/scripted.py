@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from players import MatchRecord, MoveView, Strategy
+from players import MatchRecord, MoveView, Say, Strategy
 
 RELEASE = threading.Event()
 """Set by the test that used SlowStrategy, so no worker thread outlives it."""
@@ -65,3 +65,9 @@ class BrokenHookStrategy(Strategy):
 
     def on_match_over(self, result: MatchRecord) -> None:
         raise RuntimeError("a bug in the hook")
+
+
+def talker(view: MoveView) -> Say:
+    """Cooperates, says how many messages it heard, and keeps a private note."""
+    heard = " / ".join(note["text"] for note in view.messages)
+    return Say("C", message=f"heard: {heard or 'nothing'}", reasoning="be nice first")

@@ -376,3 +376,15 @@ async def test_observation_baselines_play_public_goods_from_the_referee_s_observ
         answer = await player.rpc("make_move", public_goods_call(space, revealed))
         assert answer["move_data"]["move"] == expected
         assert (await player.get("/stats"))["fallbacks"] == 0
+
+
+async def test_a_strategy_can_talk_and_hear_when_the_league_lets_it(
+        make_settings: SettingsFactory) -> None:
+    async with serving(make_settings(strategy="tests.players.scripted:talker")) as player:
+        call = pd_call([])
+        call["move_request"]["context"]["messages"] = [
+            {"player_id": "P02", "stage": 1, "text": "let us cooperate", "truncated": False}]
+        answer = await player.rpc("make_move", call)
+        assert answer["move_data"] == {"move_type": "action", "move": "C",
+                                       "message": "heard: let us cooperate",
+                                       "reasoning": "be nice first"}

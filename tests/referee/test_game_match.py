@@ -10,16 +10,20 @@ from referee.match import MatchRunner
 from referee.outcome import MatchOutcome
 from referee.plan import LeagueReport
 from referee.rules import load_rules
-from sdk.messages import GameMoveResponse, MoveData
+from sdk.messages import Communication, GameMoveResponse, MoveData
 from tests.referee.conftest import MatchHarness, ScriptedPlayer
 
 
 class MovePlayer(ScriptedPlayer):
-    """Plays the given moves in order and keeps every move call it received."""
+    """Plays the given moves in order (with what it says, if anything) and keeps every move
+    call it received."""
 
-    def __init__(self, player_id: str, moves: list[Any]):
+    def __init__(self, player_id: str, moves: list[Any], says: list[str | None] | None = None,
+                 thinks: str | None = None):
         super().__init__(player_id)
         self.moves = list(moves)
+        self.says = list(says or [])
+        self.thinks = thinks
         self.move_calls: list[dict[str, Any]] = []
 
     def answer(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -31,14 +35,18 @@ class MovePlayer(ScriptedPlayer):
             match_id=params["match_id"], player_id=self.player_id,
             game_type=params["game_type"],
             move_data=MoveData(move_type=params["move_request"]["move_type"],
-                               move=self.moves.pop(0)),
+                               move=self.moves.pop(0),
+                               message=self.says.pop(0) if self.says else None,
+                               reasoning=self.thinks),
         ).to_wire()
 
 
 async def play(harness: MatchHarness, game_type: str, a: MovePlayer, b: MovePlayer,
-               **game_params: Any) -> tuple[MatchOutcome, dict[str, Any]]:
+               talk: Communication | None = None, **game_params: Any
+               ) -> tuple[MatchOutcome, dict[str, Any]]:
     harness.network.add(a, b)
-    plan = dataclasses.replace(harness.plan(a, b), game_type=game_type, game_params=game_params)
+    plan = dataclasses.replace(harness.plan(a, b), game_type=game_type, game_params=game_params,
+                               communication=talk or Communication())
     record = harness.record_for(plan, report=True)
     runner = MatchRunner(plan, load_rules(harness.shared, game_type), client=harness.client,
                          system=harness.system, log=harness.log, record=record,
@@ -90,3 +98,31 @@ async def test_a_sequential_game_asks_one_player_at_a_time(harness: MatchHarness
     assert len(proposer.move_calls) == 1 and len(responder.move_calls) == 1
     offer = responder.move_calls[0]["move_request"]
     assert offer["valid_options"] == ["accept", "reject"]
+
+
+async def test_messages_are_relayed_next_stage_and_reasoning_never(
+        harness: MatchHarness) -> None:
+    a = MovePlayer("P01", ["C", "C", "C"], says=["let us cooperate", None, "x" * 50],
+                   thinks="tit for tat, secretly")
+    b = MovePlayer("P02", ["C", "D", "D"], says=[None, "sorry"])
+    talk = Communication(enabled=True, max_message_chars=20)
+    _, document = await play(harness, "prisoners_dilemma", a, b, talk, rounds=3)
+    seen_by_b = [call["move_request"]["context"]["messages"] for call in b.move_calls]
+    assert seen_by_b[0] == [], "nothing said before the first stage"
+    assert [m["text"] for m in seen_by_b[1]] == ["let us cooperate"]
+    assert seen_by_b[2] == [], "each message is relayed once"
+    seen_by_a = [call["move_request"]["context"]["messages"] for call in a.move_calls]
+    assert [m["text"] for m in seen_by_a[2]] == ["sorry"], "no echo of its own words"
+    assert "secretly" not in str(b.calls), "reasoning is never relayed"
+    stages = document["stages"]
+    assert stages[0]["reasoning"] == {"P01": "tit for tat, secretly"}
+    assert stages[2]["messages"][0]["text"] == "x" * 20 and stages[2]["messages"][0]["truncated"]
+    assert '"player_message"' in harness.log.path.read_text()
+
+
+async def test_without_talk_nothing_is_relayed_or_recorded(harness: MatchHarness) -> None:
+    a = MovePlayer("P01", ["C"], says=["hello"], thinks="plan")
+    b = MovePlayer("P02", ["D"])
+    _, document = await play(harness, "prisoners_dilemma", a, b)
+    assert "messages" not in b.move_calls[0]["move_request"]["context"]
+    assert "messages" not in document["stages"][0] and "reasoning" not in document["stages"][0]
