@@ -14,29 +14,26 @@ loss at once.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from datetime import timedelta
-from typing import Any, TypeVar
-
-from pydantic import ValidationError
+from typing import Any
 
 from games import GameState
 from referee.channel import MatchChannel
 from referee.match_file import MatchRecord, MatchState
 from referee.outcome import Fault, MatchOutcome, played_outcome, technical_outcome
 from referee.plan import LeagueReport, MatchPlan
+from referee.player_calls import PlayerCalls
 from referee.rules import GameRules
 from referee.talk import Talk
 from sdk.agent_log import AgentLog
-from sdk.client import OnRetry, RpcClient
+from sdk.client import RpcClient
 from sdk.config import SystemConfig
-from sdk.errors import ErrorCode, ProtocolError, RemoteError, TransportError
+from sdk.errors import ErrorCode, RemoteError, TransportError
 from sdk.messages import (
     MOVE_METHOD,
     PARITY_METHOD,
     ChooseParityCall,
     ChooseParityResponse,
-    GameError,
     GameInvitation,
     GameJoinAck,
     GameMoveCall,
@@ -45,25 +42,18 @@ from sdk.messages import (
     MatchResult,
     MatchResultReport,
     MatchSeat,
-    Message,
     MoveData,
     MoveRequest,
     ParityContext,
-    protocol_error_from_validation,
 )
 from sdk.timeutil import utc_now
-from sdk.tolerance import answer_defaults, receive
 
 __all__ = ["LEAGUE_MANAGER_PEER", "MatchRunner"]
 
 LEAGUE_MANAGER_PEER = "league_manager"
 INVITATION_METHOD = "handle_game_invitation"
-GAME_ERROR_METHOD = "notify_game_error"
 GAME_OVER_METHOD = "notify_match_result"
 REPORT_METHOD = "report_match_result"
-
-_Answer = TypeVar("_Answer", GameJoinAck, ChooseParityResponse, GameMoveResponse)
-
 
 class MatchRunner:
     """Runs one match; the record it is given holds everything that happened."""
@@ -77,8 +67,9 @@ class MatchRunner:
         self._log = log
         self._record = record
         self._report_to = report_to
-        self._max_retries = client.retry_policy.max_retries
         self._channel = MatchChannel(plan, client=client, record=record, log=log, sender=sender)
+        self._calls = PlayerCalls(plan, self._channel, record=record, log=log, system=system,
+                                  max_retries=client.retry_policy.max_retries)
 
     async def run(self) -> MatchOutcome:
         """Play the match to its end; a cancellation or a failure is written down first."""
@@ -175,7 +166,7 @@ class MatchRunner:
             return GameInvitation(**self._channel.envelope(), game_type=self._plan.game_type,
                                   role_in_match=seat.role, opponent_id=opponents[0])
 
-        answer = await self._call_player(seat, INVITATION_METHOD, build, GameJoinAck)
+        answer = await self._calls.call(seat, INVITATION_METHOD, build, GameJoinAck)
         if isinstance(answer, Fault):
             return answer
         if not answer.accept:
@@ -195,7 +186,7 @@ class MatchRunner:
                                     game_type=plan.game_type, context=context,
                                     deadline=utc_now() + timedelta(seconds=timeout))
 
-        answer = await self._call_player(seat, method, build, ChooseParityResponse)
+        answer = await self._calls.call(seat, method, build, ChooseParityResponse)
         return answer if isinstance(answer, Fault) else answer.parity_choice
 
     async def _ask_move(self, seat: MatchSeat, state: GameState, stage: int,
@@ -218,89 +209,17 @@ class MatchRunner:
                                 game_type=plan.game_type, move_request=request,
                                 deadline=utc_now() + timedelta(seconds=timeout))
 
-        answer = await self._call_player(seat, MOVE_METHOD, build, GameMoveResponse)
+        answer = await self._calls.call(seat, MOVE_METHOD, build, GameMoveResponse)
         if isinstance(answer, Fault):
             return answer
         move = answer.move_data.move
         if not space.contains(move):
-            return await self._fault(seat, MOVE_METHOD, ErrorCode.INVALID_MOVE.value,
+            return await self._calls.fault(seat, MOVE_METHOD, ErrorCode.INVALID_MOVE.value,
                                      f"{move!r} is not a legal move at stage {stage}: "
                                      f"{space.describe()}", 0)
         return answer.move_data
 
-    async def _call_player(self, seat: MatchSeat, method: str, build: Callable[[], Message],
-                           model: type[_Answer]) -> _Answer | Fault:
-        """One call with retries; the validated answer, or the player's Fault."""
-        try:
-            raw = await self._channel.exchange(seat.player_id, seat.contact_endpoint, method,
-                                               build, on_retry=self._retry_notice(seat, method))
-            answer, deviations = receive(
-                model, raw, self._plan.protocol_mode,
-                answer_defaults(model, sender=f"player:{seat.player_id}",
-                                conversation_id=self._plan.conversation_id))
-        except ProtocolError as exc:  # a strict league refuses what a lenient one repairs
-            self._record.deviations(seat.player_id, method, exc.context.get("deviations", []))
-            return await self._fault(seat, method, exc.code.value, exc.description, 0)
-        except TransportError as exc:
-            return await self._fault(seat, method, exc.code.value,
-                                     f"no answer to {method} after {self._max_retries} "
-                                     f"retries ({exc.description})", self._max_retries)
-        except RemoteError as exc:
-            return await self._fault(seat, method, exc.code,
-                                     f"answered {method} with an error: {exc.description}", 0)
-        except ValidationError as exc:
-            error = protocol_error_from_validation(exc, model.MESSAGE_TYPE)
-            return await self._fault(seat, method, error.code.value, error.description, 0)
-        if deviations:
-            self._record.deviations(seat.player_id, method,
-                                    [d.model_dump() for d in deviations])
-        wrong = [f"{name} {got!r} (expected {want!r})" for name, got, want in (
-            ("match_id", answer.match_id, self._plan.match_id),
-            ("player_id", answer.player_id, seat.player_id)) if got != want]
-        if wrong:
-            return await self._fault(seat, method, ErrorCode.INVALID_FIELD_VALUE.value,
-                                     f"{model.MESSAGE_TYPE} carries a wrong " + ", ".join(wrong), 0)
-        return answer
-
-    # -- errors, GAME_OVER, report --------------------------------------------------
-
-    def _retry_notice(self, seat: MatchSeat, method: str) -> OnRetry:
-        timeout = self._system.timeout_for(method)
-
-        async def notice(retry: int, failure: TransportError) -> None:
-            await self._game_error(
-                seat, code=failure.code.value, description=failure.description,
-                retryable=True, retry_count=retry,
-                action=f"answer {method} within {timeout:g} s (retry {retry} of "
-                       f"{self._max_retries} follows)",
-                consequence=f"a technical loss if retry {self._max_retries} gets no answer",
-            )
-
-        return notice
-
-    async def _fault(self, seat: MatchSeat, method: str, code: str, description: str,
-                     retry_count: int) -> Fault:
-        """A technical loss: logged, and told to the player (best effort)."""
-        self._log.log.warning("technical_loss", match_id=self._plan.match_id,
-                              player_id=seat.player_id, method=method, error_code=code,
-                              reason=description)
-        await self._game_error(seat, code=code, description=description, retryable=False,
-                               retry_count=retry_count, action="none: the match is decided",
-                               consequence="technical loss in this match")
-        return Fault(seat.player_id, method, code, description)
-
-    async def _game_error(self, seat: MatchSeat, *, code: str, description: str,
-                          retryable: bool, retry_count: int, action: str,
-                          consequence: str) -> None:
-        def build() -> GameError:
-            return GameError(**self._channel.envelope(), error_code=code,
-                             error_description=description, affected_player=seat.player_id,
-                             action_required=action, retryable=retryable,
-                             retry_count=retry_count, max_retries=self._max_retries,
-                             consequence=consequence)
-
-        await self._channel.notify(seat.player_id, seat.contact_endpoint, GAME_ERROR_METHOD,
-                                   build, retries=0)
+    # -- GAME_OVER, report --------------------------------------------------------
 
     async def _announce(self, seat: MatchSeat, outcome: MatchOutcome, faulty: bool) -> None:
         """GAME_OVER, best effort: missing it changes no result. One attempt for a player
