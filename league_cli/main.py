@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn, TypeVar
 
 import httpx
 import typer
+from pydantic import ValidationError
 
 from league_cli.conformance.cli import check_league, check_player
 from league_cli.console import console, standings_table, status_line
@@ -44,7 +46,21 @@ def _problems(exc: Any) -> str:
                      for err in exc.errors(include_url=False))
 
 
-def _fail(message: str) -> None:
+_S = TypeVar("_S")
+
+
+def _settings(make: Callable[[], _S]) -> _S:
+    """Settings built from flags and SHARED/config, or exit 1 with one line saying which
+    file or flag is wrong (never a traceback)."""
+    try:
+        return make()
+    except ConfigError as exc:
+        _fail(str(exc))
+    except ValidationError as exc:
+        _fail(_problems(exc))
+
+
+def _fail(message: str) -> NoReturn:
     console.print(f"[red]error:[/red] {message}")
     raise typer.Exit(1)
 
@@ -59,8 +75,6 @@ def manager(
         help="start the league once this many players registered")] = None,
 ) -> None:
     """Run the League Manager."""
-    from pydantic import ValidationError
-
     from league_manager.app import run
     from league_manager.config import LeagueManagerSettings
 
@@ -93,26 +107,22 @@ def referee(
         help="a game it runs, repeatable (default: defaults/referee.json)")] = None,
 ) -> None:
     """Run a Referee; it registers with the League Manager."""
-    from pydantic import ValidationError
-
     from referee.app import run
     from referee.config import RefereeSettings
 
     shared = _shared(shared_dir)
-    try:
+
+    def make() -> RefereeSettings:
         defaults = shared.referee_defaults()
-        settings = RefereeSettings(
+        return RefereeSettings(
             shared_dir=shared.root, host=host, port=defaults.port if port is None else port,
             display_name=name or defaults.display_name,
             league_manager_url=f"{_lm_base(shared, lm_url)}/mcp",
             max_concurrent_matches=max_concurrent or defaults.max_concurrent_matches,
             game_types=game_type or defaults.game_types, seed=seed,
             join_league=not standalone)
-    except ConfigError as exc:
-        _fail(str(exc))
-    except ValidationError as exc:
-        _fail(_problems(exc))
-    run(settings)
+
+    run(_settings(make))
 
 
 @app.command()
@@ -134,8 +144,6 @@ def player(
         help="a game it plays, repeatable (default: defaults/player.json)")] = None,
 ) -> None:
     """Run a player host with a strategy; it registers with the League Manager."""
-    from pydantic import ValidationError
-
     from players.app import run
     from players.config import PlayerSettings
 
@@ -149,20 +157,18 @@ def player(
             options[key] = json.loads(raw)
         except json.JSONDecodeError:
             options[key] = raw
-    try:
+
+    def make() -> PlayerSettings:
         defaults = shared.player_defaults()
-        settings = PlayerSettings(
+        return PlayerSettings(
             shared_dir=shared.root, host=host, port=defaults.port if port is None else port,
             display_name=name or defaults.display_name,
             league_manager_url=f"{_lm_base(shared, lm_url)}/mcp",
             strategy=strategy or defaults.strategy, strategy_options=options,
             game_types=game_type or defaults.game_types, player_id=player_id,
             join_league=not standalone)
-    except ConfigError as exc:
-        _fail(str(exc))
-    except ValidationError as exc:
-        _fail(_problems(exc))
-    run(settings)
+
+    run(_settings(make))
 
 
 def _admin_token(shared: SharedDir, given: str | None, league_id: str | None) -> str:
