@@ -17,6 +17,7 @@ from league_cli.console import console, standings_table, status_line
 from league_cli.launcher import LaunchError, stop_from_pid_files
 from league_cli.up import LeaguePlan, run_league
 from sdk.config import ConfigError, SharedDir
+from sdk.store import StoreError
 
 app = typer.Typer(help="Agent League: run agents and leagues (league.v2 over JSON-RPC).",
                   no_args_is_help=True, add_completion=False)
@@ -61,7 +62,7 @@ def _settings(make: Callable[[], _S]) -> _S:
 
 
 def _fail(message: str) -> NoReturn:
-    console.print(f"[red]error:[/red] {message}")
+    console.print(f"[red]error:[/red] {message}", soft_wrap=True)  # one line, never wrapped
     raise typer.Exit(1)
 
 
@@ -85,7 +86,7 @@ def manager(
             port=shared.system().league_manager.port if port is None else port,
             league_id=league_id, auto_start_players=auto_start_players)
         run(settings)
-    except ConfigError as exc:
+    except (ConfigError, StoreError) as exc:  # StoreError: a data file it cannot recover
         _fail(str(exc))
     except ValidationError as exc:
         _fail(_problems(exc))

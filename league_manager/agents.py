@@ -3,23 +3,40 @@
 Public facts go to ``agents.json``; tokens go to ``secrets.json`` (mode 0600), because the
 League Manager signs its own calls with them and must keep doing so after a restart.
 Incoming tokens are checked against SHA-256 digests in constant time.
+
+Both files keep their previous version as ``<file>.bak``. ``secrets.json`` is written first
+and ``agents.json`` is the commit point: a token without its agent is a registration that a
+crash cut short before it was answered, and is dropped at start-up. A damaged file is
+recovered from its backup (and kept as ``<file>.corrupt-<stamp>``); an agent left without its
+token cannot be, and the League Manager refuses to start, naming the file.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
 from sdk.auth import TokenBook
 from sdk.errors import ErrorCode, ProtocolError
 from sdk.messages import PlayerMeta, RefereeMeta, sender_id
-from sdk.store import atomic_write_json, read_json, write_document
+from sdk.store import (
+    RECOVERY_HINT,
+    Loaded,
+    StoreError,
+    atomic_write_json,
+    load_with_backup,
+    quarantine,
+    write_document,
+)
 from sdk.timeutil import utc_now_str
 
 __all__ = ["AgentKind", "AgentRegistry", "AgentState", "RegisteredAgent"]
+
+_log = logging.getLogger(__name__)
 
 AgentKind = Literal["referee", "player"]
 AgentState = Literal["INIT", "REGISTERED", "ACTIVE", "SUSPENDED", "SHUTDOWN"]
@@ -47,13 +64,61 @@ class AgentRegistry:
         self._agents: dict[str, RegisteredAgent] = {}
         self._tokens: dict[str, str] = {}
         self._book = TokenBook()
-        if self._agents_path.exists():
-            for raw in read_json(self._agents_path)["agents"]:
-                agent = RegisteredAgent.model_validate(raw)
-                self._agents[agent.agent_id] = agent
-            self._tokens = dict(read_json(self._secrets_path)["tokens"])
-            for agent_id, token in self._tokens.items():
-                self._book.remember(agent_id, token)
+        self.recovery_notes: list[str] = []
+        """What start-up found damaged and how it recovered, a sentence each."""
+        self._load()
+        for agent_id, token in self._tokens.items():
+            self._book.remember(agent_id, token)
+
+    def _load(self) -> None:
+        """Read both files (or their backups), check that every agent has its token, and
+        write back what had to be recovered.
+
+        Raises:
+            StoreError: a file and its backup are both unusable, or an agent's token is lost.
+        """
+        try:
+            agents = load_with_backup(self._agents_path, _agents_of)
+            tokens = load_with_backup(self._secrets_path, _tokens_of)
+        except StoreError as exc:
+            raise StoreError(f"cannot start: {exc}; {RECOVERY_HINT}") from exc
+        if agents is None or tokens is None:
+            written = agents or tokens
+            if written is None or not written.value:
+                # A new league (or its first start cut short): write both, empty, so that
+                # from now on a missing file is damage, never "nobody registered yet".
+                self._write(keep_backup=False)
+                return
+            present, absent = ((self._secrets_path, self._agents_path) if agents is None
+                               else (self._agents_path, self._secrets_path))
+            raise StoreError(f"cannot start: {absent} is missing (no backup either) beside "
+                             f"{present}; {RECOVERY_HINT}")
+        lost = [agent_id for agent_id in agents.value if agent_id not in tokens.value]
+        if lost:
+            raise StoreError(f"cannot start: {tokens.source} has no token for "
+                             f"{', '.join(lost)}, so the League Manager cannot sign its calls "
+                             f"to them; {RECOVERY_HINT}")
+        self._agents = agents.value
+        self._tokens = {agent_id: token for agent_id, token in tokens.value.items()
+                        if agent_id in self._agents}
+        unanswered = sorted(set(tokens.value) - set(self._agents))
+        if unanswered and agents.problem is not None:
+            self._note(f"{', '.join(unanswered)} registered after {agents.source.name} was "
+                       "written and are forgotten; they must register again")
+        for loaded, path in ((agents, self._agents_path), (tokens, self._secrets_path)):
+            if loaded.problem is not None:
+                self._recovered(loaded, path)
+        if agents.problem is not None or tokens.problem is not None:
+            self._write(keep_backup=False)
+
+    def _recovered(self, loaded: Loaded[Any], path: Path) -> None:
+        kept = f"; kept it as {quarantine(path).name}" if path.exists() else ""
+        self._note(f"{loaded.problem}{kept}; recovered its previous version from "
+                   f"{loaded.source.name}")
+
+    def _note(self, note: str) -> None:
+        self.recovery_notes.append(note)
+        _log.warning(note)
 
     def _next_id(self, kind: AgentKind) -> str:
         prefix = "REF" if kind == "referee" else "P"
@@ -121,8 +186,35 @@ class AgentRegistry:
         return True
 
     def save(self) -> None:
+        """Write both files, tokens first (see the module's docstring for why)."""
+        self._write(keep_backup=True)
+
+    def _write(self, *, keep_backup: bool) -> None:
+        atomic_write_json(self._secrets_path, {"tokens": self._tokens}, keep_backup=keep_backup)
+        os.chmod(self._secrets_path, 0o600)
         write_document(self._agents_path, {
             "agents": [agent.model_dump() for agent in self._agents.values()],
-        })
-        atomic_write_json(self._secrets_path, {"tokens": self._tokens})
-        os.chmod(self._secrets_path, 0o600)
+        }, keep_backup=keep_backup)
+
+
+def _agents_of(document: Any) -> dict[str, RegisteredAgent]:
+    """agents.json's agents by id, in registration order.
+
+    Raises:
+        ValueError, KeyError, TypeError: it does not hold agents.
+    """
+    agents = [RegisteredAgent.model_validate(raw) for raw in document["agents"]]
+    return {agent.agent_id: agent for agent in agents}
+
+
+def _tokens_of(document: Any) -> dict[str, str]:
+    """secrets.json's tokens by agent id.
+
+    Raises:
+        ValueError, KeyError, TypeError: it does not hold tokens.
+    """
+    tokens = document["tokens"]
+    if not isinstance(tokens, dict) or not all(
+            isinstance(token, str) and token for token in tokens.values()):
+        raise ValueError("tokens is not a map of agent ids to tokens")
+    return {str(agent_id): token for agent_id, token in tokens.items()}

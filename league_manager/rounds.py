@@ -4,7 +4,12 @@ for the results, then send standings and the round's completion; at the end, the
 A referee's capacity is a semaphore held from ``start_match`` until the match's result
 arrives, so no referee ever runs more than its max_concurrent_matches. A match whose referee
 cannot be reached, refuses, or never reports within the league's match timeout is given to
-another referee (a late report of the first is still accepted once, by match_id).
+another referee (a late report of the first is still accepted once, by match_id). While it
+waits, the League Manager asks the referee about the match every second, so a referee that
+died mid-match loses it in seconds, not after the match timeout; after a restart it asks
+the referees about each match given out before, so a match still running is waited for, not
+started twice, and one decided while it was down is recorded from the referee's record
+(``referee_watch.py``).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from league_manager.agents import RegisteredAgent
 from league_manager.book import LeagueStatus, MatchRecord, RoundRecord
+from league_manager.referee_watch import RefereeWatch
 from sdk.errors import ErrorCode, RemoteError, TransportError
 from sdk.messages import (
     Champion,
@@ -31,6 +37,7 @@ from sdk.messages import (
     RoundSummary,
     StartMatch,
     WinLossRecord,
+    seat_role,
 )
 
 if TYPE_CHECKING:
@@ -57,6 +64,9 @@ class RoundRunner:
         for match in manager.book.matches.values():
             if match.referee_id:
                 self._given[match.match_id].add(match.referee_id)
+        self._watch = RefereeWatch(manager, self._given)
+        self._unsettled = set(manager.book.unsettled)
+        """Matches a referee may hold since before this process started: asked about first."""
 
     @property
     def _lenient(self) -> bool:
@@ -84,14 +94,15 @@ class RoundRunner:
             for match in round_record.matches:
                 if match.match_id in book.results:
                     continue
-                if player_id in (match.player_A_id, match.player_B_id):
-                    is_a = player_id == match.player_A_id
-                    return {
+                if player_id in match.player_ids:
+                    others = [other for other in match.player_ids if other != player_id]
+                    found = {
                         "match_id": match.match_id, "round_id": match.round_id,
-                        "opponent_id": match.player_B_id if is_a else match.player_A_id,
-                        "role": "PLAYER_A" if is_a else "PLAYER_B",
+                        "opponent_id": others[0],
+                        "role": seat_role(match.player_ids.index(player_id)),
                         "referee_endpoint": match.referee_endpoint, "status": match.status,
                     }
+                    return found | ({"opponent_ids": others} if len(others) > 1 else {})
         return None
 
     # -- the flow --------------------------------------------------------------------
@@ -132,12 +143,7 @@ class RoundRunner:
                               lambda agent: RoundAnnouncement(
                                   **self._envelope(agent, f"round-{round_record.round_id}"),
                                   round_id=round_record.round_id,
-                                  matches=[RoundMatch(match_id=m.match_id,
-                                                      game_type=lm.config.game_type,
-                                                      player_A_id=m.player_A_id,
-                                                      player_B_id=m.player_B_id,
-                                                      referee_endpoint=m.referee_endpoint)
-                                           for m in round_record.matches]))
+                                  matches=[self._announced(m) for m in round_record.matches]))
         await asyncio.gather(*(self._play_match(match) for match in pending))
         book.mark_round(round_record, "COMPLETED")
         book.write_standings()
@@ -157,13 +163,19 @@ class RoundRunner:
                                   next_round_id=next_round.round_id if next_round else None,
                                   summary=summary))
 
+    def _announced(self, match: MatchRecord) -> RoundMatch:
+        more = {"player_ids": match.player_ids} if len(match.player_ids) > 2 else {}
+        return RoundMatch(match_id=match.match_id, game_type=self._lm.config.game_type,
+                          player_A_id=match.player_A_id, player_B_id=match.player_B_id,
+                          referee_endpoint=match.referee_endpoint, **more)
+
     def _summary(self, round_record: RoundRecord) -> RoundSummary:
         results = [self._lm.book.results[m.match_id] for m in round_record.matches]
         outcomes = [set(r.outcomes.values()) for r in results]
         return RoundSummary(
             total_matches=len(results),
             wins=sum(1 for o in outcomes if "WIN" in o),
-            draws=sum(1 for o in outcomes if o == {"DRAW"}),
+            draws=sum(1 for o in outcomes if "DRAW" in o and "WIN" not in o),
             technical_losses=sum(1 for o in outcomes if "TECHNICAL_LOSS" in o),
         )
 
@@ -179,7 +191,11 @@ class RoundRunner:
     # -- referees --------------------------------------------------------------------
 
     def _usable_referees(self) -> list[RegisteredAgent]:
-        return [r for r in self._lm.agents.of_kind("referee") if r.state != "SHUTDOWN"]
+        """The referees not shut down; if all are, all of them: the end of a league shuts
+        every referee down, and a league resumed after that (a result lost from a damaged
+        journal) still needs them; a hand-over tells which ones still serve."""
+        referees = self._lm.agents.of_kind("referee")
+        return [r for r in referees if r.state != "SHUTDOWN"] or referees
 
     def _load_key(self, referee: RegisteredAgent, extra: dict[str, int]) -> tuple[int, float]:
         load = self._running[referee.agent_id] + extra.get(referee.agent_id, 0)
@@ -210,12 +226,13 @@ class RoundRunner:
     def _start_message(self, match: MatchRecord, referee: RegisteredAgent) -> StartMatch:
         lm = self._lm
         seats = []
-        for role, player_id in (("PLAYER_A", match.player_A_id), ("PLAYER_B", match.player_B_id)):
+        for index, player_id in enumerate(match.player_ids):
             player = lm.agents.get(player_id)
             record = lm.book.table.record(player_id)
             seats.append(MatchSeat(
                 player_id=player_id, display_name=player.display_name if player else "",
-                contact_endpoint=player.contact_endpoint if player else "", role=role,
+                contact_endpoint=player.contact_endpoint if player else "",
+                role=seat_role(index),
                 standings=WinLossRecord(wins=record.wins, losses=record.losses,
                                         draws=record.draws),
             ))
@@ -234,12 +251,16 @@ class RoundRunner:
         done = self._done[match.match_id]
         failures = 0
         busy = False
+        holder: RegisteredAgent | None = None
+        if match.match_id in self._unsettled:
+            self._unsettled.discard(match.match_id)
+            holder = await self._watch.holder_after_restart(match, self._usable_referees())
         while match.match_id not in book.results:
             if busy:  # the referee is still finishing a match we counted as done: no fault
                 await asyncio.sleep(_BUSY_RETRY_SEC)
             elif failures:
                 await asyncio.sleep(policy.delay(min(failures, policy.max_retries or 1)))
-            referee = self._pick_referee(match, failures)
+            referee = holder or self._pick_referee(match, failures)
             if referee is None:
                 failures += 1
                 lm.event("no_referee_available", match_id=match.match_id)
@@ -247,7 +268,9 @@ class RoundRunner:
             async with self._slots[referee.agent_id]:
                 if match.match_id in book.results:
                     return
-                handed = await self._hand_over(match, referee)
+                # A holder plays the match since before a restart: only its result is awaited.
+                handed: HandOver = "started" if holder else await self._hand_over(match, referee)
+                holder = None
                 busy = handed == "busy"
                 if busy:
                     continue
@@ -256,11 +279,8 @@ class RoundRunner:
                     continue
                 self._running[referee.agent_id] += 1
                 try:
-                    await asyncio.wait_for(done.wait(), lm.config.match_timeout_sec)
-                except asyncio.TimeoutError:
-                    lm.event("match_timed_out", match_id=match.match_id,
-                             referee_id=referee.agent_id)
-                    failures += 1
+                    if not await self._watch.wait_for_result(match, referee, done):
+                        failures += 1
                 finally:
                     self._running[referee.agent_id] -= 1
 
@@ -282,6 +302,9 @@ class RoundRunner:
         except RemoteError as exc:
             if exc.code == ErrorCode.CAPACITY_EXCEEDED.value:
                 return "busy"
+            if exc.code == ErrorCode.INVALID_STATE.value and await self._watch.held_by(
+                    match, referee):
+                return "started"  # it has the match already: wait for (or took) its result
             lm.event("start_match_refused", match_id=match.match_id,
                      referee_id=referee.agent_id, error_code=exc.code, reason=exc.description)
             return "failed"

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 
 from league_manager.agents import AgentKind, AgentRegistry, AgentState, RegisteredAgent
-from league_manager.book import LeagueBook, LeagueStatus, ResultRecord
+from league_manager.book import LeagueBook, LeagueStatus, ResultRecord, ScheduleRecipe
 from league_manager.config import LeagueManagerSettings
 from league_manager.rounds import RoundRunner
 from league_manager.standings import outcomes_of
@@ -33,6 +33,7 @@ from sdk.messages import (
     RefereeRegisterRequest,
     RefereeRegisterResponse,
 )
+from sdk.store import StoreError
 from sdk.timeutil import utc_now_str
 
 __all__ = ["AdminError", "LeagueManager"]
@@ -63,18 +64,38 @@ class LeagueManager:
                 f"games_registry.json (known: {', '.join(sorted(games))})"
             )
         self.game = games[self.config.game_type]
+        self.players_per_match = self._players_per_match(league_id)
         self.league_id = league_id
         self.sender = self.system.league_manager_sender
         self.auto_start_players = settings.auto_start_players or self.config.auto_start_players
         league_dir = self.shared.league_dir(league_id)
         self.log = AgentLog(self.shared.agent_log_path("league_manager"), "league_manager")
         self.league_log = AgentLog(self.shared.league_log_path(league_id), "league_manager")
-        self.agents = AgentRegistry(league_dir, self.system.security.token_bytes)
-        self.book = LeagueBook(league_dir, league_id, self.config.scoring)
+        try:
+            self.agents = AgentRegistry(league_dir, self.system.security.token_bytes)
+            self.book = LeagueBook(league_dir, league_id, self.config.scoring, ScheduleRecipe(
+                [(p.agent_id, p.display_name) for p in self.agents.of_kind("player")],
+                self.players_per_match, self.config.rounds))
+        except StoreError:  # a data file that cannot be recovered: the process will not start
+            self.log.close()
+            self.league_log.close()
+            raise
+        for note in self.agents.recovery_notes + self.book.recovery_notes:
+            self.event("data_file_recovered", detail=note)
         self.admin_token = self._admin_token(league_dir / "admin_token")
         self.client = RpcClient(self.system, self.log, transport=transport)
         self.runner = RoundRunner(self, settings.max_broadcast_concurrency)
         self._run_task: asyncio.Task[None] | None = None
+
+    def _players_per_match(self, league_id: str) -> int:
+        """The league's match size: configured, or the fewest the game allows."""
+        game, wanted = self.game, self.config.players_per_match
+        size = wanted or max(2, game.min_players)
+        if not game.min_players <= size <= game.max_players:
+            raise ConfigError(
+                f"league {league_id}: players_per_match {size} is outside what "
+                f"{self.config.game_type} allows ({game.min_players} to {game.max_players})")
+        return size
 
     def _admin_token(self, path: Any) -> str:
         """The configured admin token, or one generated now and left for the admin in a
@@ -122,8 +143,9 @@ class LeagueManager:
 
     # -- registration --------------------------------------------------------------
 
-    def _registration_refusal(self, kind: AgentKind, game_types: list[str],
-                              endpoint: str) -> str | None:
+    def _registration_refusal(self, kind: AgentKind, meta: RefereeMeta | PlayerMeta
+                              ) -> str | None:
+        game_types, endpoint = meta.game_types, meta.contact_endpoint
         if self.book.status == LeagueStatus.COMPLETED:
             return "the league has completed"
         if kind == "player" and self.book.status != LeagueStatus.REGISTRATION:
@@ -134,6 +156,12 @@ class LeagueManager:
         existing = self.agents.find_by_endpoint(kind, endpoint)
         if existing is not None:
             return f"{endpoint} is already registered as {existing.agent_id}"
+        name = meta.display_name.strip().casefold()
+        namesake = next((agent for agent in self.agents.of_kind(kind)
+                         if agent.display_name.strip().casefold() == name), None)
+        if namesake is not None:
+            return (f"the display name {meta.display_name!r} is taken by "
+                    f"{namesake.agent_id}; register under another")
         if kind == "player" and len(self.agents.of_kind("player")) >= self.config.max_players:
             return f"the league is full ({self.config.max_players} players)"
         return None
@@ -173,7 +201,7 @@ class LeagueManager:
     def _register(self, kind: AgentKind, meta: RefereeMeta | PlayerMeta
                   ) -> tuple[RegisteredAgent | None, str | None, str | None]:
         """(agent, token, None) when accepted, (None, None, reason) when refused."""
-        refusal = self._registration_refusal(kind, meta.game_types, meta.contact_endpoint)
+        refusal = self._registration_refusal(kind, meta)
         if refusal:
             self.event("registration_rejected", kind=kind, endpoint=meta.contact_endpoint,
                        reason=refusal)
@@ -200,15 +228,17 @@ class LeagueManager:
             raise AdminError(403, "the admin token is wrong")
 
     def create_schedule(self) -> dict[str, Any]:
-        """Close registration and fix the round-robin schedule."""
+        """Close registration and fix the schedule."""
         if self.book.status != LeagueStatus.REGISTRATION:
             raise AdminError(409, "the schedule exists already "
                                   f"(the league is {self.book.status.value})")
         players = self.agents.of_kind("player")
-        if len(players) < max(2, self.config.min_players):
+        needed = max(self.players_per_match, self.config.min_players)
+        if len(players) < needed:
             raise AdminError(409, f"{len(players)} player(s) registered; the league needs at "
-                                  f"least {max(2, self.config.min_players)}")
-        self.book.create_schedule([(p.agent_id, p.display_name) for p in players])
+                                  f"least {needed}")
+        self.book.create_schedule([(p.agent_id, p.display_name) for p in players],
+                                  self.players_per_match, self.config.rounds)
         for player in players:
             self.set_state(player.agent_id, "ACTIVE")
         self.event("schedule_created", players=len(players), rounds=len(self.book.rounds),
@@ -254,7 +284,7 @@ class LeagueManager:
                                 f"match {match.match_id} belongs to round {match.round_id}, "
                                 f"not {report.round_id}")
         try:
-            outcomes = outcomes_of(report.result, match.player_A_id, match.player_B_id)
+            outcomes = outcomes_of(report.result, match.player_ids)
         except ValueError as exc:
             raise ProtocolError(ErrorCode.INVALID_FIELD_VALUE, str(exc)) from None
         points = {pid: self.book.table.points_for(o) for pid, o in outcomes.items()}

@@ -8,7 +8,7 @@ difference" is ambiguous; head-to-head is what leagues usually mean by the next 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Literal
 
 from pydantic import BaseModel
@@ -32,33 +32,51 @@ class PlayerRecord(BaseModel):
     points: float = 0
 
 
-def outcomes_of(result: MatchResult, player_a: str, player_b: str) -> dict[str, Outcome]:
+def outcomes_of(result: MatchResult, players: Sequence[str]) -> dict[str, Outcome]:
     """Each player's outcome from a reported result.
 
-    A technical loss gives the opponent the win; both faulty is a technical loss for both.
+    The technical losers lose; a named winner wins and the other sound players lose. With no
+    winner, a single sound player wins (a technical loss gives the opponent the win); among
+    several, those with the best payoff in ``details.payoffs`` draw and the others lose, and
+    without payoffs they all draw.
 
     Raises:
-        ValueError: the winner or a technical loser is not one of the two players.
+        ValueError: the winner, a technical loser or a payoff names someone who is not a
+            player of this match, or a payoff is not a number.
     """
-    players = (player_a, player_b)
     if result.winner is not None and result.winner not in players:
         raise ValueError(f"winner {result.winner!r} is not a player of this match")
     raw_losers = result.details.get("technical_losers") or []
     if not isinstance(raw_losers, list) or any(p not in players for p in raw_losers):
         raise ValueError("details.technical_losers must list players of this match")
     losers = set(raw_losers)
+    sound = [player for player in players if player not in losers]
     winner = result.winner
-    if winner is None and len(losers) == 1:
-        winner = player_b if player_a in losers else player_a
+    if winner is None and len(sound) == 1 and losers:
+        winner = sound[0]
+    leaders = set(sound) if winner is None else {winner}
+    payoffs = result.details.get("payoffs")
+    if winner is None and payoffs is not None:
+        best = _best_payoff(payoffs, players, sound)
+        leaders = {player for player in sound if payoffs[player] == best}
     outcomes: dict[str, Outcome] = {}
     for player in players:
         if player in losers:
             outcomes[player] = "TECHNICAL_LOSS"
-        elif winner is None:
-            outcomes[player] = "DRAW"
+        elif player not in leaders:
+            outcomes[player] = "LOSS"
         else:
-            outcomes[player] = "WIN" if player == winner else "LOSS"
+            outcomes[player] = "WIN" if player == winner else "DRAW"
     return outcomes
+
+
+def _best_payoff(payoffs: object, players: Sequence[str], sound: list[str]) -> float:
+    if (not isinstance(payoffs, dict) or not set(payoffs) <= set(players)
+            or not set(sound) <= set(payoffs)
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                       for v in payoffs.values())):
+        raise ValueError("details.payoffs must map each player of this match to a number")
+    return max(float(payoffs[player]) for player in sound)
 
 
 class StandingsTable:
@@ -98,9 +116,10 @@ class StandingsTable:
                 if outcome == "TECHNICAL_LOSS":
                     record.technical_losses += 1
             earned[player_id] = points
-        first, second = outcomes
-        self._head_to_head[(first, second)] += earned[first]
-        self._head_to_head[(second, first)] += earned[second]
+        for player_id in outcomes:
+            for other in outcomes:
+                if other != player_id:
+                    self._head_to_head[(player_id, other)] += earned[player_id]
         return earned
 
     def record(self, player_id: str) -> PlayerRecord:

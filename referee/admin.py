@@ -7,6 +7,7 @@ waits for its end and carries the result and the match file's path.
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
@@ -15,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from referee.registration import SAFE_ID
 from referee.service import RefereeService
 from sdk.errors import ErrorCode, ProtocolError
-from sdk.messages import MatchSeat, Role
+from sdk.messages import MAX_SEATS, MatchSeat, seat_role
 from sdk.types import AgentUrl
 
 __all__ = ["STANDALONE_LEAGUE", "RunMatchPlayer", "RunMatchRequest", "add_admin_routes"]
@@ -23,7 +24,6 @@ __all__ = ["STANDALONE_LEAGUE", "RunMatchPlayer", "RunMatchRequest", "add_admin_
 STANDALONE_LEAGUE = "standalone"
 """The league_id of admin matches: their files go to SHARED/data/matches/standalone/."""
 
-_ROLES: tuple[Role, Role] = ("PLAYER_A", "PLAYER_B")
 _HTTP_STATUS = {
     ErrorCode.INVALID_FIELD_VALUE: 400,
     ErrorCode.UNSUPPORTED_GAME_TYPE: 400,
@@ -41,12 +41,14 @@ class RunMatchPlayer(BaseModel):
 
 
 class RunMatchRequest(BaseModel):
-    """The body: two players (PLAYER_A first); game, match id and seed optional."""
+    """The body: the players in seat order (PLAYER_A first; two for most games); game,
+    its parameters, match id and seed optional."""
 
     model_config = ConfigDict(extra="forbid")
 
-    players: list[RunMatchPlayer] = Field(min_length=2, max_length=2)
+    players: list[RunMatchPlayer] = Field(min_length=2, max_length=MAX_SEATS)
     game_type: str = "even_odd"
+    game_params: dict[str, Any] = Field(default_factory=dict)
     match_id: str | None = Field(default=None, pattern=SAFE_ID.pattern)
     seed: int | None = None
 
@@ -78,13 +80,13 @@ def add_admin_routes(app: FastAPI, service: RefereeService) -> None:
         except ValidationError as exc:
             return _refuse(422, f"invalid /run_match body: {_problems(exc)}")
         seats = [MatchSeat(player_id=player.player_id, display_name=player.display_name,
-                           contact_endpoint=player.endpoint, role=role)
-                 for player, role in zip(body.players, _ROLES, strict=True)]
+                           contact_endpoint=player.endpoint, role=seat_role(index))
+                 for index, player in enumerate(body.players)]
         try:
             launched = service.launch(
                 league_id=STANDALONE_LEAGUE, round_id=0,
                 match_id=body.match_id or f"run-{uuid.uuid4().hex[:12]}",
-                game_type=body.game_type, seats=seats,
+                game_type=body.game_type, seats=seats, game_params=body.game_params,
                 seed=body.seed if body.seed is not None else service.settings.seed, report=False,
             )
         except ProtocolError as exc:

@@ -79,6 +79,7 @@ class MatchRunner:
             self._abort("the referee stopped before the match ended")
             raise
         except Exception:
+            self._log.log.exception("match_failed", match_id=self._plan.match_id)
             self._abort("the referee failed during the match; see its log")
             raise
 
@@ -161,10 +162,11 @@ class MatchRunner:
 
     async def _invite(self, seat: MatchSeat) -> Fault | None:
         opponents = [other.player_id for other in self._plan.seats if other is not seat]
+        more = {"opponent_ids": opponents} if len(opponents) > 1 else {}
 
         def build() -> GameInvitation:
             return GameInvitation(**self._channel.envelope(), game_type=self._plan.game_type,
-                                  role_in_match=seat.role, opponent_id=opponents[0])
+                                  role_in_match=seat.role, opponent_id=opponents[0], **more)
 
         answer = await self._calls.call(seat, INVITATION_METHOD, build, GameJoinAck)
         if isinstance(answer, Fault):

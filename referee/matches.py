@@ -14,7 +14,7 @@ from referee.outcome import MatchOutcome
 from referee.registration import SAFE_ID
 from sdk.agent_log import AgentLog
 from sdk.errors import ErrorCode, ProtocolError
-from sdk.messages import MatchSeat
+from sdk.messages import MAX_SEATS, MatchSeat, seat_role
 from sdk.store import StoreError, read_json
 
 __all__ = ["LaunchedMatch", "MatchBook"]
@@ -52,12 +52,14 @@ class MatchBook:
         return len(self._finished)
 
     def check(self, league_id: str, match_id: str,
-              seats: list[MatchSeat]) -> tuple[MatchSeat, MatchSeat]:
-        """The two seats, PLAYER_A first, of a match this referee may start now.
+              seats: list[MatchSeat]) -> tuple[MatchSeat, ...]:
+        """The seats in seat order (PLAYER_A, PLAYER_B, ...) of a match this referee may
+        start now.
 
         Raises:
-            ProtocolError: E002 ids that cannot name a file or seats that are not one
-                PLAYER_A and one other PLAYER_B, E015 a match already here, E017 no capacity.
+            ProtocolError: E002 ids that cannot name a file, seats that are not PLAYER_A,
+                PLAYER_B, ... once each, or a player seated twice; E015 a match already here;
+                E017 no capacity.
         """
         for name, value in (("league_id", league_id), ("match_id", match_id)):
             if not SAFE_ID.match(value):
@@ -65,12 +67,16 @@ class MatchBook:
                                     f"{name} {value!r} may hold only letters, digits, '_', '.' "
                                     "and '-' (it names a file)")
         by_role = {seat.role: seat for seat in seats}
-        if len(seats) != 2 or set(by_role) != {"PLAYER_A", "PLAYER_B"}:
+        roles = [seat_role(index) for index in range(min(len(seats), MAX_SEATS))]
+        if len(seats) < 2 or len(by_role) != len(seats) or sorted(by_role) != roles:
             raise ProtocolError(ErrorCode.INVALID_FIELD_VALUE,
-                                "a match needs exactly two players, one PLAYER_A and one PLAYER_B")
-        if seats[0].player_id == seats[1].player_id:
+                                "a match needs two or more players holding the roles "
+                                "PLAYER_A, PLAYER_B, ... once each, got "
+                                f"{[seat.role for seat in seats]}")
+        players = [seat.player_id for seat in seats]
+        if len(set(players)) != len(players):
             raise ProtocolError(ErrorCode.INVALID_FIELD_VALUE,
-                                f"{seats[0].player_id} cannot play against itself")
+                                f"a player cannot take two seats of one match: {players}")
         key = (league_id, match_id)
         if key in self._running or key in self._finished:
             where = "is running" if key in self._running else "has finished"
@@ -80,7 +86,7 @@ class MatchBook:
             raise ProtocolError(ErrorCode.CAPACITY_EXCEEDED,
                                 f"this referee already runs {self.busy} match(es), its "
                                 "maximum; try again when one ends")
-        return by_role["PLAYER_A"], by_role["PLAYER_B"]
+        return tuple(by_role[role] for role in roles)
 
     @property
     def busy(self) -> int:

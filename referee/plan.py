@@ -25,13 +25,14 @@ def match_seed(base_seed: int | None, match_id: str) -> int | None:
 
 @dataclass(frozen=True)
 class MatchPlan:
-    """What to play: the match's ids, its two seats (PLAYER_A first), its seed and scoring."""
+    """What to play: the match's ids, its seats (PLAYER_A, PLAYER_B, ...), its seed and
+    scoring."""
 
     league_id: str
     round_id: int
     match_id: str
     game_type: str
-    seats: tuple[MatchSeat, MatchSeat]
+    seats: tuple[MatchSeat, ...]
     seed: int | None
     scoring: ScoringConfig
     protocol_mode: ProtocolMode = "lenient"
@@ -44,8 +45,8 @@ class MatchPlan:
         return f"{self.league_id}:{self.match_id}"
 
     @property
-    def player_ids(self) -> tuple[str, str]:
-        return self.seats[0].player_id, self.seats[1].player_id
+    def player_ids(self) -> tuple[str, ...]:
+        return tuple(seat.player_id for seat in self.seats)
 
 
 @dataclass(frozen=True)

@@ -181,16 +181,22 @@ class RefereeService:
         if game_type not in self.rules:
             raise ProtocolError(ErrorCode.UNSUPPORTED_GAME_TYPE,
                                 f"this referee runs {', '.join(self.rules)}, not {game_type!r}")
-        seat_a, seat_b = self.matches.check(league_id, match_id, seats)
+        seated = self.matches.check(league_id, match_id, seats)
+        players = [seat.player_id for seat in seated]
+        spec = self.rules[game_type].spec
+        if not spec.min_players <= len(players) <= spec.max_players:
+            raise ProtocolError(ErrorCode.INVALID_FIELD_VALUE,
+                                f"{game_type} is played by {spec.min_players} to "
+                                f"{spec.max_players} players, not {len(players)}")
         params = dict(game_params or {})
         try:
-            self.rules[game_type].spec.create([seat_a.player_id, seat_b.player_id], **params)
+            spec.create(players, **params)
         except ValueError as exc:
             raise ProtocolError(ErrorCode.INVALID_FIELD_VALUE,
                                 f"game_params for {game_type}: {exc}") from None
         scoring, protocol_mode = self._terms_of(league_id)
         plan = MatchPlan(league_id=league_id, round_id=round_id, match_id=match_id,
-                         game_type=game_type, seats=(seat_a, seat_b),
+                         game_type=game_type, seats=seated,
                          seed=match_seed(seed, match_id), scoring=scoring,
                          protocol_mode=protocol_mode, game_params=params,
                          communication=communication or Communication())
@@ -201,7 +207,7 @@ class RefereeService:
         record = MatchRecord(
             self.shared.match_path(league_id, match_id), match_id=match_id, league_id=league_id,
             round_id=round_id, game_type=game_type, referee_id=self.agent_id,
-            conversation_id=plan.conversation_id, seats=[seat_a, seat_b],
+            conversation_id=plan.conversation_id, seats=list(seated),
             report_status="pending" if report_to else "not_required",
         )
         runner = MatchRunner(plan, self.rules[game_type], client=self.client,
@@ -209,7 +215,7 @@ class RefereeService:
                              sender=self.sender(), report_to=report_to)
         launched = self.matches.start(record, runner)
         self.log.log.info("match_started", match_id=match_id, league_id=league_id,
-                          round_id=round_id, players=[seat_a.player_id, seat_b.player_id])
+                          round_id=round_id, players=players)
         return launched
 
     def check_league_token(self, token: str | None) -> None:

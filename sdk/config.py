@@ -81,8 +81,19 @@ class HostPort(_Settings):
 
 
 class HttpConfig(_Settings):
-    max_body_bytes: int = Field(default=1_048_576, ge=1024)
+    """Limits of HTTP traffic: what an agent's ``/mcp`` takes, what its client reads."""
+
+    max_body_bytes: int = Field(default=1_048_576, ge=1024, description="the largest "
+                                "request body /mcp takes; a larger one gets HTTP 413 (-32600)")
+    max_batch: int = Field(default=1000, ge=1, description="the most requests one JSON-RPC "
+                           "batch may hold; a larger batch is refused whole (-32600)")
+    max_json_depth: int = Field(default=64, ge=8, le=200, description="how deeply a request "
+                                "may nest arrays and objects (-32600 beyond); at most 200, "
+                                "since the log writer stops at 254 levels")
     max_connections: int = Field(default=256, ge=1)
+    max_response_bytes: int = Field(
+        default=1_048_576, ge=1024, description="the largest answer body a caller reads; "
+        "a larger one is refused (E002) before it fills memory")
 
 
 class SystemConfig(_File):
@@ -151,6 +162,12 @@ class LeagueConfig(_File):
     min_players: int = Field(default=2, ge=2)
     max_players: int = Field(default=1000, ge=2)
     match_timeout_sec: float = Field(default=300, gt=0)
+    players_per_match: int | None = Field(
+        default=None, ge=2, le=26, description="players in each match; by default the "
+        "fewest the game allows (two for most games)")
+    rounds: int | None = Field(
+        default=None, ge=1, description="with more than two players per match: how many "
+        "rounds; by default enough for every player to be able to meet every other once")
     communication: CommunicationConfig = CommunicationConfig()
     protocol_mode: ProtocolMode = Field(
         default="lenient", description="lenient: take the variations published agents send "

@@ -43,6 +43,8 @@ def _notes(schema: dict[str, Any]) -> str:
                       ("maxLength", "at most {} characters")):
         if key in schema and not (key == "minLength" and schema[key] != 1):
             notes.append(text.format(schema[key]))
+    if "pattern" in schema and "description" not in schema:
+        notes.append(f"matches `{schema['pattern']}`")
     if "default" in schema and schema["default"] not in (None, "", [], {}):
         notes.append(f"default `{json.dumps(schema['default'])}`")
     if "description" in schema:

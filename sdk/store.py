@@ -1,22 +1,35 @@
-"""The JSON-file store: atomic writes, schema_version and last_updated in every file, and an
-append-only journal that survives a crash mid-line."""
+"""The JSON-file store: atomic writes, schema_version and last_updated in every file, an
+append-only journal that survives a crash mid-line, and what start-up needs to recover a
+damaged file: the previous good version kept as ``<file>.bak``, damaged files kept aside as
+``<file>.corrupt-<UTC stamp>``, and a journal read that names every bad line."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar, cast
 
 from sdk.errors import LeagueSDKError
-from sdk.timeutil import utc_now_str
+from sdk.timeutil import utc_now, utc_now_str
 
 __all__ = [
-    "SCHEMA_VERSION", "Journal", "StoreError", "atomic_write_json", "read_json", "write_document",
+    "BACKUP_SUFFIX", "RECOVERY_HINT", "SCHEMA_VERSION", "BadLine", "Journal", "Loaded",
+    "StoreError", "atomic_write_json", "backup_path", "load_with_backup", "quarantine",
+    "read_json", "remove_temp_files", "write_document",
 ]
 
 SCHEMA_VERSION = "1.0.0"
+BACKUP_SUFFIX = ".bak"
+RECOVERY_HINT = "restore the data folder from a copy, or start anew with an empty data folder"
+"""What to do about a data file that cannot be recovered: how every such refusal ends."""
+
+_T = TypeVar("_T")
 
 
 class StoreError(LeagueSDKError):
@@ -31,22 +44,44 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def atomic_write_json(path: Path, payload: Any, *, indent: int | None = 2) -> None:
-    """Write JSON so a reader sees the old file or the new one, never half of either:
-    temp file in the same folder, fsync, rename, fsync of the folder.
+def backup_path(path: Path) -> Path:
+    """Where the previous version of ``path`` is kept: ``<name>.bak`` beside it."""
+    return path.with_name(path.name + BACKUP_SUFFIX)
 
-    ``indent=None`` writes one compact line, about five times faster to encode (Python's
-    C encoder only runs without indent): for files rewritten many times per match.
-    """
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    """``target`` becomes the content of ``source``: a hard link (no bytes copied, and the
+    link survives ``source`` being replaced), or a copy where the file system has no links."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+def _keep_previous(path: Path) -> None:
+    """Make ``<path>.bak`` what ``path`` holds now, before ``path`` is replaced. A link under a
+    temp name renamed over the old backup: at every instant both names hold a whole file."""
+    if not path.exists():
+        return
+    temp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.bak.tmp")
+    try:
+        _link_or_copy(path, temp)
+        os.replace(temp, backup_path(path))
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+
+
+def _atomic_write_text(path: Path, text: str, *, keep_backup: bool) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(payload, ensure_ascii=False, indent=indent)
     fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
-            handle.write("\n")
             handle.flush()
             os.fsync(handle.fileno())
+        if keep_backup:
+            _keep_previous(path)
         os.replace(temp_name, path)
     except BaseException:
         Path(temp_name).unlink(missing_ok=True)
@@ -54,12 +89,28 @@ def atomic_write_json(path: Path, payload: Any, *, indent: int | None = 2) -> No
     _fsync_dir(path.parent)
 
 
-def write_document(path: Path, payload: dict[str, Any], *, indent: int | None = 2
-                   ) -> dict[str, Any]:
-    """Atomically write a data file stamped with schema_version and last_updated."""
+def atomic_write_json(path: Path, payload: Any, *, indent: int | None = 2,
+                      keep_backup: bool = False) -> None:
+    """Write JSON so a reader sees the old file or the new one, never half of either:
+    temp file in the same folder, fsync, rename, fsync of the folder.
+
+    ``indent=None`` writes one compact line, about five times faster to encode (Python's
+    C encoder only runs without indent): for files rewritten many times per match.
+    ``keep_backup`` first makes ``<name>.bak`` the version being replaced, so a file found
+    damaged at start-up can be recovered from the one before it (for the League Manager's
+    files, written a few times per round; not for files rewritten many times per match).
+    """
+    text = json.dumps(payload, ensure_ascii=False, indent=indent) + "\n"
+    _atomic_write_text(path, text, keep_backup=keep_backup)
+
+
+def write_document(path: Path, payload: dict[str, Any], *, indent: int | None = 2,
+                   keep_backup: bool = False) -> dict[str, Any]:
+    """Atomically write a data file stamped with schema_version and last_updated
+    (``keep_backup`` as in ``atomic_write_json``)."""
     document = {"schema_version": SCHEMA_VERSION, "last_updated": utc_now_str()}
     document.update((key, value) for key, value in payload.items() if key not in document)
-    atomic_write_json(path, document, indent=indent)
+    atomic_write_json(path, document, indent=indent, keep_backup=keep_backup)
     return document
 
 
@@ -82,6 +133,103 @@ def read_json(path: Path) -> Any:
         ) from exc
 
 
+def remove_temp_files(folder: Path) -> list[Path]:
+    """Delete the temp files that writes killed mid-way left in ``folder`` (``.<name>.*.tmp``,
+    never read by anyone); returns them. Only for a folder whose one writer is starting."""
+    if not folder.is_dir():
+        return []
+    left = sorted(path for path in folder.glob(".*.tmp") if path.is_file())
+    for path in left:
+        path.unlink(missing_ok=True)
+    return left
+
+
+def quarantine(path: Path) -> Path:
+    """Keep a damaged file for inspection as ``<name>.corrupt-<UTC stamp>`` and return where.
+
+    ``path`` itself stays in place (linked, not moved): a crash before the caller writes the
+    recovered version over it finds the same damage again, never a missing file that would
+    look like "nothing written yet".
+    """
+    stamp = utc_now().strftime("%Y%m%dT%H%M%SZ")
+    target = path.with_name(f"{path.name}.corrupt-{stamp}")
+    number = 1
+    while target.exists():
+        number += 1
+        target = path.with_name(f"{path.name}.corrupt-{stamp}-{number}")
+    _link_or_copy(path, target)
+    return target
+
+
+def _one_line(exc: BaseException) -> str:
+    """An exception as one short line (a pydantic error spans several)."""
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+@dataclass(frozen=True)
+class Loaded(Generic[_T]):
+    """A file's content as ``load_with_backup`` found it."""
+
+    value: _T
+    source: Path
+    """The file it came from: the file itself, or its backup."""
+    problem: str | None = None
+    """Why the file itself could not be used (None when it was)."""
+
+
+def _try_load(path: Path, parse: Callable[[Any], _T]) -> tuple[_T | None, str | None]:
+    """(value, None), or (None, what is wrong with the file) for a missing, unreadable,
+    invalid or unparsable one."""
+    try:
+        document = read_json(path)
+    except FileNotFoundError:
+        return None, f"{path} is missing"
+    except StoreError as exc:
+        return None, str(exc)
+    try:
+        return parse(document), None
+    except (ValueError, KeyError, TypeError) as exc:  # pydantic's ValidationError is a ValueError
+        detail = f"no {exc}" if isinstance(exc, KeyError) else _one_line(exc)
+        return None, f"{path} does not hold what it should ({detail})"
+
+
+def load_with_backup(path: Path, parse: Callable[[Any], _T]) -> Loaded[_T] | None:
+    """The content of ``path`` as ``parse`` makes it (a function of the JSON document that
+    raises ValueError, KeyError or TypeError on a document it cannot use); if ``path`` is
+    missing or damaged, that of its backup ``<name>.bak``.
+
+    Returns None when neither exists: nothing was ever written. A missing ``path`` beside a
+    backup is damage (our writes never leave a file missing once written), recovered like it.
+
+    Raises:
+        StoreError: ``path`` is missing or damaged and its backup is too, or there is none;
+            the message names both files and what is wrong with each.
+    """
+    backup = backup_path(path)
+    if not path.exists() and not backup.exists():
+        return None
+    value, problem = _try_load(path, parse)
+    if problem is None:
+        return Loaded(cast(_T, value), path)
+    saved, backup_problem = _try_load(backup, parse)
+    if backup_problem is None:
+        return Loaded(cast(_T, saved), backup, problem)
+    raise StoreError(f"{problem}; its backup cannot replace it: {backup_problem}")
+
+
+def _journal_line(record: dict[str, Any]) -> str:
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+@dataclass(frozen=True)
+class BadLine:
+    """A complete journal line that is not a record: damage, not a crash mid-append."""
+
+    number: int
+    problem: str
+
+
 class Journal:
     """Append-only JSON Lines, fsynced per record: written before a result is acknowledged."""
 
@@ -92,7 +240,7 @@ class Journal:
         self._handle = open(path, "a", encoding="utf-8")  # noqa: SIM115 - kept open for appends
 
     def append(self, record: dict[str, Any]) -> None:
-        self._handle.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+        self._handle.write(_journal_line(record))
         self._handle.flush()
         os.fsync(self._handle.fileno())
 
@@ -110,21 +258,47 @@ class Journal:
         self._handle.close()
 
     @staticmethod
-    def read(path: Path) -> list[dict[str, Any]]:
-        """Every complete record; a torn last line (a crash mid-append: the bytes after the
-        last newline, which reopening cuts) is dropped, a bad line anywhere else is
-        corruption and raises StoreError."""
+    def scan(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[BadLine]]:
+        """Every complete record with its line number, and every complete line that is not
+        a JSON object (damage). A torn last line (a crash mid-append: the bytes after the
+        last newline, which reopening cuts) is neither: it was never acknowledged."""
         if not path.exists():
-            return []
+            return [], []
         *lines, _torn = path.read_bytes().split(b"\n")
-        records: list[dict[str, Any]] = []
+        records: list[tuple[int, dict[str, Any]]] = []
+        bad: list[BadLine] = []
         for number, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
             try:
-                records.append(json.loads(line.decode("utf-8")))
+                record = json.loads(line.decode("utf-8"))
             except UnicodeDecodeError as exc:
-                raise StoreError(f"{path} line {number} is not UTF-8: {exc.reason}") from exc
+                bad.append(BadLine(number, f"is not UTF-8: {exc.reason}"))
+                continue
             except json.JSONDecodeError as exc:
-                raise StoreError(f"{path} line {number} is not valid JSON: {exc.msg}") from exc
-        return records
+                bad.append(BadLine(number, f"is not valid JSON: {exc.msg}"))
+                continue
+            if not isinstance(record, dict):
+                bad.append(BadLine(number, f"is a JSON {type(record).__name__}, not a record"))
+                continue
+            records.append((number, record))
+        return records, bad
+
+    @staticmethod
+    def read(path: Path) -> list[dict[str, Any]]:
+        """Every complete record; a torn last line is dropped, a bad line anywhere else is
+        corruption and raises StoreError naming the file and the line (``scan`` and
+        ``rewrite`` are how a caller recovers from it)."""
+        records, bad = Journal.scan(path)
+        if bad:
+            raise StoreError(f"{path} line {bad[0].number} {bad[0].problem}")
+        return [record for _, record in records]
+
+    @staticmethod
+    def rewrite(path: Path, records: list[dict[str, Any]]) -> Path:
+        """Replace a damaged journal by ``records`` (atomically), keeping the damaged one
+        aside; returns where it was kept. Only while no Journal has the file open."""
+        kept = quarantine(path)
+        _atomic_write_text(path, "".join(_journal_line(record) for record in records),
+                           keep_backup=False)
+        return kept

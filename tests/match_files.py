@@ -21,12 +21,17 @@ def match_files(shared: SharedDir, league_id: str) -> list[dict[str, Any]]:
 def recompute_standings(shared: SharedDir, league_id: str, matches: list[dict[str, Any]]
                         ) -> dict[str, Counter[str]]:
     """Played, wins, draws, losses and points per player, from the match files and the
-    league's scoring (a technical loss counts as a loss)."""
+    league's scoring (a technical loss counts as a loss; with no winner, the sound players
+    with the best payoff draw and the others lose)."""
     scoring = shared.league(league_id).scoring
     table: dict[str, Counter[str]] = {}
     for match in matches:
         report = match["result"]["report"]
         losers = set(report["details"].get("technical_losers", []))
+        payoffs = report["details"].get("payoffs") or {}
+        sound = [seat["player_id"] for seat in match["players"]
+                 if seat["player_id"] not in losers]
+        best = max((payoffs[player] for player in sound), default=None) if payoffs else None
         for seat in match["players"]:
             player = seat["player_id"]
             row = table.setdefault(player, Counter())
@@ -34,6 +39,9 @@ def recompute_standings(shared: SharedDir, league_id: str, matches: list[dict[st
             if player in losers:
                 row["losses"] += 1
                 row["points"] += scoring.technical_loss
+            elif report["winner"] is None and best is not None and payoffs[player] < best:
+                row["losses"] += 1
+                row["points"] += scoring.loss
             elif report["winner"] is None:
                 row["draws"] += 1
                 row["points"] += scoring.draw

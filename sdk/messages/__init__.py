@@ -32,6 +32,7 @@ from sdk.messages.league import (
     StandingsRow,
 )
 from sdk.messages.match import (
+    MAX_SEATS,
     MOVE_METHOD,
     PARITY_METHOD,
     ChooseParityCall,
@@ -54,6 +55,7 @@ from sdk.messages.match import (
     StartMatch,
     StartMatchAck,
     WinLossRecord,
+    seat_role,
 )
 from sdk.messages.registration import (
     LeagueRegisterRequest,
@@ -102,6 +104,7 @@ MESSAGE_MODELS: dict[str, type[Message]] = {
 }
 
 __all__ = [
+    "MAX_SEATS",
     "MESSAGE_MODELS",
     "MOVE_METHOD",
     "PARITY_METHOD",
@@ -156,6 +159,7 @@ __all__ = [
     "StartMatchAck",
     "UtcTimestamp",
     "WinLossRecord",
+    "seat_role",
     "protocol_error_from_validation",
     "sender_id",
 ]

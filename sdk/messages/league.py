@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 from sdk.messages.envelope import Message
 
@@ -114,6 +120,17 @@ class RoundMatch(_Part):
     player_A_id: str
     player_B_id: str
     referee_endpoint: str | None = None
+    player_ids: list[str] | None = Field(
+        default=None, description="ours, in a match of more than two players only: every "
+        "player in seat order (player_A_id and player_B_id are the first two)")
+
+    @model_serializer(mode="wrap")
+    def _two_players_as_published(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """A two-player match is sent exactly as the protocol has it."""
+        data = handler(self)
+        if isinstance(data, dict) and data.get("player_ids") is None:
+            data.pop("player_ids", None)
+        return data
 
 
 class RoundAnnouncement(Message):

@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
+    StringConstraints,
     model_serializer,
 )
 
@@ -21,6 +22,7 @@ __all__ = [
     "ChooseParityCall",
     "Communication",
     "ChooseParityResponse",
+    "MAX_SEATS",
     "GameError",
     "GameInvitation",
     "GameJoinAck",
@@ -38,6 +40,7 @@ __all__ = [
     "StartMatch",
     "StartMatchAck",
     "WinLossRecord",
+    "seat_role",
 ]
 
 PARITY_METHOD = "choose_parity"
@@ -45,7 +48,17 @@ PARITY_METHOD = "choose_parity"
 MOVE_METHOD = "make_move"
 """Ours: the method that carries GAME_MOVE_CALL for every other game."""
 
-Role = Literal["PLAYER_A", "PLAYER_B"]
+Role = Annotated[str, StringConstraints(pattern=r"^PLAYER_[A-Z]$")]
+"""PLAYER_A and PLAYER_B as the protocol has them; a match of more players goes on with
+PLAYER_C, PLAYER_D, ... (ours)."""
+MAX_SEATS = 26
+
+
+def seat_role(index: int) -> str:
+    """The role of the seat at ``index`` (0 → PLAYER_A)."""
+    if not 0 <= index < MAX_SEATS:
+        raise ValueError(f"a match has at most {MAX_SEATS} seats, PLAYER_A to PLAYER_Z")
+    return f"PLAYER_{chr(ord('A') + index)}"
 ParityChoice = Literal["even", "odd"]
 GameStatus = Literal["WIN", "DRAW", "TECHNICAL_LOSS"]
 
@@ -68,6 +81,11 @@ class GameInvitation(Message):
     game_type: str
     role_in_match: Role
     opponent_id: str
+    opponent_ids: list[str] | None = Field(
+        default=None, description="ours, in a match of more than two players only: every "
+        "other player in seat order (opponent_id is the first)")
+
+    _OPTIONAL_CONTEXT: ClassVar[frozenset[str]] = Message._OPTIONAL_CONTEXT | {"opponent_ids"}
 
 
 class GameJoinAck(Message):

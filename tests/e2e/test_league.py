@@ -39,10 +39,12 @@ def launcher(tmp_path: Path) -> Iterator[Launcher]:
 
 
 def play_league(launcher: Launcher, players: int, league_id: str = LEAGUE,
-                game_type: str | None = None) -> tuple[str, dict[str, Any]]:
+                game_type: str | None = None,
+                strategies: list[str] = STRATEGIES) -> tuple[str, dict[str, Any]]:
     plan = LeaguePlan(
         shared_dir=launcher.shared_dir,
-        players=[(f"Player{i + 1}", free_port(), STRATEGIES[i % 3]) for i in range(players)],
+        players=[(f"Player{i + 1}", free_port(), strategies[i % len(strategies)])
+                 for i in range(players)],
         referees=[(f"Ref{i + 1}", free_port(), 2) for i in range(2)],
         lm_port=free_port(), league_id=league_id, game_type=game_type,
     )
@@ -158,3 +160,35 @@ def test_a_repeated_prisoners_dilemma_league_over_http(launcher: Launcher) -> No
         mine = recomputed[row["player_id"]]
         assert (row["wins"], row["draws"], row["losses"], row["points"]) == (
             mine["wins"], mine["draws"], mine["losses"], mine["points"])
+
+
+def test_a_public_goods_league_of_four_player_matches_over_http(launcher: Launcher) -> None:
+    league_id = "league_2025_public_goods"
+    strategies = ["full_contributor", "free_rider", "conditional_cooperator", "random"]
+    _, standings = play_league(launcher, 6, league_id, "public_goods", strategies)
+    shared = SharedDir(launcher.shared_dir)
+    config = shared.league(league_id)
+    schedule = json.loads((shared.league_dir(league_id) / "rounds.json").read_text())
+    assert len(schedule["rounds"]) == 2, "⌈(6−1)/(4−1)⌉ rounds"
+    matches = match_files(shared, league_id)
+    assert len(matches) == 2 and all(len(r["byes"]) == 2 for r in schedule["rounds"])
+    for match in matches:
+        seats = [seat["role"] for seat in match["players"]]
+        assert seats == ["PLAYER_A", "PLAYER_B", "PLAYER_C", "PLAYER_D"], match["match_id"]
+        assert match["report_status"] == "reported", match["match_id"]
+        assert len(match["stages"]) == config.game_params["rounds"]
+        assert all(len(stage["moves"]) == 4 for stage in match["stages"])
+        invitations = [e["message"] for e in match["transcript"]
+                       if e["method"] == "handle_game_invitation" and e["direction"] == "sent"]
+        assert all(len(m["opponent_ids"]) == 3 for m in invitations)
+        payoffs = match["result"]["report"]["details"]["payoffs"]
+        free_riders = [seat["player_id"] for seat in match["players"]
+                       if seat["display_name"] in {"Player2", "Player6"}]
+        assert all(payoffs[p] == max(payoffs.values()) for p in free_riders), \
+            "in public goods nobody earns more than a free rider"
+    recomputed = recompute_standings(shared, league_id, matches)
+    for row in standings["standings"]:
+        mine = recomputed.get(row["player_id"], {})
+        assert (row["played"], row["wins"], row["draws"], row["losses"], row["points"]) == (
+            mine.get("played", 0), mine.get("wins", 0), mine.get("draws", 0),
+            mine.get("losses", 0), mine.get("points", 0)), row["player_id"]

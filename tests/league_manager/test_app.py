@@ -10,7 +10,7 @@ import pytest
 from league_manager.book import LeagueBook
 from league_manager.config import LeagueManagerSettings
 from league_manager.service import LeagueManager
-from sdk.config import SharedDir
+from sdk.config import ConfigError, SharedDir
 from tests.league_manager.conftest import PLAYER, REFEREE, World, envelope, wait_until
 
 
@@ -45,6 +45,11 @@ async def test_registration_refusals_say_why(world: World) -> None:
         "LEAGUE_REGISTER_REQUEST", "player:x", player_meta={
             "display_name": "dup", "contact_endpoint": PLAYER.format(n=1)}))
     assert again["result"]["status"] == "REJECTED" and "P01" in again["result"]["reason"]
+    namesake = await world.rpc("register_player", envelope(
+        "LEAGUE_REGISTER_REQUEST", "player:x", player_meta={
+            "display_name": " player 1", "contact_endpoint": "http://elsewhere.test/mcp"}))
+    assert namesake["result"]["status"] == "REJECTED"
+    assert "display name ' player 1' is taken by P01" in namesake["result"]["reason"]
     old = await world.rpc("register_player", envelope(
         "LEAGUE_REGISTER_REQUEST", "player:x", player_meta={
             "display_name": "old", "contact_endpoint": "http://old.test/mcp",
@@ -67,7 +72,8 @@ async def test_a_lenient_league_takes_what_published_agents_send(world: World) -
     assert meta_only["status"] == "ACCEPTED" and meta_only["player_id"] == "P01"
     by_type = (await world.rpc("LEAGUE_REGISTER_REQUEST", envelope(
         "LEAGUE_REGISTER_REQUEST", "player:wild2",
-        player_meta={**META, "contact_endpoint": "http://wild2.test/mcp"},
+        player_meta={**META, "display_name": "Wild 2",
+                     "contact_endpoint": "http://wild2.test/mcp"},
         timestamp="2026-01-01T00:00:00.123456+00:00")))["result"]
     assert by_type["status"] == "ACCEPTED" and by_type["timestamp"].endswith("Z")
     assert len(by_type["timestamp"]) == len("2026-01-01T00:00:00Z"), "we send whole seconds"
@@ -341,3 +347,16 @@ async def test_auto_start_waits_for_a_referee_without_failing_a_registration(
         await world.register_referee(1)
         assert manager.book.status.value == "RUNNING", "the referee completed the quorum"
         await manager.shutdown()
+
+
+@pytest.mark.parametrize("game_type,size,words", [
+    ("even_odd", 3, "outside what even_odd allows (2 to 2)"),
+    ("public_goods", 21, "outside what public_goods allows (2 to 20)"),
+])
+def test_a_match_size_the_game_does_not_allow_is_refused_at_start_up(
+        shared_dir: SharedDir, game_type: str, size: int, words: str) -> None:
+    path = shared_dir.root / "config" / "leagues" / "league_2025_even_odd.json"
+    config = json.loads(path.read_text())
+    path.write_text(json.dumps({**config, "game_type": game_type, "players_per_match": size}))
+    with pytest.raises(ConfigError, match=words.replace("(", r"\(").replace(")", r"\)")):
+        LeagueManager(LeagueManagerSettings(shared_dir=shared_dir.root))

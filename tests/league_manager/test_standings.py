@@ -20,17 +20,38 @@ SCORING = ScoringConfig(win=3, draw=1, loss=0, technical_loss=0)
 def test_outcomes_of_a_result(winner: str | None, losers: list[str],
                               expected: dict[str, str]) -> None:
     result = MatchResult(winner=winner, details={"technical_losers": losers})
-    assert outcomes_of(result, "A", "B") == expected
+    assert outcomes_of(result, ["A", "B"]) == expected
+
+
+@pytest.mark.parametrize("winner,details,expected", [
+    ("B", {}, {"A": "LOSS", "B": "WIN", "C": "LOSS", "D": "LOSS"}),
+    (None, {"payoffs": {"A": 5, "B": 7, "C": 7, "D": 1}},
+     {"A": "LOSS", "B": "DRAW", "C": "DRAW", "D": "LOSS"}),
+    (None, {"payoffs": {"A": 2, "B": 2, "C": 2, "D": 2}},
+     {"A": "DRAW", "B": "DRAW", "C": "DRAW", "D": "DRAW"}),
+    (None, {"technical_losers": ["D"]},
+     {"A": "DRAW", "B": "DRAW", "C": "DRAW", "D": "TECHNICAL_LOSS"}),
+    (None, {"technical_losers": ["A", "B", "D"]},
+     {"A": "TECHNICAL_LOSS", "B": "TECHNICAL_LOSS", "C": "WIN", "D": "TECHNICAL_LOSS"}),
+])
+def test_outcomes_of_a_match_of_four(winner: str | None, details: dict[str, object],
+                                     expected: dict[str, str]) -> None:
+    result = MatchResult(winner=winner, details=details)
+    assert outcomes_of(result, ["A", "B", "C", "D"]) == expected
 
 
 @pytest.mark.parametrize("result", [
+    MatchResult(winner=None, details={"payoffs": {"A": 1, "Z": 2}}),
+    MatchResult(winner=None, details={"payoffs": {"A": 1}}),
+    MatchResult(winner=None, details={"payoffs": {"A": "high", "B": 1}}),
+    MatchResult(winner=None, details={"payoffs": [1, 2]}),
     MatchResult(winner="Z"),
     MatchResult(winner=None, details={"technical_losers": ["Z"]}),
     MatchResult(winner=None, details={"technical_losers": "A"}),
 ])
 def test_results_naming_strangers_are_refused(result: MatchResult) -> None:
     with pytest.raises(ValueError):
-        outcomes_of(result, "A", "B")
+        outcomes_of(result, ["A", "B"])
 
 
 def table(*players: str, scoring: ScoringConfig = SCORING) -> StandingsTable:
@@ -96,3 +117,11 @@ def test_ranking_is_deterministic_for_the_same_results() -> None:
         first.apply(outcome)  # type: ignore[arg-type]
         second.apply(outcome)  # type: ignore[arg-type]
     assert order(first) == order(second) == ["A", "C", "D", "B"]
+
+
+def test_head_to_head_counts_every_pair_of_a_match_of_three() -> None:
+    t = table("C", "B", "A")  # registration order favours C
+    t.apply({"A": "WIN", "B": "LOSS", "C": "LOSS"})
+    t.apply({"C": "WIN", "B": "LOSS"})
+    # A and C: 3 points and one win each; A earned 3 in a match with C, C none with A.
+    assert order(t) == ["A", "C", "B"]

@@ -174,7 +174,7 @@ async def test_run_match_needs_the_admin_token(
                  "game_type": "chess"}).encode(), 400, "not 'chess'"),
     (json.dumps({"players": [{"player_id": "P01", "endpoint": "http://p01.test/mcp"},
                              {"player_id": "P01", "endpoint": "http://p02.test/mcp"}]}).encode(),
-     400, "against itself"),
+     400, "two seats of one match"),
 ])
 async def test_run_match_refuses_bad_bodies_with_a_reason(
         admin_shared: SharedDir, body: bytes, status: int, words: str) -> None:

@@ -104,7 +104,8 @@ async def test_start_match_refuses_a_player_against_itself(
     async with running_referee(referee_settings(fast_shared), network) as (http, service):
         await registered(service)
         answer = await rpc(http, "start_match", message)
-        assert answer["error_code"] == "E002" and "against itself" in answer["error_description"]
+        assert answer["error_code"] == "E002"
+        assert "two seats of one match" in answer["error_description"]
 
 
 async def test_a_match_id_already_running_or_finished_is_refused(

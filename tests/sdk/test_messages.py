@@ -281,7 +281,7 @@ def test_a_message_of_another_type_is_e016() -> None:
     ("message_type", "field", "value"),
     [
         ("GAME_INVITATION", "round_id", "first"),
-        ("GAME_INVITATION", "role_in_match", "PLAYER_C"),
+        ("GAME_INVITATION", "role_in_match", "PLAYER_1"),
         ("GAME_JOIN_ACK", "accept", "perhaps"),
         ("LEAGUE_REGISTER_RESPONSE", "status", "MAYBE"),
         ("LEAGUE_QUERY", "query_type", "GET_EVERYTHING"),

@@ -13,10 +13,15 @@ import pytest
 
 from sdk.store import (
     SCHEMA_VERSION,
+    BadLine,
     Journal,
     StoreError,
     atomic_write_json,
+    backup_path,
+    load_with_backup,
+    quarantine,
     read_json,
+    remove_temp_files,
     write_document,
 )
 from sdk.timeutil import parse_utc, utc_now
@@ -196,3 +201,164 @@ def test_the_stamps_of_a_document_cannot_be_overridden(tmp_path: Path) -> None:
                              {"schema_version": "0.0.1", "last_updated": "never", "x": 1})
     assert written["schema_version"] == SCHEMA_VERSION and written["last_updated"] != "never"
     assert written["x"] == 1
+
+
+# --- backups and recovery -------------------------------------------------------------------
+
+def _version(document: Any) -> int:
+    """A parser for load_with_backup: the document's version, or KeyError/TypeError."""
+    return int(document["version"])
+
+
+def test_keep_backup_keeps_the_version_replaced(tmp_path: Path) -> None:
+    path = tmp_path / "rounds.json"
+    write_document(path, {"version": 1}, keep_backup=True)
+    assert not backup_path(path).exists(), "a first write has nothing to keep"
+    write_document(path, {"version": 2}, keep_backup=True)
+    write_document(path, {"version": 3}, keep_backup=True)
+    assert read_json(path)["version"] == 3
+    assert read_json(backup_path(path))["version"] == 2
+    assert backup_path(path).name == "rounds.json.bak"
+    assert leftovers(tmp_path) == []
+
+
+def test_without_keep_backup_no_backup_is_written(tmp_path: Path) -> None:
+    path = tmp_path / "match.json"
+    atomic_write_json(path, {"version": 1})
+    atomic_write_json(path, {"version": 2})
+    assert not backup_path(path).exists()
+
+
+def test_the_backup_is_copied_where_files_cannot_be_linked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "secrets.json"
+    atomic_write_json(path, {"version": 1}, keep_backup=True)
+    os.chmod(path, 0o600)
+
+    def no_links(src: Any, dst: Any) -> None:
+        raise OSError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    atomic_write_json(path, {"version": 2}, keep_backup=True)
+    assert read_json(backup_path(path)) == {"version": 1}
+    assert backup_path(path).stat().st_mode & 0o777 == 0o600, "the copy keeps the mode"
+    assert leftovers(tmp_path) == []
+
+
+def test_a_failed_write_leaves_the_file_as_it_was_and_its_backup_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "rounds.json"
+    atomic_write_json(path, {"version": 1}, keep_backup=True)
+    atomic_write_json(path, {"version": 2}, keep_backup=True)
+    real_replace = os.replace
+
+    def fail_on_the_file_itself(src: Any, dst: Any) -> None:
+        if Path(dst) == path:
+            raise OSError(28, "No space left on device")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", fail_on_the_file_itself)
+    with pytest.raises(OSError):
+        atomic_write_json(path, {"version": 3}, keep_backup=True)
+    monkeypatch.undo()
+    assert read_json(path) == {"version": 2}
+    assert read_json(backup_path(path)) == {"version": 2}, "the backup is a whole file"
+    assert leftovers(tmp_path) == []
+
+
+def test_load_with_backup_reads_the_file_itself_when_it_is_sound(tmp_path: Path) -> None:
+    path = tmp_path / "rounds.json"
+    assert load_with_backup(path, _version) is None, "nothing written yet"
+    write_document(path, {"version": 1}, keep_backup=True)
+    write_document(path, {"version": 2}, keep_backup=True)
+    loaded = load_with_backup(path, _version)
+    assert loaded is not None
+    assert (loaded.value, loaded.source, loaded.problem) == (2, path, None)
+
+
+@pytest.mark.parametrize("damage", [
+    lambda path: path.write_text('{"version": 2, "rou'),  # truncated
+    lambda path: path.write_bytes(b"\xff\xfe\x00"),  # garbage
+    lambda path: path.write_text('{"rounds": []}'),  # valid JSON, not what it should hold
+    lambda path: path.write_text("[1, 2]"),  # another shape
+    lambda path: path.unlink(),  # gone, beside its backup
+], ids=["truncated", "garbage", "missing-field", "wrong-shape", "missing"])
+def test_a_damaged_file_is_read_from_its_backup_and_the_problem_named(
+    tmp_path: Path, damage: Any
+) -> None:
+    path = tmp_path / "rounds.json"
+    write_document(path, {"version": 1}, keep_backup=True)
+    write_document(path, {"version": 2}, keep_backup=True)
+    damage(path)
+    loaded = load_with_backup(path, _version)
+    assert loaded is not None
+    assert (loaded.value, loaded.source) == (1, backup_path(path))
+    assert loaded.problem is not None and str(path) in loaded.problem
+
+
+def test_a_damaged_file_without_a_usable_backup_is_a_store_error_naming_both(
+    tmp_path: Path
+) -> None:
+    path = tmp_path / "rounds.json"
+    path.write_text("{")
+    with pytest.raises(StoreError) as caught:
+        load_with_backup(path, _version)
+    assert str(path) in str(caught.value) and "rounds.json.bak is missing" in str(caught.value)
+    backup_path(path).write_text('{"no": "version"}')
+    with pytest.raises(StoreError, match="rounds.json.bak does not hold what it should"):
+        load_with_backup(path, _version)
+
+
+def test_quarantine_keeps_a_copy_beside_and_leaves_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "standings.json"
+    path.write_text("{broken")
+    first, second = quarantine(path), quarantine(path)
+    assert path.read_text() == first.read_text() == second.read_text() == "{broken"
+    assert first != second and first.name.startswith("standings.json.corrupt-")
+    assert re.fullmatch(r"standings\.json\.corrupt-\d{8}T\d{6}Z", first.name), first.name
+
+
+def test_journal_scan_names_every_damaged_line_and_keeps_the_rest(journal_path: Path) -> None:
+    write_records(journal_path, RECORDS[:1])
+    with open(journal_path, "ab") as handle:
+        handle.write(b'{"match_id": "R1M9", "wi\n[1, 2]\n\xff\n')
+    write_records(journal_path, RECORDS[1:])
+    with open(journal_path, "ab") as handle:
+        handle.write(b'{"match_id": "R2')  # a torn tail is a crash, not damage
+    records, bad = Journal.scan(journal_path)
+    assert records == [(1, RECORDS[0]), (5, RECORDS[1])]
+    assert [line.number for line in bad] == [2, 3, 4]
+    assert "not valid JSON" in bad[0].problem and "list" in bad[1].problem
+    assert "UTF-8" in bad[2].problem
+    assert isinstance(bad[0], BadLine)
+
+
+def test_journal_rewrite_keeps_the_damaged_file_and_writes_the_good_records(
+    journal_path: Path
+) -> None:
+    write_records(journal_path, RECORDS[:1])
+    with open(journal_path, "ab") as handle:
+        handle.write(b"garbage\n")
+    write_records(journal_path, RECORDS[1:])
+    damaged = journal_path.read_bytes()
+    kept = Journal.rewrite(journal_path, RECORDS)
+    assert kept.read_bytes() == damaged
+    assert Journal.read(journal_path) == RECORDS
+    journal = Journal(journal_path)
+    journal.append({"match_id": "R2M1"})
+    journal.close()
+    assert [r["match_id"] for r in Journal.read(journal_path)] == ["R1M1", "R1M2", "R2M1"]
+    assert leftovers(journal_path.parent) == []
+
+
+def test_temp_files_a_kill_left_are_removed_and_nothing_else(tmp_path: Path) -> None:
+    write_document(tmp_path / "rounds.json", {"version": 1}, keep_backup=True)
+    write_document(tmp_path / "rounds.json", {"version": 2}, keep_backup=True)
+    (tmp_path / ".rounds.json.abc123.tmp").write_text('{"vers')
+    (tmp_path / ".rounds.json.ff00.bak.tmp").write_text("{}")
+    assert [p.name for p in remove_temp_files(tmp_path)] == [
+        ".rounds.json.abc123.tmp", ".rounds.json.ff00.bak.tmp"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rounds.json", "rounds.json.bak"]
+    assert remove_temp_files(tmp_path / "nowhere") == []

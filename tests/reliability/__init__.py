@@ -1,0 +1,1 @@
+"""Reliability tests (issue 5): the services under bad input, fuzzing and faults."""
