@@ -81,8 +81,12 @@ class Launcher:
         return self._spawn("manager", "league_manager", port, args)
 
     def referee(self, name: str, port: int, lm_url: str, max_concurrent: int = 4,
-                seed: int | None = None, game_type: str | None = None) -> AgentProcess:
+                seed: int | None = None, game_type: str | None = None, *,
+                standalone: bool = False) -> AgentProcess:
+        """``standalone``: no registration, the referee serves ``/run_match`` only."""
         args = ["--name", name, "--lm-url", lm_url, "--max-concurrent", str(max_concurrent)]
+        if standalone:
+            args.append("--standalone")
         if seed is not None:
             args += ["--seed", str(seed)]
         if game_type:
@@ -90,8 +94,15 @@ class Launcher:
         return self._spawn("referee", f"referee-{name}", port, args)
 
     def player(self, name: str, port: int, lm_url: str, strategy: str = "random",
-               game_type: str | None = None) -> AgentProcess:
+               game_type: str | None = None, *, player_id: str | None = None,
+               standalone: bool = False) -> AgentProcess:
+        """``standalone`` with a ``player_id``: no registration, for a referee's
+        ``/run_match``."""
         args = ["--name", name, "--lm-url", lm_url, "--strategy", strategy]
+        if player_id:
+            args += ["--player-id", player_id]
+        if standalone:
+            args.append("--standalone")
         if game_type:
             args += ["--game-type", game_type]
         return self._spawn("player", f"player-{name}", port, args)

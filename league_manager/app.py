@@ -37,7 +37,7 @@ def create_app(settings: LeagueManagerSettings, *,
     app.state.manager = manager
     JsonRpcEndpoint(
         method_table(manager), sender=lambda: manager.sender, log=manager.log,
-        max_body_bytes=manager.system.http.max_body_bytes,
+        limits=manager.system.http,
         mode=lambda: manager.config.protocol_mode,
     ).mount(app)
 

@@ -46,7 +46,7 @@ def create_app(
     app = FastAPI(title=f"Agent League player {settings.display_name}", lifespan=lifespan)
     app.state.player = host
     JsonRpcEndpoint(player_methods(host), sender=lambda: host.sender, log=host.log,
-                    max_body_bytes=host.system.http.max_body_bytes).mount(app)
+                    limits=host.system.http).mount(app)
 
     @app.get("/health")
     async def health() -> dict[str, Any]:

@@ -42,7 +42,7 @@ def create_app(settings: RefereeSettings, *,
                   lifespan=lifespan)
     app.state.referee = service
     JsonRpcEndpoint(rpc_methods(service), sender=service.sender, log=service.log,
-                    max_body_bytes=service.system.http.max_body_bytes).mount(app)
+                    limits=service.system.http).mount(app)
 
     @app.get("/health")
     async def health() -> dict[str, Any]:

@@ -4,6 +4,7 @@ player's technical loss (a ``Fault``), told to it."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -33,6 +34,15 @@ __all__ = ["GAME_ERROR_METHOD", "PlayerCalls"]
 GAME_ERROR_METHOD = "notify_game_error"
 
 _Answer = TypeVar("_Answer", GameJoinAck, ChooseParityResponse, GameMoveResponse)
+_PROTOCOL_CODE = re.compile(r"^E\d{3}$")
+
+
+def _error_answer_code(exc: RemoteError) -> str:
+    """The code of a technical loss for an error answer: the player's own protocol code (a
+    LEAGUE_ERROR), else E020. An HTTP error status or a JSON-RPC error object says the player
+    failed to handle the call, and GAME_ERROR carries the protocol's codes only; the raw
+    status or code stays in the description and the transcript."""
+    return exc.code if _PROTOCOL_CODE.match(exc.code) else ErrorCode.INTERNAL_ERROR.value
 
 
 class PlayerCalls:
@@ -65,8 +75,9 @@ class PlayerCalls:
                                      f"no answer to {method} after {self._max_retries} "
                                      f"retries ({exc.description})", self._max_retries)
         except RemoteError as exc:
-            return await self.fault(seat, method, exc.code,
-                                     f"answered {method} with an error: {exc.description}", 0)
+            return await self.fault(seat, method, _error_answer_code(exc),
+                                    f"an unusable answer to {method} ({exc.code}): "
+                                    f"{exc.description}", 0)
         except ValidationError as exc:
             error = protocol_error_from_validation(exc, model.MESSAGE_TYPE)
             return await self.fault(seat, method, error.code.value, error.description, 0)

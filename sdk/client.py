@@ -1,5 +1,10 @@
 """JSON-RPC 2.0 on the client side: an async httpx caller with the per-method timeouts of
-``system.json`` and the protocol's retry policy (timeouts and connection errors only)."""
+``system.json`` and the protocol's retry policy (timeouts and connection errors only).
+
+The timeout bounds a whole exchange (connect, send, every byte of the answer), so a peer
+that trickles its answer costs no more than one that never answers; an answer is read up
+to ``http.max_response_bytes`` only, so a peer cannot fill the caller's memory; and one
+nested deeper than ``http.max_json_depth`` is refused before anything walks it."""
 
 from __future__ import annotations
 
@@ -16,10 +21,12 @@ from sdk.agent_log import AgentLog
 from sdk.config import RetryPolicy, SystemConfig
 from sdk.errors import ErrorCode, RemoteError, TransportError
 from sdk.messages import Message
+from sdk.nesting import json_depth
 
 __all__ = ["OnRetry", "Outgoing", "RpcClient"]
 
 METHOD_NOT_FOUND = -32601
+_TOO_DEEP = object()
 
 OnRetry = Callable[[int, TransportError], Awaitable[None]]
 """Called before retry number N (1-based) with the failure that caused it."""
@@ -130,11 +137,8 @@ class RpcClient:
         request = {"jsonrpc": "2.0", "method": method, "params": params, "id": next(self._ids)}
         self._log.message("message_sent", params, method=method, peer=endpoint)
         try:
-            response = await asyncio.wait_for(
-                self._pool_for(endpoint).post(endpoint, content=json.dumps(request),
-                                headers={"content-type": "application/json"}),
-                timeout=limit,
-            )
+            status, body = await asyncio.wait_for(
+                self._post(endpoint, method, json.dumps(request)), timeout=limit)
         except (asyncio.TimeoutError, httpx.TimeoutException):
             raise TransportError(
                 ErrorCode.TIMEOUT_ERROR, f"{endpoint} did not answer {method} within {limit:g} s"
@@ -148,20 +152,59 @@ class RpcClient:
                 ErrorCode.CONNECTION_ERROR,
                 f"could not reach {endpoint} for {method}: {type(exc).__name__}",
             ) from None
-        return self._result_of(response, endpoint, method)
+        return self._result_of(status, body, endpoint, method)
 
-    def _result_of(self, response: httpx.Response, endpoint: str, method: str) -> dict[str, Any]:
-        if response.status_code != 200:
-            raise RemoteError(
-                f"HTTP_{response.status_code}", f"{endpoint} answered {method} with HTTP "
-                f"{response.status_code}",
-            )
+    async def _post(self, endpoint: str, method: str, content: str) -> tuple[int, bytes]:
+        """The answer's status and body, read as a stream so that a body above
+        ``http.max_response_bytes`` is refused before it is held (declared or not); the
+        body of a status other than 200 is never read (it changes nothing).
+
+        Raises:
+            RemoteError: E002, the answer is larger than the limit.
+        """
+        cap = self._system.http.max_response_bytes
+        async with self._pool_for(endpoint).stream(
+                "POST", endpoint, content=content,
+                headers={"content-type": "application/json"}) as response:
+            if response.status_code != 200:
+                return response.status_code, b""
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > cap:
+                raise self._too_large(endpoint, method, f"of {int(declared)} bytes")
+            body = bytearray()
+            async for chunk in response.aiter_bytes():
+                body += chunk
+                if len(body) > cap:
+                    raise self._too_large(endpoint, method, f"of more than {cap} bytes")
+            return response.status_code, bytes(body)
+
+    def _too_large(self, endpoint: str, method: str, size: str) -> RemoteError:
+        cap = self._system.http.max_response_bytes
+        return RemoteError(
+            ErrorCode.INVALID_FIELD_VALUE.value,
+            f"{endpoint} answered {method} with a body {size}, above http.max_response_bytes "
+            f"({cap}): refused without reading the rest",
+        )
+
+    def _result_of(self, status: int, content: bytes, endpoint: str,
+                   method: str) -> dict[str, Any]:
+        if status != 200:
+            raise RemoteError(f"HTTP_{status}", f"{endpoint} answered {method} with HTTP {status}")
         try:
-            body = response.json()
+            body = json.loads(content)
         except ValueError:
             raise RemoteError(
                 ErrorCode.INVALID_FIELD_VALUE.value, f"{endpoint} answered {method} with non-JSON"
             ) from None
+        except RecursionError:  # deeper than the parser goes: the peer's fault, not ours
+            body = _TOO_DEEP
+        depth = self._system.http.max_json_depth
+        if body is _TOO_DEEP or json_depth(body) > depth:
+            raise RemoteError(
+                ErrorCode.INVALID_FIELD_VALUE.value,
+                f"{endpoint} answered {method} with JSON nested more than {depth} levels deep "
+                f"(http.max_json_depth)",
+            )
         if not isinstance(body, dict):
             raise RemoteError(
                 ErrorCode.INVALID_FIELD_VALUE.value,

@@ -9,6 +9,12 @@ agents' convention); JSON-RPC's own codes are kept for transport faults
 (-32700 parse error, -32600 invalid request, -32601 unknown method, -32602 params that are
 not an object, -32603 an unexpected failure, whose details stay in the agent's log).
 Batches are answered element by element and notifications get no answer, as the spec says.
+
+Bad input never reaches a handler as a crash: the body is read up to ``http.max_body_bytes``
+(HTTP 413 beyond, without keeping the rest in memory), parsed strictly as RFC 8259 JSON
+(lone surrogates, NaN and numbers beyond a double are parse errors, since they could not be
+logged or answered), and refused with -32600 when it nests deeper than
+``http.max_json_depth`` or batches more than ``http.max_batch`` requests.
 """
 
 from __future__ import annotations
@@ -20,12 +26,15 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from fastapi import FastAPI, Request, Response
 from pydantic import ValidationError
 
 from sdk.agent_log import AgentLog
+from sdk.config import HttpConfig
 from sdk.errors import ErrorCode, ProtocolError
 from sdk.messages import LeagueError, Message, protocol_error_from_validation
+from sdk.nesting import json_depth
 from sdk.tolerance import Deviation, ProtocolMode, repair, request_defaults, strict_refusal
 
 with warnings.catch_warnings():
@@ -34,7 +43,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore", DeprecationWarning)
     from jsonrpcserver import Error, InvalidParams, Success, async_dispatch_to_serializable
 
-__all__ = ["JsonRpcEndpoint", "RpcMethod"]
+__all__ = ["JsonRpcEndpoint", "RpcMethod", "served_methods"]
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -52,6 +61,20 @@ class RpcMethod:
     model: type[Message] | None = None
 
 
+def served_methods(methods: Mapping[str, RpcMethod]
+                   ) -> dict[str, tuple[RpcMethod, str | None]]:
+    """Every name a method table is served under, each with the protocol's name when it is
+    an alias: the table's own names, and the message_type each method carries (many
+    published agents name the method by it)."""
+    served: dict[str, tuple[RpcMethod, str | None]] = {
+        name: (method, None) for name, method in methods.items()}
+    for name, method in methods.items():
+        alias = method.model.MESSAGE_TYPE if method.model else None
+        if alias and alias not in served:
+            served[alias] = (method, name)
+    return served
+
+
 def _error(code: int, message: str, data: str, request_id: Any = None) -> dict[str, Any]:
     return {
         "jsonrpc": "2.0",
@@ -61,6 +84,13 @@ def _error(code: int, message: str, data: str, request_id: Any = None) -> dict[s
 
 
 _REQUEST_KEYS = frozenset({"jsonrpc", "method", "params", "id"})
+
+
+def _usable_id(request: Any) -> Any:
+    """The id to echo in an error about ``request``: its own when that is a valid id."""
+    request_id = request.get("id") if isinstance(request, dict) else None
+    valid = isinstance(request_id, (str, int, float)) and not isinstance(request_id, bool)
+    return request_id if valid else None
 
 
 def _is_request(request: Any) -> bool:
@@ -93,43 +123,67 @@ class JsonRpcEndpoint:
         *,
         sender: Callable[[], str],
         log: AgentLog,
-        max_body_bytes: int = 1_048_576,
+        limits: HttpConfig | None = None,
         mode: Callable[[], ProtocolMode] = lambda: "lenient",
     ):
         self._sender = sender
         self._log = log
-        self._max_body_bytes = max_body_bytes
+        self._limits = limits or HttpConfig()
         self._mode = mode
-        self._methods = {name: self._adapt(name, method) for name, method in methods.items()}
-        for name, method in methods.items():
-            # Many published agents name the method by the message_type it carries.
-            alias = method.model.MESSAGE_TYPE if method.model else None
-            if alias and alias not in self._methods:
-                self._methods[alias] = self._adapt(alias, method, alias_of=name)
+        self._methods = {name: self._adapt(name, method, alias_of)
+                         for name, (method, alias_of) in served_methods(methods).items()}
 
     def mount(self, app: FastAPI, path: str = "/mcp") -> None:
         app.add_api_route(path, self._route, methods=["POST"], include_in_schema=True,
                           summary="JSON-RPC 2.0 endpoint (league.v2 messages)")
 
     async def _route(self, request: Request) -> Response:
-        body = await request.body()
-        if len(body) > self._max_body_bytes:
+        body = await self._read_body(request)
+        if body is None:
+            limit = self._limits.max_body_bytes
             return _as_response(
                 _error(INVALID_REQUEST, "Invalid request",
-                       f"the request body is larger than {self._max_body_bytes} bytes"),
+                       f"the request body is larger than {limit} bytes, this agent's limit "
+                       "(http.max_body_bytes)"),
                 status_code=413,
             )
         return _as_response(await self.dispatch(body))
 
+    async def _read_body(self, request: Request) -> bytes | None:
+        """The body, or None when it passes the limit. The rest of a body that is too large
+        is read and dropped: memory stays bounded, and the caller, still sending, gets its
+        413 instead of a connection reset."""
+        limit = self._limits.max_body_bytes
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size <= limit:
+                chunks.append(chunk)
+            elif chunks:
+                chunks.clear()
+        return b"".join(chunks) if size <= limit else None
+
     async def dispatch(self, body: bytes | str) -> Any:
         """Answer one JSON-RPC payload: a dict, a list (batch) or None (notifications)."""
         try:
-            parsed = json.loads(body)
-        except (ValueError, UnicodeDecodeError) as exc:
-            return _error(PARSE_ERROR, "Parse error", f"the body is not valid JSON: {exc}")
+            parsed = orjson.loads(body)
+        except orjson.JSONDecodeError as exc:
+            return _error(PARSE_ERROR, "Parse error", f"the body cannot be parsed as JSON: {exc}")
+        depth = self._limits.max_json_depth
+        if json_depth(parsed) > depth:
+            return _error(INVALID_REQUEST, "Invalid request",
+                          f"the body nests arrays and objects more than {depth} levels deep, "
+                          "this agent's limit (http.max_json_depth)")
         if isinstance(parsed, list):
             if not parsed:
                 return _error(INVALID_REQUEST, "Invalid request", "a batch must not be empty")
+            if len(parsed) > self._limits.max_batch:
+                return _error(INVALID_REQUEST, "Invalid request",
+                              f"a batch may hold at most {self._limits.max_batch} requests, "
+                              f"this agent's limit (http.max_batch); this one holds "
+                              f"{len(parsed)}, and none of them was handled: send them in "
+                              "smaller batches")
             answers = await asyncio.gather(*(self._dispatch_one(item) for item in parsed))
             kept = [answer for answer in answers if answer is not None]
             return kept or None
@@ -137,12 +191,9 @@ class JsonRpcEndpoint:
 
     async def _dispatch_one(self, request: Any) -> Any:
         if not _is_request(request):
-            request_id = request.get("id") if isinstance(request, dict) else None
-            if not isinstance(request_id, (str, int, float)):
-                request_id = None
             return _error(INVALID_REQUEST, "Invalid request",
                           "not a JSON-RPC 2.0 request object (jsonrpc '2.0', method, "
-                          "optional params and id)", request_id)
+                          "optional params and id)", _usable_id(request))
         return await async_dispatch_to_serializable(
             request, self._methods, deserializer=lambda already_parsed: already_parsed,
             validator=lambda _: None,
@@ -162,6 +213,42 @@ class JsonRpcEndpoint:
         )
         return message.to_wire()
 
+    async def _answer(self, name: str, method: RpcMethod, alias_of: str | None,
+                      params: dict[str, Any]) -> Any:
+        """The result of one call: the handler's answer, or a LEAGUE_ERROR for a message
+        that breaks the protocol. Anything else raised is our own fault."""
+        self._log.message("message_received", params, method=name)
+        deviations: list[Deviation] = []
+        if alias_of is not None:
+            deviations.append(Deviation(
+                kind="method_alias", detail=f"the method is named {name} (the "
+                f"message_type); the protocol's name is {alias_of}"))
+        try:
+            payload: Any = params
+            if method.model is not None:
+                fixed, repairs = repair(method.model, params, request_defaults(method.model))
+                deviations += repairs
+                refusal = strict_refusal(deviations) if self._mode() == "strict" else None
+                if refusal is not None:
+                    raise refusal
+                payload = method.model.from_wire(fixed)
+        except ValidationError as exc:
+            model_name = method.model.MESSAGE_TYPE if method.model else name
+            wire = self._league_error(protocol_error_from_validation(exc, model_name), params)
+        except ProtocolError as exc:
+            wire = self._league_error(exc, params)
+        else:
+            if deviations:
+                self._log.log.info("protocol_deviation", method=name, mode=self._mode(),
+                                   deviations=[d.model_dump() for d in deviations])
+            try:
+                answer = await method.handler(payload)
+                wire = answer.to_wire() if isinstance(answer, Message) else answer
+            except ProtocolError as exc:
+                wire = self._league_error(exc, params)
+        self._log.message("message_sent", wire, method=name)
+        return wire
+
     def _adapt(self, name: str, method: RpcMethod, alias_of: str | None = None
                ) -> Callable[..., Awaitable[Any]]:
         async def call(*args: Any, **params: Any) -> Any:
@@ -169,43 +256,15 @@ class JsonRpcEndpoint:
                 return InvalidParams(
                     "params must be a JSON object holding the league.v2 message"
                 )
-            self._log.message("message_received", params, method=name)
-            deviations: list[Deviation] = []
-            if alias_of is not None:
-                deviations.append(Deviation(
-                    kind="method_alias", detail=f"the method is named {name} (the "
-                    f"message_type); the protocol's name is {alias_of}"))
             try:
-                payload: Any = params
-                if method.model is not None:
-                    fixed, repairs = repair(method.model, params,
-                                            request_defaults(method.model))
-                    deviations += repairs
-                    refusal = strict_refusal(deviations) if self._mode() == "strict" else None
-                    if refusal is not None:
-                        raise refusal
-                    payload = method.model.from_wire(fixed)
-            except ValidationError as exc:
-                model_name = method.model.MESSAGE_TYPE if method.model else name
-                wire = self._league_error(protocol_error_from_validation(exc, model_name), params)
-            except ProtocolError as exc:
-                wire = self._league_error(exc, params)
-            else:
-                if deviations:
-                    self._log.log.info("protocol_deviation", method=name, mode=self._mode(),
-                                       deviations=[d.model_dump() for d in deviations])
-                try:
-                    answer = await method.handler(payload)
-                    wire = answer.to_wire() if isinstance(answer, Message) else answer
-                except ProtocolError as exc:
-                    wire = self._league_error(exc, params)
-                except Exception:
-                    # Our own fault (a validation error here is too): details stay in our log.
-                    self._log.log.exception("handler_failed", method=name)
-                    return Error(INTERNAL_ERROR, "Internal error",
-                                 f"{ErrorCode.INTERNAL_ERROR.value}: the agent failed to handle "
-                                 f"{name}; the details are in its log")
-            self._log.message("message_sent", wire, method=name)
-            return Success(wire)
+                return Success(await self._answer(name, method, alias_of, params))
+            except Exception:
+                # Our own fault (a validation error in a handler is too): the details stay in
+                # our log. Caught here, not by jsonrpcserver, which would answer the
+                # exception's text and print its traceback.
+                self._log.log.exception("handler_failed", method=name)
+                return Error(INTERNAL_ERROR, "Internal error",
+                             f"{ErrorCode.INTERNAL_ERROR.value}: the agent failed to handle "
+                             f"{name}; the details are in its log")
 
         return call

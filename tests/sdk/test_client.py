@@ -17,6 +17,7 @@ from sdk.client import RpcClient
 from sdk.errors import ErrorCode, RemoteError, TransportError
 from sdk.examples import example
 from sdk.messages import Acknowledgement, LeagueQuery, Message
+from sdk.nesting import json_depth
 from tests.conftest import make_shared_dir
 
 ENDPOINT = "http://127.0.0.1:8000/mcp"
@@ -374,3 +375,177 @@ async def test_a_strict_caller_does_not_fall_back_to_message_types(
     with pytest.raises(RemoteError) as caught:
         await make_client(agent).call(ENDPOINT, "league_query", query(), method_aliases=False)
     assert caught.value.code == "-32601" and len(agent.requests) == 1
+
+
+# --- answers too large or too slow ----------------------------------------------------------
+
+LIMIT = 4096
+"""``http.max_response_bytes`` of the tests below (the smallest value the config allows is
+1024)."""
+
+
+def http_limits(**limits: int) -> dict[str, Any]:
+    """system.json overrides: the ``http`` section with these limits."""
+    return {"http": {"max_body_bytes": 1_048_576, "max_connections": 16, **limits}}
+
+
+def small_limit() -> dict[str, Any]:
+    return http_limits(max_response_bytes=LIMIT)
+
+
+def padded_answer(request: httpx.Request, size: int) -> bytes:
+    """A valid JSON-RPC answer of exactly ``size`` bytes (whitespace after the object)."""
+    request_id = json.loads(request.content)["id"]
+    body = json.dumps({"jsonrpc": "2.0", "id": request_id,
+                       "result": {"message_type": "ACK", "status": "ok"}}).encode()
+    return body + b" " * (size - len(body))
+
+
+async def test_an_answer_at_the_limit_is_read(make_client: Callable[..., RpcClient]) -> None:
+    async def reply(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=padded_answer(request, LIMIT))
+
+    result = await make_client(Recorder(reply), **small_limit()).call(
+        ENDPOINT, "notify_round", query())
+    assert result == {"message_type": "ACK", "status": "ok"}
+
+
+async def test_an_answer_declared_above_the_limit_is_refused_unread(
+    make_client: Callable[..., RpcClient],
+) -> None:
+    pulled: list[int] = []
+
+    async def body() -> AsyncIterator[bytes]:
+        for _ in range(100):
+            pulled.append(1)
+            yield b" " * 1024
+
+    async def reply(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"content-length": str(100 * 1024)}, content=body())
+
+    agent = Recorder(reply)
+    with pytest.raises(RemoteError) as caught:
+        await make_client(agent, **small_limit()).call(ENDPOINT, "choose_parity", query())
+    assert caught.value.code == ErrorCode.INVALID_FIELD_VALUE.value
+    assert "of 102400 bytes" in caught.value.description
+    assert "max_response_bytes" in caught.value.description
+    assert pulled == [], "a declared size above the limit is refused before any byte"
+    assert len(agent.requests) == 1, "an oversized answer is an answer: never retried"
+
+
+async def test_an_undeclared_answer_is_cut_at_the_limit(
+    make_client: Callable[..., RpcClient],
+) -> None:
+    pulled: list[int] = []
+
+    async def endless() -> AsyncIterator[bytes]:
+        while True:  # a peer that would send forever: only the limit stops the reading
+            pulled.append(1024)
+            yield b" " * 1024
+
+    async def reply(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=endless())
+
+    with pytest.raises(RemoteError) as caught:
+        await make_client(Recorder(reply), **small_limit()).call(
+            ENDPOINT, "choose_parity", query(), retries=0)
+    assert caught.value.code == ErrorCode.INVALID_FIELD_VALUE.value
+    assert f"more than {LIMIT} bytes" in caught.value.description
+    assert sum(pulled) <= LIMIT + 1024, "reading stops at the first chunk past the limit"
+
+
+async def test_the_body_of_an_http_error_is_never_read(
+    make_client: Callable[..., RpcClient],
+) -> None:
+    pulled: list[int] = []
+
+    async def endless() -> AsyncIterator[bytes]:
+        while True:
+            pulled.append(1)
+            yield b"x" * 1024
+
+    async def reply(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(500, content=endless())
+
+    with pytest.raises(RemoteError) as caught:
+        await make_client(Recorder(reply), **small_limit()).call(
+            ENDPOINT, "choose_parity", query())
+    assert caught.value.code == "HTTP_500"
+    assert pulled == []
+
+
+async def test_a_trickled_answer_is_a_timeout_of_the_whole_call(
+    make_client: Callable[..., RpcClient],
+) -> None:
+    """Each byte comes well within the timeout; the whole answer never does."""
+    async def trickle() -> AsyncIterator[bytes]:
+        while True:
+            await asyncio.sleep(0.005)
+            yield b" "
+
+    async def reply(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=trickle())
+
+    agent = Recorder(reply)
+    retries = Retries()
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    with pytest.raises(TransportError) as caught:
+        await make_client(agent).call(ENDPOINT, "choose_parity", query(), timeout=0.1,
+                                      on_retry=retries)
+    elapsed = loop.time() - started
+    assert caught.value.code is ErrorCode.TIMEOUT_ERROR
+    assert retries.calls == [(1, "E001"), (2, "E001"), (3, "E001")]
+    assert len(agent.requests) == 4
+    assert elapsed < 4 * 0.1 + 3 * 0.2 + 0.5, f"four attempts of 0.1 s took {elapsed:.2f} s"
+
+
+# --- answers nested too deep ----------------------------------------------------------------
+
+def nested_answer(request: httpx.Request, depth: int) -> bytes:
+    """An ACK answer whose whole body nests ``depth`` levels (the answer object, its
+    result, and arrays inside the result), written without recursion."""
+    request_id = json.loads(request.content)["id"]
+    arrays = depth - 2
+    return (f'{{"jsonrpc": "2.0", "id": {request_id}, "result": {{"message_type": "ACK", '
+            f'"nested": {"[" * arrays}{"]" * arrays}}}}}').encode()
+
+
+def test_json_depth_counts_arrays_and_objects() -> None:
+    assert [json_depth(value) for value in ("x", 1, None, [], {}, {"a": [{}]}, [1, [2, [3]]])] \
+        == [0, 0, 0, 1, 1, 3, 3]
+    assert json_depth(json.loads("[" * 900 + "]" * 900)) == 900, "no recursion limit"
+
+
+DEPTH = 16
+"""``http.max_json_depth`` of the tests below."""
+
+
+@pytest.mark.parametrize("depth", [DEPTH + 1, 900, 100_000],
+                         ids=["one-too-deep", "parsable", "beyond-the-parser"])
+async def test_an_answer_nested_too_deep_is_refused(
+    make_client: Callable[..., RpcClient], depth: int
+) -> None:
+    """900 levels parse, but the log's token redaction would recurse past Python's limit;
+    100000 do not even parse: both are the peer's fault (E002), never the caller's crash."""
+    async def reply(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=nested_answer(request, depth))
+
+    agent = Recorder(reply)
+    with pytest.raises(RemoteError) as caught:
+        await make_client(agent, **http_limits(max_json_depth=DEPTH)).call(
+            ENDPOINT, "notify_round", query())
+    assert caught.value.code == ErrorCode.INVALID_FIELD_VALUE.value
+    assert f"more than {DEPTH} levels" in caught.value.description
+    assert len(agent.requests) == 1
+
+
+async def test_an_answer_at_the_depth_limit_is_read(
+    make_client: Callable[..., RpcClient],
+) -> None:
+    async def reply(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=nested_answer(request, DEPTH))
+
+    result = await make_client(Recorder(reply), **http_limits(max_json_depth=DEPTH)).call(
+        ENDPOINT, "notify_round", query())
+    assert json_depth(result["nested"]) == DEPTH - 2

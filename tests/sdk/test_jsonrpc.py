@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sdk.agent_log import AgentLog
+from sdk.config import HttpConfig
 from sdk.errors import ErrorCode, ProtocolError
 from sdk.examples import example
 from sdk.jsonrpc import JsonRpcEndpoint, RpcMethod
@@ -28,6 +29,7 @@ from sdk.tolerance import ProtocolMode
 
 SECRET_DETAIL = "database password is hunter2"
 MAX_BODY = 4096
+LIMITS = HttpConfig(max_body_bytes=MAX_BODY, max_batch=8, max_json_depth=8)
 
 
 class Service:
@@ -85,7 +87,7 @@ async def client(service: Service, agent_log: AgentLog) -> AsyncIterator[httpx.A
         },
         sender=lambda: "player:P01",
         log=agent_log,
-        max_body_bytes=MAX_BODY,
+        limits=LIMITS,
         mode=lambda: service.mode,
     )
     app = FastAPI()
@@ -271,6 +273,86 @@ async def test_an_oversized_body_is_413_with_a_jsonrpc_error(client: httpx.Async
     reply = response.json()
     assert error_code(reply) == -32600
     assert str(MAX_BODY) in reply["error"]["data"]
+
+
+async def test_an_oversized_body_sent_in_chunks_is_413_too(client: httpx.AsyncClient) -> None:
+    async def chunks() -> AsyncIterator[bytes]:
+        for _ in range(MAX_BODY // 1024 + 2):
+            yield b" " * 1024
+
+    response = await client.post("/mcp", content=chunks())
+    assert response.status_code == 413
+    assert error_code(response.json()) == -32600
+
+
+@pytest.mark.parametrize(
+    ("body", "named"),
+    [
+        (b'{"jsonrpc": "2.0", "method": "raw", "params": {"a": "\\ud800"}, "id": 1}',
+         "surrogate"),
+        (b'{"jsonrpc": "2.0", "method": "raw", "params": {"a": NaN}, "id": 1}', "character"),
+        (b'{"jsonrpc": "2.0", "method": "raw", "id": 1e400}', "infinity"),
+        (b'{"jsonrpc": "2.0", "method": "raw", "id": ' + b"9" * 1000 + b"}", "infinity"),
+        (b"[" * 1500 + b"]" * 1500, "depth"),
+        (b"\xef\xbb\xbf{}", "BOM"),
+    ],
+    ids=["lone-surrogate", "nan", "number-beyond-double", "1000-digits", "1500-deep", "bom"],
+)
+async def test_json_we_could_not_log_or_answer_is_a_parse_error(
+    client: httpx.AsyncClient, service: Service, body: bytes, named: str
+) -> None:
+    reply = await answer(client, body)
+    assert error_code(reply) == -32700 and reply["id"] is None
+    assert named in reply["error"]["data"]
+    assert service.seen == []
+
+
+async def test_a_body_nested_past_the_limit_is_32600(
+    client: httpx.AsyncClient, service: Service
+) -> None:
+    params: dict[str, Any] = {}
+    for _ in range(LIMITS.max_json_depth - 1):  # with the request object: one level too many
+        params = {"a": params}
+    reply = await answer(client, request("raw", params, 3))
+    assert error_code(reply) == -32600 and reply["id"] is None
+    assert f"more than {LIMITS.max_json_depth} levels" in reply["error"]["data"]
+    assert service.seen == []
+    within = await answer(client, request("raw", params["a"], 4))
+    assert within["result"] == {"echo": params["a"]}
+
+
+async def test_a_batch_at_the_limit_is_answered_in_full(client: httpx.AsyncClient) -> None:
+    reply = await answer(client, [request("raw", {"n": n}, n) for n in range(LIMITS.max_batch)])
+    assert [item["result"]["echo"]["n"] for item in reply] == list(range(LIMITS.max_batch))
+
+
+async def test_a_batch_over_the_limit_is_refused_whole(
+    client: httpx.AsyncClient, service: Service
+) -> None:
+    size = LIMITS.max_batch + 1
+    reply = await answer(client, [request("raw", {"n": n}, None) for n in range(size)])
+    assert isinstance(reply, dict) and error_code(reply) == -32600 and reply["id"] is None
+    assert f"at most {LIMITS.max_batch} requests" in reply["error"]["data"]
+    assert f"this one holds {size}" in reply["error"]["data"]
+    assert service.seen == [], "no request of a refused batch is handled, notifications neither"
+
+
+async def test_a_boolean_id_is_not_echoed(client: httpx.AsyncClient) -> None:
+    reply = await answer(client, {"jsonrpc": "2.0", "method": "raw", "id": True})
+    assert error_code(reply) == -32600 and reply["id"] is None
+
+
+async def test_a_failure_outside_the_handler_is_32603_without_its_details(
+    client: httpx.AsyncClient, agent_log: AgentLog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken_log(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError(SECRET_DETAIL)
+
+    monkeypatch.setattr(agent_log, "message", broken_log)
+    reply = await answer(client, request("choose_parity", example("CHOOSE_PARITY_CALL"), 6))
+    assert error_code(reply) == -32603 and reply["id"] == 6
+    assert SECRET_DETAIL not in json.dumps(reply)
+    assert reply["error"]["data"].startswith("E020")
 
 
 async def test_an_unexpected_failure_is_32603_without_its_details(

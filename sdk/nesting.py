@@ -1,0 +1,21 @@
+"""How deeply a JSON value nests, measured without recursion: what peers send is checked
+against ``http.max_json_depth`` before anything recursive (the parser's callers, the log's
+token redaction, the match file) walks it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["json_depth"]
+
+
+def json_depth(value: Any) -> int:
+    """How many levels of arrays and objects ``value`` nests (0 for a scalar)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, depth)
+            stack.extend((child, depth + 1)
+                         for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
