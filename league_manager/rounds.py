@@ -256,6 +256,10 @@ class RoundRunner:
             self._unsettled.discard(match.match_id)
             holder = await self._watch.holder_after_restart(match, self._usable_referees())
         while match.match_id not in book.results:
+            suspended = lm.health.suspended(match.player_ids)
+            if suspended and holder is None:
+                lm.record_forfeit(match, suspended)
+                return
             if busy:  # the referee is still finishing a match we counted as done: no fault
                 await asyncio.sleep(_BUSY_RETRY_SEC)
             elif failures:
@@ -328,5 +332,9 @@ class RoundRunner:
                     self._lm.event("notification_failed", agent_id=agent.agent_id,
                                    method=method, error_code=str(exc.code),
                                    reason=exc.description)
+                    if isinstance(exc, TransportError):  # silence, not an error answer
+                        self._lm.health.failed(agent.agent_id, f"{method}: {exc.description}")
+                        return
+                self._lm.health.answered(agent.agent_id)
 
         await asyncio.gather(*(send(agent) for agent in recipients))

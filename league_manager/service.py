@@ -11,21 +11,31 @@ from typing import Any
 import httpx
 
 from league_manager.agents import AgentKind, AgentRegistry, AgentState, RegisteredAgent
-from league_manager.book import LeagueBook, LeagueStatus, ResultRecord, ScheduleRecipe
+from league_manager.book import (
+    LeagueBook,
+    LeagueStatus,
+    MatchRecord,
+    ResultRecord,
+    ScheduleRecipe,
+)
 from league_manager.config import LeagueManagerSettings
+from league_manager.registration_limit import RegistrationLimit
 from league_manager.rounds import RoundRunner
-from league_manager.standings import outcomes_of
+from league_manager.standings import Outcome, outcomes_of
+from league_manager.suspension import PlayerHealth
 from sdk.agent_log import AgentLog
 from sdk.auth import issue_token
 from sdk.client import RpcClient
 from sdk.config import ConfigError, SharedDir
 from sdk.errors import ErrorCode, ProtocolError
+from sdk.jsonrpc import caller_address
 from sdk.messages import (
     LeagueQuery,
     LeagueQueryResponse,
     LeagueRegisterRequest,
     LeagueRegisterResponse,
     LeagueStandings,
+    MatchResult,
     MatchResultAck,
     MatchResultReport,
     PlayerMeta,
@@ -84,6 +94,8 @@ class LeagueManager:
             self.event("data_file_recovered", detail=note)
         self.admin_token = self._admin_token(league_dir / "admin_token")
         self.client = RpcClient(self.system, self.log, transport=transport)
+        self.health = PlayerHealth(self, self.config.suspend_after_failures)
+        self.registrations = RegistrationLimit(self.config.registrations_per_minute)
         self.runner = RoundRunner(self, settings.max_broadcast_concurrency)
         self._run_task: asyncio.Task[None] | None = None
 
@@ -146,6 +158,9 @@ class LeagueManager:
     def _registration_refusal(self, kind: AgentKind, meta: RefereeMeta | PlayerMeta
                               ) -> str | None:
         game_types, endpoint = meta.game_types, meta.contact_endpoint
+        flood = self.registrations.refusal(caller_address())
+        if flood:
+            return flood
         if self.book.status == LeagueStatus.COMPLETED:
             return "the league has completed"
         if kind == "player" and self.book.status != LeagueStatus.REGISTRATION:
@@ -287,18 +302,37 @@ class LeagueManager:
             outcomes = outcomes_of(report.result, match.player_ids)
         except ValueError as exc:
             raise ProtocolError(ErrorCode.INVALID_FIELD_VALUE, str(exc)) from None
-        points = {pid: self.book.table.points_for(o) for pid, o in outcomes.items()}
-        winner = next((pid for pid, o in outcomes.items() if o == "WIN"), None)
-        record = ResultRecord(
-            match_id=match.match_id, round_id=match.round_id, referee_id=referee.agent_id,
-            outcomes=outcomes, points=points, winner=winner,
-            details=report.result.details, recorded_at=utc_now_str(),
-        )
-        self.book.record(record)
-        self.runner.result_arrived(match.match_id)
-        self.event("result_recorded", match_id=match.match_id, referee_id=referee.agent_id,
-                   outcomes=outcomes)
+        self._record(match, referee.agent_id, outcomes, report.result.details)
+        for player_id, outcome in outcomes.items():
+            if outcome == "TECHNICAL_LOSS":
+                self.health.failed(player_id, f"technical loss in {match.match_id}")
+            else:
+                self.health.answered(player_id)
         return MatchResultAck(status="RECORDED", **common)
+
+    def record_forfeit(self, match: MatchRecord, suspended: list[str]) -> None:
+        """Record a match of SUSPENDED players without playing it: they lose by technical
+        loss, the others are decided as in any result with technical losers."""
+        reason = (f"not played: {', '.join(suspended)} SUSPENDED after failing "
+                  f"{self.config.suspend_after_failures} times in a row")
+        result = MatchResult(winner=None, details={
+            "status": "TECHNICAL_LOSS", "technical_losers": suspended, "reason": reason,
+            "forfeit": True})
+        self.event("match_forfeited", match_id=match.match_id, suspended=suspended)
+        self._record(match, self.sender, outcomes_of(result, match.player_ids), result.details)
+
+    def _record(self, match: MatchRecord, decided_by: str, outcomes: dict[str, Outcome],
+                details: dict[str, Any]) -> None:
+        """Journal a result and count it; the match's waiter learns it at once."""
+        self.book.record(ResultRecord(
+            match_id=match.match_id, round_id=match.round_id, referee_id=decided_by,
+            outcomes=outcomes, points={p: self.book.table.points_for(o)
+                                       for p, o in outcomes.items()},
+            winner=next((p for p, o in outcomes.items() if o == "WIN"), None),
+            details=details, recorded_at=utc_now_str()))
+        self.runner.result_arrived(match.match_id)
+        self.event("result_recorded", match_id=match.match_id, referee_id=decided_by,
+                   outcomes=outcomes)
 
     # -- queries -------------------------------------------------------------------
 
@@ -311,6 +345,7 @@ class LeagueManager:
 
     def query(self, request: LeagueQuery) -> LeagueQueryResponse:
         asker = self.agents.authenticate(request.sender, request.auth_token)
+        self.health.answered(asker.agent_id)
         params = request.query_params
         common = {"sender": self.sender, "conversation_id": request.conversation_id,
                   "league_id": self.league_id, "query_type": request.query_type}

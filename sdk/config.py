@@ -162,6 +162,12 @@ class LeagueConfig(_File):
     min_players: int = Field(default=2, ge=2)
     max_players: int = Field(default=1000, ge=2)
     match_timeout_sec: float = Field(default=300, gt=0)
+    registrations_per_minute: int = Field(
+        default=300, ge=1, description="registrations one network address may make in any "
+        "minute; more are REJECTED with the time to wait")
+    suspend_after_failures: int = Field(
+        default=3, ge=1, description="technical losses or missed notifications in a row "
+        "after which a player is SUSPENDED and its remaining matches are forfeits")
     players_per_match: int | None = Field(
         default=None, ge=2, le=26, description="players in each match; by default the "
         "fewest the game allows (two for most games)")

@@ -23,6 +23,7 @@ import asyncio
 import json
 import warnings
 from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,7 +44,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore", DeprecationWarning)
     from jsonrpcserver import Error, InvalidParams, Success, async_dispatch_to_serializable
 
-__all__ = ["JsonRpcEndpoint", "RpcMethod", "served_methods"]
+__all__ = ["JsonRpcEndpoint", "RpcMethod", "caller_address", "served_methods"]
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -84,6 +85,15 @@ def _error(code: int, message: str, data: str, request_id: Any = None) -> dict[s
 
 
 _REQUEST_KEYS = frozenset({"jsonrpc", "method", "params", "id"})
+
+
+_CALLER: ContextVar[str | None] = ContextVar("jsonrpc_caller", default=None)
+
+
+def caller_address() -> str | None:
+    """The network address of the peer whose request a handler is answering (None outside
+    an HTTP request): what a per-address limit counts by."""
+    return _CALLER.get()
 
 
 def _usable_id(request: Any) -> Any:
@@ -147,6 +157,7 @@ class JsonRpcEndpoint:
                        "(http.max_body_bytes)"),
                 status_code=413,
             )
+        _CALLER.set(request.client.host if request.client else None)
         return _as_response(await self.dispatch(body))
 
     async def _read_body(self, request: Request) -> bytes | None:

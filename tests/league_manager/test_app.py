@@ -234,6 +234,63 @@ async def test_a_busy_referee_is_asked_again_soon_not_suspended(world: World) ->
     assert "SUSPENDED" not in league_log
 
 
+def league_events(world: World, name: str) -> list[dict[str, Any]]:
+    path = world.manager.shared.league_log_path("league_2025_even_odd")
+    return [entry["data"] for line in path.read_text().splitlines()
+            if (entry := json.loads(line))["event"] == name]
+
+
+async def test_a_player_that_never_answers_is_suspended_and_forfeits_the_rest(
+        world: World) -> None:
+    await league_of(world, players=6)
+    silent = PLAYER.format(n=6)
+    world.dead.add(silent)
+    await world.lm.post("/start_league", headers=admin(world))
+    await wait_until(lambda: world.manager.book.status.value == "COMPLETED")
+    p06 = world.ids[silent]
+    suspended = league_events(world, "player_suspended")
+    assert [event["player_id"] for event in suspended] == [p06]
+    assert suspended[0]["failures"] == world.manager.config.suspend_after_failures
+    book = world.manager.book
+    its = [m for m in book.matches.values() if p06 in m.player_ids]
+    forfeits = [m for m in its if book.results[m.match_id].details.get("forfeit")]
+    started = {p["match_id"] for n in (1, 2) for m, p in world.received[REFEREE.format(n=n)]
+               if m == "start_match"}
+    assert forfeits and all(m.match_id not in started for m in forfeits), \
+        "a forfeit is recorded without a referee"
+    assert {m.round_id for m in forfeits} == set(range(2, 6)), \
+        "three failures in a row (two broadcasts of round 1, the next announcement) suspend"
+    for match in forfeits:
+        result = book.results[match.match_id]
+        other = next(p for p in match.player_ids if p != p06)
+        assert result.outcomes == {p06: "TECHNICAL_LOSS", other: "WIN"}
+        assert result.referee_id == world.manager.sender
+    standings = (await world.lm.get("/standings")).json()["standings"]
+    row = next(r for r in standings if r["player_id"] == p06)
+    assert row["technical_losses"] == len(forfeits) and row["played"] == 5
+
+
+async def test_a_suspended_player_that_answers_again_plays_again(world: World) -> None:
+    await league_of(world, players=6)
+    silent = PLAYER.format(n=6)
+    world.dead.add(silent)
+    await world.lm.post("/start_league", headers=admin(world))
+    p06 = world.ids[silent]
+    await wait_until(lambda: world.manager.agents.get(p06).state == "SUSPENDED")
+    world.dead.discard(silent)
+    asked = await world.rpc("league_query", envelope(
+        "LEAGUE_QUERY", f"player:{p06}", auth_token=world.tokens[silent],
+        query_type="GET_NEXT_MATCH", query_params={}))
+    assert asked["result"]["success"] is True
+    assert world.manager.agents.get(p06).state == "ACTIVE"
+    await wait_until(lambda: world.manager.book.status.value == "COMPLETED")
+    assert [e["player_id"] for e in league_events(world, "player_recovered")] == [p06]
+    book = world.manager.book
+    played_later = [m for m in book.matches.values() if p06 in m.player_ids
+                    and m.round_id >= 3 and not book.results[m.match_id].details.get("forfeit")]
+    assert played_later, "after it answered, its matches go to a referee again"
+
+
 async def test_league_queries(world: World) -> None:
     await run_full_league(world, 4)
     p1 = PLAYER.format(n=1)
