@@ -93,9 +93,10 @@ def run_league(plan: LeaguePlan, admin_token: Callable[[], str], *, stop_at_end:
                         raise LaunchError(f"the league did not complete within {timeout:g} s")
                     time.sleep(0.25)
                     status = _status(client, lm_url)
+                    done = status["state"] == "COMPLETED"
+                    current = status["current_round"] or (status["total_rounds"] if done else "-")
                     progress.update(task, completed=status["matches_completed"],
-                                    description=f"round {status['current_round'] or '-'}"
-                                                f"/{status['total_rounds']}")
+                                    description=f"round {current}/{status['total_rounds']}")
             standings = client.get(f"{lm_url}/standings").json()
         console.print(standings_table(standings, "Final standings"))
         return standings
