@@ -36,6 +36,9 @@ Outgoing = Message | dict[str, Any] | Callable[[], Message | dict[str, Any]]
 every attempt (so a retry carries a fresh timestamp or deadline)."""
 
 
+KEEPALIVE_SEC = 4.0
+
+
 class RpcClient:
     """Calls other agents' ``/mcp`` endpoints. One per agent; share it, close it at the end."""
 
@@ -49,9 +52,13 @@ class RpcClient:
         self._system = system
         self._log = log
         self._ids = itertools.count(1)
+        # An idle connection is dropped after 4 s, before the 5 s after which uvicorn (the
+        # usual server of agents) closes it: reusing one the server is closing resets the
+        # request in it.
         self._limits = httpx.Limits(
             max_connections=system.http.max_connections,
             max_keepalive_connections=system.http.max_connections,
+            keepalive_expiry=KEEPALIVE_SEC,
         )
         self._transport = transport
         self._pools: dict[str, httpx.AsyncClient] = {}

@@ -10,6 +10,11 @@ from fastapi import FastAPI
 __all__ = ["serve"]
 
 
+KEEP_ALIVE_SEC = 15
+"""How long an idle client connection stays open: longer than the 4-5 s after which
+clients drop theirs, so a client never reuses one we are closing (that resets its request)."""
+
+
 def serve(app: FastAPI, host: str, port: int) -> None:
     """Run ``app`` until SIGINT/SIGTERM; quiet access logs (the agent log has the traffic).
 
@@ -20,4 +25,4 @@ def serve(app: FastAPI, host: str, port: int) -> None:
     gc.collect()
     gc.freeze()
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False,
-                timeout_graceful_shutdown=5)
+                timeout_graceful_shutdown=5, timeout_keep_alive=KEEP_ALIVE_SEC)
