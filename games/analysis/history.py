@@ -1,0 +1,208 @@
+"""A match history: the small typed input every metric reads, from an in-process episode or
+from a referee's match file.
+
+A ``History`` is the game, the players in seat order, each stage's joint action (the moves
+of the players who acted at that stage) with what each player's return changed by at that
+stage when it is known, the final payoffs, and the final state's ``to_json()`` when it was
+kept (it holds the parameters: the payoff table, the endowment, the pie).
+
+- ``record_episode`` plays an episode in process, as ``games.episode.play_episode`` does,
+  and keeps every stage.
+- ``history_from_match`` reads a match file (``SHARED/data/matches/<league>/<match>.json``):
+  moves from its ``stages`` (even/odd: the two ``choices`` of its result), payoffs from its
+  result, the final state from ``result.game_state``. Stage payoffs are filled when
+  replaying the moves through the rules gives back the recorded payoffs whatever the rules
+  draw (checked with two seeds): a noisy repeated game or a private draw that decided the
+  outcome leaves them ``None``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, model_validator
+
+from games import even_odd
+from games.analysis.errors import AnalysisError
+from games.registry import load_game
+from games.spec import Action, GameSpec
+from games.strategies.observation import ObservationStrategy
+
+__all__ = ["History", "Stage", "history_from_match", "record_episode"]
+
+_REPLAY_SEEDS = (0, 1)
+_SAME_PAYOFF = 1e-9
+
+
+class Stage(BaseModel):
+    """One stage: the moves of the players who acted, by id, and each player's change of
+    return over the stage (``None`` when the record does not say)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    moves: dict[str, Action]
+    payoffs: dict[str, float] | None = None
+
+
+class History(BaseModel):
+    """One match: its game, players in seat order, stages, final payoffs and final state."""
+
+    model_config = ConfigDict(frozen=True)
+
+    game_type: str
+    players: tuple[str, ...]
+    stages: tuple[Stage, ...]
+    payoffs: dict[str, float]
+    state: dict[str, Any] | None = None
+    """The final state's ``to_json()``, when it was recorded."""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> History:
+        players = set(self.players)
+        if len(players) != len(self.players) or not self.players:
+            raise ValueError(f"a history needs distinct players, got {self.players}")
+        if set(self.payoffs) != players:
+            raise ValueError(f"the payoffs name {sorted(self.payoffs)}, the players are "
+                             f"{sorted(players)}")
+        for number, stage in enumerate(self.stages, start=1):
+            if not set(stage.moves) <= players:
+                raise ValueError(f"stage {number} has moves of {sorted(set(stage.moves))}, who "
+                                 f"are not all players")
+            if stage.payoffs is not None and set(stage.payoffs) != players:
+                raise ValueError(f"stage {number} has payoffs of {sorted(stage.payoffs)}, not "
+                                 f"of every player")
+        return self
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """The game's parameters as the final state recorded them (empty without a state):
+        its ``parameters`` entry, or its top-level fields (the ultimatum's ``pie``)."""
+        if self.state is None:
+            return {}
+        nested = self.state.get("parameters")
+        return dict(nested) if isinstance(nested, Mapping) else dict(self.state)
+
+
+def record_episode(spec: GameSpec, strategies_by_player: Mapping[str, ObservationStrategy],
+                   seed: int | None = None, **parameters: Any) -> History:
+    """Play one episode in process, as ``games.episode.play_episode`` does (same seeding, same
+    draws), and keep every stage.
+
+    Args:
+        spec: the game.
+        strategies_by_player: each player's strategy, keys in seat order.
+        seed: seeds the game and each player's generator; ``None`` draws fresh.
+        parameters: over the game's defaults.
+
+    Returns:
+        The history, stage payoffs included, with the final state.
+
+    Raises:
+        ValueError: a wrong number of players, an unknown parameter, an illegal move.
+    """
+    state = spec.create(list(strategies_by_player), **parameters)
+    state.reset(seed)
+    rngs = {player: random.Random(None if seed is None else f"{seed}/{player}")
+            for player in strategies_by_player}
+    stages = []
+    before = state.returns()
+    while not state.is_terminal():
+        moves = {player: strategies_by_player[player].choose(
+                     state.observation(player), state.action_space(player), rngs[player])
+                 for player in state.acting_players()}
+        state.step(moves)
+        after = state.returns()
+        stages.append(Stage(moves=moves, payoffs={p: after[p] - before[p] for p in after}))
+        before = after
+    return History(game_type=spec.game_type, players=state.players, stages=tuple(stages),
+                   payoffs=state.payoffs(), state=state.to_json())
+
+
+def history_from_match(document: Mapping[str, Any]) -> History:
+    """The history of a played match, from the referee's match file.
+
+    Args:
+        document: the match file's JSON.
+
+    Returns:
+        The history (stage payoffs when a replay reproduces them, see the module doc).
+
+    Raises:
+        AnalysisError: the match was not played to its end (a technical loss, an abort),
+            or the file lacks its players, moves or payoffs.
+    """
+    match_id = document.get("match_id", "?")
+    result = document.get("result") or {}
+    game_result = result.get("game_result") or {}
+    status = game_result.get("status")
+    if status not in ("WIN", "DRAW"):
+        raise AnalysisError(f"match {match_id} was not played to its end (status {status!r}): "
+                            f"it has no game history to analyse")
+    try:
+        game_type = str(document["game_type"])
+        players = tuple(str(seat["player_id"]) for seat in document["players"])
+    except (KeyError, TypeError):
+        raise AnalysisError(f"match {match_id} names no game type or players") from None
+    state = result.get("game_state")
+    if game_type == even_odd.GAME_ID and not document.get("stages"):
+        return _even_odd_history(match_id, players, game_result)
+    moves = [dict(stage["moves"]) for stage in document.get("stages") or []]
+    details = (result.get("report") or {}).get("details") or {}
+    payoffs = (details.get("payoffs") or game_result.get("payoffs")
+               or (state or {}).get("returns"))
+    if not moves or not payoffs:
+        raise AnalysisError(f"match {match_id} records no stages or no payoffs")
+    final = {player: float(payoffs[player]) for player in players}
+    stage_payoffs = _replayed(load_game(game_type), players, moves, state, final)
+    stages = tuple(Stage(moves=m, payoffs=None if stage_payoffs is None else stage_payoffs[i])
+                   for i, m in enumerate(moves))
+    return History(game_type=game_type, players=players, stages=stages, payoffs=final,
+                   state=state)
+
+
+def _even_odd_history(match_id: str, players: tuple[str, ...],
+                      game_result: Mapping[str, Any]) -> History:
+    """Even/odd's file keeps the choices and the draw in its result: one stage."""
+    choices = game_result.get("choices") or {}
+    if set(choices) != set(players):
+        raise AnalysisError(f"match {match_id} does not record both choices")
+    winner = game_result.get("winner_player_id")
+    payoffs = {player: even_odd.DRAW_REWARD if winner is None
+               else even_odd.WIN_REWARD if player == winner else even_odd.LOSS_REWARD
+               for player in players}
+    return History(game_type=even_odd.GAME_ID, players=players,
+                   stages=(Stage(moves=dict(choices), payoffs=payoffs),), payoffs=payoffs,
+                   state={"drawn_number": game_result.get("drawn_number")})
+
+
+def _replayed(spec: GameSpec, players: Sequence[str], moves: Sequence[Mapping[str, Any]],
+              state: Mapping[str, Any] | None, final: Mapping[str, float]
+              ) -> list[dict[str, float]] | None:
+    """Each stage's payoffs by replaying ``moves``, if every replay gives ``final``."""
+    recorded = dict(state.get("parameters") or state) if state else {}
+    parameters = {key: value for key, value in recorded.items() if key in spec.parameters}
+    replays = []
+    for seed in _REPLAY_SEEDS:
+        try:
+            game = spec.create(list(players), **parameters)
+            game.reset(seed)
+            stages = []
+            before = game.returns()
+            for joint in moves:
+                game.step(joint)
+                after = game.returns()
+                stages.append({p: after[p] - before[p] for p in after})
+                before = after
+        except ValueError:
+            return None
+        if not game.is_terminal() or any(abs(game.returns()[p] - final[p]) > _SAME_PAYOFF
+                                         for p in players):
+            return None
+        replays.append(stages)
+    first = replays[0]
+    if any(abs(a[p] - b[p]) > _SAME_PAYOFF for other in replays[1:]
+           for a, b in zip(first, other, strict=True) for p in players):
+        return None
+    return first

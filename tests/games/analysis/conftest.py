@@ -1,0 +1,27 @@
+"""Fixtures of the analysis tests: one solver worker for the whole session, and the classic
+games every module is checked on."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from games.analysis.normal_form import NormalFormGame
+from games.analysis.solver_process import SolverProcess
+
+MATCHING_PENNIES = NormalFormGame.zero_sum([[1, -1], [-1, 1]])
+ROCK_PAPER_SCISSORS = NormalFormGame.zero_sum([[0, -1, 1], [1, 0, -1], [-1, 1, 0]])
+BATTLE_OF_THE_SEXES = NormalFormGame.bimatrix([[3, 0], [0, 2]], [[2, 0], [0, 3]])
+PRISONERS_DILEMMA = NormalFormGame.bimatrix([[3, 0], [5, 1]], [[3, 5], [0, 1]])
+# Degenerate (von Stengel's example, also lrsnash's): the first row against any column mix
+# from (1, 0) to (2/3, 1/3) is an equilibrium — a segment — and one more is isolated.
+DEGENERATE = NormalFormGame.bimatrix([[3, 3], [2, 5], [0, 6]], [[3, 3], [2, 6], [3, 1]])
+
+
+@pytest.fixture(scope="session")
+def solver() -> Iterator[SolverProcess]:
+    """The pygambit worker shared by the tests (started once: it imports pygambit)."""
+    process = SolverProcess()
+    yield process
+    process.close()
