@@ -304,6 +304,11 @@ from league_cli.tournament import tournament  # noqa: E402
 
 app.command("tournament")(tournament)
 
+# Evaluation suites: an agent under test, metrics and thresholds (doc/evaluation.md).
+from league_cli.evaluation.command import evaluate  # noqa: E402
+
+app.command("evaluate")(evaluate)
+
 
 @app.command()
 def down(shared_dir: SharedOpt = None) -> None:

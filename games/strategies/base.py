@@ -9,16 +9,16 @@ check it), and a seeded tournament repeats exactly.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
 from games.matrix_games import MatrixGame
 
-__all__ = ["BatchView", "Classifier", "Strategy", "UnknownStrategyError", "uniform_index",
-           "uniform_indices"]
+__all__ = ["BatchView", "Classifier", "Strategy", "UnknownStrategyError", "plays_from_history",
+           "uniform_index", "uniform_indices"]
 
 
 class UnknownStrategyError(ValueError):
@@ -89,3 +89,19 @@ def uniform_indices(mask: np.ndarray, draws: np.ndarray) -> np.ndarray:
     counts = mask.sum(axis=1)
     nth = np.floor(draws * counts).astype(np.int64)
     return np.argmax(np.cumsum(mask, axis=1) > nth[:, None], axis=1)
+
+
+def plays_from_history(history: Sequence[Mapping[str, Any]], player_id: str
+                       ) -> tuple[list[str], list[str]]:
+    """``player_id``'s and its one opponent's plays, oldest first, from a repeated game's
+    public history (each turn's joint ``actions``, as played after noise): what a strategy
+    of a repeated matrix game reads when it plays over the protocol."""
+    own: list[str] = []
+    theirs: list[str] = []
+    for turn in history:
+        actions = turn.get("actions", {})
+        others = [action for player, action in actions.items() if player != player_id]
+        if player_id in actions and len(others) == 1:
+            own.append(str(actions[player_id]))
+            theirs.append(str(others[0]))
+    return own, theirs

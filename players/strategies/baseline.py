@@ -22,6 +22,7 @@ from games.strategies import (
     build_observed,
     observed_game_types,
 )
+from games.strategies.base import plays_from_history
 from players.strategies.base import Classifier, MoveView, Strategy
 
 __all__ = ["Baseline"]
@@ -31,14 +32,7 @@ def plays_so_far(view: MoveView) -> tuple[list[str], list[str]]:
     """This player's and its opponent's plays so far, oldest first."""
     history = view.observation.get("history")
     if isinstance(history, list) and history and isinstance(history[0], dict):
-        own, theirs = [], []
-        for turn in history:
-            actions = turn.get("actions", {})
-            others = [a for player, a in actions.items() if player != view.player_id]
-            if view.player_id in actions and len(others) == 1:
-                own.append(str(actions[view.player_id]))
-                theirs.append(str(others[0]))
-        return own, theirs
+        return plays_from_history(history, view.player_id)
     past = [m for m in view.against_opponent if m.my_choice and m.opponent_choice]
     return [str(m.my_choice) for m in past], [str(m.opponent_choice) for m in past]
 

@@ -1,0 +1,14 @@
+"""Evaluation suites: a YAML file names a game, agents (built in or remote), the agent under
+test, its metrics and thresholds; ``league evaluate`` plays it and says pass, warn or fail.
+``doc/evaluation.md`` documents the format."""
+
+from __future__ import annotations
+
+from league_cli.evaluation.episodes import Episode, EvaluationRunner, play_episodes
+from league_cli.evaluation.report import Evaluation, evaluate, to_json, verdict_table
+from league_cli.evaluation.scoring import MetricResult, ThresholdResult, judge, score, summarise
+from league_cli.evaluation.suite import Suite, SuiteError, load_suite, parse_suite
+
+__all__ = ["Episode", "Evaluation", "EvaluationRunner", "MetricResult", "Suite", "SuiteError",
+           "ThresholdResult", "evaluate", "judge", "load_suite", "parse_suite", "play_episodes",
+           "score", "summarise", "to_json", "verdict_table"]

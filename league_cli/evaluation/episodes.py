@@ -1,0 +1,170 @@
+"""Playing a suite's episodes: in process when every agent is built in, through the
+referee's own match runner when one is remote.
+
+A remote agent is called exactly as a referee calls it (GAME_INVITATION, GAME_MOVE_CALL per
+stage with the observation and action space, GAME_OVER; retries announced with GAME_ERROR,
+faults as technical losses): ``EvaluationRunner`` is ``referee.match.MatchRunner`` with the
+built-in seats answered in process instead of over HTTP. Episode ``i`` is seeded
+``suite.seed + i`` in both paths, so a seeded suite repeats.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from games import GameState, load_game
+from games.analysis import AnalysisError, History, history_from_match, record_episode
+from games.strategies import ObservationStrategy
+from league_cli.evaluation.agents import build_local
+from league_cli.evaluation.suite import Suite
+from referee.match import MatchRunner
+from referee.match_file import MatchRecord
+from referee.outcome import Fault, MatchOutcome
+from referee.plan import MatchPlan
+from referee.rules import GameRules, load_rules
+from sdk.agent_log import AgentLog
+from sdk.client import RpcClient
+from sdk.config import ScoringConfig, SharedDir
+from sdk.messages import Communication, MatchSeat, MoveData, seat_role
+
+__all__ = ["EVALUATION_LEAGUE", "Episode", "EvaluationRunner", "play_episodes"]
+
+EVALUATION_LEAGUE = "evaluation"
+"""The league_id of an evaluation's matches, as remote players see it."""
+_SENDER = "referee:evaluation"
+
+
+@dataclass(frozen=True)
+class Episode:
+    """One episode: its history, or why it has none (a remote agent's technical loss)."""
+
+    index: int
+    seed: int
+    history: History | None
+    failure: str | None = None
+
+
+def _local_rng(seed: int, player: str) -> random.Random:
+    return random.Random(f"{seed}/{player}")  # as games.episode / record_episode seed them
+
+
+def _local_strategies(suite: Suite) -> dict[str, ObservationStrategy]:
+    return {agent.id: build_local(suite.game.type, agent.strategy, agent.options)
+            for agent in suite.agents if agent.strategy is not None}
+
+
+class EvaluationRunner(MatchRunner):
+    """The referee's match runner, with some seats played in process: those are not
+    invited, asked over HTTP or sent GAME_OVER; their moves come from their strategy."""
+
+    def __init__(self, plan: MatchPlan, rules: GameRules, *,
+                 local: Mapping[str, ObservationStrategy], **runner: Any):
+        super().__init__(plan, rules, **runner)
+        self._local_seats = dict(local)
+        self._local_rngs = {player: _local_rng(plan.seed or 0, player) for player in local}
+
+    async def _invite(self, seat: MatchSeat) -> Fault | None:
+        if seat.player_id in self._local_seats:
+            return None
+        return await super()._invite(seat)
+
+    async def _ask_move(self, seat: MatchSeat, state: GameState, stage: int,
+                        messages: list[dict[str, Any]]) -> MoveData | Fault:
+        strategy = self._local_seats.get(seat.player_id)
+        if strategy is None:
+            return await super()._ask_move(seat, state, stage, messages)
+        player = seat.player_id
+        move = strategy.choose(state.observation(player), state.action_space(player),
+                               self._local_rngs[player])
+        return MoveData(move_type=self._rules.spec.move_types[0], move=move)
+
+    async def _announce(self, seat: MatchSeat, outcome: MatchOutcome, faulty: bool) -> None:
+        if seat.player_id not in self._local_seats:
+            await super()._announce(seat, outcome, faulty)
+
+
+class _Remote:
+    """What the referee path needs for one run: rules, client, log, a folder for match
+    files (deleted after the run)."""
+
+    def __init__(self, suite: Suite, shared: SharedDir):
+        self.suite = suite
+        self.rules = load_rules(shared, suite.game.type)
+        self.system = shared.system()
+        self.log = AgentLog(shared.agent_log_path("evaluation"), "evaluation")
+        self.client = RpcClient(self.system, self.log)
+        self.folder = tempfile.TemporaryDirectory(prefix="league-evaluation-")
+
+    async def play(self, index: int, seed: int) -> Episode:
+        suite = self.suite
+        match_id = f"{suite.name}-{index:05d}"
+        seats = tuple(MatchSeat(player_id=agent.id, contact_endpoint=agent.endpoint or
+                                f"http://in-process.invalid/{agent.id}", role=seat_role(i))
+                      for i, agent in enumerate(suite.agents))
+        plan = MatchPlan(league_id=EVALUATION_LEAGUE, round_id=0, match_id=match_id,
+                         game_type=suite.game.type, seats=seats, seed=seed,
+                         scoring=ScoringConfig(), game_params=dict(suite.game.params),
+                         communication=Communication(enabled=suite.game.communication))
+        record = MatchRecord(Path(self.folder.name) / f"{match_id}.json", match_id=match_id,
+                             league_id=EVALUATION_LEAGUE, round_id=0,
+                             game_type=suite.game.type, referee_id="evaluation",
+                             conversation_id=plan.conversation_id, seats=list(seats),
+                             report_status="not_required")
+        runner = EvaluationRunner(plan, self.rules, local=_local_strategies(suite),
+                                  client=self.client, system=self.system, log=self.log,
+                                  record=record, sender=_SENDER, report_to=None)
+        outcome = await runner.run()
+        try:
+            history = history_from_match(record.snapshot())
+        except AnalysisError:
+            return Episode(index, seed, None, f"{match_id}: {outcome.reason}")
+        return Episode(index, seed, history)
+
+    async def close(self) -> None:
+        await self.client.aclose()
+        self.log.close()
+        self.folder.cleanup()
+
+
+def _play_local(suite: Suite, index: int, seed: int) -> Episode:
+    history = record_episode(load_game(suite.game.type), _local_strategies(suite), seed=seed,
+                             **suite.game.params)
+    return Episode(index, seed, history)
+
+
+async def play_episodes(suite: Suite, *, parallel: int, shared: SharedDir | None = None,
+                        on_done: Callable[[Episode], None] | None = None) -> list[Episode]:
+    """Every episode of ``suite``, at most ``parallel`` at a time, in episode order.
+
+    In-process episodes run in worker threads (the bound keeps memory flat; the GIL keeps
+    them from running faster than one core); remote ones are concurrent calls.
+
+    Raises:
+        ConfigError, UnknownGameError: a remote suite whose SHARED config cannot be read
+            or does not list the game.
+    """
+    gate = asyncio.Semaphore(parallel)
+    remote = _Remote(suite, shared or SharedDir()) if suite.has_remote else None
+
+    async def one(index: int) -> Episode:
+        seed = suite.seed + index
+        async with gate:
+            if remote is not None:
+                episode = await remote.play(index, seed)
+            else:
+                episode = await asyncio.to_thread(_play_local, suite, index, seed)
+        if on_done is not None:
+            on_done(episode)
+        return episode
+
+    try:
+        return list(await asyncio.gather(*(one(i) for i in range(suite.episodes))))
+    finally:
+        if remote is not None:
+            await remote.close()

@@ -1,0 +1,155 @@
+"""One evaluation run end to end (episodes, metrics, verdicts) and its two forms: a JSON
+document for CI and a rich table for people."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+
+from league_cli.evaluation.episodes import Episode, play_episodes
+from league_cli.evaluation.scoring import (
+    MetricResult,
+    ThresholdResult,
+    Verdict,
+    episode_value,
+    judge,
+    score,
+    summarise,
+)
+from league_cli.evaluation.suite import Exploitability, Suite
+from sdk.config import SharedDir
+
+__all__ = ["Evaluation", "evaluate", "metrics_table", "to_json", "verdict_table",
+           "write_json"]
+
+_STYLE = {"pass": "green", "warn": "yellow", "fail": "red"}
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Everything a run found."""
+
+    suite: Suite
+    source: str
+    episodes: list[Episode]
+    metrics: list[MetricResult]
+    score: float | None
+    thresholds: list[ThresholdResult]
+    seconds: float
+
+    @property
+    def finished(self) -> list[Episode]:
+        return [episode for episode in self.episodes if episode.history is not None]
+
+    @property
+    def verdict(self) -> Verdict:
+        """fail if a threshold failed or no episode finished; warn if one warned."""
+        verdicts = {result.verdict for result in self.thresholds}
+        if "fail" in verdicts or not self.finished:
+            return "fail"
+        return "warn" if "warn" in verdicts else "pass"
+
+
+def evaluate(suite: Suite, source: str, *, parallel: int, shared: SharedDir | None = None,
+             on_done: Callable[[Episode], None] | None = None) -> Evaluation:
+    """Play the suite's episodes and judge them (blocking; runs its own event loop)."""
+    started = time.perf_counter()
+    episodes = asyncio.run(play_episodes(suite, parallel=parallel, shared=shared,
+                                         on_done=on_done))
+    histories = [episode.history for episode in episodes if episode.history is not None]
+    metrics = summarise(suite, histories)
+    total = score(metrics)
+    return Evaluation(suite, source, episodes, metrics, total,
+                      judge(suite.thresholds, metrics, total), time.perf_counter() - started)
+
+
+def _number(value: float | None) -> str:
+    return "—" if value is None else f"{value:.4g}"
+
+
+def metrics_table(evaluation: Evaluation) -> Table:
+    """Each metric's mean, interval, count and weight, and the weighted score."""
+    suite = evaluation.suite
+    report = suite.report
+    table = Table(title=f"{suite.name}: {suite.under_test} at {suite.game.type}, "
+                        f"{len(evaluation.finished)}/{len(evaluation.episodes)} episodes")
+    table.add_column("Metric", no_wrap=True)
+    table.add_column("Mean", justify="right", no_wrap=True)
+    table.add_column(f"{report.confidence:.0%} interval ({report.interval})", justify="right",
+                     no_wrap=True)
+    table.add_column("n", justify="right")
+    table.add_column("Weight", justify="right")
+    for m in evaluation.metrics:
+        span = "—" if m.lower is None or m.upper is None else f"{m.lower:.4g} … {m.upper:.4g}"
+        table.add_row(m.key, _number(m.mean), span, str(m.n), f"{m.weight:g}")
+    table.add_row("[bold]score[/bold]", _number(evaluation.score), "—", "", "")
+    return table
+
+
+def verdict_table(evaluation: Evaluation) -> Table:
+    """Each threshold's value and verdict, and the overall verdict with the throughput."""
+    table = Table(title="Thresholds")
+    table.add_column("Metric", no_wrap=True)
+    table.add_column("Value", justify="right", no_wrap=True)
+    table.add_column("Why")
+    table.add_column("Verdict", no_wrap=True)
+    for check in evaluation.thresholds:
+        style = _STYLE[check.verdict]
+        statistic = check.threshold.statistic
+        name = check.threshold.metric + ("" if statistic == "mean" else f" ({statistic})")
+        table.add_row(name, _number(check.value), check.reason,
+                      f"[{style}]{check.verdict.upper()}[/{style}]")
+    style = _STYLE[evaluation.verdict]
+    table.caption = (f"verdict: [{style}]{evaluation.verdict.upper()}[/{style}]"
+                     f" · {len(evaluation.episodes) / evaluation.seconds:.1f} episodes/s")
+    return table
+
+
+def to_json(evaluation: Evaluation) -> dict[str, Any]:
+    """The run as JSON: the suite, each metric, each threshold, the verdict, failures and,
+    when the suite asks, every episode."""
+    suite = evaluation.suite
+    document: dict[str, Any] = {
+        "suite": suite.name,
+        "source": evaluation.source,
+        "game": suite.game.model_dump(mode="json"),
+        "under_test": suite.under_test,
+        "agents": [agent.model_dump(mode="json", exclude_none=True) for agent in suite.agents],
+        "episodes": len(evaluation.episodes),
+        "finished_episodes": len(evaluation.finished),
+        "seed": suite.seed,
+        "confidence": suite.report.confidence,
+        "interval": suite.report.interval,
+        "metrics": [{"id": m.key, "name": m.name, "weight": m.weight, "mean": m.mean,
+                     "std": m.std, "ci_low": m.lower, "ci_high": m.upper, "n": m.n}
+                    for m in evaluation.metrics],
+        "score": evaluation.score,
+        "thresholds": [{**t.threshold.model_dump(mode="json"), "value": t.value,
+                        "verdict": t.verdict, "reason": t.reason}
+                       for t in evaluation.thresholds],
+        "verdict": evaluation.verdict,
+        "failures": [{"episode": e.index, "seed": e.seed, "reason": e.failure}
+                     for e in evaluation.episodes if e.history is None],
+        "seconds": evaluation.seconds,
+        "episodes_per_second": len(evaluation.episodes) / evaluation.seconds,
+    }
+    if suite.report.per_episode:
+        document["per_episode"] = [
+            {"episode": e.index, "seed": e.seed, "payoffs": e.history.payoffs,
+             "stages": len(e.history.stages),
+             "metrics": {m.key: episode_value(m, e.history, suite.under_test)
+                         for m in suite.metrics if not isinstance(m, Exploitability)}}
+            for e in evaluation.episodes if e.history is not None]
+    return document
+
+
+def write_json(evaluation: Evaluation, path: Path) -> None:
+    """The JSON report, indented, to ``path``."""
+    path.write_text(json.dumps(to_json(evaluation), indent=2) + "\n", encoding="utf-8")

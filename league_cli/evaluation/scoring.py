@@ -1,0 +1,182 @@
+"""A suite's metrics over its episodes, with confidence intervals, and the thresholds'
+verdicts.
+
+Each per-episode metric is computed on every episode's history by ``games.analysis`` (an
+episode where it is undefined, such as reciprocity when nobody's cooperation varied, is left
+out and the count says so); the mean gets a Student-t or a percentile-bootstrap interval.
+Exploitability is one simulated number for the agent under test, without an interval.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from games.analysis import (
+    History,
+    average_payoffs,
+    cooperation_rates,
+    fairness,
+    reciprocity,
+    repeated_exploitability,
+)
+from league_cli.evaluation.agents import build_matrix
+from league_cli.evaluation.suite import (
+    SCORE,
+    AveragePayoff,
+    CooperationRate,
+    Exploitability,
+    Fairness,
+    MetricSpec,
+    Reciprocity,
+    ReportSpec,
+    Suite,
+    ThresholdSpec,
+)
+
+__all__ = ["MetricResult", "Verdict", "ThresholdResult", "episode_value", "interval",
+           "judge", "score", "summarise"]
+
+Verdict = Literal["pass", "warn", "fail"]
+
+
+@dataclass(frozen=True)
+class MetricResult:
+    """One metric over the episodes: mean, standard deviation, interval, count."""
+
+    key: str
+    name: str
+    weight: float
+    mean: float | None
+    std: float | None
+    lower: float | None
+    upper: float | None
+    n: int
+
+    def value(self, on: Literal["mean", "lower", "upper"]) -> float | None:
+        """The mean or a bound of the interval; the mean when there is no interval (one
+        episode, or exploitability's single number)."""
+        bound = {"mean": self.mean, "lower": self.lower, "upper": self.upper}[on]
+        return self.mean if bound is None else bound
+
+
+@dataclass(frozen=True)
+class ThresholdResult:
+    """A threshold, the value it read, and its verdict with the reason."""
+
+    threshold: ThresholdSpec
+    value: float | None
+    verdict: Verdict
+    reason: str
+
+
+def episode_value(metric: MetricSpec, history: History, player: str) -> float | None:
+    """One episode's value of a per-episode metric for ``player`` (None: undefined)."""
+    if isinstance(metric, AveragePayoff):
+        payoff = average_payoffs([history])[player]
+        return payoff.per_match if metric.per == "match" else payoff.per_stage
+    if isinstance(metric, CooperationRate):
+        return cooperation_rates([history]).get(player)
+    if isinstance(metric, Reciprocity):
+        return reciprocity([history]).get(player)
+    if isinstance(metric, Fairness):
+        measured = fairness(history)
+        if metric.measure == "gini":
+            return measured.gini
+        return measured.max_envy if metric.measure == "max_envy" else measured.envy[player]
+    raise ValueError(f"{metric.name} is not measured per episode")
+
+
+def interval(values: Sequence[float], report: ReportSpec, seed: int
+             ) -> tuple[float | None, float | None]:
+    """The confidence interval of the mean of ``values`` (None without two values).
+
+    Student's t by default; ``bootstrap``: the percentiles of resampled means, seeded so the
+    report repeats.
+    """
+    n = len(values)
+    if n < 2:
+        return None, None
+    data = np.asarray(values, dtype=float)
+    mean = float(data.mean())
+    if report.interval == "t":
+        from scipy.stats import t  # scipy is loaded only when a report needs it
+
+        half = float(t.ppf((1 + report.confidence) / 2, n - 1)) * float(data.std(ddof=1)) \
+            / math.sqrt(n)
+        return mean - half, mean + half
+    rng = np.random.default_rng(seed)
+    means = data[rng.integers(0, n, size=(report.bootstrap_samples, n))].mean(axis=1)
+    tail = (1 - report.confidence) / 2 * 100
+    low, high = np.percentile(means, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def _exploitability(metric: Exploitability, suite: Suite) -> MetricResult:
+    agent = suite.agent_under_test
+    target = build_matrix(suite.game.type, str(agent.strategy), agent.options)
+    noise = metric.noise if metric.noise is not None else float(
+        suite.game.params.get("noise", 0.0))
+    found = repeated_exploitability(target, turns=metric.turns, repetitions=metric.repetitions,
+                                    noise=noise, seed=suite.seed)
+    return MetricResult(metric.key, metric.name, metric.weight, found.exploitability, None,
+                        None, None, 1)
+
+
+def summarise(suite: Suite, histories: Sequence[History]) -> list[MetricResult]:
+    """Every metric of the suite over the histories of its finished episodes."""
+    results = []
+    for metric in suite.metrics:
+        if isinstance(metric, Exploitability):
+            results.append(_exploitability(metric, suite))
+            continue
+        values = [value for history in histories
+                  if (value := episode_value(metric, history, suite.under_test)) is not None]
+        mean = float(np.mean(values)) if values else None
+        std = float(np.std(values, ddof=1)) if len(values) > 1 else None
+        lower, upper = interval(values, suite.report, suite.seed)
+        results.append(MetricResult(metric.key, metric.name, metric.weight, mean, std, lower,
+                                    upper, len(values)))
+    return results
+
+
+def score(results: Sequence[MetricResult]) -> float | None:
+    """The weighted mean Σ wᵢ·meanᵢ / Σ |wᵢ| over the metrics that have a mean and a weight;
+    a negative weight counts a metric against the agent (exploitability, envy)."""
+    weighted = [(r.weight, r.mean) for r in results if r.mean is not None and r.weight != 0]
+    total = sum(abs(weight) for weight, _ in weighted)
+    return sum(weight * mean for weight, mean in weighted) / total if total else None
+
+
+def _check(threshold: ThresholdSpec, value: float | None) -> tuple[Verdict, str]:
+    if value is None:
+        return "fail", "no value: the metric was undefined in every episode"
+    if threshold.min is not None and value < threshold.min:
+        return "fail", f"{value:.4g} < min {threshold.min:g}"
+    if threshold.max is not None and value > threshold.max:
+        return "fail", f"{value:.4g} > max {threshold.max:g}"
+    if threshold.warn_min is not None and value < threshold.warn_min:
+        return "warn", f"{value:.4g} < warn_min {threshold.warn_min:g}"
+    if threshold.warn_max is not None and value > threshold.warn_max:
+        return "warn", f"{value:.4g} > warn_max {threshold.warn_max:g}"
+    return "pass", "within bounds"
+
+
+def judge(thresholds: Sequence[ThresholdSpec], results: Sequence[MetricResult],
+          total: float | None) -> list[ThresholdResult]:
+    """Each threshold's verdict on the mean (or an interval bound) of its metric; the
+    weighted score has no interval, so it is read as it is."""
+    by_key = {result.key: result for result in results}
+    judged = []
+    for threshold in thresholds:
+        if threshold.metric == SCORE:
+            value = total
+        else:
+            value = by_key[threshold.metric].value(threshold.statistic)
+        verdict, reason = _check(threshold, value)
+        judged.append(ThresholdResult(threshold, value, verdict, reason))
+    return judged
