@@ -311,6 +311,47 @@ app.command("evaluate")(evaluate)
 
 
 @app.command()
+def report(
+    output: Annotated[Path, typer.Option("--output", "-o", help="the HTML file to write")
+                      ] = Path("league_report.html"),
+    shared_dir: SharedOpt = None,
+    lm_url: LmBaseOpt = None,
+    league_id: Annotated[str | None, typer.Option(
+        help="read this league's files under --shared-dir instead of asking a League "
+             "Manager")] = None,
+) -> None:
+    """Write the league's analytics as a self-contained HTML report (GET /analysis from
+    the League Manager, or with --league-id from the files under --shared-dir)."""
+    from games.analysis import AnalysisError
+    from league_cli.report import write_report
+    from league_manager.analytics import AnalysisUnavailable, LeagueAnalysis, analyse_folder
+
+    shared = _shared(shared_dir)
+    try:
+        if league_id:
+            standings_file = shared.league_dir(league_id) / "standings.json"
+            if not standings_file.exists():
+                _fail(f"no standings at {standings_file}: has the league {league_id} run?")
+            analysis = analyse_folder(shared.data_dir / "matches" / league_id, league_id,
+                                      shared.league(league_id).game_type,
+                                      json.loads(standings_file.read_text(encoding="utf-8")))
+        else:
+            base = _lm_base(shared, lm_url)
+            response = httpx.get(f"{base}/analysis", timeout=90)
+            if response.status_code != 200:
+                _fail(f"{base}/analysis answered {response.status_code}: "
+                      f"{response.json().get('error', response.text)}")
+            analysis = LeagueAnalysis.model_validate(response.json())
+    except httpx.HTTPError as exc:
+        _fail(f"cannot reach the League Manager: {type(exc).__name__}")
+    except (AnalysisUnavailable, AnalysisError, ConfigError, ValidationError) as exc:
+        _fail(str(exc))
+    path = write_report(analysis, output)
+    console.print(f"wrote the report of {analysis.league_id} (standings version "
+                  f"{analysis.version}) to {path}")
+
+
+@app.command()
 def down(shared_dir: SharedOpt = None) -> None:
     """Stop exactly the processes ``league up`` started (from their pid files)."""
     shared = _shared(shared_dir)

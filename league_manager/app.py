@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 from typing import Any
 
 import httpx
 from fastapi import FastAPI, Header, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 
+from games.analysis import SolverError
+from league_manager.analytics import AnalysisCache, AnalysisUnavailable, analyse_folder
 from league_manager.config import LeagueManagerSettings
 from league_manager.handlers import method_table
 from league_manager.page import standings_page
@@ -17,7 +20,11 @@ from league_manager.service import AdminError, LeagueManager
 from sdk.jsonrpc import JsonRpcEndpoint
 from sdk.service import serve
 
-__all__ = ["create_app", "run"]
+__all__ = ["ANALYSIS_TIMEOUT", "create_app", "run"]
+
+ANALYSIS_TIMEOUT = 60.0
+"""Seconds ``GET /analysis`` may compute before it answers 503 (the solver's own bound is
+shorter, so a slow meta-game fails in its worker, not here)."""
 
 
 def create_app(settings: LeagueManagerSettings, *,
@@ -69,6 +76,27 @@ def create_app(settings: LeagueManagerSettings, *,
     @app.get("/schedule")
     async def schedule(request: Request) -> dict[str, Any]:
         return manager_of(request).book.schedule_document()
+
+    analyses = AnalysisCache(timeout=ANALYSIS_TIMEOUT)
+
+    @app.get("/analysis")
+    async def analysis(request: Request) -> JSONResponse:
+        manager = manager_of(request)
+        book = manager.book
+        job = partial(analyse_folder, manager.shared.data_dir / "matches" / manager.league_id,
+                      manager.league_id, manager.config.game_type, book.standings_document(),
+                      accepted=list(book.results))
+        try:
+            found = await analyses.get(book.standings_version, job)
+        except AnalysisUnavailable as exc:
+            return JSONResponse({"error": str(exc), "version": book.standings_version},
+                                status_code=409)
+        except TimeoutError:
+            return JSONResponse({"error": f"the analysis took more than {ANALYSIS_TIMEOUT:g} "
+                                          f"s; try again later"}, status_code=503)
+        except SolverError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=503)
+        return JSONResponse(found.model_dump(mode="json"))
 
     @app.get("/", response_class=HTMLResponse)
     async def page(request: Request) -> str:
