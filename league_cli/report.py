@@ -41,17 +41,24 @@ def _heat(value: float, low: float, high: float) -> str:
     return f"rgb({round(255 - 224 * t)},{round(255 - 136 * t)},{round(255 - 75 * t)})"
 
 
+_LABEL_CHARS = 24
+"""Names longer than this are cut on the heat map's axes (whole in each cell's tooltip)."""
+
+
 def heat_map_svg(meta: MetaGame, cell: int = 44) -> str:
     """The meta-game as a heat map: row earns against column; hatched grey where the pair
     never met (the filled value is shown in italics)."""
     size = len(meta.players)
-    label = 90
+    full = [meta.names.get(player, player) for player in meta.players]
+    shown = [name if len(name) <= _LABEL_CHARS else name[:_LABEL_CHARS - 1] + "…"
+             for name in full]
+    label = 12 + 7 * max((len(name) for name in shown), default=4)  # room for the longest
     values = [v for row, seen in zip(meta.payoffs, meta.observed, strict=True)
               for v, s in zip(row, seen, strict=True) if s]
     low, high = (min(values), max(values)) if values else (0.0, 1.0)
     parts = []
-    for i, player in enumerate(meta.players):
-        name = escape(meta.names.get(player, player))
+    for i in range(size):
+        name = escape(shown[i])
         parts.append(f'<text x="{label - 4}" y="{label + i * cell + cell / 2 + 4}" '
                      f'text-anchor="end">{name}</text>')
         parts.append(f'<text x="{label + i * cell + cell / 2}" y="{label - 6}" '
@@ -63,14 +70,14 @@ def heat_map_svg(meta: MetaGame, cell: int = 44) -> str:
             fill = _heat(value, low, high) if seen else "#e5e7eb"
             style = "" if seen else ' font-style="italic" fill="#666"'
             parts.append(f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{fill}" '
-                         f'stroke="#fff"><title>{name} vs '
-                         f'{escape(meta.names.get(meta.players[j], meta.players[j]))}: '
+                         f'stroke="#fff"><title>{escape(full[i])} vs {escape(full[j])}: '
                          f'{value:.3g}</title></rect>')
             parts.append(f'<text x="{x + cell / 2}" y="{y + cell / 2 + 4}" text-anchor="middle"'
                          f'{style}>{value:.3g}</text>')
     side = label + size * cell + 4
-    return (f'<svg class="heat-map" width="{side}" '
-            f'height="{side}" viewBox="0 0 {side} {side}" role="img" '
+    width = side + label  # the last column's slanted name runs past the grid
+    return (f'<svg class="heat-map" width="{width}" '
+            f'height="{side}" viewBox="0 0 {width} {side}" role="img" '
             f'aria-label="meta-game payoff heat map">{"".join(parts)}</svg>')
 
 
