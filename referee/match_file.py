@@ -128,7 +128,7 @@ class MatchRecord:
             "method": method,
             "peer": peer,
             "at": utc_now_str(),
-            "message": redact_tokens(copy.deepcopy(message)) if message is not None else None,
+            "message": redact_tokens(message) if message is not None else None,  # a copy
             "error": error,
         })
 
