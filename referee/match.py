@@ -56,7 +56,11 @@ GAME_OVER_METHOD = "notify_match_result"
 REPORT_METHOD = "report_match_result"
 
 class MatchRunner:
-    """Runs one match; the record it is given holds everything that happened."""
+    """Runs one match; the record it is given holds everything that happened.
+
+    ``invite``, ``ask_move`` and ``announce`` are each seat's three exchanges; a subclass
+    may play a seat another way by overriding them (``league evaluate`` plays built-in
+    agents in process so, beside remote ones)."""
 
     def __init__(self, plan: MatchPlan, rules: GameRules, *, client: RpcClient,
                  system: SystemConfig, log: AgentLog, record: MatchRecord, sender: str,
@@ -86,7 +90,7 @@ class MatchRunner:
     async def _play(self) -> MatchOutcome:
         plan = self._plan
         self._enter("WAITING_FOR_PLAYERS")
-        invited = await asyncio.gather(*(self._invite(seat) for seat in plan.seats))
+        invited = await asyncio.gather(*(self.invite(seat) for seat in plan.seats))
         faults = [fault for fault in invited if fault is not None]
         if faults:
             outcome = technical_outcome(plan.player_ids, dict.fromkeys(plan.player_ids), faults)
@@ -102,7 +106,7 @@ class MatchRunner:
         self._log.log.info("match_finished", match_id=plan.match_id, status=outcome.status,
                            winner=outcome.winner, reason=outcome.reason)
         faulty = set(outcome.technical_losers)
-        await asyncio.gather(*(self._announce(seat, outcome, seat.player_id in faulty)
+        await asyncio.gather(*(self.announce(seat, outcome, seat.player_id in faulty)
                                for seat in plan.seats))
         await self._report(result)
         return outcome
@@ -143,7 +147,7 @@ class MatchRunner:
             stage += 1
             acting = state.acting_players()
             answers = await asyncio.gather(*(
-                self._ask_move(seats[player], state, stage, talk.unseen_by(player))
+                self.ask_move(seats[player], state, stage, talk.unseen_by(player))
                 for player in acting))
             faults = [answer for answer in answers if isinstance(answer, Fault)]
             if faults:
@@ -160,7 +164,8 @@ class MatchRunner:
 
     # -- the two calls a player answers ---------------------------------------------
 
-    async def _invite(self, seat: MatchSeat) -> Fault | None:
+    async def invite(self, seat: MatchSeat) -> Fault | None:
+        """GAME_INVITATION; a refusal or a failure is this seat's fault."""
         opponents = [other.player_id for other in self._plan.seats if other is not seat]
         more = {"opponent_ids": opponents} if len(opponents) > 1 else {}
 
@@ -191,8 +196,8 @@ class MatchRunner:
         answer = await self._calls.call(seat, method, build, ChooseParityResponse)
         return answer if isinstance(answer, Fault) else answer.parity_choice
 
-    async def _ask_move(self, seat: MatchSeat, state: GameState, stage: int,
-                        messages: list[dict[str, Any]]) -> MoveData | Fault:
+    async def ask_move(self, seat: MatchSeat, state: GameState, stage: int,
+                       messages: list[dict[str, Any]]) -> MoveData | Fault:
         """One player's move of one stage: its observation, action space and the others'
         new messages out, a move in that space back (E007 and a technical loss otherwise)."""
         plan, player = self._plan, seat.player_id
@@ -223,7 +228,7 @@ class MatchRunner:
 
     # -- GAME_OVER, report --------------------------------------------------------
 
-    async def _announce(self, seat: MatchSeat, outcome: MatchOutcome, faulty: bool) -> None:
+    async def announce(self, seat: MatchSeat, outcome: MatchOutcome, faulty: bool) -> None:
         """GAME_OVER, best effort: missing it changes no result. One attempt for a player
         already at fault, the retry policy for the others."""
         def build() -> GameOver:

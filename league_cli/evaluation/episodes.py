@@ -69,24 +69,24 @@ class EvaluationRunner(MatchRunner):
         self._local_seats = dict(local)
         self._local_rngs = {player: _local_rng(plan.seed or 0, player) for player in local}
 
-    async def _invite(self, seat: MatchSeat) -> Fault | None:
+    async def invite(self, seat: MatchSeat) -> Fault | None:
         if seat.player_id in self._local_seats:
             return None
-        return await super()._invite(seat)
+        return await super().invite(seat)
 
-    async def _ask_move(self, seat: MatchSeat, state: GameState, stage: int,
-                        messages: list[dict[str, Any]]) -> MoveData | Fault:
+    async def ask_move(self, seat: MatchSeat, state: GameState, stage: int,
+                       messages: list[dict[str, Any]]) -> MoveData | Fault:
         strategy = self._local_seats.get(seat.player_id)
         if strategy is None:
-            return await super()._ask_move(seat, state, stage, messages)
+            return await super().ask_move(seat, state, stage, messages)
         player = seat.player_id
         move = strategy.choose(state.observation(player), state.action_space(player),
                                self._local_rngs[player])
         return MoveData(move_type=self._rules.spec.move_types[0], move=move)
 
-    async def _announce(self, seat: MatchSeat, outcome: MatchOutcome, faulty: bool) -> None:
+    async def announce(self, seat: MatchSeat, outcome: MatchOutcome, faulty: bool) -> None:
         if seat.player_id not in self._local_seats:
-            await super()._announce(seat, outcome, faulty)
+            await super().announce(seat, outcome, faulty)
 
 
 class _Remote:
