@@ -9,20 +9,22 @@ state itself refuses an illegal move.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections import deque
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-from games.spec import GameSpec
+from games.spec import Action, GameSpec, GameState
 from games.strategies.observation import ObservationStrategy
 
-__all__ = ["play_episode"]
+__all__ = ["play_episode", "play_stages"]
 
 
-def play_episode(spec: GameSpec, strategies_by_player: Mapping[str, ObservationStrategy],
-                 seed: int | None = None, **parameters: Any) -> dict[str, float]:
-    """The payoffs of one episode of ``spec`` between the players of
-    ``strategies_by_player`` (its keys, in seat order), with ``parameters`` over the game's
-    defaults.
+def play_stages(spec: GameSpec, strategies_by_player: Mapping[str, ObservationStrategy],
+                seed: int | None = None, **parameters: Any
+                ) -> Iterator[tuple[dict[str, Action] | None, GameState]]:
+    """One episode stage by stage: the state once after the reset (moves ``None``), then
+    each stage's joint move with the state after it. ``play_episode`` keeps only the end;
+    ``games.analysis.record_episode`` keeps every stage.
 
     ``seed`` seeds the game's reset and each player's own generator (derived from the seed
     and the player's id), so a seeded episode repeats exactly; ``None`` draws fresh.
@@ -35,8 +37,19 @@ def play_episode(spec: GameSpec, strategies_by_player: Mapping[str, ObservationS
     state.reset(seed)
     rngs = {player: random.Random(None if seed is None else f"{seed}/{player}")
             for player in strategies_by_player}
+    yield None, state
     while not state.is_terminal():
-        state.step({player: strategies_by_player[player].choose(
-                        state.observation(player), state.action_space(player), rngs[player])
-                    for player in state.acting_players()})
-    return state.payoffs()
+        moves = {player: strategies_by_player[player].choose(
+                     state.observation(player), state.action_space(player), rngs[player])
+                 for player in state.acting_players()}
+        state.step(moves)
+        yield moves, state
+
+
+def play_episode(spec: GameSpec, strategies_by_player: Mapping[str, ObservationStrategy],
+                 seed: int | None = None, **parameters: Any) -> dict[str, float]:
+    """The payoffs of one episode of ``spec`` between the players of
+    ``strategies_by_player`` (its keys, in seat order), with ``parameters`` over the game's
+    defaults; seeding and errors as in ``play_stages``."""
+    (_, final), = deque(play_stages(spec, strategies_by_player, seed, **parameters), maxlen=1)
+    return final.payoffs()

@@ -18,7 +18,6 @@ kept (it holds the parameters: the payoff table, the endowment, the pie).
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -26,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 
 from games import even_odd
 from games.analysis.errors import AnalysisError
+from games.episode import play_stages
 from games.registry import load_game
 from games.spec import Action, GameSpec
 from games.strategies.observation import ObservationStrategy
@@ -87,8 +87,8 @@ class History(BaseModel):
 
 def record_episode(spec: GameSpec, strategies_by_player: Mapping[str, ObservationStrategy],
                    seed: int | None = None, **parameters: Any) -> History:
-    """Play one episode in process, as ``games.episode.play_episode`` does (same seeding, same
-    draws), and keep every stage.
+    """Play one episode in process (``games.episode.play_stages``: the same seeding and draws
+    as ``play_episode``), and keep every stage.
 
     Args:
         spec: the game.
@@ -102,19 +102,12 @@ def record_episode(spec: GameSpec, strategies_by_player: Mapping[str, Observatio
     Raises:
         ValueError: a wrong number of players, an unknown parameter, an illegal move.
     """
-    state = spec.create(list(strategies_by_player), **parameters)
-    state.reset(seed)
-    rngs = {player: random.Random(None if seed is None else f"{seed}/{player}")
-            for player in strategies_by_player}
     stages = []
-    before = state.returns()
-    while not state.is_terminal():
-        moves = {player: strategies_by_player[player].choose(
-                     state.observation(player), state.action_space(player), rngs[player])
-                 for player in state.acting_players()}
-        state.step(moves)
+    before: dict[str, float] = {}
+    for moves, state in play_stages(spec, strategies_by_player, seed, **parameters):
         after = state.returns()
-        stages.append(Stage(moves=moves, payoffs={p: after[p] - before[p] for p in after}))
+        if moves is not None:
+            stages.append(Stage(moves=moves, payoffs={p: after[p] - before[p] for p in after}))
         before = after
     return History(game_type=spec.game_type, players=state.players, stages=tuple(stages),
                    payoffs=state.payoffs(), state=state.to_json())
