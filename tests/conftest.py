@@ -15,11 +15,21 @@ from sdk.config import SharedDir
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
+_HANDED_OUT: set[int] = set()
+"""Ports this test process gave out already: the system may offer a released port again at
+once, and two agents of one test given the same port collide (one cannot bind, or
+registers an endpoint that is taken)."""
+
+
 def free_port() -> int:
-    """A port nobody listens on right now, on 127.0.0.1."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    """A port nobody listens on right now, on 127.0.0.1, never the same twice in a run."""
+    while True:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = int(sock.getsockname()[1])
+        if port not in _HANDED_OUT:
+            _HANDED_OUT.add(port)
+            return port
 
 
 def make_shared_dir(root: Path, **system_overrides: object) -> SharedDir:
