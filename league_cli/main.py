@@ -309,6 +309,11 @@ from league_cli.evaluation.command import evaluate  # noqa: E402
 
 app.command("evaluate")(evaluate)
 
+# A person at the terminal against a strategy or a running player (doc/playing.md).
+from league_cli.play import play  # noqa: E402
+
+app.command("play")(play)
+
 
 @app.command()
 def report(

@@ -258,7 +258,7 @@ class PlayerHost:
             self.matches.add(match)
         record = call.context.your_standings
         view = MoveView(
-            game_type=call.game_type, match_id=call.match_id,
+            game_type=call.game_type, match_id=call.match_id, league_id=call.league_id,
             round_id=call.context.round_id if call.context.round_id is not None
             else match.round_id,
             player_id=player_id, opponent_id=call.context.opponent_id, role=match.role,
@@ -284,7 +284,7 @@ class PlayerHost:
             raise ProtocolError(ErrorCode.INVALID_FIELD_VALUE, "move_request: no move is legal "
                                 "(valid_options is empty and context has no action_space)")
         view = MoveView(
-            game_type=call.game_type, match_id=call.match_id,
+            game_type=call.game_type, match_id=call.match_id, league_id=call.league_id,
             round_id=context.get("round_id") if isinstance(context.get("round_id"), int)
             else (match.round_id if match else None),
             player_id=player_id,
@@ -352,4 +352,5 @@ class PlayerHost:
                              has_auth_token=self._auth_token is not None)
 
     def stats(self) -> StatsReport:
-        return stats_report(self.settings, self.state, self.history.totals, self.runner.stats)
+        return stats_report(self.settings, self.state, self.history.totals, self.runner.stats,
+                            strategy_report=self.runner.strategy.report())

@@ -53,6 +53,9 @@ class StatsReport(BaseModel):
     fallbacks: int
     fallbacks_by_reason: dict[str, int]
     average_decision_ms: float | None
+    strategy_report: dict[str, Any] | None = None
+    """What the strategy counts of itself (the ``llm`` strategy: calls, tokens, fallbacks
+    per match and per league); None for a strategy that counts nothing."""
 
 
 class PlayerStateReport(Message):
@@ -81,12 +84,13 @@ def status_report(settings: PlayerSettings, state: PlayerState, matches: list[Ma
 
 
 def stats_report(settings: PlayerSettings, state: PlayerState, totals: Totals,
-                 decisions: DecisionStats) -> StatsReport:
+                 decisions: DecisionStats,
+                 strategy_report: dict[str, Any] | None = None) -> StatsReport:
     """``/stats``: lifetime results from the history, this run's decisions."""
     return StatsReport(
         player_id=state.player_id, strategy=settings.strategy, **totals.model_dump(),
         win_rate=round(totals.wins / totals.played, 4) if totals.played else 0.0,
         decisions=decisions.decisions, choices=decisions.choices,
         fallbacks=decisions.fallbacks, fallbacks_by_reason=decisions.fallbacks_by_reason,
-        average_decision_ms=decisions.average_ms,
+        average_decision_ms=decisions.average_ms, strategy_report=strategy_report,
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from players.errors import StrategyError
 from players.history import MatchRecord
+from players.llm import LlmStrategy  # after the registry: importing it registers "llm"
 from players.strategies.base import (
     PARITIES,
     Classifier,
@@ -20,6 +21,7 @@ from players.strategies.base import (
     StrategyFunction,
 )
 from players.strategies.builtin import FixedStrategy, HistoryStrategy, RandomStrategy
+from players.strategies.human import HumanStrategy
 from players.strategies.registry import (
     StrategyFactory,
     build_strategy,
@@ -35,6 +37,8 @@ __all__ = [
     "FixedStrategy",
     "FunctionStrategy",
     "HistoryStrategy",
+    "HumanStrategy",
+    "LlmStrategy",
     "MatchRecord",
     "MoveView",
     "RandomStrategy",

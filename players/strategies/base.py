@@ -53,6 +53,7 @@ class MoveView(BaseModel):
 
     game_type: str = "even_odd"
     match_id: str
+    league_id: str | None = None
     round_id: int | None = None
     player_id: str
     opponent_id: str
@@ -127,6 +128,11 @@ class Strategy:
 
     def reset(self) -> None:
         """Forget what was learnt while playing (a seeded strategy starts its sequence over)."""
+
+    def report(self) -> dict[str, Any] | None:
+        """What the strategy counts of itself, shown as ``strategy_report`` in ``/stats``
+        (the ``llm`` strategy: its calls, tokens and fallbacks); None: nothing."""
+        return None
 
 
 StrategyFunction = Callable[[MoveView], Action]

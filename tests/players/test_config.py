@@ -29,7 +29,8 @@ def test_the_defaults(shared_dir: SharedDir) -> None:
 
 
 @pytest.mark.parametrize(("overrides", "message"), [
-    ({"strategy": "nope"}, "unknown strategy 'nope'; known strategies: fixed, history, random"),
+    ({"strategy": "nope"},
+     "unknown strategy 'nope'; known strategies: fixed, history, human, llm, random"),
     ({"strategy": "fixed", "strategy_options": {"choice": "odd "}}, "choice must be one of"),
     ({"strategy": "random", "strategy_options": {"sed": 1}}, "does not take the options"),
     ({"strategy": "no_such_module:f"}, "cannot import 'no_such_module'"),

@@ -1,0 +1,128 @@
+"""One transcript for every way of playing: ``league play`` against a strategy or a remote
+player today, games written in prose with LLM game masters later.
+
+A transcript keeps every message (who said it, what, whether the human saw it, when), the
+configs that were used, the start and end, and the LLM tokens and calls spent (zero for
+play without an LLM). It is saved as JSON (the whole record, loadable again) and as CSV
+(one row per message, with a ``visible`` column, for a spreadsheet).
+"""
+
+from __future__ import annotations
+
+import csv
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sdk.timeutil import utc_now
+
+__all__ = ["CSV_COLUMNS", "MessageRole", "TokenUsage", "Transcript", "TranscriptMessage",
+           "Visibility", "load_csv_messages"]
+
+MessageRole = Literal["manager", "human", "player", "referee"]
+Visibility = Literal["visible", "internal"]
+CSV_COLUMNS = ("time", "role", "speaker", "visible", "text")
+
+
+class TranscriptMessage(BaseModel):
+    """One message: ``internal`` ones were never shown to the human."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    role: MessageRole
+    text: str
+    visibility: Visibility = "visible"
+    time: datetime = Field(default_factory=utc_now)
+    speaker: str | None = None
+    """Who exactly (a player id, a model name) when the role alone does not say."""
+
+
+class TokenUsage(BaseModel):
+    """LLM usage over the whole game (all zero when no LLM took part)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    calls: int = Field(default=0, ge=0)
+    prompt_tokens: int = Field(default=0, ge=0)
+    completion_tokens: int = Field(default=0, ge=0)
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+class Transcript(BaseModel):
+    """The record of one game as played and seen."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format_version: Literal[1] = 1
+    mode: str
+    """How it was played: ``play`` (a game of games/), later ``prose``."""
+    game: str | None = None
+    configs: dict[str, Any] = Field(default_factory=dict)
+    """Everything that shaped the game: game parameters, seed, opponent, prompts, models."""
+    started_at: datetime = Field(default_factory=utc_now)
+    ended_at: datetime | None = None
+    messages: list[TranscriptMessage] = Field(default_factory=list)
+    tokens: TokenUsage = Field(default_factory=TokenUsage)
+    result: dict[str, Any] = Field(default_factory=dict)
+    """How it ended (payoffs, winner, reason), as the referee decided."""
+
+    def add(self, role: MessageRole, text: str, *, visibility: Visibility = "visible",
+            speaker: str | None = None) -> TranscriptMessage:
+        message = TranscriptMessage(role=role, text=text, visibility=visibility,
+                                    speaker=speaker)
+        self.messages.append(message)
+        return message
+
+    def visible(self) -> list[TranscriptMessage]:
+        """What the human saw, in order."""
+        return [m for m in self.messages if m.visibility == "visible"]
+
+    def finish(self, result: dict[str, Any]) -> None:
+        self.result = dict(result)
+        self.ended_at = utc_now()
+
+    def save(self, path: Path) -> tuple[Path, Path]:
+        """Write ``path`` (JSON) and the same name with ``.csv``; returns both paths."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(self.model_dump_json(indent=2), encoding="utf-8")
+        csv_path = path.with_suffix(".csv")
+        with csv_path.open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS)
+            writer.writeheader()
+            for message in self.messages:
+                writer.writerow({"time": message.time.isoformat(), "role": message.role,
+                                 "speaker": message.speaker or "",
+                                 "visible": str(message.visibility == "visible").lower(),
+                                 "text": message.text})
+        return path, csv_path
+
+    @classmethod
+    def load(cls, path: Path) -> Transcript:
+        """A transcript saved as JSON by ``save``.
+
+        Raises:
+            OSError: the file cannot be read.
+            pydantic.ValidationError: it is not a transcript.
+        """
+        return cls.model_validate_json(path.read_text(encoding="utf-8"))
+
+
+def load_csv_messages(path: Path) -> list[TranscriptMessage]:
+    """The messages of a transcript's CSV file (the CSV keeps the messages only).
+
+    Raises:
+        OSError: the file cannot be read.
+        pydantic.ValidationError: a row is not a message.
+    """
+    with path.open(newline="", encoding="utf-8") as handle:
+        return [TranscriptMessage(role=row["role"], text=row["text"],
+                                  visibility="visible" if row["visible"] == "true"
+                                  else "internal",
+                                  time=datetime.fromisoformat(row["time"]),
+                                  speaker=row["speaker"] or None)
+                for row in csv.DictReader(handle)]

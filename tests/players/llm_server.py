@@ -1,0 +1,154 @@
+"""A local OpenAI-compatible chat-completions server for tests: no internet, no model.
+
+``POST /<behaviour>/<tag>/v1/chat/completions`` answers by rule from the last messages:
+
+- ``valid``: a legal move read off the prompt's "Legal moves:" line, as ``{"move": ...}``;
+- ``invalid_then_valid``: prose with no move, then a legal move once clarified;
+- ``invalid``: never a legal move;
+- ``slow-<seconds>``: a legal move after sleeping that long;
+- ``error500``: HTTP 500.
+
+``tag`` names the caller (one per player), so a test can tell whose requests are whose.
+Every request is kept: ``GET /requests`` lists them (path, tag, body) and
+``DELETE /requests`` forgets them. Usage counts are 1 token per 4 characters.
+
+Run as a process: ``python tests/players/llm_server.py --port 8765``; or in a thread with
+``start_in_thread``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+__all__ = ["LlmServer", "legal_answer", "start_in_thread"]
+
+_CHOICES = re.compile(r"Legal moves: one of (.+?)\.?$", re.MULTILINE)
+_NUMBER = re.compile(r"Legal moves: a (?:whole )?number from (-?[\d.]+) to (-?[\d.]+)")
+_ALLOCATION = re.compile(r"Legal moves: a JSON list of (\d+) whole numbers.*?sum to (\d+)",
+                         re.DOTALL)
+
+
+def legal_answer(prompt: str) -> Any:
+    """The move a rule-based player makes: the last listed choice, the middle of a range,
+    an even allocation; None when the prompt states no legal moves."""
+    if (found := _CHOICES.search(prompt)) is not None:
+        return json.loads(f"[{found.group(1)}]")[-1]
+    if (found := _NUMBER.search(prompt)) is not None:
+        low, high = float(found.group(1)), float(found.group(2))
+        return int((low + high) // 2)
+    if (found := _ALLOCATION.search(prompt)) is not None:
+        size, total = int(found.group(1)), int(found.group(2))
+        share, extra = divmod(total, size)
+        return [share + (1 if i < extra else 0) for i in range(size)]
+    return None
+
+
+class LlmServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, port: int):
+        super().__init__(("127.0.0.1", port), _Handler)
+        self.requests: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that gave up (a slow answer past its deadline) is expected, not news."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: LlmServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: the test reads ``/requests``, not stderr."""
+
+    def _send(self, status: int, body: Any) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        if self.path == "/requests":
+            with self.server.lock:
+                self._send(200, list(self.server.requests))
+        else:
+            self._send(404, {"error": "not found"})
+
+    def do_DELETE(self) -> None:
+        with self.server.lock:
+            self.server.requests.clear()
+        self._send(200, {"cleared": True})
+
+    def do_POST(self) -> None:
+        parts = self.path.strip("/").split("/")
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+        if len(parts) != 5 or parts[2:] != ["v1", "chat", "completions"]:
+            self._send(404, {"error": f"no route {self.path}"})
+            return
+        behaviour, tag = parts[0], parts[1]
+        with self.server.lock:
+            self.server.requests.append({"path": self.path, "tag": tag, "body": body,
+                                         "authorization": self.headers.get("Authorization")})
+        messages = body["messages"]
+        prompt = "\n".join(m["content"] for m in messages)
+        last = messages[-1]["content"]
+        move = legal_answer(last)
+        if behaviour == "error500":
+            self._send(500, {"error": {"message": "scripted failure"}})
+            return
+        if behaviour.startswith("slow-"):
+            time.sleep(float(behaviour.removeprefix("slow-")))
+            text = json.dumps({"move": move})
+        elif behaviour == "invalid":
+            text = "I would rather not say."
+        elif behaviour == "invalid_then_valid" and "not a legal move" not in last:
+            text = "Let me think about the options first."
+        elif behaviour in ("valid", "invalid_then_valid"):
+            text = json.dumps({"move": move})
+        else:
+            self._send(404, {"error": f"no behaviour {behaviour!r}"})
+            return
+        self._send(200, {
+            "id": f"chatcmpl-{len(self.server.requests)}", "object": "chat.completion",
+            "model": body.get("model", "scripted"),
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": text}}],
+            "usage": {"prompt_tokens": len(prompt) // 4 + 1,
+                      "completion_tokens": len(text) // 4 + 1,
+                      "total_tokens": len(prompt) // 4 + len(text) // 4 + 2},
+        })
+
+
+def start_in_thread(port: int) -> tuple[LlmServer, threading.Thread]:
+    """The server on ``port``, serving in a daemon thread until ``shutdown()``."""
+    server = LlmServer(port)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    return server, thread
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--port", type=int, required=True)
+    server = LlmServer(parser.parse_args().port)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+if __name__ == "__main__":
+    main()
