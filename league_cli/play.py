@@ -22,13 +22,16 @@ from pathlib import Path
 from typing import Annotated, Any, TextIO
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
 from games import Action, ActionSpace, GameSpec, GameState, UnknownGameError, load_game
 from league_cli.console import console
+from league_cli.prose_game import run_prose
 from league_cli.transcript import Transcript
 from players.errors import StrategyError
+from players.llm.errors import LlmError
 from players.strategies import MoveView, Say, Strategy, build_strategy
 from players.strategies.base import PARITIES
 from players.strategies.human import history_table, observation_table, parse_move, space_hint
@@ -311,6 +314,29 @@ def run_play(game: str, opponent: str, *, params: dict[str, Any], seed: int | No
     return json_path
 
 
+def _play_prose(manager_prompt: Path, player_prompt: Path, manager_options: dict[str, Any],
+                player_options: dict[str, Any], *, max_turns: int, call_timeout_sec: float,
+                transcript_path: Path | None) -> None:
+    """``league play --manager-prompt M --player-prompt P`` (``league_cli/prose_game.py``).
+
+    Raises:
+        PlayError: a model call failed (the transcript is saved), or an option is refused.
+        ValueError: a prompt cannot be read.
+    """
+    path = transcript_path or _default_transcript(f"prose-{manager_prompt.parent.name}")
+    try:
+        run_prose(manager_prompt, player_prompt, manager_options=manager_options,
+                  player_options=player_options, max_turns=max_turns,
+                  call_timeout_sec=call_timeout_sec, transcript_path=path, stdin=sys.stdin,
+                  out=console)
+    except LlmError as exc:
+        raise PlayError(f"a model call failed ({exc}); transcript saved: {path}") from None
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        raise PlayError(f"LLM option {'.'.join(map(str, first['loc']))}: {first['msg']}") \
+            from None
+
+
 def _takes_seed(name: str) -> bool:
     """Whether the strategy takes a ``seed`` option (so a seeded game repeats exactly)."""
     try:
@@ -321,11 +347,11 @@ def _takes_seed(name: str) -> bool:
 
 
 def play(
-    game: Annotated[str, typer.Option("--game", help="a game type of games/ (e.g. "
-                                      "prisoners_dilemma)")],
-    opponent: Annotated[str, typer.Option(
+    game: Annotated[str | None, typer.Option("--game", help="a game type of games/ (e.g. "
+                                             "prisoners_dilemma)")] = None,
+    opponent: Annotated[str | None, typer.Option(
         "--opponent", help="a strategy (tit_for_tat, builtin:random…) or a running "
-        "player's URL (http://127.0.0.1:PORT/mcp)")],
+        "player's URL (http://127.0.0.1:PORT/mcp)")] = None,
     param: Annotated[list[str] | None, typer.Option(
         "--params", help="game parameter key=value (JSON values), repeatable")] = None,
     seed: Annotated[int | None, typer.Option(help="seed for a repeatable game")] = None,
@@ -338,9 +364,38 @@ def play(
     shared_dir: Annotated[Path | None, typer.Option(
         "--shared-dir", help="the SHARED folder, for a remote opponent (default: "
         "$LEAGUE_SHARED_DIR, else ./SHARED)")] = None,
+    manager_prompt: Annotated[Path | None, typer.Option(
+        "--manager-prompt", help="a game written in prose: the game master's prompt "
+        "(doc/prose_games.md); replaces --game and --opponent")] = None,
+    player_prompt: Annotated[Path | None, typer.Option(
+        "--player-prompt", help="the LLM opponent's prompt, with --manager-prompt")] = None,
+    manager_option: Annotated[list[str] | None, typer.Option(
+        "--manager-option", help="the game master's LLM option key=value (base_url, "
+        "model, api_key, temperature, max_tokens; else LEAGUE_LLM_*), repeatable")] = None,
+    player_option: Annotated[list[str] | None, typer.Option(
+        "--player-option", help="the opponent's LLM option key=value, repeatable")] = None,
+    max_turns: Annotated[int, typer.Option(
+        "--max-turns", help="with --manager-prompt: the most human turns")] = 30,
+    llm_timeout: Annotated[float, typer.Option(
+        "--llm-timeout", help="with --manager-prompt: seconds per model call")] = 120.0,
 ) -> None:
-    """Play a game at the terminal against a strategy or a running player."""
+    """Play a game at the terminal against a strategy or a running player, or a game
+    written in prose against an LLM with an LLM game master."""
     try:
+        if manager_prompt is not None or player_prompt is not None:
+            if manager_prompt is None or player_prompt is None:
+                raise PlayError("--manager-prompt and --player-prompt go together")
+            if game is not None or opponent is not None:
+                raise PlayError("a prose game takes no --game or --opponent")
+            _play_prose(manager_prompt, player_prompt,
+                        _key_values(manager_option or [], "--manager-option"),
+                        _key_values(player_option or [], "--player-option"),
+                        max_turns=max_turns, call_timeout_sec=llm_timeout,
+                        transcript_path=transcript)
+            return
+        if game is None or opponent is None:
+            raise PlayError("give --game and --opponent (or --manager-prompt and "
+                            "--player-prompt for a game written in prose)")
         run_play(game, opponent, params=_key_values(param or [], "--params"), seed=seed,
                  transcript_path=transcript, shared_dir=shared_dir, stdin=sys.stdin,
                  out=console, opponent_id=opponent_id)

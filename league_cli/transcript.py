@@ -1,5 +1,5 @@
 """One transcript for every way of playing: ``league play`` against a strategy or a remote
-player today, games written in prose with LLM game masters later.
+player, and games written in prose with an LLM game master (``league_cli/prose_game.py``).
 
 A transcript keeps every message (who said it, what, whether the human saw it, when), the
 configs that were used, the start and end, and the LLM tokens and calls spent (zero for
@@ -60,7 +60,7 @@ class Transcript(BaseModel):
 
     format_version: Literal[1] = 1
     mode: str
-    """How it was played: ``play`` (a game of games/), later ``prose``."""
+    """How it was played: ``play`` (a game of games/), ``prose`` (a game written in prose)."""
     game: str | None = None
     configs: dict[str, Any] = Field(default_factory=dict)
     """Everything that shaped the game: game parameters, seed, opponent, prompts, models."""

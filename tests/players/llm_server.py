@@ -6,7 +6,12 @@
 - ``invalid_then_valid``: prose with no move, then a legal move once clarified;
 - ``invalid``: never a legal move;
 - ``slow-<seconds>``: a legal move after sleeping that long;
-- ``error500``: HTTP 500.
+- ``error500``: HTTP 500;
+- ``gamemaster``: a scripted prose-game master (``game_master_reply``): greets, sends
+  each human line's turn to the opponent inside ``[PLAYER_TURN]`` (never the human's
+  words), relays the ``[PLAYER_DECISION]`` and writes ``[GAME_OVER]`` after two rounds;
+- ``accept``: a prose-game opponent that answers ``ACCEPT (offer N)``, N counting the
+  user messages of its own history.
 
 ``tag`` names the caller (one per player), so a test can tell whose requests are whose.
 Every request is kept: ``GET /requests`` lists them (path, tag, body) and
@@ -27,7 +32,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["LlmServer", "legal_answer", "start_in_thread"]
+__all__ = ["LlmServer", "game_master_reply", "legal_answer", "start_in_thread"]
 
 _CHOICES = re.compile(r"Legal moves: one of (.+?)\.?$", re.MULTILINE)
 _NUMBER = re.compile(r"Legal moves: a (?:whole )?number from (-?[\d.]+) to (-?[\d.]+)")
@@ -48,6 +53,27 @@ def legal_answer(prompt: str) -> Any:
         share, extra = divmod(total, size)
         return [share + (1 if i < extra else 0) for i in range(size)]
     return None
+
+
+_DECISION = re.compile(r"\[PLAYER_DECISION\](.*?)\[/PLAYER_DECISION\]", re.DOTALL)
+GAME_MASTER_ROUNDS = 2
+
+
+def game_master_reply(messages: list[dict[str, str]]) -> str:
+    """The scripted game master's next reply to its conversation."""
+    users = [m["content"] for m in messages if m["role"] == "user"]
+    last = users[-1]
+    decisions = sum("[PLAYER_DECISION]" in text for text in users)
+    if "[GAME_START]" in last:
+        return "Welcome to Scripted Split: 10 coins to share. Type your offer."
+    if (found := _DECISION.search(last)) is not None:
+        text = f"Round {decisions}: your opponent says {found.group(1).strip()}."
+        if decisions >= GAME_MASTER_ROUNDS:
+            return text + "\nFinal score: you 6, opponent 4.\n[GAME_OVER]"
+        return text + " Type your next offer."
+    return (f"Noted, I keep your words to myself.\n[PLAYER_TURN]Round {decisions + 1}: "
+            "the human offers you 4 of 10 coins. Answer ACCEPT or REJECT.[/PLAYER_TURN]\n"
+            "(the opponent is thinking)")
 
 
 class LlmServer(ThreadingHTTPServer):
@@ -116,6 +142,10 @@ class _Handler(BaseHTTPRequestHandler):
             text = "Let me think about the options first."
         elif behaviour in ("valid", "invalid_then_valid"):
             text = json.dumps({"move": move})
+        elif behaviour == "gamemaster":
+            text = game_master_reply(messages)
+        elif behaviour == "accept":
+            text = f"ACCEPT (offer {sum(m['role'] == 'user' for m in messages)})"
         else:
             self._send(404, {"error": f"no behaviour {behaviour!r}"})
             return
