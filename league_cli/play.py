@@ -29,7 +29,7 @@ from rich.markup import escape
 from games import Action, ActionSpace, GameSpec, GameState, UnknownGameError, load_game
 from league_cli.console import console
 from league_cli.prose_game import run_prose
-from league_cli.transcript import Transcript
+from league_cli.transcript import TokenUsage, Transcript
 from players.errors import StrategyError
 from players.llm.errors import LlmError
 from players.strategies import MoveView, Say, Strategy, build_strategy
@@ -304,6 +304,11 @@ def run_play(game: str, opponent: str, *, params: dict[str, Any], seed: int | No
         strategy = build_strategy(name, {"seed": seed} if seed is not None and
                                   _takes_seed(name) else None)
         result = play_local(spec, strategy, seat, out, seed=seed, params=params)
+        spent = (strategy.report() or {}).get("totals")
+        if spent:  # an llm opponent counts its calls and tokens
+            transcript.tokens = TokenUsage(
+                calls=spent["calls"], prompt_tokens=spent["prompt_tokens"],
+                completion_tokens=spent["completion_tokens"])
     for line in _result_lines(result):
         out.print(f"[bold]{line}[/bold]")
         transcript.add("referee", line, speaker="referee")

@@ -15,6 +15,7 @@ from league_cli.launcher import AgentProcess, Launcher
 from league_cli.transcript import Transcript
 from sdk.config import SharedDir
 from tests.conftest import REPO_ROOT, free_port, make_shared_dir
+from tests.players.llm_server import start_in_thread
 
 
 def _play(tmp_path: Path, script: str, *args: str) -> tuple[subprocess.CompletedProcess[str],
@@ -55,6 +56,24 @@ def test_repeated_prisoners_dilemma_against_tit_for_tat(tmp_path: Path) -> None:
     assert [m.text for m in transcript.messages if m.role == "player"] == ["C", "C", "D"]
     assert transcript.result["payoffs"] == {"human": 8.0, "opponent": 8.0}
     assert transcript.configs["params"]["rounds"] == 3
+
+
+def test_against_an_llm_opponent_the_transcript_counts_its_tokens(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    port = free_port()
+    server, _ = start_in_thread(port)
+    monkeypatch.setenv("LEAGUE_LLM_BASE_URL", f"http://127.0.0.1:{port}/valid/play/v1")
+    monkeypatch.setenv("LEAGUE_LLM_MODEL", "scripted-1")
+    monkeypatch.setenv("LEAGUE_LLM_DEFAULT_MOVE", "C")
+    try:
+        run, transcript = _play(tmp_path, "C\nD\n", "--game", "prisoners_dilemma",
+                                "--opponent", "llm", "--params", "rounds=2", "--seed", "1")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert "Final score: you" in run.stdout
+    assert len(server.requests) == transcript.tokens.calls == 2, "one call per move"
+    assert transcript.tokens.prompt_tokens > 0 and transcript.tokens.completion_tokens > 0
 
 
 def test_a_bad_opponent_is_one_line_and_exit_1(tmp_path: Path) -> None:
