@@ -192,11 +192,11 @@ class PlayRunner(MatchRunner):
                                        state.action_space(HUMAN_ID), stage)
         return MoveData(move_type=self._rules.spec.move_types[0], move=move)
 
-    async def _ask(self, match_seat: MatchSeat, opponent: MatchSeat) -> str | Fault:
+    async def ask_parity(self, match_seat: MatchSeat, opponent: MatchSeat) -> str | Fault:
         """Even/odd's CHOOSE_PARITY_CALL (a private step of MatchRunner, not yet a
         documented per-seat hook): the person's seat answers at the terminal."""
         if match_seat.player_id != HUMAN_ID:
-            return await super()._ask(match_seat, opponent)
+            return await super().ask_parity(match_seat, opponent)
         observation = {"player_id": HUMAN_ID, "role": match_seat.role,
                        "opponent_id": opponent.player_id}
         return str(await asyncio.to_thread(self._seat.ask, observation,

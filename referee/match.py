@@ -58,9 +58,10 @@ REPORT_METHOD = "report_match_result"
 class MatchRunner:
     """Runs one match; the record it is given holds everything that happened.
 
-    ``invite``, ``ask_move`` and ``announce`` are each seat's three exchanges; a subclass
-    may play a seat another way by overriding them (``league evaluate`` plays built-in
-    agents in process so, beside remote ones)."""
+    ``invite``, ``ask_parity`` (even/odd) or ``ask_move`` (every other game) and
+    ``announce`` are each seat's exchanges; a subclass may play a seat another way by
+    overriding them (``league evaluate`` plays built-in agents in process so, beside remote
+    ones, and ``league play`` a person at the terminal)."""
 
     def __init__(self, plan: MatchPlan, rules: GameRules, *, client: RpcClient,
                  system: SystemConfig, log: AgentLog, record: MatchRecord, sender: str,
@@ -116,7 +117,8 @@ class MatchRunner:
         plan = self._plan
         seat_a, seat_b = plan.seats
         self._enter("COLLECTING_CHOICES")
-        answers = await asyncio.gather(self._ask(seat_a, seat_b), self._ask(seat_b, seat_a))
+        answers = await asyncio.gather(self.ask_parity(seat_a, seat_b),
+                                       self.ask_parity(seat_b, seat_a))
         choices: dict[str, str | None] = dict.fromkeys(plan.player_ids)
         faults = []
         for seat, answer in zip(plan.seats, answers, strict=True):
@@ -182,7 +184,7 @@ class MatchRunner:
             return Fault(seat.player_id, INVITATION_METHOD, "REFUSED", "refused the invitation")
         return None
 
-    async def _ask(self, seat: MatchSeat, opponent: MatchSeat) -> str | Fault:
+    async def ask_parity(self, seat: MatchSeat, opponent: MatchSeat) -> str | Fault:
         plan, method = self._plan, self._rules.move_method
         timeout = self._system.timeout_for(method)
 

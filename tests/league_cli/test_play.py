@@ -90,14 +90,16 @@ def shared(tmp_path: Path) -> SharedDir:
 
 
 @pytest.fixture
-def remote_player(shared: SharedDir) -> Iterator[AgentProcess]:
-    """A standalone tit-for-tat player host, stopped by its pid."""
+def remote_player(shared: SharedDir, request: pytest.FixtureRequest
+                  ) -> Iterator[AgentProcess]:
+    """A standalone player host (tit for tat, or the strategy and game the test names by
+    indirect parametrisation), stopped by its pid."""
+    strategy, game = getattr(request, "param", ("tit_for_tat", "prisoners_dilemma"))
     launcher = Launcher(shared.root)
     unused_lm = f"http://127.0.0.1:{free_port()}/mcp"  # a standalone player never calls it
     try:
-        process = launcher.player("Remote", free_port(), unused_lm, strategy="tit_for_tat",
-                                  game_type="prisoners_dilemma", player_id="remote",
-                                  standalone=True)
+        process = launcher.player("Remote", free_port(), unused_lm, strategy=strategy,
+                                  game_type=game, player_id="remote", standalone=True)
         launcher.wait_healthy(process)
         yield process
     finally:
@@ -121,3 +123,19 @@ def test_against_a_real_player_over_the_protocol(
     log = (shared.root / "logs" / "agents").glob("*.log.jsonl")
     texts = "".join(path.read_text() for path in log)
     assert "GAME_INVITATION" in texts and "GAME_MOVE_CALL" in texts and "GAME_OVER" in texts
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("remote_player", [("fixed", "even_odd")], indirect=True)
+def test_even_odd_against_a_real_player_over_the_protocol(
+        tmp_path: Path, shared: SharedDir, remote_player: AgentProcess) -> None:
+    run, transcript = _play(tmp_path, "odd\n", "--game", "even_odd",
+                            "--opponent", remote_player.mcp_url, "--opponent-id", "remote",
+                            "--seed", "5", "--shared-dir", str(shared.root))
+    assert "Legal moves: one of: even, odd" in run.stdout, run.stdout
+    over = [m.text for m in transcript.visible() if m.text.startswith("GAME_OVER")]
+    assert len(over) == 1 and '"remote": "even"' in over[0], \
+        "the fixed player's parity, over CHOOSE_PARITY_CALL, shown once the game is over"
+    assert "Winner:" in run.stdout or "draw" in run.stdout.lower()
+    log = (shared.root / "logs" / "agents").glob("*.log.jsonl")
+    assert "CHOOSE_PARITY_CALL" in "".join(path.read_text() for path in log)
