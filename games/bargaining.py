@@ -52,8 +52,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from games.offers import ACCEPT, MOVE_TYPES, RESPONSES, OfferStages
 from games.params import check_int, check_number, rng_for
-from games.spec import NO_MOVE, ActionSpace, Game, GameSpec, check_players
+from games.spec import ActionSpace, GameSpec, check_players
 
 __all__ = ["DEFAULT_PARAMETERS", "GAME_ID", "GAME_VERSION", "SPEC", "VERSIONED_ID",
            "BargainingState", "deal_payoffs"]
@@ -66,15 +67,11 @@ NUM_PLAYERS = 2
 PLAYER_ROLES = ("PLAYER_A", "PLAYER_B")
 SIMULTANEOUS = False
 ZERO_SUM = False
-MOVE_TYPES = ("offer", "response")
-ACCEPT, REJECT = "accept", "reject"
-RESPONSES = (ACCEPT, REJECT)
 DEFAULT_PARAMETERS: dict[str, Any] = {
     "pie": 100, "max_rounds": 10, "discount": 0.95, "reservation_high": 30,
 }
 PAYOFF_BOUNDS = (0.0, float(DEFAULT_PARAMETERS["pie"]))
 MAX_PIE, MAX_ROUNDS = 1_000_000, 1000
-_RESPONSE_SPACE = ActionSpace.of_choices(RESPONSES)
 
 
 def deal_payoffs(pie: int, offer: int, round_number: int, discount: float) -> tuple[float, float]:
@@ -91,7 +88,7 @@ def deal_payoffs(pie: int, offer: int, round_number: int, discount: float) -> tu
     return (pie - offer) * factor, offer * factor
 
 
-class BargainingState(Game):
+class BargainingState(OfferStages):
     """One bargaining game between two players, named by their ids (PLAYER_A opens)."""
 
     def __init__(self, player_ids: Sequence[str], *, pie: int = DEFAULT_PARAMETERS["pie"],
@@ -126,22 +123,9 @@ class BargainingState(Game):
     def is_terminal(self) -> bool:
         return self._agreed or len(self._history) == self.max_rounds
 
-    def _stage(self) -> str:
-        if self.is_terminal():
-            return "over"
-        return MOVE_TYPES[0] if self._offer is None else MOVE_TYPES[1]
-
-    def acting_players(self) -> tuple[str, ...]:
-        if self.is_terminal():
-            return ()
-        proposer = len(self._history) % 2
-        return (self._players[proposer if self._offer is None else 1 - proposer],)
-
-    def action_space(self, player: str) -> ActionSpace:
-        self._check_player(player)
-        if player not in self.acting_players():
-            return NO_MOVE
-        return self._offer_space if self._offer is None else _RESPONSE_SPACE
+    def _proposer_seat(self) -> int:
+        """PLAYER_A opens; the proposer alternates round by round."""
+        return len(self._history) % 2
 
     def step(self, actions: Mapping[str, Any]) -> None:
         """An offer, or the answer to the offer on the table.

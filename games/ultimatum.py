@@ -40,8 +40,10 @@ from collections.abc import Mapping, Sequence
 from enum import Enum
 from typing import Any
 
+from games import offers
+from games.offers import MOVE_TYPES, RESPONSES, OfferStages
 from games.params import check_int
-from games.spec import NO_MOVE, ActionSpace, Game, GameSpec, check_players
+from games.spec import ActionSpace, GameSpec, check_players
 
 __all__ = ["DEFAULT_PARAMETERS", "GAME_ID", "GAME_VERSION", "SPEC", "VERSIONED_ID",
            "Response", "UltimatumState", "split"]
@@ -50,8 +52,8 @@ __all__ = ["DEFAULT_PARAMETERS", "GAME_ID", "GAME_VERSION", "SPEC", "VERSIONED_I
 class Response(str, Enum):
     """The responder's answer, as it travels."""
 
-    ACCEPT = "accept"
-    REJECT = "reject"
+    ACCEPT = offers.ACCEPT
+    REJECT = offers.REJECT
 
 
 GAME_ID = "ultimatum"
@@ -62,12 +64,9 @@ NUM_PLAYERS = 2
 ROLES = ("proposer", "responder")
 SIMULTANEOUS = False
 ZERO_SUM = False
-MOVE_TYPES = ("offer", "response")
 DEFAULT_PARAMETERS: dict[str, Any] = {"pie": 10}
 PAYOFF_BOUNDS = (0.0, float(DEFAULT_PARAMETERS["pie"]))
 MAX_PIE = 1_000_000
-RESPONSES = tuple(sorted(response.value for response in Response))
-_RESPONSE_SPACE = ActionSpace.of_choices(RESPONSES)
 
 
 def split(pie: int, offer: int, response: Response) -> tuple[float, float]:
@@ -83,7 +82,7 @@ def split(pie: int, offer: int, response: Response) -> tuple[float, float]:
     return float(pie - offer), float(offer)
 
 
-class UltimatumState(Game):
+class UltimatumState(OfferStages):
     """One ultimatum game: PLAYER_A proposes, PLAYER_B responds."""
 
     def __init__(self, player_ids: Sequence[str], *, pie: int = DEFAULT_PARAMETERS["pie"]):
@@ -100,21 +99,9 @@ class UltimatumState(Game):
     def is_terminal(self) -> bool:
         return self._response is not None
 
-    def _stage(self) -> str:
-        if self.is_terminal():
-            return "over"
-        return MOVE_TYPES[0] if self._offer is None else MOVE_TYPES[1]
-
-    def acting_players(self) -> tuple[str, ...]:
-        if self.is_terminal():
-            return ()
-        return (self._players[0 if self._offer is None else 1],)
-
-    def action_space(self, player: str) -> ActionSpace:
-        self._check_player(player)
-        if player not in self.acting_players():
-            return NO_MOVE
-        return self._offer_space if self._offer is None else _RESPONSE_SPACE
+    def _proposer_seat(self) -> int:
+        """PLAYER_A always proposes."""
+        return 0
 
     def step(self, actions: Mapping[str, Any]) -> None:
         """The proposer's offer, then the responder's answer.
