@@ -11,8 +11,6 @@ import httpx
 from fastapi import FastAPI, Header, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 
-from games.analysis import SolverError
-from league_manager.analytics import AnalysisCache, AnalysisUnavailable, analyse_folder
 from league_manager.config import LeagueManagerSettings
 from league_manager.handlers import method_table
 from league_manager.page import standings_page
@@ -77,17 +75,23 @@ def create_app(settings: LeagueManagerSettings, *,
     async def schedule(request: Request) -> dict[str, Any]:
         return manager_of(request).book.schedule_document()
 
-    analyses = AnalysisCache(timeout=ANALYSIS_TIMEOUT)
+    analyses: dict[str, Any] = {}
 
     @app.get("/analysis")
     async def analysis(request: Request) -> JSONResponse:
+        # The analysis libraries (scipy, openskill, ~0.3 s) load on the first ask, not at
+        # every start-up of a League Manager that may never be asked.
+        from games.analysis import SolverError
+        from league_manager.analytics import AnalysisCache, AnalysisUnavailable, analyse_folder
+
+        cache = analyses.setdefault("cache", AnalysisCache(timeout=ANALYSIS_TIMEOUT))
         manager = manager_of(request)
         book = manager.book
         job = partial(analyse_folder, manager.shared.data_dir / "matches" / manager.league_id,
                       manager.league_id, manager.config.game_type, book.standings_document(),
                       accepted=list(book.results))
         try:
-            found = await analyses.get(book.standings_version, job)
+            found = await cache.get(book.standings_version, job)
         except AnalysisUnavailable as exc:
             return JSONResponse({"error": str(exc), "version": book.standings_version},
                                 status_code=409)
