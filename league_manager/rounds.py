@@ -130,8 +130,7 @@ class RoundRunner:
         await self._broadcast("notify_league_completed", everyone,
                               lambda agent: completed.model_copy(
                                   update={"auth_token": self._lm.agents.token_of(agent.agent_id)}))
-        for agent in everyone:
-            self._lm.set_state(agent.agent_id, "SHUTDOWN")
+        self._lm.set_states([agent.agent_id for agent in everyone], "SHUTDOWN")
 
     async def _play_round(self, round_record: RoundRecord) -> None:
         lm, book = self._lm, self._lm.book

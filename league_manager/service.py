@@ -228,8 +228,14 @@ class LeagueManager:
         return agent, token, None
 
     def set_state(self, agent_id: str, state: AgentState) -> None:
-        if self.agents.set_state(agent_id, state):
+        self.set_states([agent_id], state)
+
+    def set_states(self, agent_ids: list[str], state: AgentState) -> None:
+        """Change agents' states, saving the registry once for all of them."""
+        changed = [agent_id for agent_id in agent_ids if self.agents.set_state(agent_id, state)]
+        if changed:
             self.agents.save()
+        for agent_id in changed:
             self.event("agent_state", agent_id=agent_id, state=state)
 
     # -- starting ------------------------------------------------------------------
@@ -254,8 +260,7 @@ class LeagueManager:
                                   f"least {needed}")
         self.book.create_schedule([(p.agent_id, p.display_name) for p in players],
                                   self.players_per_match, self.config.rounds)
-        for player in players:
-            self.set_state(player.agent_id, "ACTIVE")
+        self.set_states([player.agent_id for player in players], "ACTIVE")
         self.event("schedule_created", players=len(players), rounds=len(self.book.rounds),
                    matches=self.book.total_matches)
         return self.book.schedule_document()
