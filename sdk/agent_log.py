@@ -15,7 +15,23 @@ import structlog
 
 from sdk.auth import redact_tokens
 
-__all__ = ["AgentLog"]
+__all__ = ["LOG_LIST_MAX", "AgentLog"]
+
+LOG_LIST_MAX = 64
+"""A protocol message's lists are logged up to this many items, then counted: a league of
+thousands broadcasts standings of thousands of rows to each player, which logged whole
+would make every round's log O(players²)."""
+
+
+def _abridged(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _abridged(item) for key, item in value.items()}
+    if isinstance(value, list):
+        kept = [_abridged(item) for item in value[:LOG_LIST_MAX]]
+        if len(value) > LOG_LIST_MAX:
+            kept.append(f"… {len(value) - LOG_LIST_MAX} more (not logged)")
+        return kept
+    return value
 
 
 def _redact(_: Any, __: str, event_dict: dict[str, Any]) -> dict[str, Any]:
@@ -66,7 +82,8 @@ class AgentLog:
         return self._logger
 
     def message(self, event: str, payload: Any, **fields: Any) -> None:
-        """Log one protocol message sent or received, with its type and conversation."""
+        """Log one protocol message sent or received, with its type and conversation (its
+        long lists abridged: ``LOG_LIST_MAX``)."""
         message_type = conversation_id = None
         if isinstance(payload, dict):
             message_type = payload.get("message_type")
@@ -75,7 +92,7 @@ class AgentLog:
             event,
             message_type=message_type,
             conversation_id=conversation_id,
-            data=payload,
+            data=_abridged(payload),
             **fields,
         )
 

@@ -7,7 +7,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from sdk.agent_log import AgentLog
+from sdk.agent_log import LOG_LIST_MAX, AgentLog
 from sdk.timeutil import parse_utc, utc_now
 
 
@@ -38,6 +38,20 @@ def test_a_payload_that_is_not_an_object_is_still_logged(tmp_path: Path) -> None
     (record,) = records(log.path)
     assert record["message_type"] is None and record["conversation_id"] is None
     assert record["data"] == [1, 2]
+
+
+def test_long_lists_in_a_message_are_logged_abridged(tmp_path: Path) -> None:
+    log = AgentLog(tmp_path / "a.log.jsonl", "LM")
+    rows = [{"rank": n, "auth_token": "secret-token"} for n in range(1, LOG_LIST_MAX + 11)]
+    log.message("message_sent", {"message_type": "LEAGUE_STANDINGS_UPDATE", "standings": rows,
+                                 "short": [1, 2]})
+    log.close()
+    (record,) = records(log.path)
+    logged = record["data"]["standings"]
+    assert [row["rank"] for row in logged[:-1]] == list(range(1, LOG_LIST_MAX + 1))
+    assert logged[-1] == "… 10 more (not logged)"
+    assert all(row["auth_token"] == "secr…" for row in logged[:-1]), "still redacted"
+    assert record["data"]["short"] == [1, 2]
 
 
 def test_records_are_appended_and_flushed_at_once(tmp_path: Path) -> None:
