@@ -18,13 +18,16 @@ Match ids are ``R<round>M<match>``.
 from __future__ import annotations
 
 import math
+import re
+from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Sequence
 from itertools import combinations
 
 from pydantic import BaseModel
 
-__all__ = ["ScheduledMatch", "ScheduledRound", "default_group_rounds", "group_rounds",
+__all__ = ["CircleSchedule", "ListedSchedule", "Schedule", "ScheduledMatch", "ScheduledRound",
+           "default_group_rounds", "group_rounds", "make_schedule", "parse_match_id",
            "round_robin"]
 
 
@@ -58,37 +61,166 @@ def _check(player_ids: Sequence[str], size: int) -> None:
         raise ValueError("a player is listed twice; every player must be distinct")
 
 
+class Schedule(ABC):
+    """A league's whole schedule, asked one round or one match at a time: a round robin of
+    n players has n(n−1)/2 matches, so nothing here lists them all unless asked to."""
+
+    total_rounds: int
+    total_matches: int
+
+    @abstractmethod
+    def round(self, round_id: int) -> ScheduledRound:
+        """Round ``round_id`` (1-based) with its matches and byes."""
+
+    @abstractmethod
+    def match(self, match_id: str) -> ScheduledMatch | None:
+        """The scheduled match with this id, or None when there is none."""
+
+    @abstractmethod
+    def match_of(self, player_id: str, round_id: int) -> ScheduledMatch | None:
+        """``player_id``'s match in round ``round_id``, or None (a bye, or not a player)."""
+
+    @abstractmethod
+    def matches_in(self, round_id: int) -> int:
+        """How many matches round ``round_id`` has."""
+
+    @abstractmethod
+    def byes(self, round_id: int) -> list[str]:
+        """Who sits round ``round_id`` out."""
+
+    def rounds(self) -> list[ScheduledRound]:
+        """Every round, listed (O(matches): for small leagues and tests)."""
+        return [self.round(round_id) for round_id in range(1, self.total_rounds + 1)]
+
+
+_MATCH_ID = re.compile(r"R([1-9][0-9]{0,8})M([1-9][0-9]{0,8})")
+
+
+def parse_match_id(match_id: str) -> tuple[int, int] | None:
+    """(round, match number) of ``R<round>M<match>``, or None for any other text."""
+    found = _MATCH_ID.fullmatch(match_id)
+    return (int(found[1]), int(found[2])) if found else None
+
+
+class CircleSchedule(Schedule):
+    """The two-player round robin by the circle method, computed on demand in O(1) per match
+    and O(n) per round from the players' order alone (O(n) memory whatever the league's size).
+
+    Seats 0..N−1 (N even: a bye seat takes seat 0 when n is odd); seat 0 stays, the others
+    rotate one place each round, and round i pairs seat k with seat N−1−k. The fixed seat
+    alternates roles by round, the others by position, which balances roles."""
+
+    def __init__(self, player_ids: Sequence[str]):
+        if len(player_ids) < 2:
+            raise ValueError(f"a round robin needs at least two players, got {len(player_ids)}")
+        _check(player_ids, 2)
+        self._odd = len(player_ids) % 2
+        self._seats: list[str | None] = [None] * self._odd + list(player_ids)
+        self._seat_of = {player: seat for seat, player in enumerate(self._seats) if player}
+        self._n = len(self._seats)
+        self.total_rounds = self._n - 1
+        self.per_round = self._n // 2 - self._odd
+        self.total_matches = len(player_ids) * (len(player_ids) - 1) // 2
+
+    def _at(self, index: int, position: int) -> str | None:
+        """Who sits at ``position`` in round ``index`` (0-based)."""
+        if position == 0:
+            return self._seats[0]
+        return self._seats[1 + (position - 1 - index) % (self._n - 1)]
+
+    def _pair(self, index: int, k: int) -> ScheduledMatch:
+        first, second = self._at(index, k), self._at(index, self._n - 1 - k)
+        assert first is not None and second is not None  # k >= self._odd: no bye seat
+        home_first = index % 2 == 0 if k == 0 else k % 2 == 1
+        round_id = index + 1
+        return ScheduledMatch(match_id=f"R{round_id}M{k + 1 - self._odd}", round_id=round_id,
+                              player_ids=[first, second] if home_first else [second, first])
+
+    def _check_round(self, round_id: int) -> None:
+        if not 1 <= round_id <= self.total_rounds:
+            raise ValueError(f"round {round_id} is not between 1 and {self.total_rounds}")
+
+    def round(self, round_id: int) -> ScheduledRound:
+        return ScheduledRound(
+            round_id=round_id, byes=self.byes(round_id),
+            matches=[self._pair(round_id - 1, k) for k in range(self._odd, self._n // 2)])
+
+    def matches_in(self, round_id: int) -> int:
+        self._check_round(round_id)
+        return self.per_round
+
+    def byes(self, round_id: int) -> list[str]:
+        self._check_round(round_id)
+        bye = self._at(round_id - 1, self._n - 1) if self._odd else None
+        return [bye] if bye else []
+
+    def match(self, match_id: str) -> ScheduledMatch | None:
+        parsed = parse_match_id(match_id)
+        if parsed is None or not 1 <= parsed[0] <= self.total_rounds \
+                or not 1 <= parsed[1] <= self.per_round:
+            return None
+        return self._pair(parsed[0] - 1, parsed[1] - 1 + self._odd)
+
+    def match_of(self, player_id: str, round_id: int) -> ScheduledMatch | None:
+        self._check_round(round_id)
+        seat = self._seat_of.get(player_id)
+        if seat is None:
+            return None
+        index = round_id - 1
+        position = 0 if seat == 0 else 1 + (seat - 1 + index) % (self._n - 1)
+        k = min(position, self._n - 1 - position)
+        return None if k < self._odd else self._pair(index, k)
+
+
+class ListedSchedule(Schedule):
+    """A schedule made in full up front (the greedy group schedules), indexed for lookups."""
+
+    def __init__(self, rounds: list[ScheduledRound]):
+        self._rounds = rounds
+        self._matches = {m.match_id: m for r in rounds for m in r.matches}
+        self._by_player = {(p, m.round_id): m for m in self._matches.values()
+                           for p in m.player_ids}
+        self.total_rounds = len(rounds)
+        self.total_matches = len(self._matches)
+
+    def round(self, round_id: int) -> ScheduledRound:
+        if not 1 <= round_id <= self.total_rounds:
+            raise ValueError(f"round {round_id} is not between 1 and {self.total_rounds}")
+        return self._rounds[round_id - 1]
+
+    def match(self, match_id: str) -> ScheduledMatch | None:
+        return self._matches.get(match_id)
+
+    def match_of(self, player_id: str, round_id: int) -> ScheduledMatch | None:
+        return self._by_player.get((player_id, round_id))
+
+    def matches_in(self, round_id: int) -> int:
+        return len(self.round(round_id).matches)
+
+    def byes(self, round_id: int) -> list[str]:
+        return list(self.round(round_id).byes)
+
+
+def make_schedule(player_ids: Sequence[str], players_per_match: int = 2,
+                  rounds: int | None = None) -> Schedule:
+    """The league's schedule: a round robin of two-player matches, or ``rounds`` rounds of
+    matches of ``players_per_match`` (both deterministic in the players' order).
+
+    Raises:
+        ValueError: as ``round_robin`` and ``group_rounds``.
+    """
+    if players_per_match == 2:
+        return CircleSchedule(player_ids)
+    return ListedSchedule(group_rounds(player_ids, players_per_match, rounds))
+
+
 def round_robin(player_ids: Sequence[str]) -> list[ScheduledRound]:
     """The whole two-player schedule for ``player_ids`` in their given (registration) order.
 
     Raises:
         ValueError: fewer than two players, or a player listed twice.
     """
-    if len(player_ids) < 2:
-        raise ValueError(f"a round robin needs at least two players, got {len(player_ids)}")
-    _check(player_ids, 2)
-    seats: list[str | None] = list(player_ids)
-    if len(seats) % 2:
-        seats.insert(0, None)  # the bye takes the fixed seat: the others rotate past it
-    n = len(seats)
-    rounds: list[ScheduledRound] = []
-    for index in range(n - 1):
-        round_id = index + 1
-        matches: list[ScheduledMatch] = []
-        byes: list[str] = []
-        for k in range(n // 2):
-            first, second = seats[k], seats[n - 1 - k]
-            if first is None or second is None:
-                byes.append(first or second or "")
-                continue
-            # The fixed seat alternates by round; the others by position, which balances roles.
-            home_first = index % 2 == 0 if k == 0 else k % 2 == 1
-            pair = [first, second] if home_first else [second, first]
-            matches.append(ScheduledMatch(match_id=f"R{round_id}M{len(matches) + 1}",
-                                          round_id=round_id, player_ids=pair))
-        rounds.append(ScheduledRound(round_id=round_id, matches=matches, byes=byes))
-        seats = [seats[0], seats[-1], *seats[1:-1]]
-    return rounds
+    return CircleSchedule(player_ids).rounds()
 
 
 def default_group_rounds(players: int, size: int) -> int:
