@@ -67,8 +67,20 @@ class AgentRegistry:
         self.recovery_notes: list[str] = []
         """What start-up found damaged and how it recovered, a sentence each."""
         self._load()
+        self._kinds: dict[AgentKind, dict[str, RegisteredAgent]] = {"referee": {}, "player": {}}
+        self._endpoints: dict[tuple[AgentKind, str], RegisteredAgent] = {}
+        self._names: dict[tuple[AgentKind, str], RegisteredAgent] = {}
+        for agent in self._agents.values():
+            self._index(agent)
         for agent_id, token in self._tokens.items():
             self._book.remember(agent_id, token)
+
+    def _index(self, agent: RegisteredAgent) -> None:
+        """Lookups by kind, endpoint and name in O(1): a league of thousands asks them
+        at every registration and every hand-over."""
+        self._kinds[agent.kind][agent.agent_id] = agent
+        self._endpoints.setdefault((agent.kind, agent.contact_endpoint), agent)
+        self._names.setdefault((agent.kind, _name_key(agent.display_name)), agent)
 
     def _load(self) -> None:
         """Read both files (or their backups), check that every agent has its token, and
@@ -122,8 +134,7 @@ class AgentRegistry:
 
     def _next_id(self, kind: AgentKind) -> str:
         prefix = "REF" if kind == "referee" else "P"
-        count = sum(1 for agent in self._agents.values() if agent.kind == kind)
-        return f"{prefix}{count + 1:02d}"
+        return f"{prefix}{len(self._kinds[kind]) + 1:02d}"
 
     def add(self, kind: AgentKind, meta: RefereeMeta | PlayerMeta) -> tuple[RegisteredAgent, str]:
         """Register an agent; returns it and its fresh token."""
@@ -140,16 +151,24 @@ class AgentRegistry:
         token = self._book.issue(agent.agent_id, self._token_bytes)
         self._agents[agent.agent_id] = agent
         self._tokens[agent.agent_id] = token
+        self._index(agent)
         self.save()
         return agent, token
 
     def find_by_endpoint(self, kind: AgentKind, endpoint: str) -> RegisteredAgent | None:
-        return next(
-            (a for a in self.of_kind(kind) if a.contact_endpoint == endpoint), None
-        )
+        return self._endpoints.get((kind, endpoint))
+
+    def find_by_name(self, kind: AgentKind, display_name: str) -> RegisteredAgent | None:
+        """The agent of ``kind`` registered under this name, ignoring case and spaces
+        around it."""
+        return self._names.get((kind, _name_key(display_name)))
+
+    def count(self, kind: AgentKind) -> int:
+        return len(self._kinds[kind])
 
     def of_kind(self, kind: AgentKind) -> list[RegisteredAgent]:
-        return [agent for agent in self._agents.values() if agent.kind == kind]
+        """The agents of ``kind`` in registration order."""
+        return list(self._kinds[kind].values())
 
     def get(self, agent_id: str) -> RegisteredAgent | None:
         return self._agents.get(agent_id)
@@ -195,6 +214,10 @@ class AgentRegistry:
         write_document(self._agents_path, {
             "agents": [agent.model_dump() for agent in self._agents.values()],
         }, keep_backup=keep_backup)
+
+
+def _name_key(display_name: str) -> str:
+    return display_name.strip().casefold()
 
 
 def _agents_of(document: Any) -> dict[str, RegisteredAgent]:

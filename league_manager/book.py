@@ -5,11 +5,21 @@ these files; the journal is the truth, the two snapshots are written once per ro
 (each keeping the version it replaces as ``<file>.bak``, for recovery: see ``LeagueBook``).
 
 The standings' version counter is the number of results counted, so it grows with every
-accepted result and means the same after a restart."""
+accepted result and means the same after a restart.
+
+Cost per accepted result is O(1) whatever the league's size: one journal line, two players'
+records, a few dict entries. The schedule is computed on demand from the players' order
+(``scheduler.make_schedule``); ``rounds.json`` holds the players, every round's status and
+the matches of the round being played only (their referees), so writing it costs O(rounds +
+one round), never O(matches). The standings are ranked on demand, at most as often as a
+small share of the process's time allows (``standings_document``)."""
 
 from __future__ import annotations
 
 import logging
+import time
+from collections import Counter, defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -17,7 +27,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError, model_validator
 
-from league_manager.scheduler import group_rounds, round_robin
+from league_manager.scheduler import Schedule, ScheduledMatch, make_schedule
 from league_manager.standings import Outcome, StandingsTable
 from sdk.config import ScoringConfig
 from sdk.messages import StandingsRow
@@ -35,10 +45,18 @@ from sdk.store import (
 )
 from sdk.timeutil import utc_now_str
 
-__all__ = ["LeagueBook", "LeagueStatus", "MatchRecord", "ResultRecord",
+__all__ = ["SCHEDULE_PAGE_MATCHES", "LeagueBook", "LeagueStatus", "MatchRecord", "ResultRecord",
            "RoundRecord", "ScheduleRecipe"]
 
 _log = logging.getLogger(__name__)
+
+SCHEDULE_PAGE_MATCHES = 10_000
+"""At most this many matches in one page of the schedule document (at least one round)."""
+
+_RANKING_SHARE = 0.1
+"""Standings asked for while results arrive are ranked again only once the time since the
+last ranking is 1/_RANKING_SHARE times what that ranking took: re-ranking thousands of
+players on every query would make queries cost O(n log n) per result."""
 
 
 MatchStatus = Literal["PENDING", "ASSIGNED", "RUNNING", "COMPLETED"]
@@ -77,7 +95,9 @@ class RoundRecord(BaseModel):
     round_id: int
     status: RoundStatus = "PENDING"
     byes: list[str] = []
-    matches: list[MatchRecord]
+    matches: list[MatchRecord] = []
+    """Listed while the round is played (who referees what); the other rounds' matches come
+    from the schedule and the journal (``LeagueBook.round_matches``)."""
     started_at: str | None = None
     completed_at: str | None = None
 
@@ -106,26 +126,41 @@ class ScheduleRecipe:
     rounds: int | None = None
 
 
-_Schedule = tuple[LeagueStatus, list[tuple[str, str]], list[RoundRecord]]
+@dataclass
+class _Schedule:
+    status: LeagueStatus
+    players: list[tuple[str, str]]
+    rounds: list[RoundRecord]
+    schedule: Schedule
 
 
 def _parse_schedule(document: Any) -> _Schedule:
-    """rounds.json's content, checked enough to run the league from.
+    """rounds.json's content, checked enough to run the league from: the schedule made from
+    its players must have its rounds, and each match it lists must be that schedule's.
+    (A file written before schedules were computed on demand lists every round's matches and
+    no ``players_per_match``: the size is read from its first match.)
 
     Raises:
-        ValueError, KeyError, TypeError: it is not a schedule this league can use.
+        ValueError, KeyError, TypeError, IndexError: it is not a schedule this league can use.
     """
     status = LeagueStatus(document["status"])
     players = [(str(p["player_id"]), str(p["display_name"])) for p in document["players"]]
     rounds = [RoundRecord.model_validate(r) for r in document["rounds"]]
-    match_ids = [m.match_id for r in rounds for m in r.matches]
-    if len(set(match_ids)) != len(match_ids):
-        raise ValueError("a match id is listed twice")
-    strangers = {p for r in rounds for m in r.matches for p in m.player_ids} - {
-        player_id for player_id, _ in players}
-    if strangers:
-        raise ValueError(f"matches of players it does not list: {', '.join(sorted(strangers))}")
-    return status, players, rounds
+    size = document.get("players_per_match") or len(rounds[0].matches[0].player_ids)
+    schedule = make_schedule([player_id for player_id, _ in players], int(size), len(rounds))
+    if schedule.total_rounds != len(rounds):
+        raise ValueError(f"it lists {len(rounds)} rounds; its players make "
+                         f"{schedule.total_rounds}")
+    for round_record in rounds:
+        if round_record.status != "RUNNING":
+            round_record.matches = []
+        for match in round_record.matches:
+            planned = schedule.match(match.match_id)
+            if planned is None or planned.player_ids != match.player_ids \
+                    or planned.round_id != round_record.round_id:
+                raise ValueError(f"match {match.match_id} between {', '.join(match.player_ids)} "
+                                 "is not in the schedule its players make")
+    return _Schedule(status, players, rounds, schedule)
 
 
 class LeagueBook:
@@ -152,8 +187,10 @@ class LeagueBook:
         journal_path = league_dir / "journal.jsonl"
         self.status = LeagueStatus.REGISTRATION
         self.players: list[tuple[str, str]] = []
+        self.players_per_match = recipe.players_per_match if recipe else 2
+        self.schedule: Schedule | None = None
         self.rounds: list[RoundRecord] = []
-        self.matches: dict[str, MatchRecord] = {}
+        """Every round's status; a round being played also lists its matches."""
         self.results: dict[str, ResultRecord] = {}
         self.table = StandingsTable([], scoring)
         self.recovery_notes: list[str] = []
@@ -162,6 +199,14 @@ class LeagueBook:
         self.unsettled: set[str] = set()
         """Matches without a result that a referee may have been given before this start
         (the League Manager asks the referees about them before handing them out again)."""
+        self._live: dict[str, MatchRecord] = {}
+        """The matches of the rounds being played, by id: the records the League Manager
+        updates as it hands them to referees."""
+        self._done_in: Counter[int] = Counter()
+        self._results_of: dict[str, list[str]] = defaultdict(list)
+        self._first_open = 0
+        self._rounds_done = 0
+        self._ranked: _Ranking | None = None
         remove_temp_files(league_dir)  # writes a kill cut short; the files are whole
         raw, damage = self._read_journal(journal_path)
         results = [result for _, result in raw]
@@ -172,10 +217,7 @@ class LeagueBook:
             self._apply(result)
         reopened, settled = self._settle_statuses()
         if self.status == LeagueStatus.RUNNING:
-            candidates = ([r for r in self.rounds if r.round_id in reopened or r is in_flight]
-                          if exact else self.rounds)
-            self.unsettled = {m.match_id for r in candidates for m in r.matches
-                              if m.match_id not in self.results}
+            self.unsettled = self._unsettled(reopened, in_flight if exact else None)
         if damage:
             kept = Journal.rewrite(journal_path, [record for record, _ in raw])
             lines = ", ".join(f"line {bad.number} {bad.problem}" for bad in damage)
@@ -254,16 +296,17 @@ class LeagueBook:
                    "damaged files kept as .corrupt-*")
         return False, True
 
-    def _load_schedule(self, schedule: _Schedule) -> None:
-        self.status, self.players, self.rounds = schedule
-        self.matches = {m.match_id: m for r in self.rounds for m in r.matches}
+    def _load_schedule(self, loaded: _Schedule) -> None:
+        self.status, self.players, self.rounds = loaded.status, loaded.players, loaded.rounds
+        self.schedule = loaded.schedule
+        self._live = {m.match_id: m for r in self.rounds for m in r.matches}
         self.table = StandingsTable(self.players, self._scoring)
 
     def _check_results_fit(self, results: list[ResultRecord], journal_path: Path) -> None:
         """Every journaled result is of a scheduled match and between its players: files
         of another league, or a schedule made again from changed settings, never mix."""
         for result in results:
-            match = self.matches.get(result.match_id)
+            match = self.match(result.match_id)
             if match is None or set(result.outcomes) != set(match.player_ids):
                 scheduled = "is not scheduled" if match is None else (
                     f"is scheduled between {', '.join(match.player_ids)}")
@@ -279,22 +322,49 @@ class LeagueBook:
         rounds and whether anything changed."""
         reopened: set[int] = set()
         for round_record in self.rounds:
-            missing = [m for m in round_record.matches if m.match_id not in self.results]
-            for match in missing:
-                match.status, match.winner = "PENDING", None
-            if missing and round_record.status == "COMPLETED":
+            assert self.schedule is not None
+            for match in round_record.matches:
+                if match.match_id not in self.results:
+                    match.status, match.winner = "PENDING", None
+            complete = self._done_in[round_record.round_id] == self.schedule.matches_in(
+                round_record.round_id)
+            if not complete and round_record.status == "COMPLETED":
                 round_record.status, round_record.completed_at = "RUNNING", None
+                self.open_round(round_record)
                 reopened.add(round_record.round_id)
         if reopened:
             self._note(f"round(s) {', '.join(map(str, sorted(reopened)))} were completed but "
                        "the journal lacks some of their results: those matches are asked of "
                        "their referees or played again")
+        self._first_open = 0
+        self._rounds_done = sum(1 for r in self.rounds if r.status == "COMPLETED")
         changed = bool(reopened)
-        unfinished = len(self.results) < len(self.matches)
+        unfinished = len(self.results) < self.total_matches
         if (self.results and self.status == LeagueStatus.SCHEDULED) or (
                 unfinished and self.status == LeagueStatus.COMPLETED):
             self.status, changed = LeagueStatus.RUNNING, True
         return reopened, changed
+
+    def _unsettled(self, reopened: set[int], in_flight: RoundRecord | None) -> set[str]:
+        """Matches without a result that a referee may hold: those of the reopened rounds
+        and of the round in flight. With a schedule recovered (``in_flight`` None: its
+        statuses may lag), the round in flight is the first one the journal does not
+        complete, and any round with some of its results is one too."""
+        assert self.schedule is not None
+        if in_flight is not None:
+            candidates = reopened | {in_flight.round_id}
+        else:
+            candidates = set(reopened)
+            in_flight_found = False
+            for round_record in self.rounds:
+                done = self._done_in[round_record.round_id]
+                if done < self.schedule.matches_in(round_record.round_id) and (
+                        done or not in_flight_found):
+                    candidates.add(round_record.round_id)
+                    in_flight_found = True
+        return {m.match_id for round_id in sorted(candidates)
+                for m in self.round_matches(self.rounds[round_id - 1])
+                if m.match_id not in self.results}
 
     def _refresh_standings_file(self) -> None:
         """standings.json is a snapshot of the journal: written again whenever it differs
@@ -331,73 +401,160 @@ class LeagueBook:
         """Fix the players and the schedule (registration closes here): a round robin of
         two-player matches, or ``rounds`` rounds of matches of ``players_per_match``."""
         self.players = list(players)
-        player_ids = [player_id for player_id, _ in players]
-        plan = (round_robin(player_ids) if players_per_match == 2
-                else group_rounds(player_ids, players_per_match, rounds))
-        self.rounds = [
-            RoundRecord(round_id=r.round_id, byes=r.byes, matches=[
-                MatchRecord(match_id=m.match_id, round_id=m.round_id, player_ids=m.player_ids,
-                            player_A_id=m.player_A_id, player_B_id=m.player_B_id)
-                for m in r.matches])
-            for r in plan
-        ]
-        self.matches = {m.match_id: m for r in self.rounds for m in r.matches}
+        self.players_per_match = players_per_match
+        schedule = make_schedule([player_id for player_id, _ in players], players_per_match,
+                                 rounds)
+        self.schedule = schedule
+        self.rounds = [RoundRecord(round_id=r, byes=schedule.byes(r))
+                       for r in range(1, schedule.total_rounds + 1)]
+        self._live = {}
+        self._first_open = self._rounds_done = 0
         self.table = StandingsTable(self.players, self._scoring)
+        self._ranked = None
         self.status = LeagueStatus.SCHEDULED
         self.write_rounds()
         self.write_standings()
 
+    # -- the schedule ------------------------------------------------------------------
+
     @property
     def total_matches(self) -> int:
-        return len(self.matches)
+        return self.schedule.total_matches if self.schedule else 0
 
     def current_round(self) -> RoundRecord | None:
-        """The first round not completed yet."""
-        return next((r for r in self.rounds if r.status != "COMPLETED"), None)
+        """The first round not completed yet (rounds complete in order: O(1) amortised)."""
+        while self._first_open < len(self.rounds) and \
+                self.rounds[self._first_open].status == "COMPLETED":
+            self._first_open += 1
+        return self.rounds[self._first_open] if self._first_open < len(self.rounds) else None
+
+    def rounds_completed(self) -> int:
+        return self._rounds_done
+
+    def _record_of(self, planned: ScheduledMatch) -> MatchRecord:
+        """A match as the book knows it: its live record, or one made from its result."""
+        live = self._live.get(planned.match_id)
+        if live is not None:
+            return live
+        result = self.results.get(planned.match_id)
+        record = MatchRecord(match_id=planned.match_id, round_id=planned.round_id,
+                             player_ids=planned.player_ids, player_A_id=planned.player_A_id,
+                             player_B_id=planned.player_B_id)
+        if result is not None:
+            record.status, record.winner = "COMPLETED", result.winner
+            record.referee_id = result.referee_id
+        return record
+
+    def match(self, match_id: str) -> MatchRecord | None:
+        """The scheduled match with this id (O(1)), or None."""
+        live = self._live.get(match_id)
+        if live is not None or self.schedule is None:
+            return live
+        planned = self.schedule.match(match_id)
+        return None if planned is None else self._record_of(planned)
+
+    def round_matches(self, round_record: RoundRecord) -> list[MatchRecord]:
+        """A round's matches: the live records while it is played, else made on demand."""
+        if round_record.matches:
+            return round_record.matches
+        assert self.schedule is not None
+        return [self._record_of(m) for m in self.schedule.round(round_record.round_id).matches]
+
+    def iter_matches(self) -> Iterator[MatchRecord]:
+        """Every match of the schedule, round by round (O(matches): tools and small leagues)."""
+        for round_record in self.rounds:
+            yield from self.round_matches(round_record)
+
+    def open_round(self, round_record: RoundRecord) -> list[MatchRecord]:
+        """List a round's matches as live records, to hand out and update while it runs."""
+        if not round_record.matches:
+            round_record.matches = self.round_matches(round_record)
+            self._live.update((m.match_id, m) for m in round_record.matches)
+        return round_record.matches
+
+    def next_match_of(self, player_id: str) -> MatchRecord | None:
+        """The player's first match without a result, from the current round on: rounds
+        complete in order, so this looks at a round or two, never the whole schedule."""
+        current = self.current_round()
+        if current is None or self.schedule is None:
+            return None
+        for round_id in range(current.round_id, len(self.rounds) + 1):
+            planned = self.schedule.match_of(player_id, round_id)
+            if planned is not None and planned.match_id not in self.results:
+                return self._record_of(planned)
+        return None
+
+    def results_of(self, player_id: str) -> list[ResultRecord]:
+        """The player's results in the order they were accepted."""
+        return [self.results[match_id] for match_id in self._results_of.get(player_id, ())]
+
+    # -- results and standings ---------------------------------------------------------
 
     @property
     def standings_version(self) -> int:
         return len(self.results)
 
-    def record(self, result: ResultRecord) -> None:
-        """Journal a result (fsynced), then count it; ``write_standings`` snapshots later."""
-        self._journal.append(result.model_dump())
+    def record(self, result: ResultRecord, *, sync: bool = True) -> None:
+        """Journal a result and count it; ``write_standings`` snapshots later. With
+        ``sync`` the line is fsynced now; else ``await durable()`` before acknowledging it."""
+        self._journal.append(result.model_dump(), sync=sync)
         self._apply(result)
+
+    async def durable(self) -> None:
+        """Return once every result recorded so far is on disk (group commit)."""
+        await self._journal.durable()
 
     def _apply(self, result: ResultRecord) -> None:
         if result.match_id in self.results:
             return
         self.results[result.match_id] = result
         self.table.apply(result.outcomes)
-        match = self.matches.get(result.match_id)
+        self._done_in[result.round_id] += 1
+        for player_id in result.outcomes:
+            self._results_of[player_id].append(result.match_id)
+        match = self._live.get(result.match_id)
         if match is not None:
             match.status = "COMPLETED"
             match.winner = result.winner
 
-    def standings_rows(self) -> list[StandingsRow]:
-        return [
-            StandingsRow(rank=rank, player_id=r.player_id, display_name=r.display_name,
-                         played=r.played, wins=r.wins, draws=r.draws, losses=r.losses,
-                         points=r.points)
+    def _ranking(self, *, fresh: bool) -> _Ranking:
+        """The ranked standings; unless ``fresh``, one up to a few rankings' time old."""
+        ranked, key = self._ranked, (self.standings_version, self._rounds_done)
+        if ranked is not None and (ranked.key == key or (
+                not fresh and time.monotonic() - ranked.at < ranked.cost / _RANKING_SHARE)):
+            return ranked
+        started = time.monotonic()
+        rows = [
+            {"rank": rank, "player_id": r.player_id, "display_name": r.display_name,
+             "played": r.played, "wins": r.wins, "draws": r.draws, "losses": r.losses,
+             "points": r.points, "technical_losses": r.technical_losses}
             for rank, r in self.table.ranked()
         ]
-
-    def rounds_completed(self) -> int:
-        return sum(1 for r in self.rounds if r.status == "COMPLETED")
-
-    def standings_document(self) -> dict[str, Any]:
-        return {
+        document = {
             "league_id": self.league_id,
             "version": self.standings_version,
             "rounds_completed": self.rounds_completed(),
             "matches_completed": len(self.results),
             "total_matches": self.total_matches,
-            "standings": [
-                {**row.model_dump(),
-                 "technical_losses": self.table.record(row.player_id).technical_losses}
-                for row in self.standings_rows()
-            ],
+            "standings": rows,
         }
+        now = time.monotonic()
+        self._ranked = _Ranking(key, document, {row["player_id"]: row["rank"] for row in rows},
+                                at=now, cost=now - started)
+        return self._ranked
+
+    def rank_of(self, player_id: str) -> int | None:
+        """The player's rank in the latest ranking (as queries see it), or None."""
+        return self._ranking(fresh=False).ranks.get(player_id)
+
+    def standings_rows(self, *, fresh: bool = True) -> list[StandingsRow]:
+        return [StandingsRow.model_validate(row)
+                for row in self._ranking(fresh=fresh).document["standings"]]
+
+    def standings_document(self, *, fresh: bool = True) -> dict[str, Any]:
+        """The standings (do not modify the answer: it is cached). ``fresh=False`` (for
+        queries) may answer a ranking a moment old; its ``version`` says which."""
+        return self._ranking(fresh=fresh).document
 
     def write_standings(self) -> dict[str, Any]:
         """Snapshot the standings; the version replaced stays as standings.json.bak."""
@@ -407,14 +564,31 @@ class LeagueBook:
         return write_document(self._standings_path, self.standings_document(),
                               keep_backup=keep_backup)
 
-    def schedule_document(self) -> dict[str, Any]:
+    def schedule_document(self, from_round: int = 1, max_rounds: int | None = None,
+                          ) -> dict[str, Any]:
+        """The schedule from round ``from_round`` on: at most ``max_rounds`` rounds and
+        SCHEDULE_PAGE_MATCHES matches (at least one round); ``next_from_round`` pages on."""
+        page: list[dict[str, Any]] = []
+        listed = 0
+        round_id = max(from_round, 1)
+        while round_id <= len(self.rounds) and (max_rounds is None or len(page) < max_rounds):
+            assert self.schedule is not None
+            size = self.schedule.matches_in(round_id)
+            if page and listed + size > SCHEDULE_PAGE_MATCHES:
+                break
+            round_record = self.rounds[round_id - 1]
+            page.append(round_record.model_dump(exclude={"matches"}) | {
+                "matches": [m.model_dump() for m in self.round_matches(round_record)]})
+            listed += size
+            round_id += 1
         return {
             "league_id": self.league_id,
             "status": self.status.value,
             "total_rounds": len(self.rounds),
             "total_matches": self.total_matches,
             "players": [{"player_id": p, "display_name": n} for p, n in self.players],
-            "rounds": [r.model_dump() for r in self.rounds],
+            "rounds": page,
+            "next_from_round": round_id if round_id <= len(self.rounds) else None,
         }
 
     def write_rounds(self) -> None:
@@ -422,15 +596,39 @@ class LeagueBook:
         self._write_rounds(keep_backup=True)
 
     def _write_rounds(self, *, keep_backup: bool) -> None:
-        write_document(self._rounds_path, self.schedule_document(), keep_backup=keep_backup)
+        write_document(self._rounds_path, {
+            "league_id": self.league_id,
+            "status": self.status.value,
+            "players_per_match": self.players_per_match,
+            "total_rounds": len(self.rounds),
+            "total_matches": self.total_matches,
+            "players": [{"player_id": p, "display_name": n} for p, n in self.players],
+            "rounds": [r.model_dump() for r in self.rounds],
+        }, indent=None, keep_backup=keep_backup)
 
     def mark_round(self, round_record: RoundRecord, status: RoundStatus) -> None:
+        """Move a round on and write rounds.json; a completed round's matches leave the
+        live records (the schedule and the journal tell them from now on)."""
+        self._rounds_done += (status == "COMPLETED") - (round_record.status == "COMPLETED")
         round_record.status = status
         if status == "RUNNING" and round_record.started_at is None:
             round_record.started_at = utc_now_str()
         if status == "COMPLETED":
             round_record.completed_at = utc_now_str()
+            for match in round_record.matches:
+                self._live.pop(match.match_id, None)
+            round_record.matches = []
         self.write_rounds()
 
     def close(self) -> None:
         self._journal.close()
+
+
+@dataclass
+class _Ranking:
+    key: tuple[int, int]
+    """(results counted, rounds completed) when it was ranked."""
+    document: dict[str, Any]
+    ranks: dict[str, int]
+    at: float
+    cost: float

@@ -31,7 +31,7 @@ def method_table(manager: LeagueManager) -> dict[str, RpcMethod]:
         return manager.register_player(request)
 
     async def report_match_result(report: MatchResultReport) -> MatchResultAck:
-        return manager.report_result(report)
+        return await manager.report_result(report)
 
     async def league_query(request: LeagueQuery) -> LeagueQueryResponse:
         return manager.query(request)

@@ -108,7 +108,8 @@ class RefereeWatch:
             return MatchView("alive", f"{exc.code}: {exc.description}")
         return view_of(answer)
 
-    def adopt(self, match: MatchRecord, referee: RegisteredAgent, view: MatchView) -> bool:
+    async def adopt(self, match: MatchRecord, referee: RegisteredAgent, view: MatchView
+                    ) -> bool:
         """Record the result a referee decided but could not report, through the same
         checks as a report; True if the match now has its result."""
         lm = self._lm
@@ -120,7 +121,7 @@ class RefereeWatch:
                 conversation_id=f"{lm.league_id}:{match.match_id}", league_id=lm.league_id,
                 round_id=match.round_id, match_id=match.match_id,
                 game_type=lm.config.game_type, result=view.result)
-            ack = lm.report_result(report)
+            ack = await lm.report_result(report)
         except (ProtocolError, ValidationError) as exc:
             lm.event("referee_result_unusable", match_id=match.match_id,
                      referee_id=referee.agent_id, reason=" ".join(str(exc).split())[:300])
@@ -139,7 +140,7 @@ class RefereeWatch:
         for referee, _ in holders:
             self._given[match.match_id].add(referee.agent_id)
         for referee, view in holders:
-            if view.verdict == "decided" and self.adopt(match, referee, view):
+            if view.verdict == "decided" and await self.adopt(match, referee, view):
                 return None
         for referee, view in holders:
             if view.verdict in ("running", "reporting"):
@@ -182,7 +183,7 @@ class RefereeWatch:
                          referee_id=referee.agent_id, reason=view.detail)
                 return False
             if view.verdict == "decided":
-                self.adopt(match, referee, view)
+                await self.adopt(match, referee, view)
         return True
 
     async def held_by(self, match: MatchRecord, referee: RegisteredAgent) -> bool:
@@ -192,4 +193,4 @@ class RefereeWatch:
         if view.verdict in ("running", "reporting"):
             self._given[match.match_id].add(referee.agent_id)
             return True
-        return view.verdict == "decided" and self.adopt(match, referee, view)
+        return view.verdict == "decided" and await self.adopt(match, referee, view)

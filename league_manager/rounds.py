@@ -47,6 +47,12 @@ __all__ = ["RoundRunner"]
 
 HandOver = Literal["started", "busy", "failed"]
 _BUSY_RETRY_SEC = 0.05
+ANNOUNCE_GRACE_SEC = 2.0
+"""How long a round's matches wait for its announcement to reach the players: the prompt
+ones have it before their invitations; a slow one gets it later, without delaying the rest."""
+_OUTBOX_LIMIT = 8
+"""Notifications on their way to one agent beyond which new ones to it are dropped (a dead
+player's backlog stays bounded; it can ask league_query for what it missed)."""
 
 
 class RoundRunner:
@@ -59,11 +65,16 @@ class RoundRunner:
         self._given: dict[str, set[str]] = defaultdict(set)
         self._done: dict[str, asyncio.Event] = defaultdict(asyncio.Event)
         self._broadcast_limit = asyncio.Semaphore(broadcast_concurrency)
+        self._broadcasts = manager.config.broadcasts
+        self._outbox: dict[str, int] = defaultdict(int)
+        self._in_order: dict[str, asyncio.Lock] = {}
+        self._sending: set[asyncio.Task[None]] = set()
         for referee in manager.agents.of_kind("referee"):
             self.add_referee(referee)
-        for match in manager.book.matches.values():
-            if match.referee_id:
-                self._given[match.match_id].add(match.referee_id)
+        for round_record in manager.book.rounds:
+            for match in round_record.matches:  # the live rounds' records
+                if match.referee_id:
+                    self._given[match.match_id].add(match.referee_id)
         self._watch = RefereeWatch(manager, self._given)
         self._unsettled = set(manager.book.unsettled)
         """Matches a referee may hold since before this process started: asked about first."""
@@ -89,21 +100,16 @@ class RoundRunner:
         self._done[match_id].set()
 
     def next_match_of(self, player_id: str) -> dict[str, Any] | None:
-        book = self._lm.book
-        for round_record in book.rounds:
-            for match in round_record.matches:
-                if match.match_id in book.results:
-                    continue
-                if player_id in match.player_ids:
-                    others = [other for other in match.player_ids if other != player_id]
-                    found = {
-                        "match_id": match.match_id, "round_id": match.round_id,
-                        "opponent_id": others[0],
-                        "role": seat_role(match.player_ids.index(player_id)),
-                        "referee_endpoint": match.referee_endpoint, "status": match.status,
-                    }
-                    return found | ({"opponent_ids": others} if len(others) > 1 else {})
-        return None
+        match = self._lm.book.next_match_of(player_id)
+        if match is None:
+            return None
+        others = [other for other in match.player_ids if other != player_id]
+        found = {
+            "match_id": match.match_id, "round_id": match.round_id, "opponent_id": others[0],
+            "role": seat_role(match.player_ids.index(player_id)),
+            "referee_endpoint": match.referee_endpoint, "status": match.status,
+        }
+        return found | ({"opponent_ids": others} if len(others) > 1 else {})
 
     # -- the flow --------------------------------------------------------------------
 
@@ -134,33 +140,43 @@ class RoundRunner:
 
     async def _play_round(self, round_record: RoundRecord) -> None:
         lm, book = self._lm, self._lm.book
-        pending = [m for m in round_record.matches if m.match_id not in book.results]
+        matches = book.open_round(round_record)
+        pending = [m for m in matches if m.match_id not in book.results]
         self._preassign(pending)
         book.mark_round(round_record, "RUNNING")
         lm.event("round_started", round_id=round_record.round_id, matches=len(pending))
-        await self._broadcast("notify_round", self._scheduled_players(),
-                              lambda agent: RoundAnnouncement(
-                                  **self._envelope(agent, f"round-{round_record.round_id}"),
-                                  round_id=round_record.round_id,
-                                  matches=[self._announced(m) for m in round_record.matches]))
+        if self._broadcasts:
+            announced = [self._announced(m) for m in matches]
+            await self._broadcast("notify_round", self._scheduled_players(),
+                                  lambda agent: RoundAnnouncement(
+                                      **self._envelope(agent, f"round-{round_record.round_id}"),
+                                      round_id=round_record.round_id, matches=announced),
+                                  grace=ANNOUNCE_GRACE_SEC)
         await asyncio.gather(*(self._play_match(match) for match in pending))
+        summary = self._summary(matches)
+        for match in matches:
+            self._done.pop(match.match_id, None)
         book.mark_round(round_record, "COMPLETED")
         book.write_standings()
-        summary = self._summary(round_record)
         lm.event("round_completed", round_id=round_record.round_id, **summary.model_dump())
+        if not self._broadcasts:
+            return
         next_round = book.current_round()
         standings = book.standings_rows()
+        topic = f"round-{round_record.round_id}"
         await self._broadcast("update_standings", self._scheduled_players(),
                               lambda agent: LeagueStandingsUpdate(
-                                  **self._envelope(agent, f"round-{round_record.round_id}"),
-                                  round_id=round_record.round_id, standings=standings))
+                                  **self._envelope(agent, topic),
+                                  round_id=round_record.round_id, standings=standings),
+                              grace=0)
         await self._broadcast("notify_round_completed", self._scheduled_players(),
                               lambda agent: RoundCompleted(
-                                  **self._envelope(agent, f"round-{round_record.round_id}"),
+                                  **self._envelope(agent, topic),
                                   round_id=round_record.round_id,
                                   matches_completed=summary.total_matches,
                                   next_round_id=next_round.round_id if next_round else None,
-                                  summary=summary))
+                                  summary=summary),
+                              grace=0)
 
     def _announced(self, match: MatchRecord) -> RoundMatch:
         more = {"player_ids": match.player_ids} if len(match.player_ids) > 2 else {}
@@ -168,8 +184,8 @@ class RoundRunner:
                           player_A_id=match.player_A_id, player_B_id=match.player_B_id,
                           referee_endpoint=match.referee_endpoint, **more)
 
-    def _summary(self, round_record: RoundRecord) -> RoundSummary:
-        results = [self._lm.book.results[m.match_id] for m in round_record.matches]
+    def _summary(self, matches: list[MatchRecord]) -> RoundSummary:
+        results = [self._lm.book.results[m.match_id] for m in matches]
         outcomes = [set(r.outcomes.values()) for r in results]
         return RoundSummary(
             total_matches=len(results),
@@ -257,7 +273,7 @@ class RoundRunner:
         while match.match_id not in book.results:
             suspended = lm.health.suspended(match.player_ids)
             if suspended and holder is None:
-                lm.record_forfeit(match, suspended)
+                await lm.record_forfeit(match, suspended)
                 return
             if busy:  # the referee is still finishing a match we counted as done: no fault
                 await asyncio.sleep(_BUSY_RETRY_SEC)
@@ -319,14 +335,34 @@ class RoundRunner:
     # -- notifications ---------------------------------------------------------------
 
     async def _broadcast(self, method: str, recipients: list[RegisteredAgent],
-                         build: Callable[[RegisteredAgent], Message]) -> None:
-        """Send one notification to each recipient, concurrently within a bound; a failure
-        is logged and never stops the league."""
-        async def send(agent: RegisteredAgent) -> None:
-            async with self._broadcast_limit:
+                         build: Callable[[RegisteredAgent], Message], *,
+                         grace: float | None = None) -> None:
+        """Send one notification to each recipient, at most ``broadcast_concurrency`` at a
+        time, each once (no retry) within its method's timeout; a failure is logged and
+        never stops the league. Waits ``grace`` seconds at most (None: until all are sent):
+        a slow or dead player does not hold the round up for the others, and what is still
+        on its way goes on in the background, in order for each recipient."""
+        tasks = []
+        for agent in recipients:
+            if self._outbox[agent.agent_id] >= _OUTBOX_LIMIT:
+                self._lm.event("notification_dropped", agent_id=agent.agent_id, method=method,
+                               reason=f"{_OUTBOX_LIMIT} notifications to it still on their way")
+                continue
+            self._outbox[agent.agent_id] += 1
+            task = asyncio.create_task(self._notify(agent, method, build(agent)))
+            self._sending.add(task)
+            task.add_done_callback(self._sending.discard)
+            tasks.append(task)
+        if tasks and grace != 0:
+            await asyncio.wait(tasks, timeout=grace)
+
+    async def _notify(self, agent: RegisteredAgent, method: str, message: Message) -> None:
+        lock = self._in_order.setdefault(agent.agent_id, asyncio.Lock())
+        try:
+            async with lock, self._broadcast_limit:
                 try:
-                    await self._lm.client.call(agent.contact_endpoint, method, build(agent),
-                                               method_aliases=self._lenient)
+                    await self._lm.client.call(agent.contact_endpoint, method, message,
+                                               method_aliases=self._lenient, retries=0)
                 except (TransportError, RemoteError) as exc:
                     self._lm.event("notification_failed", agent_id=agent.agent_id,
                                    method=method, error_code=str(exc.code),
@@ -335,5 +371,11 @@ class RoundRunner:
                         self._lm.health.failed(agent.agent_id, f"{method}: {exc.description}")
                         return
                 self._lm.health.answered(agent.agent_id)
+        finally:
+            self._outbox[agent.agent_id] -= 1
 
-        await asyncio.gather(*(send(agent) for agent in recipients))
+    async def close(self) -> None:
+        """Stop the notifications still on their way (at shutdown)."""
+        for task in list(self._sending):
+            task.cancel()
+        await asyncio.gather(*self._sending, return_exceptions=True)

@@ -42,6 +42,7 @@ from sdk.messages import (
     RefereeMeta,
     RefereeRegisterRequest,
     RefereeRegisterResponse,
+    StandingsRow,
 )
 from sdk.store import StoreError
 from sdk.timeutil import utc_now_str
@@ -141,6 +142,7 @@ class LeagueManager:
         if self._run_task is not None and not self._run_task.done():
             self._run_task.cancel()
             await asyncio.gather(self._run_task, return_exceptions=True)
+        await self.runner.close()
         await self.client.aclose()
         self.book.close()
         self.log.close()
@@ -171,13 +173,11 @@ class LeagueManager:
         existing = self.agents.find_by_endpoint(kind, endpoint)
         if existing is not None:
             return f"{endpoint} is already registered as {existing.agent_id}"
-        name = meta.display_name.strip().casefold()
-        namesake = next((agent for agent in self.agents.of_kind(kind)
-                         if agent.display_name.strip().casefold() == name), None)
+        namesake = self.agents.find_by_name(kind, meta.display_name)
         if namesake is not None:
             return (f"the display name {meta.display_name!r} is taken by "
                     f"{namesake.agent_id}; register under another")
-        if kind == "player" and len(self.agents.of_kind("player")) >= self.config.max_players:
+        if kind == "player" and self.agents.count("player") >= self.config.max_players:
             return f"the league is full ({self.config.max_players} players)"
         return None
 
@@ -206,7 +206,7 @@ class LeagueManager:
         """Start once the configured number of players and a referee have registered,
         whichever registration completes that; never fail the registration itself."""
         if (self.auto_start_players is None or self.book.status != LeagueStatus.REGISTRATION
-                or len(self.agents.of_kind("player")) < self.auto_start_players):
+                or self.agents.count("player") < self.auto_start_players):
             return
         try:
             self.start(reason="auto_start")
@@ -269,7 +269,7 @@ class LeagueManager:
         """Fix the schedule if needed and start playing rounds in the background."""
         if self.book.status in (LeagueStatus.RUNNING, LeagueStatus.COMPLETED):
             raise AdminError(409, f"the league is already {self.book.status.value}")
-        if not self.agents.of_kind("referee"):
+        if not self.agents.count("referee"):
             raise AdminError(409, "no referee has registered; start at least one referee first")
         if self.book.status == LeagueStatus.REGISTRATION:
             self.create_schedule()
@@ -282,22 +282,27 @@ class LeagueManager:
 
     # -- results -------------------------------------------------------------------
 
-    def report_result(self, report: MatchResultReport) -> MatchResultAck:
+    async def report_result(self, report: MatchResultReport) -> MatchResultAck:
+        """Check a referee's report and count it; answered once its journal line is on
+        disk (an fsync shared with the reports that arrived meanwhile)."""
         referee = self.agents.authenticate(report.sender, report.auth_token, "referee")
         if report.league_id != self.league_id:
             raise ProtocolError(ErrorCode.LEAGUE_NOT_FOUND,
                                 f"this League Manager runs {self.league_id!r}, not "
                                 f"{report.league_id!r}")
-        match = self.book.matches.get(report.match_id)
+        match = self.book.match(report.match_id)
         if match is None:
             raise ProtocolError(ErrorCode.MATCH_NOT_FOUND,
                                 f"match {report.match_id!r} is not in the schedule")
-        if referee.agent_id not in self.runner.referees_of(report.match_id):
+        recorded = self.book.results.get(report.match_id)
+        if referee.agent_id not in self.runner.referees_of(report.match_id) and (
+                recorded is None or recorded.referee_id != referee.agent_id):
             raise ProtocolError(ErrorCode.NOT_AUTHORIZED,
                                 f"match {report.match_id} was not given to {referee.agent_id}")
         common = {"sender": self.sender, "conversation_id": report.conversation_id,
                   "league_id": self.league_id, "match_id": report.match_id}
-        if report.match_id in self.book.results:
+        if recorded is not None:
+            await self.book.durable()  # the first report of it may still be on its way
             return MatchResultAck(status="DUPLICATE", **common)
         if report.round_id != match.round_id:
             raise ProtocolError(ErrorCode.INVALID_FIELD_VALUE,
@@ -307,7 +312,7 @@ class LeagueManager:
             outcomes = outcomes_of(report.result, match.player_ids)
         except ValueError as exc:
             raise ProtocolError(ErrorCode.INVALID_FIELD_VALUE, str(exc)) from None
-        self._record(match, referee.agent_id, outcomes, report.result.details)
+        await self._record(match, referee.agent_id, outcomes, report.result.details)
         for player_id, outcome in outcomes.items():
             if outcome == "TECHNICAL_LOSS":
                 self.health.failed(player_id, f"technical loss in {match.match_id}")
@@ -315,7 +320,7 @@ class LeagueManager:
                 self.health.answered(player_id)
         return MatchResultAck(status="RECORDED", **common)
 
-    def record_forfeit(self, match: MatchRecord, suspended: list[str]) -> None:
+    async def record_forfeit(self, match: MatchRecord, suspended: list[str]) -> None:
         """Record a match of SUSPENDED players without playing it: they lose by technical
         loss, the others are decided as in any result with technical losers."""
         reason = (f"not played: {', '.join(suspended)} SUSPENDED after failing "
@@ -324,17 +329,20 @@ class LeagueManager:
             "status": "TECHNICAL_LOSS", "technical_losers": suspended, "reason": reason,
             "forfeit": True})
         self.event("match_forfeited", match_id=match.match_id, suspended=suspended)
-        self._record(match, self.sender, outcomes_of(result, match.player_ids), result.details)
+        await self._record(match, self.sender, outcomes_of(result, match.player_ids),
+                           result.details)
 
-    def _record(self, match: MatchRecord, decided_by: str, outcomes: dict[str, Outcome],
-                details: dict[str, Any]) -> None:
-        """Journal a result and count it; the match's waiter learns it at once."""
+    async def _record(self, match: MatchRecord, decided_by: str, outcomes: dict[str, Outcome],
+                      details: dict[str, Any]) -> None:
+        """Journal a result and count it; once it is on disk, the match's waiter learns it.
+        (Counted at once, so a second report of it meanwhile is a duplicate.)"""
         self.book.record(ResultRecord(
             match_id=match.match_id, round_id=match.round_id, referee_id=decided_by,
             outcomes=outcomes, points={p: self.book.table.points_for(o)
                                        for p, o in outcomes.items()},
             winner=next((p for p, o in outcomes.items() if o == "WIN"), None),
-            details=details, recorded_at=utc_now_str()))
+            details=details, recorded_at=utc_now_str()), sync=False)
+        await self.book.durable()
         self.runner.result_arrived(match.match_id)
         self.event("result_recorded", match_id=match.match_id, referee_id=decided_by,
                    outcomes=outcomes)
@@ -342,10 +350,11 @@ class LeagueManager:
     # -- queries -------------------------------------------------------------------
 
     def standings_message(self, conversation_id: str = "get_standings") -> LeagueStandings:
+        document = self.book.standings_document(fresh=False)
         return LeagueStandings(
             sender=self.sender, conversation_id=conversation_id, league_id=self.league_id,
-            version=self.book.standings_version, rounds_completed=self.book.rounds_completed(),
-            standings=self.book.standings_rows(),
+            version=document["version"], rounds_completed=document["rounds_completed"],
+            standings=[StandingsRow.model_validate(row) for row in document["standings"]],
         )
 
     def query(self, request: LeagueQuery) -> LeagueQueryResponse:
@@ -355,11 +364,9 @@ class LeagueManager:
         common = {"sender": self.sender, "conversation_id": request.conversation_id,
                   "league_id": self.league_id, "query_type": request.query_type}
         if request.query_type == "GET_STANDINGS":
-            data: Any = self.book.standings_document()
+            data: Any = self.book.standings_document(fresh=False)
         elif request.query_type == "GET_SCHEDULE":
-            data = self.book.schedule_document()
-            if "round_id" in params:
-                data["rounds"] = [r for r in data["rounds"] if r["round_id"] == params["round_id"]]
+            data = self._schedule_page(params)
         else:
             player_id = str(params.get("player_id") or asker.agent_id)
             if self.agents.get(player_id) is None or self.agents.get(player_id).kind != "player":
@@ -370,20 +377,31 @@ class LeagueManager:
                     else self.player_stats(player_id))
         return LeagueQueryResponse(success=True, data=data, **common)
 
+    def _schedule_page(self, params: dict[str, Any]) -> dict[str, Any]:
+        """GET_SCHEDULE: one round (``round_id``) or a page from ``from_round`` on."""
+        round_id = params.get("round_id")
+        if isinstance(round_id, int) and not isinstance(round_id, bool):
+            if not 1 <= round_id <= len(self.book.rounds):
+                return self.book.schedule_document(len(self.book.rounds) + 1)
+            return self.book.schedule_document(round_id, max_rounds=1)
+        start = params.get("from_round")
+        return self.book.schedule_document(
+            start if isinstance(start, int) and not isinstance(start, bool) else 1)
+
     def player_stats(self, player_id: str) -> dict[str, Any]:
-        ranked = {r.player_id: (rank, r) for rank, r in self.book.table.ranked()}
+        """A player's record, rank and matches (O(its matches), never O(the league))."""
         matches = [
             {"match_id": res.match_id, "round_id": res.round_id, "outcome": res.outcomes[player_id],
              "points": res.points[player_id]}
-            for res in self.book.results.values() if player_id in res.outcomes
+            for res in self.book.results_of(player_id)
         ]
         agent = self.agents.get(player_id)
-        if player_id not in ranked:
+        rank = self.book.rank_of(player_id)
+        if rank is None:
             return {"player_id": player_id, "state": agent.state if agent else None,
                     "rank": None, "record": None, "matches": matches}
-        rank, record = ranked[player_id]
         return {"player_id": player_id, "state": agent.state if agent else None, "rank": rank,
-                "record": record.model_dump(), "matches": matches}
+                "record": self.book.table.record(player_id).model_dump(), "matches": matches}
 
     def status(self) -> dict[str, Any]:
         current = self.book.current_round()

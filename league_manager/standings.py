@@ -89,7 +89,8 @@ class StandingsTable:
         for index, (player_id, display_name) in enumerate(players):
             self._records[player_id] = PlayerRecord(player_id=player_id, display_name=display_name)
             self._order[player_id] = index
-        self._head_to_head: dict[tuple[str, str], float] = defaultdict(float)
+        self._head_to_head: dict[str, dict[str, float]] = defaultdict(dict)
+        """Points each player took from each opponent it met (O(results) in all)."""
 
     def points_for(self, outcome: Outcome) -> float:
         return {
@@ -117,9 +118,10 @@ class StandingsTable:
                     record.technical_losses += 1
             earned[player_id] = points
         for player_id in outcomes:
+            taken = self._head_to_head[player_id]
             for other in outcomes:
                 if other != player_id:
-                    self._head_to_head[(player_id, other)] += earned[player_id]
+                    taken[other] = taken.get(other, 0.0) + earned[player_id]
         return earned
 
     def record(self, player_id: str) -> PlayerRecord:
@@ -133,9 +135,16 @@ class StandingsTable:
         ordered: list[str] = []
         for key in sorted(by_score, reverse=True):
             tied = by_score[key]
-            ordered.extend(sorted(tied, key=lambda p, group=tied: self._tie_key(p, group)))
+            group = set(tied) if len(tied) > 1 else set()
+            ordered.extend(sorted(tied, key=lambda p, group=group: self._tie_key(p, group)))
         return [(rank, self._records[p]) for rank, p in enumerate(ordered, start=1)]
 
-    def _tie_key(self, player_id: str, group: list[str]) -> tuple[float, int, int]:
-        head_to_head = sum(self._head_to_head[(player_id, other)] for other in group)
+    def _tie_key(self, player_id: str, group: set[str]) -> tuple[float, int, int]:
+        """Head-to-head points against the others tied (summed over the opponents met, the
+        smaller side: a big tie early in a league costs O(results), not O(tied²))."""
+        taken = self._head_to_head.get(player_id, {})
+        if len(taken) <= len(group):
+            head_to_head = sum(points for other, points in taken.items() if other in group)
+        else:
+            head_to_head = sum(taken.get(other, 0.0) for other in group)
         return (-head_to_head, self._records[player_id].technical_losses, self._order[player_id])

@@ -174,6 +174,10 @@ class LeagueConfig(_File):
     rounds: int | None = Field(
         default=None, ge=1, description="with more than two players per match: how many "
         "rounds; by default enough for every player to be able to meet every other once")
+    broadcasts: bool = Field(
+        default=True, description="send every round's announcement, standings update and "
+        "completion to every player; false for very large leagues, whose players poll "
+        "league_query instead (the league's completion is still sent)")
     communication: CommunicationConfig = CommunicationConfig()
     protocol_mode: ProtocolMode = Field(
         default="lenient", description="lenient: take the variations published agents send "

@@ -7,9 +7,19 @@ import json
 from collections import Counter
 from typing import Any
 
+from league_manager.scheduler import ScheduledRound, make_schedule
 from sdk.config import SharedDir
 
-__all__ = ["match_files", "recompute_standings"]
+__all__ = ["match_files", "recompute_standings", "scheduled_rounds"]
+
+
+def scheduled_rounds(shared: SharedDir, league_id: str) -> list[ScheduledRound]:
+    """The league's whole schedule, made from what ``rounds.json`` holds (its players in
+    order, the match size and the rounds: the schedule is deterministic in them)."""
+    document = json.loads((shared.league_dir(league_id) / "rounds.json").read_text())
+    players = [player["player_id"] for player in document["players"]]
+    return make_schedule(players, document["players_per_match"],
+                         document["total_rounds"]).rounds()
 
 
 def match_files(shared: SharedDir, league_id: str) -> list[dict[str, Any]]:

@@ -20,7 +20,7 @@ from league_cli.launcher import Launcher
 from league_cli.up import LeaguePlan, start_processes, wait_for
 from sdk.config import SharedDir
 from tests.conftest import free_port, make_shared_dir
-from tests.match_files import match_files, recompute_standings
+from tests.match_files import match_files, recompute_standings, scheduled_rounds
 
 pytestmark = pytest.mark.e2e
 
@@ -92,15 +92,16 @@ def test_a_whole_league_over_http(launcher: Launcher, players: int) -> None:
     lm_url, standings = play_league(launcher, players)
     shared = SharedDir(launcher.shared_dir)
     schedule = json.loads((shared.league_dir(LEAGUE) / "rounds.json").read_text())
-    scheduled = [m for r in schedule["rounds"] for m in r["matches"]]
-    pairs = Counter(frozenset((m["player_A_id"], m["player_B_id"])) for m in scheduled)
+    rounds = scheduled_rounds(shared, LEAGUE)
+    pairs = Counter(frozenset((m.player_A_id, m.player_B_id)) for r in rounds for m in r.matches)
     ids = [p["player_id"] for p in schedule["players"]]
     assert set(pairs) == {frozenset(pair) for pair in combinations(ids, 2)}, "a pair is missing"
     assert set(pairs.values()) == {1}, "a pair met twice"
     assert len(schedule["rounds"]) == (players - 1 if players % 2 == 0 else players)
 
     matches = match_files(shared, LEAGUE)
-    assert sorted(m["match_id"] for m in matches) == sorted(m["match_id"] for m in scheduled)
+    assert sorted(m["match_id"] for m in matches) == sorted(
+        m.match_id for r in rounds for m in r.matches)
     for match in matches:
         check_transcript(match)
 

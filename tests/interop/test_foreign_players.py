@@ -107,7 +107,7 @@ def play(root: Path, labels: tuple[str, ...]) -> LeagueRun:
         with httpx.Client(timeout=10) as client:
             standings = client.get(f"{manager.base_url}/standings").json()["standings"]
             our_player = client.get(f"{ours.base_url}/status").json()
-        schedule = json.loads((agents.shared.league_dir(LEAGUE) / "rounds.json").read_text())
+            schedule = client.get(f"{manager.base_url}/schedule").json()
         return LeagueRun(agents.shared, status, standings, schedule,
                          match_files(agents.shared, LEAGUE), our_player, entrants)
     finally:

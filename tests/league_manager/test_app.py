@@ -143,7 +143,8 @@ async def test_a_whole_league_in_process(world: World, players: int) -> None:
     assert sum(row["points"] for row in standings["standings"]) == 3 * expected_matches
     starts = [p for ref in (REFEREE.format(n=1), REFEREE.format(n=2))
               for m, p in world.received[ref] if m == "start_match"]
-    assert sorted(p["match_id"] for p in starts) == sorted(world.manager.book.matches)
+    assert sorted(p["match_id"] for p in starts) == sorted(
+        m.match_id for m in world.manager.book.iter_matches())
     assert all(world.received[REFEREE.format(n=n)] for n in (1, 2)), "both referees got work"
     assert max(world.peak.values()) <= 2, "a referee ran more matches than its capacity"
     rounds = len(world.manager.book.rounds)
@@ -252,7 +253,7 @@ async def test_a_player_that_never_answers_is_suspended_and_forfeits_the_rest(
     assert [event["player_id"] for event in suspended] == [p06]
     assert suspended[0]["failures"] == world.manager.config.suspend_after_failures
     book = world.manager.book
-    its = [m for m in book.matches.values() if p06 in m.player_ids]
+    its = [m for m in book.iter_matches() if p06 in m.player_ids]
     forfeits = [m for m in its if book.results[m.match_id].details.get("forfeit")]
     started = {p["match_id"] for n in (1, 2) for m, p in world.received[REFEREE.format(n=n)]
                if m == "start_match"}
@@ -286,7 +287,7 @@ async def test_a_suspended_player_that_answers_again_plays_again(world: World) -
     await wait_until(lambda: world.manager.book.status.value == "COMPLETED")
     assert [e["player_id"] for e in league_events(world, "player_recovered")] == [p06]
     book = world.manager.book
-    played_later = [m for m in book.matches.values() if p06 in m.player_ids
+    played_later = [m for m in book.iter_matches() if p06 in m.player_ids
                     and m.round_id >= 3 and not book.results[m.match_id].details.get("forfeit")]
     assert played_later, "after it answered, its matches go to a referee again"
 

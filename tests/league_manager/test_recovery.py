@@ -28,7 +28,8 @@ RECIPE = ScheduleRecipe(PLAYERS)
 
 def result_of(book: LeagueBook, match_id: str) -> ResultRecord:
     """PLAYER_A wins."""
-    match = book.matches[match_id]
+    match = book.match(match_id)
+    assert match is not None
     winner, loser = match.player_ids
     return ResultRecord(match_id=match_id, round_id=match.round_id, referee_id="REF01",
                         outcomes={winner: "WIN", loser: "LOSS"},
@@ -51,12 +52,12 @@ def league_dir(tmp_path: Path) -> Path:
     book.write_rounds()
     first, second = book.rounds[0], book.rounds[1]
     book.mark_round(first, "RUNNING")
-    for match in first.matches:
+    for match in book.open_round(first):
         book.record(result_of(book, match.match_id))
     book.mark_round(first, "COMPLETED")
     book.write_standings()
     book.mark_round(second, "RUNNING")
-    book.record(result_of(book, second.matches[0].match_id))
+    book.record(result_of(book, book.open_round(second)[0].match_id))
     book.close()
     return folder
 
@@ -67,7 +68,7 @@ def expected(league_dir: Path) -> Iterator[dict[str, Any]]:
     book = open_book(league_dir)
     yield {"status": book.status, "results": sorted(book.results),
            "standings": book.standings_document()["standings"],
-           "schedule": [(m.match_id, m.player_ids) for r in book.rounds for m in r.matches]}
+           "schedule": [(m.match_id, m.player_ids) for m in book.iter_matches()]}
     book.close()
 
 
@@ -79,8 +80,7 @@ def check_recovered(book: LeagueBook, expected: dict[str, Any]) -> None:
     assert book.status == expected["status"]
     assert sorted(book.results) == expected["results"]
     assert book.standings_document()["standings"] == expected["standings"]
-    assert [(m.match_id, m.player_ids) for r in book.rounds for m in r.matches] == \
-        expected["schedule"]
+    assert [(m.match_id, m.player_ids) for m in book.iter_matches()] == expected["schedule"]
 
 
 # --- a plain restart --------------------------------------------------------------------------
@@ -90,7 +90,7 @@ def test_a_restart_mid_round_asks_only_about_the_round_in_flight(league_dir: Pat
     try:
         assert book.recovery_notes == []
         assert book.status == LeagueStatus.RUNNING and len(book.results) == 3
-        round_two = {m.match_id for m in book.rounds[1].matches}
+        round_two = {m.match_id for m in book.round_matches(book.rounds[1])}
         assert book.unsettled == round_two - set(book.results)
         on_disk = read_json(league_dir / "standings.json")
         assert on_disk["version"] == 3, "the snapshot lagging the journal is written again"
@@ -116,7 +116,8 @@ def test_damaged_rounds_json_comes_back_from_its_backup(
         check_recovered(book, expected)
         notes = " ".join(book.recovery_notes)
         assert "rounds.json" in notes and "rounds.json.bak" in notes, notes
-        assert book.unsettled >= {m.match_id for m in book.rounds[1].matches} - set(book.results)
+        assert book.unsettled >= {m.match_id for m in book.round_matches(book.rounds[1])
+                                  } - set(book.results)
     finally:
         book.close()
     assert read_json(path)["status"] == "RUNNING", "rounds.json is whole again"
@@ -132,8 +133,9 @@ def test_rounds_json_and_its_backup_lost_are_made_again_from_the_players(
         check_recovered(book, expected)
         assert "made the schedule again from the 4 registered players" in " ".join(
             book.recovery_notes)
-        assert book.unsettled == set(book.matches) - set(book.results), \
-            "without the file's statuses, every open match may be out with a referee"
+        assert book.unsettled == {m.match_id for m in book.round_matches(book.rounds[1])
+                                  } - set(book.results), \
+            "without the file's statuses, the round the journal leaves open is in flight"
     finally:
         book.close()
     assert len(list(league_dir.glob("rounds.json.corrupt-*"))) == 1
@@ -239,7 +241,7 @@ def test_a_damaged_line_in_the_middle_of_the_journal_loses_only_its_match(
 def test_a_completed_league_that_lost_a_result_runs_again(league_dir: Path) -> None:
     book = open_book(league_dir)
     for round_record in book.rounds:
-        for match in round_record.matches:
+        for match in book.round_matches(round_record):
             if match.match_id not in book.results:
                 book.record(result_of(book, match.match_id))
         book.mark_round(round_record, "COMPLETED")

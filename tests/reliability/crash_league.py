@@ -29,7 +29,7 @@ from league_cli.launcher import AgentProcess, Launcher
 from league_cli.up import LeaguePlan, start_processes, wait_for
 from sdk.config import SharedDir
 from tests.conftest import free_port, make_shared_dir
-from tests.match_files import match_files, recompute_standings
+from tests.match_files import match_files, recompute_standings, scheduled_rounds
 
 __all__ = ["FAST_STRATEGIES", "LEAGUE", "CrashLeague", "LeagueCheck", "check_league",
            "kill_points", "running_league"]
@@ -186,8 +186,7 @@ def check_league(shared: SharedDir, final: dict[str, Any]) -> LeagueCheck:
     """Check a finished league's journal, match files and standings against each other and
     against ``final``, the League Manager's last ``GET /standings``."""
     league_dir = shared.league_dir(LEAGUE)
-    schedule = json.loads((league_dir / "rounds.json").read_text())
-    scheduled = [m["match_id"] for r in schedule["rounds"] for m in r["matches"]]
+    scheduled = [m.match_id for r in scheduled_rounds(shared, LEAGUE) for m in r.matches]
     journal = [json.loads(line) for line in
                (league_dir / "journal.jsonl").read_text(encoding="utf-8").splitlines()
                if line.strip()]

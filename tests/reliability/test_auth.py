@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from datetime import datetime, timezone
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.conftest import free_port
@@ -131,7 +132,7 @@ def test_only_the_referee_given_a_match_may_report_it(league: dict[str, Any]) ->
     url, answers = league["url"], league["answers"]
     eve, eve_token = answers["eve"]["referee_id"], answers["eve"]["auth_token"]
     mallory, mallory_token = answers["mallory"]["player_id"], answers["mallory"]["auth_token"]
-    rounds = json.loads((agents.shared.league_dir(LEAGUE) / "rounds.json").read_text())
+    rounds = httpx.get(url.removesuffix("/mcp") + "/schedule", timeout=10).json()
     matches = [m for r in rounds["rounds"] for m in r["matches"]]
     first = matches[0]
     by_player = rpc(url, "report_match_result", report(
