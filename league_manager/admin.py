@@ -55,6 +55,8 @@ class LeagueControl:
         self.recovery_notes: list[str] = []
         """What start-up found damaged in admin.json and what it did, a sentence each."""
         self.paused = self._load()
+        self.held = 0
+        """How many hand-overs and rounds wait for the admin to resume right now."""
         self._resumed = asyncio.Event()
         if not self.paused:
             self._resumed.set()
@@ -85,7 +87,13 @@ class LeagueControl:
 
     async def resumed(self) -> None:
         """Return at once unless paused; then when the admin resumes."""
-        await self._resumed.wait()
+        if self._resumed.is_set():
+            return
+        self.held += 1
+        try:
+            await self._resumed.wait()
+        finally:
+            self.held -= 1
 
     def pause(self) -> dict[str, Any]:
         """Stop handing out matches and starting rounds; running matches finish."""
