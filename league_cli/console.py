@@ -26,6 +26,8 @@ def standings_table(standings: dict[str, Any], title: str = "Standings") -> Tabl
 def status_line(status: dict[str, Any]) -> str:
     current = status.get("current_round")
     where = f"round {current}/{status['total_rounds']}" if current else status["state"]
+    if status.get("paused"):
+        where += " (paused)"
     return (f"{status['league_id']}: {where}, {status['matches_completed']}/"
             f"{status['total_matches']} matches, {len(status['players'])} players, "
             f"{len(status['referees'])} referees")

@@ -39,7 +39,8 @@ __all__ = ["AgentKind", "AgentRegistry", "AgentState", "RegisteredAgent"]
 _log = logging.getLogger(__name__)
 
 AgentKind = Literal["referee", "player"]
-AgentState = Literal["INIT", "REGISTERED", "ACTIVE", "SUSPENDED", "SHUTDOWN"]
+AgentState = Literal["INIT", "REGISTERED", "ACTIVE", "SUSPENDED", "SHUTDOWN", "REMOVED"]
+"""REMOVED: taken out of the league by the admin, for good (``admin.py``)."""
 
 
 class RegisteredAgent(BaseModel):

@@ -11,6 +11,7 @@ import httpx
 from fastapi import FastAPI, Header, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 
+from league_manager.admin_routes import router as admin_router
 from league_manager.config import LeagueManagerSettings
 from league_manager.handlers import method_table
 from league_manager.page import standings_page
@@ -40,6 +41,7 @@ def create_app(settings: LeagueManagerSettings, *,
 
     app = FastAPI(title="Agent League: League Manager", lifespan=lifespan)
     app.state.manager = manager
+    app.include_router(admin_router)
     JsonRpcEndpoint(
         method_table(manager), sender=lambda: manager.sender, log=manager.log,
         limits=manager.system.http,

@@ -484,6 +484,13 @@ class LeagueBook:
                 return self._record_of(planned)
         return None
 
+    def matches_of(self, player_id: str) -> list[MatchRecord]:
+        """Every match of the player's, in round order (O(rounds), not O(matches))."""
+        if self.schedule is None:
+            return []
+        found = (self.schedule.match_of(player_id, r) for r in range(1, len(self.rounds) + 1))
+        return [self._record_of(planned) for planned in found if planned is not None]
+
     def results_of(self, player_id: str) -> list[ResultRecord]:
         """The player's results in the order they were accepted."""
         return [self.results[match_id] for match_id in self._results_of.get(player_id, ())]

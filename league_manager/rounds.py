@@ -115,7 +115,10 @@ class RoundRunner:
 
     async def run(self) -> None:
         book = self._lm.book
-        while (round_record := book.current_round()) is not None:
+        while True:
+            await self._lm.control.resumed()  # paused: no round starts, nor does the end
+            if (round_record := book.current_round()) is None:
+                break
             await self._play_round(round_record)
         book.status = LeagueStatus.COMPLETED
         book.write_rounds()
@@ -132,7 +135,8 @@ class RoundRunner:
             final_standings=[FinalStanding(rank=rank, player_id=r.player_id, points=r.points)
                              for rank, r in ranked],
         )
-        everyone = self._lm.agents.of_kind("player") + self._lm.agents.of_kind("referee")
+        everyone = [agent for agent in self._lm.agents.of_kind("player")
+                    + self._lm.agents.of_kind("referee") if agent.state != "REMOVED"]
         await self._broadcast("notify_league_completed", everyone,
                               lambda agent: completed.model_copy(
                                   update={"auth_token": self._lm.agents.token_of(agent.agent_id)}))
@@ -201,7 +205,8 @@ class RoundRunner:
 
     def _scheduled_players(self) -> list[RegisteredAgent]:
         agents = self._lm.agents
-        return [a for pid, _ in self._lm.book.players if (a := agents.get(pid)) is not None]
+        return [a for pid, _ in self._lm.book.players
+                if (a := agents.get(pid)) is not None and a.state != "REMOVED"]
 
     # -- referees --------------------------------------------------------------------
 
@@ -271,6 +276,10 @@ class RoundRunner:
             self._unsettled.discard(match.match_id)
             holder = await self._watch.holder_after_restart(match, self._usable_referees())
         while match.match_id not in book.results:
+            if holder is None:
+                await lm.control.resumed()  # paused: nothing is handed over nor forfeited
+                if match.match_id in book.results:
+                    return
             suspended = lm.health.suspended(match.player_ids)
             if suspended and holder is None:
                 await lm.record_forfeit(match, suspended)
@@ -287,6 +296,9 @@ class RoundRunner:
             async with self._slots[referee.agent_id]:
                 if match.match_id in book.results:
                     return
+                if holder is None and (lm.control.paused or lm.health.suspended(
+                        match.player_ids)):
+                    continue  # paused or a player removed while this waited for the slot
                 # A holder plays the match since before a restart: only its result is awaited.
                 handed: HandOver = "started" if holder else await self._hand_over(match, referee)
                 holder = None

@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 
+from league_manager.admin import AdminError, LeagueControl
 from league_manager.agents import AgentKind, AgentRegistry, AgentState, RegisteredAgent
 from league_manager.book import (
     LeagueBook,
@@ -50,15 +51,6 @@ from sdk.timeutil import utc_now_str
 __all__ = ["AdminError", "LeagueManager"]
 
 
-class AdminError(Exception):
-    """An admin request that cannot be done now; ``status`` is the HTTP status to answer."""
-
-    def __init__(self, status: int, description: str):
-        super().__init__(description)
-        self.status = status
-        self.description = description
-
-
 class LeagueManager:
     """One league: who registered, the schedule, the results and the standings."""
 
@@ -91,7 +83,9 @@ class LeagueManager:
             self.log.close()
             self.league_log.close()
             raise
-        for note in self.agents.recovery_notes + self.book.recovery_notes:
+        self.control = LeagueControl(self, league_dir)
+        for note in (self.agents.recovery_notes + self.book.recovery_notes
+                     + self.control.recovery_notes):
             self.event("data_file_recovered", detail=note)
         self.admin_token = self._admin_token(league_dir / "admin_token")
         self.client = RpcClient(self.system, self.log, transport=transport)
@@ -135,7 +129,7 @@ class LeagueManager:
         """Resume a league that was running when the process stopped."""
         if self.book.status == LeagueStatus.RUNNING:
             self.event("league_resumed", rounds_completed=self.book.rounds_completed(),
-                       results=len(self.book.results))
+                       results=len(self.book.results), paused=self.control.paused)
             self._launch()
 
     async def shutdown(self) -> None:
@@ -321,10 +315,14 @@ class LeagueManager:
         return MatchResultAck(status="RECORDED", **common)
 
     async def record_forfeit(self, match: MatchRecord, suspended: list[str]) -> None:
-        """Record a match of SUSPENDED players without playing it: they lose by technical
-        loss, the others are decided as in any result with technical losers."""
-        reason = (f"not played: {', '.join(suspended)} SUSPENDED after failing "
-                  f"{self.config.suspend_after_failures} times in a row")
+        """Record a match of SUSPENDED or REMOVED players without playing it: they lose by
+        technical loss, the others are decided as in any result with technical losers."""
+        removed = [p for p in suspended if (a := self.agents.get(p)) and a.state == "REMOVED"]
+        why = [f"{', '.join(removed)} REMOVED by the admin"] if removed else []
+        if len(removed) < len(suspended):
+            why.append(f"{', '.join(p for p in suspended if p not in removed)} SUSPENDED "
+                       f"after failing {self.config.suspend_after_failures} times in a row")
+        reason = f"not played: {'; '.join(why)}"
         result = MatchResult(winner=None, details={
             "status": "TECHNICAL_LOSS", "technical_losers": suspended, "reason": reason,
             "forfeit": True})
@@ -410,6 +408,7 @@ class LeagueManager:
             "display_name": self.config.display_name,
             "game_type": self.config.game_type,
             "state": self.book.status.value,
+            "paused": self.control.paused,
             "current_round": current.round_id if current and
             self.book.status == LeagueStatus.RUNNING else None,
             "total_rounds": len(self.book.rounds),

@@ -7,6 +7,8 @@ players, decided like any result with technical losers) instead of keeping a ref
 waiting through every retry. Anything it answers clears the count and makes it ACTIVE again:
 a notification taken (every round announcement still goes to it), a match played soundly,
 a request of its own. The count lives in memory; the state is saved with the agents.
+A player the admin REMOVED (``admin.py``) is out of play the same way, but nothing it
+answers brings it back.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ class PlayerHealth:
 
     def failed(self, player_id: str, why: str) -> None:
         agent = self._lm.agents.get(player_id)
-        if agent is None or agent.kind != "player" or agent.state == "SHUTDOWN":
+        if agent is None or agent.kind != "player" or agent.state in ("SHUTDOWN", "REMOVED"):
             return
         self._failures[player_id] += 1
         if self._failures[player_id] >= self._limit and agent.state != "SUSPENDED":
@@ -49,7 +51,8 @@ class PlayerHealth:
             self._lm.event("player_recovered", player_id=player_id)
 
     def suspended(self, player_ids: Sequence[str]) -> list[str]:
-        """Those of ``player_ids`` that are SUSPENDED now."""
+        """Those of ``player_ids`` that are SUSPENDED now, or REMOVED (for good): their
+        matches are forfeits."""
         return [player_id for player_id in player_ids
                 if (agent := self._lm.agents.get(player_id)) is not None
-                and agent.state == "SUSPENDED"]
+                and agent.state in ("SUSPENDED", "REMOVED")]

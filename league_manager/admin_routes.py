@@ -1,0 +1,82 @@
+"""The course staff's HTTP routes under ``/admin``, each behind ``Authorization: Bearer
+<admin token>`` (401 without it or malformed, 403 wrong); a refusal is ``{"error":
+sentence}`` with its status. The actions live in ``admin.py`` and ``exports.py``; this
+module only maps them to HTTP. Every handler is ``async``: the league's state is only ever
+touched from the event loop."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from fastapi import APIRouter, Header, Request
+from fastapi.responses import JSONResponse, Response
+
+from league_manager.admin import AdminError
+from league_manager.exports import results_csv, results_document, standings_csv
+from league_manager.service import LeagueManager
+
+__all__ = ["EXPORTS", "router"]
+
+router = APIRouter(prefix="/admin")
+
+AdminAction = Callable[[LeagueManager], Response]
+
+EXPORTS = ("standings.csv", "standings.json", "results.csv", "results.json")
+"""The files ``GET /admin/export/{name}`` serves."""
+
+
+def _admin(request: Request, authorization: str | None, action: AdminAction) -> Response:
+    manager: LeagueManager = request.app.state.manager
+    try:
+        manager.check_admin(authorization)
+        return action(manager)
+    except AdminError as exc:
+        return JSONResponse({"error": exc.description}, status_code=exc.status)
+
+
+@router.post("/start")
+async def start(request: Request, authorization: str | None = Header(default=None)
+                ) -> Response:
+    """Start the league, as ``POST /start_league``."""
+    return _admin(request, authorization, lambda m: JSONResponse(m.start()))
+
+
+@router.post("/pause")
+async def pause(request: Request, authorization: str | None = Header(default=None)
+                ) -> Response:
+    return _admin(request, authorization, lambda m: JSONResponse(m.control.pause()))
+
+
+@router.post("/resume")
+async def resume(request: Request, authorization: str | None = Header(default=None)
+                 ) -> Response:
+    return _admin(request, authorization, lambda m: JSONResponse(m.control.resume()))
+
+
+@router.post("/players/{player_id}/remove")
+async def remove_player(player_id: str, request: Request,
+                        authorization: str | None = Header(default=None)) -> Response:
+    return _admin(request, authorization,
+                  lambda m: JSONResponse(m.control.remove_player(player_id)))
+
+
+@router.get("/export/{name}")
+async def export(name: str, request: Request,
+                 authorization: str | None = Header(default=None)) -> Response:
+    """A file to download: ``<league_id>-standings.csv`` and so on."""
+    return _admin(request, authorization, lambda m: _export(m, name))
+
+
+def _export(manager: LeagueManager, name: str) -> Response:
+    if name not in EXPORTS:
+        raise AdminError(404, f"there is no export {name!r}; there are {', '.join(EXPORTS)}")
+    what, _, kind = name.partition(".")
+    document = (manager.book.standings_document() if what == "standings"
+                else results_document(manager.book))
+    headers = {"Content-Disposition": f'attachment; filename="{manager.league_id}-{name}"'}
+    if kind == "json":
+        return Response(json.dumps(document, ensure_ascii=False, indent=2) + "\n",
+                        media_type="application/json", headers=headers)
+    text = standings_csv(document) if what == "standings" else results_csv(document)
+    return Response(text, media_type="text/csv; charset=utf-8", headers=headers)
