@@ -186,8 +186,8 @@ class PlaySession:
         """Begin the game in a task of the running loop."""
         self.transcript = new_transcript(self.game, self.opponent, params=self.params,
                                          seed=self.seed)
-        self.transcript.configs["opponent"] = {**self.opponent_choice,
-                                               **self.transcript.configs["opponent"]}
+        self.transcript.configs["opponent"] = {**self.transcript.configs["opponent"],
+                                               **self.opponent_choice}
         self.seat = seat = WebSeat(self.transcript)
         self.status = "running"
         self.task = asyncio.create_task(self._run(seat, shared), name=f"play-{self.session_id}")

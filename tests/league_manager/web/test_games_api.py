@@ -237,7 +237,7 @@ async def test_it_is_not_your_turn_while_the_opponent_moves(
         server.shutdown()
         server.server_close()
     assert transcript["tokens"]["calls"] == 2 == len(server.requests)
-    assert transcript["configs"]["opponent"] == {"kind": "builtin", "strategy": "llm"}
+    assert transcript["configs"]["opponent"] == {"kind": "llm", "strategy": "llm"}
 
 
 async def _poll(lm: Client, session_id: str, done: Callable[[dict[str, Any]], bool],
