@@ -10,6 +10,7 @@ play without an LLM). It is saved as JSON (the whole record, loadable again) and
 from __future__ import annotations
 
 import csv
+import io
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -86,19 +87,29 @@ class Transcript(BaseModel):
         self.result = dict(result)
         self.ended_at = utc_now()
 
+    def public(self) -> Transcript:
+        """A copy without the internal messages: what may leave the server for the human."""
+        return self.model_copy(update={"messages": self.visible()}, deep=True)
+
+    def to_csv(self) -> str:
+        """The messages as CSV text (``CSV_COLUMNS``, one row per message)."""
+        handle = io.StringIO(newline="")
+        writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS)
+        writer.writeheader()
+        for message in self.messages:
+            writer.writerow({"time": message.time.isoformat(), "role": message.role,
+                             "speaker": message.speaker or "",
+                             "visible": str(message.visibility == "visible").lower(),
+                             "text": message.text})
+        return handle.getvalue()
+
     def save(self, path: Path) -> tuple[Path, Path]:
         """Write ``path`` (JSON) and the same name with ``.csv``; returns both paths."""
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(self.model_dump_json(indent=2), encoding="utf-8")
         csv_path = path.with_suffix(".csv")
         with csv_path.open("w", newline="", encoding="utf-8") as handle:
-            writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS)
-            writer.writeheader()
-            for message in self.messages:
-                writer.writerow({"time": message.time.isoformat(), "role": message.role,
-                                 "speaker": message.speaker or "",
-                                 "visible": str(message.visibility == "visible").lower(),
-                                 "text": message.text})
+            handle.write(self.to_csv())
         return path, csv_path
 
     @classmethod

@@ -16,6 +16,7 @@ from league_manager.config import LeagueManagerSettings
 from league_manager.handlers import method_table
 from league_manager.page import standings_page
 from league_manager.service import AdminError, LeagueManager
+from league_manager.web.games_api import games_router
 from sdk.jsonrpc import JsonRpcEndpoint
 from sdk.service import serve
 
@@ -58,6 +59,8 @@ def create_app(settings: LeagueManagerSettings, *,
             return JSONResponse(action(manager))
         except AdminError as exc:
             return JSONResponse({"error": exc.description}, status_code=exc.status)
+
+    app.include_router(games_router(manager))  # /api/games and the /play page
 
     @app.get("/health")
     async def health(request: Request) -> dict[str, Any]:

@@ -1,0 +1,296 @@
+"""Games a person plays through the ``/play`` page: one session per game, in memory, bounded.
+
+A session runs ``league_cli.play_session.play_game`` (the loop ``league play`` runs) as an
+asyncio task with a ``WebSeat``: when the person's move is due the seat parks a future,
+and ``POST /api/games/{id}/moves`` resolves it. The opponent then moves server-side (a
+built-in strategy in a worker thread, a remote player over the protocol) while the request
+waits, up to ``settle_sec``, for the person's next turn or the end. At most
+``max_sessions`` live at once; one left alone for ``idle_sec`` is dropped (its task
+cancelled), so a crowd cannot exhaust the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import secrets
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from games import Action, ActionSpace, GameSpec
+from league_cli.play_session import HUMAN_ID, Opponent, new_transcript, play_game, score_line
+from league_cli.transcript import Transcript
+from players.strategies.human import parse_move, space_hint
+from sdk.config import ConfigError, SharedDir
+
+__all__ = ["ENV_PREFIX", "MoveRefused", "PlayLimits", "PlaySession", "SessionStatus",
+           "SessionStore", "SessionsFull", "WebSeat"]
+
+_log = logging.getLogger(__name__)
+
+ENV_PREFIX = "LEAGUE_PLAY_"
+SessionStatus = Literal["created", "running", "finished", "failed"]
+
+
+class PlayLimits(BaseModel):
+    """How many games may be played at once, and how long an idle one is kept."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_sessions: int = Field(default=100, ge=1, le=10_000)
+    idle_sec: float = Field(default=1800.0, gt=0)
+    """A session nobody asked about for this long is dropped (its game cancelled)."""
+    settle_sec: float = Field(default=10.0, ge=0, le=120)
+    """How long a move's answer waits for the opponent's reply before answering anyway
+    (the page then polls ``GET /api/games/{id}``)."""
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> PlayLimits:
+        """``LEAGUE_PLAY_MAX_SESSIONS``, ``LEAGUE_PLAY_IDLE_SEC``, ``LEAGUE_PLAY_SETTLE_SEC``.
+
+        Raises:
+            ConfigError: a value is refused.
+        """
+        env = os.environ if environ is None else environ
+        given = {name: env[ENV_PREFIX + name.upper()] for name in cls.model_fields
+                 if env.get(ENV_PREFIX + name.upper())}
+        try:
+            return cls(**given)
+        except ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            raise ConfigError(f"{ENV_PREFIX}{str(first['loc'][0]).upper()}: "
+                              f"{first['msg']}") from None
+
+
+class MoveRefused(Exception):
+    """A move that cannot be taken now: ``status`` is the HTTP status, the text a sentence."""
+
+    def __init__(self, status: int, sentence: str):
+        super().__init__(sentence)
+        self.status = status
+
+
+class SessionsFull(Exception):
+    """No room for another game now."""
+
+
+@dataclass
+class _Pending:
+    space: ActionSpace
+    stage: int
+    future: asyncio.Future[Action]
+
+
+def _typed_text(move: Any) -> str:
+    """A move from JSON as the person would have typed it (``parse_move`` reads text)."""
+    if isinstance(move, str):
+        return move
+    if isinstance(move, list):
+        return " ".join(json.dumps(part) for part in move)
+    return json.dumps(move)
+
+
+class WebSeat:
+    """The person's seat behind HTTP: remembers what they may see (their observation, the
+    running score, the legal moves when their move is due) and takes their move from a
+    request."""
+
+    def __init__(self, transcript: Transcript):
+        self.transcript = transcript
+        self.observation: dict[str, Any] | None = None
+        self.returns: dict[str, float] = {}
+        self.pending: _Pending | None = None
+        self.ready = asyncio.Event()
+        """Set while the person's move is due or the game has ended."""
+
+    def show(self, observation: Mapping[str, Any], title: str) -> None:
+        self.observation = dict(observation)
+        returns = observation.get("returns")
+        if isinstance(returns, dict) and returns:
+            self.returns = {str(p): float(v) for p, v in returns.items()}
+        self.transcript.add("referee", f"{title}: {json.dumps(observation, default=str)}",
+                            speaker="referee")
+
+    def tell(self, line: str) -> None:
+        self.transcript.add("referee", line, speaker="referee")
+
+    def score(self, returns: Mapping[str, float]) -> None:
+        self.returns = dict(returns)
+        self.tell(score_line(returns))
+
+    async def ask(self, observation: Mapping[str, Any], space: ActionSpace,
+                  stage: int) -> Action:
+        """Park until ``submit`` gives the person's legal move."""
+        self.show(observation, f"Stage {stage}: what you see")
+        self.tell(f"Legal moves: {space_hint(space)}")
+        future: asyncio.Future[Action] = asyncio.get_running_loop().create_future()
+        self.pending = _Pending(space, stage, future)
+        self.ready.set()
+        try:
+            return await future
+        finally:
+            self.pending = None
+
+    def submit(self, move: Any) -> Action:
+        """Take the person's move for the pending stage.
+
+        Raises:
+            MoveRefused: 400 when no move of theirs is due, 422 when the move is not in
+                their action space (the sentence says what is legal; both are recorded).
+        """
+        pending = self.pending
+        if pending is None or pending.future.done():
+            raise MoveRefused(400, "it is not your turn: wait for the opponent's move")
+        text = _typed_text(move)
+        try:
+            action = parse_move(text, pending.space)
+        except ValueError as exc:
+            self.transcript.add("human", text, speaker=HUMAN_ID)
+            self.tell(str(exc))
+            raise MoveRefused(422, str(exc)) from None
+        self.transcript.add("human", _typed_text(action), speaker=HUMAN_ID)
+        self.ready.clear()
+        self.pending = None
+        pending.future.set_result(action)
+        return action
+
+
+@dataclass
+class PlaySession:
+    """One game: its configs until it starts, then its seat, task and end."""
+
+    session_id: str
+    game: GameSpec
+    opponent: Opponent
+    """The opponent as the game loop plays it (a strategy name, or a player's URL)."""
+    opponent_choice: dict[str, Any]
+    """The opponent as the person picked it (what the API answers)."""
+    params: dict[str, Any]
+    seed: int | None
+    touched: float
+    status: SessionStatus = "created"
+    transcript: Transcript | None = None
+    seat: WebSeat | None = None
+    result: dict[str, Any] | None = None
+    error: str | None = None
+    task: asyncio.Task[None] | None = field(default=None, repr=False)
+
+    def start(self, shared: SharedDir) -> None:
+        """Begin the game in a task of the running loop."""
+        self.transcript = new_transcript(self.game, self.opponent, params=self.params,
+                                         seed=self.seed)
+        self.transcript.configs["opponent"] = {**self.transcript.configs["opponent"],
+                                               **self.opponent_choice}
+        self.seat = seat = WebSeat(self.transcript)
+        self.status = "running"
+        self.task = asyncio.create_task(self._run(seat, shared), name=f"play-{self.session_id}")
+
+    async def _run(self, seat: WebSeat, shared: SharedDir) -> None:
+        try:
+            self.result = await play_game(self.game, self.opponent, seat,
+                                          params=self.params, seed=self.seed, shared=shared)
+            self.status = "finished"
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # any failure ends this game, never the server
+            known = isinstance(exc, ValueError | ConfigError) or \
+                type(exc).__module__.startswith(("players", "league_cli", "games"))
+            if not known:
+                _log.exception("play session %s failed", self.session_id)
+            self.error = str(exc) if known else \
+                "the game failed on the server; see the League Manager's log"
+            seat.tell(f"The game stopped: {self.error}")
+            seat.transcript.finish({"error": self.error})
+            self.status = "failed"
+        finally:
+            seat.ready.set()
+
+    async def settle(self, timeout: float) -> None:
+        """Wait until the person's move is due or the game has ended, ``timeout`` at most."""
+        if self.seat is None:
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.seat.ready.wait(), timeout)
+
+    @property
+    def turn(self) -> Literal["you", "opponent"] | None:
+        if self.status != "running" or self.seat is None:
+            return None
+        return "you" if self.seat.pending is not None else "opponent"
+
+    def cancel(self) -> None:
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+
+
+class SessionStore:
+    """The live sessions, at most ``limits.max_sessions``; idle ones are dropped on access."""
+
+    def __init__(self, limits: PlayLimits, clock: Callable[[], float] = time.monotonic):
+        self.limits = limits
+        self._clock = clock
+        self._sessions: dict[str, PlaySession] = {}
+        self._cancelled: set[asyncio.Task[None]] = set()
+
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+    def purge(self) -> None:
+        """Drop every session idle for longer than ``idle_sec``."""
+        now = self._clock()
+        for session_id, session in list(self._sessions.items()):
+            if now - session.touched > self.limits.idle_sec:
+                self.remove(session_id)
+
+    def add(self, *, game: GameSpec, opponent: Opponent, opponent_choice: dict[str, Any],
+            params: dict[str, Any], seed: int | None) -> PlaySession:
+        """A new session (not started).
+
+        Raises:
+            SessionsFull: ``max_sessions`` are live.
+        """
+        self.purge()
+        if len(self._sessions) >= self.limits.max_sessions:
+            raise SessionsFull(f"{self.limits.max_sessions} games are being played, the most "
+                               f"this server takes; try again later or delete a finished one")
+        session = PlaySession(secrets.token_urlsafe(16), game, opponent, opponent_choice,
+                              dict(params), seed, touched=self._clock())
+        self._sessions[session.session_id] = session
+        return session
+
+    def get(self, session_id: str) -> PlaySession:
+        """The session, marked as used now.
+
+        Raises:
+            KeyError: no such session (never created, deleted, or expired).
+        """
+        self.purge()
+        session = self._sessions[session_id]
+        session.touched = self._clock()
+        return session
+
+    def remove(self, session_id: str) -> None:
+        """Forget the session and cancel its game.
+
+        Raises:
+            KeyError: no such session.
+        """
+        session = self._sessions.pop(session_id)
+        if session.task is not None and not session.task.done():
+            session.cancel()
+            self._cancelled.add(session.task)
+            session.task.add_done_callback(self._cancelled.discard)
+
+    async def close(self) -> None:
+        """Cancel every game and wait for them to unwind (at shutdown)."""
+        for session_id in list(self._sessions):
+            self.remove(session_id)
+        if self._cancelled:
+            await asyncio.gather(*self._cancelled, return_exceptions=True)

@@ -1,0 +1,336 @@
+// The /play page: picks a game and an opponent from /api/games/defaults, plays it through
+// /api/games, and shows only what the person's seat may see. No framework, no build step.
+"use strict";
+
+const API = "/api/games";
+const HIDDEN_KEYS = new Set(["legal_actions", "parameters", "history", "returns"]);
+const POLL_MS = 500;
+
+const $ = (id) => document.getElementById(id);
+let defaults = null;
+let session = null; // the last SessionState answered
+let nextMessage = 0;
+let polling = null;
+
+function text(value) {
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+function element(tag, content, attrs = {}) {
+  const node = document.createElement(tag);
+  if (content !== undefined && content !== null) node.textContent = content;
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
+  return node;
+}
+
+async function call(method, path, body) {
+  const options = { method, headers: { Accept: "application/json" } };
+  if (body !== undefined) {
+    options.headers["Content-Type"] = "application/json";
+    options.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, options);
+  const answer = response.status === 204 ? null : await response.json();
+  if (!response.ok) {
+    const detail = answer && answer.detail;
+    const sentence = typeof detail === "string" ? detail
+      : Array.isArray(detail) ? detail.map((d) => `${(d.loc || []).join(".")}: ${d.msg}`).join("; ")
+        : `the server answered ${response.status}`;
+    throw new Error(sentence);
+  }
+  return answer;
+}
+
+function showError(id, message) {
+  const node = $(id);
+  node.textContent = message || "";
+  node.hidden = !message;
+}
+
+// -- setup -------------------------------------------------------------------------------
+
+function currentGame() {
+  return defaults.games.find((g) => g.game_type === $("game").value);
+}
+
+function fillOpponents() {
+  const game = currentGame();
+  const select = $("opponent");
+  select.replaceChildren();
+  const builtin = element("optgroup", null, { label: "Built-in strategies" });
+  for (const name of game.strategies) {
+    builtin.append(element("option", name, { value: JSON.stringify({ kind: "builtin", strategy: name }) }));
+  }
+  select.append(builtin);
+  const players = defaults.players.filter((p) => p.game_types.includes(game.game_type));
+  if (players.length) {
+    const group = element("optgroup", null, { label: "Players of this league" });
+    for (const p of players) {
+      group.append(element("option", `${p.display_name} (${p.player_id})`,
+        { value: JSON.stringify({ kind: "player", player_id: p.player_id }) }));
+    }
+    select.append(group);
+  }
+  if (defaults.llm.available) {
+    const label = defaults.llm.model ? `LLM (${defaults.llm.model})` : "LLM";
+    select.append(element("option", label, { value: JSON.stringify({ kind: "llm" }) }));
+  }
+}
+
+function fillParams() {
+  const game = currentGame();
+  const box = $("params");
+  box.replaceChildren(element("legend", "Parameters"));
+  const entries = Object.entries(game.params);
+  if (!entries.length) {
+    box.append(element("p", "none", { class: "muted" }));
+    return;
+  }
+  for (const [name, value] of entries) {
+    const label = element("label", name + " ");
+    let input;
+    if (typeof value === "boolean") {
+      input = element("input", null, { type: "checkbox" });
+      input.checked = value;
+    } else if (typeof value === "number") {
+      input = element("input", null, { type: "number", step: "any", inputmode: "decimal" });
+      input.value = String(value);
+    } else {
+      input = element("input", null, { type: "text" });
+      input.value = text(value);
+    }
+    input.name = "param-" + name;
+    input.dataset.param = name;
+    label.append(input);
+    box.append(label);
+  }
+}
+
+function readParams() {
+  const game = currentGame();
+  const params = {};
+  for (const input of $("params").querySelectorAll("input[data-param]")) {
+    const name = input.dataset.param;
+    const original = game.params[name];
+    let value;
+    if (input.type === "checkbox") value = input.checked;
+    else if (input.type === "number") {
+      if (input.value.trim() === "") throw new Error(`${name}: give a number`);
+      value = Number(input.value);
+    } else if (typeof original === "string") value = input.value;
+    else {
+      try { value = JSON.parse(input.value); } catch { throw new Error(`${name}: not valid JSON`); }
+    }
+    if (JSON.stringify(value) !== JSON.stringify(original)) params[name] = value;
+  }
+  return params;
+}
+
+async function startGame(event) {
+  event.preventDefault();
+  showError("setup-error", "");
+  $("start").disabled = true;
+  try {
+    const seed = $("seed").value.trim();
+    const created = await call("POST", API, {
+      game: $("game").value,
+      opponent: JSON.parse($("opponent").value),
+      params: readParams(),
+      seed: seed === "" ? null : Number(seed),
+    });
+    nextMessage = 0;
+    $("messages").replaceChildren();
+    render(created);
+    $("setup").hidden = true;
+    $("game-panel").hidden = false;
+    render(await call("POST", `${API}/${created.session_id}/start`));
+  } catch (error) {
+    showError("setup-error", error.message);
+    $("setup").hidden = false;
+  } finally {
+    $("start").disabled = false;
+  }
+}
+
+// -- the game ----------------------------------------------------------------------------
+
+async function sendMove(move) {
+  showError("error", "");
+  for (const button of $("moves").querySelectorAll("button")) button.disabled = true;
+  try {
+    render(await call("POST", `${API}/${session.session_id}/moves`, { move }));
+  } catch (error) {
+    showError("error", error.message);
+    for (const button of $("moves").querySelectorAll("button")) button.disabled = false;
+    await refreshMessages();
+  }
+}
+
+function moveControls(space) {
+  const box = $("moves");
+  box.replaceChildren();
+  if (!space) return;
+  if (space.kind === "choice") {
+    for (const choice of space.choices) {
+      const button = element("button", text(choice), { type: "button", "data-move": text(choice) });
+      button.addEventListener("click", () => sendMove(choice));
+      box.append(button);
+    }
+    return;
+  }
+  const inputs = [];
+  const count = space.kind === "number" ? 1 : space.size;
+  for (let i = 0; i < count; i += 1) {
+    const input = element("input", null, {
+      type: "number", inputmode: "decimal", "aria-label": space.kind === "number" ? "your move" : `part ${i + 1}`,
+      step: space.kind === "number" && !space.integer ? "any" : "1",
+    });
+    if (space.kind === "number") { input.min = space.low; input.max = space.high; } else input.min = 0;
+    inputs.push(input);
+    box.append(input);
+  }
+  const send = element("button", "Play", { type: "button", id: "send-move" });
+  send.addEventListener("click", () => {
+    const values = inputs.map((input) => Number(input.value));
+    if (inputs.some((input) => input.value.trim() === "")) {
+      showError("error", "fill in every number first");
+      return;
+    }
+    sendMove(space.kind === "number" ? values[0] : values);
+  });
+  box.append(send);
+}
+
+function renderObservation(observation) {
+  const table = $("observation");
+  table.replaceChildren();
+  for (const [key, value] of Object.entries(observation || {})) {
+    if (HIDDEN_KEYS.has(key)) continue;
+    const row = element("tr");
+    row.append(element("th", key, { scope: "row" }), element("td", value === null ? "—" : text(value)));
+    table.append(row);
+  }
+  const box = $("history");
+  box.replaceChildren();
+  const history = ((observation || {}).history || []).filter((h) => h && h.actions);
+  if (!history.length) return;
+  const others = Object.keys(history[0].actions).filter((p) => p !== "human");
+  const table2 = element("table", null, { id: "history-table" });
+  const head = element("tr");
+  for (const title of ["round", "you", ...others, "your payoff"]) head.append(element("th", title));
+  table2.append(head);
+  history.forEach((entry, i) => {
+    const row = element("tr");
+    row.append(element("td", String(i + 1)), element("td", text(entry.actions.human)));
+    for (const p of others) row.append(element("td", text(entry.actions[p])));
+    row.append(element("td", text((entry.rewards || {}).human ?? "")));
+    table2.append(row);
+  });
+  box.append(element("h3", "History"), table2);
+}
+
+function renderScore(score) {
+  const entries = Object.entries(score || {});
+  $("score").textContent = entries.length
+    ? "Score: " + entries.map(([p, v]) => `${p === "human" ? "you" : p} ${v}`).join(", ") : "";
+}
+
+function statusLine(state) {
+  const opponent = state.config.opponent;
+  const against = opponent.kind === "builtin" ? opponent.strategy
+    : opponent.kind === "player" ? opponent.player_id : "an LLM";
+  const head = `${state.display_name} against ${against}`;
+  if (state.status === "created") return `${head}: starting…`;
+  if (state.status === "finished") return `${head}: game over`;
+  if (state.status === "failed") return `${head}: the game stopped (${state.error})`;
+  return state.turn === "you" ? `${head}: stage ${state.stage}, your move`
+    : `${head}: the opponent is moving…`;
+}
+
+function render(state) {
+  session = state;
+  $("game-title").textContent = state.display_name;
+  $("status").textContent = statusLine(state);
+  $("game-panel").dataset.status = state.status;
+  $("game-panel").dataset.turn = state.turn || "";
+  renderScore(state.score);
+  renderObservation(state.observation);
+  const yourMove = state.status === "running" && state.turn === "you";
+  $("play").hidden = !yourMove;
+  $("hint").textContent = yourMove && state.hint ? `Legal moves: ${state.hint}` : "";
+  moveControls(yourMove ? state.action_space : null);
+  const over = state.status === "finished" || state.status === "failed";
+  $("result").hidden = !over;
+  if (over) {
+    const lines = state.result_lines.length ? state.result_lines : [state.error || "no result"];
+    $("result-lines").replaceChildren(...lines.map((line) => element("li", line)));
+    $("download-json").href = `${API}/${state.session_id}/transcript.json`;
+    $("download-csv").href = `${API}/${state.session_id}/transcript.csv`;
+  }
+  clearTimeout(polling);
+  if (state.status === "running" && state.turn !== "you") {
+    polling = setTimeout(poll, POLL_MS);
+  }
+  if (state.status !== "created") refreshMessages();
+}
+
+async function poll() {
+  try {
+    render(await call("GET", `${API}/${session.session_id}`));
+  } catch (error) {
+    showError("error", error.message);
+  }
+}
+
+let messagesQueue = Promise.resolve();
+
+function refreshMessages() {
+  // one fetch at a time, so no message is appended twice
+  messagesQueue = messagesQueue.then(fetchMessages);
+  return messagesQueue;
+}
+
+async function fetchMessages() {
+  if (!session || session.status === "created") return;
+  try {
+    const answer = await call("GET", `${API}/${session.session_id}/messages?since=${nextMessage}`);
+    for (const message of answer.messages) {
+      if (message.index < nextMessage) continue;
+      const who = message.role === "human" ? "you" : message.speaker || message.role;
+      $("messages").append(element("li", `${who}: ${message.text}`, { class: message.role }));
+    }
+    nextMessage = Math.max(nextMessage, answer.next);
+  } catch (error) {
+    showError("error", error.message);
+  }
+}
+
+function newGame() {
+  clearTimeout(polling);
+  session = null;
+  $("game-panel").hidden = true;
+  $("setup").hidden = false;
+}
+
+async function init() {
+  try {
+    defaults = await call("GET", `${API}/defaults`);
+  } catch (error) {
+    showError("setup-error", `cannot load the games: ${error.message}`);
+    return;
+  }
+  const select = $("game");
+  for (const game of defaults.games) {
+    select.append(element("option", game.display_name, { value: game.game_type }));
+  }
+  select.value = defaults.games.some((g) => g.game_type === defaults.default_game)
+    ? defaults.default_game : defaults.games[0].game_type;
+  select.addEventListener("change", () => { fillOpponents(); fillParams(); });
+  fillOpponents();
+  fillParams();
+  $("setup-form").addEventListener("submit", startGame);
+  $("new-game").addEventListener("click", newGame);
+  document.body.dataset.ready = "true";
+}
+
+init();

@@ -1,0 +1,227 @@
+"""The ``/play`` page in a real browser (Debian's chromium driven by Playwright) against a
+real League Manager process: a person plays whole games of even/odd and of the repeated
+prisoner's dilemma by clicking, against built-in strategies and against a player process
+registered in the league, and downloads the transcript. Screenshots are kept in
+``tests/web/artifacts/`` (or ``$WEB_ARTIFACTS``)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from league_cli.launcher import AgentProcess, Launcher
+from league_cli.transcript import Transcript
+from tests.conftest import free_port, make_shared_dir
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARTIFACTS = Path(os.environ.get("WEB_ARTIFACTS") or Path(__file__).parent / "artifacts")
+
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(
+    not CHROMIUM.exists(), reason="/usr/bin/chromium is absent (apt-get install chromium)")]
+
+if CHROMIUM.exists():
+    from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+
+class League:
+    """A League Manager process and one player process registered in its league."""
+
+    def __init__(self, manager: AgentProcess, player: AgentProcess, player_id: str):
+        self.manager = manager
+        self.player = player
+        self.player_id = player_id
+
+    @property
+    def url(self) -> str:
+        return self.manager.base_url
+
+
+@pytest.fixture(scope="module")
+def league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[League]:
+    shared = make_shared_dir(tmp_path_factory.mktemp("play") / "SHARED")
+    launcher = Launcher(shared.root)
+    try:
+        manager = launcher.manager(free_port())
+        launcher.wait_healthy(manager)
+        player = launcher.player("Fixed", free_port(), manager.mcp_url, strategy="fixed",
+                                 game_type="even_odd")
+        launcher.wait_healthy(player)
+        deadline = time.monotonic() + 30
+        with httpx.Client(timeout=5) as client:
+            while True:
+                players = client.get(f"{manager.base_url}/api/games/defaults").json()["players"]
+                if players:
+                    break
+                assert time.monotonic() < deadline, "the player never registered"
+                time.sleep(0.1)
+        yield League(manager, player, players[0]["player_id"])
+    finally:
+        launcher.stop_all()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@contextmanager
+def opened_page(browser: Browser, league: League, *, phone: bool) -> Iterator[Page]:
+    """``/play`` in a fresh context (a phone's viewport when ``phone``), ready to use; no
+    JavaScript error may happen on it."""
+    context = browser.new_context(accept_downloads=True, **(
+        {"viewport": {"width": 390, "height": 844}, "is_mobile": True} if phone else {}))
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda exc: errors.append(str(exc)))
+    opened.goto(f"{league.url}/play")
+    expect(opened.locator("body")).to_have_attribute("data-ready", "true")
+    try:
+        yield opened
+    finally:
+        context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+@pytest.fixture
+def page(browser: Browser, league: League) -> Iterator[Page]:
+    with opened_page(browser, league, phone=False) as desktop:
+        yield desktop
+
+
+@pytest.fixture
+def phone_page(browser: Browser, league: League) -> Iterator[Page]:
+    with opened_page(browser, league, phone=True) as phone:
+        yield phone
+
+
+def shot(page: Page, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def choose(page: Page, game: str, opponent: dict[str, Any], *, seed: int | None = None,
+           params: dict[str, str] | None = None) -> None:
+    """Fill the setup form as a person would, and start."""
+    page.select_option("#game", game)
+    page.select_option("#opponent", label=opponent["label"])
+    for name, value in (params or {}).items():
+        page.fill(f"input[name='param-{name}']", value)
+    if seed is not None:
+        page.fill("#seed", str(seed))
+    page.click("#start")
+
+
+def move(page: Page, choice: str) -> None:
+    button = page.locator(f"#moves button[data-move='{choice}']")
+    expect(button).to_be_enabled()
+    button.click()
+
+
+def finished(page: Page) -> None:
+    expect(page.locator("#game-panel")).to_have_attribute("data-status", "finished",
+                                                          timeout=20_000)
+    expect(page.locator("#result")).to_be_visible()
+
+
+def downloads(page: Page, name: str) -> tuple[Transcript, list[dict[str, str]]]:
+    with page.expect_download() as as_json:
+        page.click("#download-json")
+    with page.expect_download() as as_csv:
+        page.click("#download-csv")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    json_path = ARTIFACTS / f"{name}.json"
+    csv_path = ARTIFACTS / f"{name}.csv"
+    as_json.value.save_as(json_path)
+    as_csv.value.save_as(csv_path)
+    assert as_json.value.suggested_filename.endswith(".json")
+    transcript = Transcript.load(json_path)
+    rows = list(csv.DictReader(io.StringIO(csv_path.read_text(encoding="utf-8"))))
+    return transcript, rows
+
+
+def test_a_person_plays_even_odd_against_a_builtin_strategy(phone_page: Page) -> None:
+    page = phone_page
+    choose(page, "even_odd", {"label": "fixed"}, seed=3)
+    expect(page.locator("#hint")).to_have_text("Legal moves: one of: even, odd")
+    expect(page.locator("#observation")).to_contain_text("opponent_choice")
+    shot(page, "even_odd-your-move-phone")
+    move(page, "odd")
+    finished(page)
+    expect(page.locator("#result-lines")).to_contain_text("Final score: you")
+    expect(page.locator("#observation")).to_contain_text("even")  # the opponent's, now public
+    expect(page.locator("#moves button")).to_have_count(0)
+    shot(page, "even_odd-over-phone")
+    transcript, rows = downloads(page, "even_odd-fixed")
+    assert transcript.game == "even_odd" and transcript.ended_at is not None
+    assert [m.text for m in transcript.messages if m.role == "human"] == ["odd"]
+    assert all(m.visibility == "visible" for m in transcript.messages)
+    assert not [m for m in transcript.messages if m.role == "player"], \
+        "the opponent's move was internal: only the final observation shows it"
+    assert {row["visible"] for row in rows} == {"true"} and len(rows) == len(transcript.messages)
+
+
+def test_a_person_plays_a_repeated_prisoners_dilemma_against_tit_for_tat(page: Page) -> None:
+    choose(page, "prisoners_dilemma", {"label": "tit_for_tat"}, seed=1, params={"rounds": "3"})
+    expect(page.locator("#status")).to_contain_text("stage 1, your move")
+    move(page, "C")
+    expect(page.locator("#status")).to_contain_text("stage 2, your move")
+    expect(page.locator("#score")).to_have_text("Score: you 3, opponent 3")
+    move(page, "D")
+    expect(page.locator("#status")).to_contain_text("stage 3, your move")
+    expect(page.locator("#score")).to_have_text("Score: you 8, opponent 3")
+    shot(page, "prisoners_dilemma-stage-3")
+    move(page, "C")
+    finished(page)
+    expect(page.locator("#score")).to_have_text("Score: you 8, opponent 8")
+    expect(page.locator("#result-lines")).to_have_text("Final score: you 8, opponent 8")
+    rows = page.locator("#history-table tr")
+    expect(rows).to_have_count(4)  # the heading and three rounds
+    expect(rows.nth(3)).to_contain_text("D")  # tit for tat answers the person's D
+    expect(page.locator("#messages li").last).to_have_text(
+        "referee: Final score: you 8, opponent 8")
+    shot(page, "prisoners_dilemma-over")
+    transcript, rows_csv = downloads(page, "prisoners_dilemma-tit_for_tat")
+    assert transcript.result["payoffs"] == {"human": 8.0, "opponent": 8.0}
+    assert transcript.configs["params"]["rounds"] == 3
+    assert [m.text for m in transcript.messages if m.role == "human"] == ["C", "D", "C"]
+    assert len(rows_csv) == len(transcript.messages)
+    page.click("#new-game")
+    expect(page.locator("#setup")).to_be_visible()
+
+
+def test_a_bad_setup_is_a_sentence_on_the_page(page: Page) -> None:
+    choose(page, "prisoners_dilemma", {"label": "tit_for_tat"}, params={"rounds": "0"})
+    expect(page.locator("#setup-error")).to_contain_text("params of prisoners_dilemma")
+    expect(page.locator("#setup")).to_be_visible()
+    shot(page, "bad-setup")
+
+
+def test_a_person_plays_even_odd_against_a_registered_player(page: Page,
+                                                            league: League) -> None:
+    choose(page, "even_odd", {"label": f"Fixed ({league.player_id})"}, seed=5)
+    move(page, "odd")
+    finished(page)
+    expect(page.locator("#messages")).to_contain_text("GAME_OVER")
+    shot(page, "even_odd-registered-player")
+    transcript, _ = downloads(page, "even_odd-registered-player")
+    assert transcript.configs["opponent"] == {"kind": "player", "player_id": league.player_id,
+                                             "url": league.player.mcp_url}
+    over = [m.text for m in transcript.messages if m.text.startswith("GAME_OVER")]
+    assert len(over) == 1 and f'"{league.player_id}": "even"' in over[0], \
+        "the fixed player's parity came over CHOOSE_PARITY_CALL, shown once the game is over"
