@@ -9,12 +9,12 @@ from typing import Any
 
 import httpx
 from fastapi import FastAPI, Header, Request
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import JSONResponse
 
 from league_manager.config import LeagueManagerSettings
 from league_manager.handlers import method_table
-from league_manager.page import standings_page
 from league_manager.service import AdminError, LeagueManager
+from league_manager.web import install as install_dashboard
 from sdk.jsonrpc import JsonRpcEndpoint
 from sdk.service import serve
 
@@ -36,6 +36,7 @@ def create_app(settings: LeagueManagerSettings, *,
         try:
             yield
         finally:
+            hub.close()
             await manager.shutdown()
 
     app = FastAPI(title="Agent League: League Manager", lifespan=lifespan)
@@ -45,6 +46,8 @@ def create_app(settings: LeagueManagerSettings, *,
         limits=manager.system.http,
         mode=lambda: manager.config.protocol_mode,
     ).mount(app)
+    hub = install_dashboard(app, manager)
+    app.state.events = hub
 
     def manager_of(request: Request) -> LeagueManager:
         return request.app.state.manager  # type: ignore[no-any-return]
@@ -102,11 +105,6 @@ def create_app(settings: LeagueManagerSettings, *,
             return JSONResponse({"error": str(exc)}, status_code=503)
         return JSONResponse(found.model_dump(mode="json"))
 
-    @app.get("/", response_class=HTMLResponse)
-    async def page(request: Request) -> str:
-        manager = manager_of(request)
-        return standings_page(manager.status(), manager.book.standings_document())
-
     @app.post("/start_league")
     async def start_league(request: Request,
                            authorization: str | None = Header(default=None)) -> JSONResponse:
@@ -121,4 +119,5 @@ def create_app(settings: LeagueManagerSettings, *,
 
 
 def run(settings: LeagueManagerSettings) -> None:
-    serve(create_app(settings), settings.host, settings.port)
+    app = create_app(settings)
+    serve(app, settings.host, settings.port, on_closing=app.state.events.close)
