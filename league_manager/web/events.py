@@ -21,8 +21,8 @@ __all__ = ["HEARTBEAT_SEC", "MAX_STREAMS", "PUBLIC_EVENTS", "QUEUE_SIZE", "Event
 
 PUBLIC_EVENTS = frozenset({
     "player_registered", "referee_registered", "schedule_created", "league_started",
-    "league_resumed", "round_started", "result_recorded", "match_forfeited", "round_completed",
-    "league_completed", "agent_state", "player_suspended", "player_recovered",
+    "league_resumed", "round_started", "match_started", "result_recorded", "match_forfeited",
+    "round_completed", "league_completed", "agent_state", "player_suspended", "player_recovered",
     "match_timed_out", "referee_lost", "match_dropped",
     # admin actions (league_manager's admin routes)
     "league_paused", "league_unpaused", "player_removed",

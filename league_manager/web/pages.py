@@ -57,6 +57,7 @@ def _shell(title: str, page: str, main: str, *, status: int = 200,
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{escape(title)}</title>
+<link rel="icon" href="{STATIC_PREFIX}/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="{STATIC_PREFIX}/dashboard.css">
 <script src="{STATIC_PREFIX}/dashboard.js" defer></script></head>
 <body {body}>

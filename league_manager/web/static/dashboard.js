@@ -17,7 +17,7 @@
       else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
       else node.setAttribute(key, value === true ? "" : String(value));
     }
-    for (const child of children.flat()) {
+    for (const child of children.flat(Infinity)) {
       if (child === null || child === undefined || child === false) continue;
       node.append(child instanceof Node ? child : document.createTextNode(String(child)));
     }
@@ -40,7 +40,7 @@
 
   function fill(id, ...nodes) {
     const box = document.getElementById(id);
-    if (box) box.replaceChildren(...nodes);
+    if (box) box.replaceChildren(h("div", {}, nodes));
   }
 
   const empty = (text) => h("p", { class: "muted" }, text);
@@ -221,7 +221,8 @@
         ? `${entry.error.code || ""} ${entry.error.description || entry.error.message || ""}`.trim()
         : message.message_type || "";
       return h("tr", { class: `dir-${entry.direction}` },
-        h("td", { class: "when" }, clock(entry.at)), h("td", {}, entry.direction),
+        h("td", { class: "when", title: clock(entry.at) }, clock(entry.at).split(" ").pop()),
+        h("td", {}, entry.direction),
         h("td", {}, entry.method), h("td", {}, entry.peer),
         h("td", {}, h("details", {}, h("summary", {}, summary || "message"),
           json(entry.error ? { error: entry.error, message: entry.message } : entry.message))));
