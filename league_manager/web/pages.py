@@ -14,6 +14,7 @@ __all__ = ["STATIC_PREFIX", "analysis_page", "dashboard_page", "match_page", "no
 
 STATIC_PREFIX = "/ui/static"
 
+_LIVE_BADGE = '<span id="live" class="badge muted">connecting…</span>'
 _NAV = (("/", "Dashboard"), ("/ui/schedule", "Schedule"), ("/ui/analysis", "Analysis"))
 
 _ADMIN_PANEL = """
@@ -61,8 +62,7 @@ def _shell(title: str, page: str, main: str, *, status: int = 200,
 <link rel="stylesheet" href="{STATIC_PREFIX}/dashboard.css">
 <script src="{STATIC_PREFIX}/dashboard.js" defer></script></head>
 <body {body}>
-<header><nav>{nav}</nav><span id="live" class="badge muted">{'connecting…' if live else ''}</span>
-</header>
+<header><nav>{nav}</nav>{_LIVE_BADGE if live else ''}</header>
 <main>
 <p id="error" class="error" role="alert" hidden></p>
 {main}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
@@ -44,8 +45,6 @@ ALL_PLAYED = """() => {
 def completed(league: RunningLeague) -> RunningLeague:
     """The league, played to the end (started here when no test started it yet)."""
     if league.get("/status")["state"] == "REGISTRATION":
-        import httpx
-
         started = httpx.post(f"{league.url}/start_league", timeout=10,
                              headers={"Authorization": f"Bearer {league.admin_token}"})
         assert started.status_code == 200, started.text
@@ -180,7 +179,8 @@ def test_pages_fit_a_phone(browser: Browser, league: RunningLeague, artifacts: P
                                    timeout=5000)
         finally:
             assert not errors, f"the page's script failed: {errors}"
-        page.wait_for_load_state("networkidle") if path == "/ui/analysis" else None
+        if path == "/ui/analysis":
+            expect(page.locator("#analysis")).not_to_contain_text("Computing", timeout=30_000)
         overflow = page.evaluate(
             "() => document.documentElement.scrollWidth - window.innerWidth")
         name = path.strip("/").replace("/", "-") or "dashboard"
