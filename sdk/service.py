@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import gc
 import socket
+import sys
 from collections.abc import Callable
 
 import uvicorn
 from fastapi import FastAPI
+from uvicorn.config import STARTUP_FAILURE
 
 __all__ = ["serve"]
 
@@ -45,4 +47,10 @@ def serve(app: FastAPI, host: str, port: int, *,
     gc.freeze()
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
                             timeout_graceful_shutdown=5, timeout_keep_alive=KEEP_ALIVE_SEC)
-    _Server(config, on_closing).run()
+    server = _Server(config, on_closing)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    if not server.started:  # the port was taken, or the app refused to start: as uvicorn.run
+        sys.exit(STARTUP_FAILURE)
