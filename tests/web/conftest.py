@@ -9,6 +9,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -26,8 +27,6 @@ SLOW_STRATEGY = "tests.reliability.deliberate:Deliberate"
 """Thinks a second a move: a league of 4 players lasts a few seconds, long enough to watch
 its standings change."""
 PLAYERS = 4
-
-pytestmark = pytest.mark.e2e
 
 if not CHROMIUM.exists():
     pytest.skip(f"{CHROMIUM} is absent: the browser tests drive Debian's chromium "
@@ -47,7 +46,7 @@ class RunningLeague:
     def admin_token(self) -> str:
         return (self.shared.league_dir(LEAGUE) / "admin_token").read_text().strip()
 
-    def get(self, path: str) -> dict:  # type: ignore[type-arg]
+    def get(self, path: str) -> dict[str, Any]:
         response = httpx.get(f"{self.url}{path}", timeout=10)
         response.raise_for_status()
         return response.json()  # type: ignore[no-any-return]

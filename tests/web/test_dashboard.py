@@ -13,6 +13,8 @@ from playwright.sync_api import Browser, Page, expect
 from league_cli.up import wait_for
 from tests.web.conftest import PLAYERS, RunningLeague, watched
 
+pytestmark = pytest.mark.e2e
+
 STARTED = 20_000
 """Milliseconds a browser-side wait may take (a league of slow players lasts ~5 s)."""
 
