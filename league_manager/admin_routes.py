@@ -16,7 +16,7 @@ from league_manager.admin import AdminError
 from league_manager.exports import results_csv, results_document, standings_csv
 from league_manager.service import LeagueManager
 
-__all__ = ["EXPORTS", "router"]
+__all__ = ["EXPORTS", "admin_action", "router"]
 
 router = APIRouter(prefix="/admin")
 
@@ -26,7 +26,9 @@ EXPORTS = ("standings.csv", "standings.json", "results.csv", "results.json")
 """The files ``GET /admin/export/{name}`` serves."""
 
 
-def _admin(request: Request, authorization: str | None, action: AdminAction) -> Response:
+def admin_action(request: Request, authorization: str | None, action: AdminAction
+                 ) -> Response:
+    """Run ``action`` if the request carries the admin token; a refusal as its sentence."""
     manager: LeagueManager = request.app.state.manager
     try:
         manager.check_admin(authorization)
@@ -39,25 +41,25 @@ def _admin(request: Request, authorization: str | None, action: AdminAction) -> 
 async def start(request: Request, authorization: str | None = Header(default=None)
                 ) -> Response:
     """Start the league, as ``POST /start_league``."""
-    return _admin(request, authorization, lambda m: JSONResponse(m.start()))
+    return admin_action(request, authorization, lambda m: JSONResponse(m.start()))
 
 
 @router.post("/pause")
 async def pause(request: Request, authorization: str | None = Header(default=None)
                 ) -> Response:
-    return _admin(request, authorization, lambda m: JSONResponse(m.control.pause()))
+    return admin_action(request, authorization, lambda m: JSONResponse(m.control.pause()))
 
 
 @router.post("/resume")
 async def resume(request: Request, authorization: str | None = Header(default=None)
                  ) -> Response:
-    return _admin(request, authorization, lambda m: JSONResponse(m.control.resume()))
+    return admin_action(request, authorization, lambda m: JSONResponse(m.control.resume()))
 
 
 @router.post("/players/{player_id}/remove")
 async def remove_player(player_id: str, request: Request,
                         authorization: str | None = Header(default=None)) -> Response:
-    return _admin(request, authorization,
+    return admin_action(request, authorization,
                   lambda m: JSONResponse(m.control.remove_player(player_id)))
 
 
@@ -65,7 +67,7 @@ async def remove_player(player_id: str, request: Request,
 async def export(name: str, request: Request,
                  authorization: str | None = Header(default=None)) -> Response:
     """A file to download: ``<league_id>-standings.csv`` and so on."""
-    return _admin(request, authorization, lambda m: _export(m, name))
+    return admin_action(request, authorization, lambda m: _export(m, name))
 
 
 def _export(manager: LeagueManager, name: str) -> Response:

@@ -8,14 +8,15 @@ from functools import partial
 from typing import Any
 
 import httpx
-from fastapi import FastAPI, Header, Request
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi import FastAPI, Header, Query, Request
+from fastapi.responses import JSONResponse
 
+from league_manager.admin_routes import admin_action
 from league_manager.admin_routes import router as admin_router
 from league_manager.config import LeagueManagerSettings
 from league_manager.handlers import method_table
-from league_manager.page import standings_page
-from league_manager.service import AdminError, LeagueManager
+from league_manager.service import LeagueManager
+from league_manager.web import install as install_dashboard
 from league_manager.web.games_api import games_router
 from sdk.jsonrpc import JsonRpcEndpoint
 from sdk.service import serve
@@ -38,6 +39,7 @@ def create_app(settings: LeagueManagerSettings, *,
         try:
             yield
         finally:
+            hub.close()
             await manager.shutdown()
 
     app = FastAPI(title="Agent League: League Manager", lifespan=lifespan)
@@ -48,17 +50,11 @@ def create_app(settings: LeagueManagerSettings, *,
         limits=manager.system.http,
         mode=lambda: manager.config.protocol_mode,
     ).mount(app)
+    hub = install_dashboard(app, manager)
+    app.state.events = hub
 
     def manager_of(request: Request) -> LeagueManager:
         return request.app.state.manager  # type: ignore[no-any-return]
-
-    def admin_call(request: Request, authorization: str | None, action: Any) -> JSONResponse:
-        manager = manager_of(request)
-        try:
-            manager.check_admin(authorization)
-            return JSONResponse(action(manager))
-        except AdminError as exc:
-            return JSONResponse({"error": exc.description}, status_code=exc.status)
 
     app.include_router(games_router(manager))  # /api/games and the /play page
 
@@ -74,11 +70,15 @@ def create_app(settings: LeagueManagerSettings, *,
 
     @app.get("/standings")
     async def standings(request: Request) -> dict[str, Any]:
-        return manager_of(request).book.standings_document()
+        """The standings as of its ``version`` (a ranking at most a moment old)."""
+        return manager_of(request).book.standings_document(fresh=False)
 
     @app.get("/schedule")
-    async def schedule(request: Request) -> dict[str, Any]:
-        return manager_of(request).book.schedule_document()
+    async def schedule(request: Request, from_round: int = Query(default=1, ge=1),
+                       rounds: int | None = Query(default=None, ge=1)) -> dict[str, Any]:
+        """A page of the schedule: ``rounds`` rounds from ``from_round``, at most
+        SCHEDULE_PAGE_MATCHES matches; ``next_from_round`` asks for the next page."""
+        return manager_of(request).book.schedule_document(from_round, rounds)
 
     analyses: dict[str, Any] = {}
 
@@ -107,23 +107,20 @@ def create_app(settings: LeagueManagerSettings, *,
             return JSONResponse({"error": str(exc)}, status_code=503)
         return JSONResponse(found.model_dump(mode="json"))
 
-    @app.get("/", response_class=HTMLResponse)
-    async def page(request: Request) -> str:
-        manager = manager_of(request)
-        return standings_page(manager.status(), manager.book.standings_document())
-
     @app.post("/start_league")
     async def start_league(request: Request,
                            authorization: str | None = Header(default=None)) -> JSONResponse:
-        return admin_call(request, authorization, lambda m: m.start())
+        return admin_action(request, authorization, lambda m: JSONResponse(m.start()))
 
     @app.post("/create_schedule")
     async def create_schedule(request: Request,
                               authorization: str | None = Header(default=None)) -> JSONResponse:
-        return admin_call(request, authorization, lambda m: m.create_schedule())
+        return admin_action(request, authorization,
+                            lambda m: JSONResponse(m.create_schedule()))
 
     return app
 
 
 def run(settings: LeagueManagerSettings) -> None:
-    serve(create_app(settings), settings.host, settings.port)
+    app = create_app(settings)
+    serve(app, settings.host, settings.port, on_closing=app.state.events.close)

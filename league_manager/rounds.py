@@ -342,6 +342,7 @@ class RoundRunner:
         lm.set_state(referee.agent_id, "ACTIVE")
         if match.status == "ASSIGNED":
             match.status = "RUNNING"
+        lm.event("match_started", match_id=match.match_id, referee_id=referee.agent_id)
         return "started"
 
     # -- notifications ---------------------------------------------------------------

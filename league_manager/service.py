@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import os
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -56,6 +57,9 @@ class LeagueManager:
 
     def __init__(self, settings: LeagueManagerSettings, *,
                  transport: httpx.AsyncBaseTransport | None = None):
+        self.listeners: list[Callable[[str, dict[str, Any]], None]] = []
+        """Called with every event's name and data, after it is logged (the dashboard's
+        live stream); a listener must return at once and never raise."""
         self.shared = SharedDir(settings.shared_dir)
         self.system = self.shared.system()
         league_id = settings.league_id or self.system.default_league_id
@@ -122,6 +126,8 @@ class LeagueManager:
         """A league-level event, in the league log and the agent log."""
         self.league_log.log.info(name, league_id=self.league_id, data=data)
         self.log.log.info(name, data=data)
+        for listener in self.listeners:
+            listener(name, data)
 
     # -- lifecycle -----------------------------------------------------------------
 

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import gc
+import socket
+import sys
+from collections.abc import Callable
 
 import uvicorn
 from fastapi import FastAPI
+from uvicorn.config import STARTUP_FAILURE
 
 __all__ = ["serve"]
 
@@ -15,8 +19,25 @@ KEEP_ALIVE_SEC = 15
 clients drop theirs, so a client never reuses one we are closing (that resets its request)."""
 
 
-def serve(app: FastAPI, host: str, port: int) -> None:
+class _Server(uvicorn.Server):
+    """uvicorn's server that says when it starts closing, before it waits for the open
+    connections: a response that never ends by itself (a stream of server-sent events)
+    ends then, instead of holding the shutdown until the graceful timeout cancels it."""
+
+    def __init__(self, config: uvicorn.Config, on_closing: Callable[[], None] | None):
+        super().__init__(config)
+        self._on_closing = on_closing
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        if self._on_closing is not None:
+            self._on_closing()
+        await super().shutdown(sockets)
+
+
+def serve(app: FastAPI, host: str, port: int, *,
+          on_closing: Callable[[], None] | None = None) -> None:
     """Run ``app`` until SIGINT/SIGTERM; quiet access logs (the agent log has the traffic).
+    ``on_closing`` is called once the server stops taking connections.
 
     The objects alive now (the imported libraries, the app) live as long as the process:
     ``gc.freeze`` moves them out of the collector's sight, so a full collection no longer
@@ -24,5 +45,12 @@ def serve(app: FastAPI, host: str, port: int) -> None:
     """
     gc.collect()
     gc.freeze()
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False,
-                timeout_graceful_shutdown=5, timeout_keep_alive=KEEP_ALIVE_SEC)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
+                            timeout_graceful_shutdown=5, timeout_keep_alive=KEEP_ALIVE_SEC)
+    server = _Server(config, on_closing)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    if not server.started:  # the port was taken, or the app refused to start: as uvicorn.run
+        sys.exit(STARTUP_FAILURE)

@@ -340,7 +340,8 @@ async def test_http_routes(world: World) -> None:
     assert status["matches_completed"] == 6 and {r["agent_id"] for r in status["referees"]} == {
         "REF01", "REF02"}
     page = await world.lm.get("/")
-    assert page.status_code == 200 and "Player 1" in page.text and "<table>" in page.text
+    assert page.status_code == 200 and "Even/Odd League 2025" in page.text
+    assert 'src="/ui/static/dashboard.js"' in page.text, "the dashboard fills itself (tests/web)"
 
 
 async def test_files_and_restart_rebuild_the_same_standings(world: World,

@@ -1,0 +1,108 @@
+"""Browser tests of the dashboard: Debian's chromium driven by Playwright, against a real
+League Manager, referees and players on free loopback ports.
+
+Screenshots go to ``$WEB_ARTIFACTS`` or, unset, ``tests/web/artifacts/`` (gitignored)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from league_cli.launcher import Launcher
+from league_cli.up import LeaguePlan, start_processes
+from sdk.config import SharedDir
+from tests.conftest import free_port, make_shared_dir
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+LEAGUE = "league_2025_even_odd"
+SLOW_STRATEGY = "tests.reliability.deliberate:Deliberate"
+"""Thinks a second a move: a league of 4 players lasts a few seconds, long enough to watch
+its standings change."""
+PLAYERS = 4
+
+if not CHROMIUM.exists():
+    pytest.skip(f"{CHROMIUM} is absent: the browser tests drive Debian's chromium "
+                "(apt-get install chromium)", allow_module_level=True)
+
+from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
+
+
+@dataclass
+class RunningLeague:
+    """A league's processes, registered and not started yet (the first test starts it)."""
+
+    url: str
+    shared: SharedDir
+
+    @property
+    def admin_token(self) -> str:
+        return (self.shared.league_dir(LEAGUE) / "admin_token").read_text().strip()
+
+    def get(self, path: str) -> dict[str, Any]:
+        response = httpx.get(f"{self.url}{path}", timeout=10)
+        response.raise_for_status()
+        return response.json()  # type: ignore[no-any-return]
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    folder = Path(os.environ.get("WEB_ARTIFACTS") or Path(__file__).parent / "artifacts")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningLeague]:
+    shared = make_shared_dir(tmp_path_factory.mktemp("web") / "SHARED")
+    launcher = Launcher(shared.root)
+    plan = LeaguePlan(
+        shared_dir=shared.root, lm_port=free_port(), league_id=LEAGUE,
+        players=[(f"Player{n}", free_port(), SLOW_STRATEGY) for n in range(1, PLAYERS + 1)],
+        referees=[(f"Ref{n}", free_port(), 1) for n in (1, 2)])
+    try:
+        with httpx.Client(timeout=10) as client:
+            url = start_processes(plan, launcher, client)
+        yield RunningLeague(url, shared)
+    finally:
+        launcher.stop_all()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+def watched(page: Page) -> list[str]:
+    """The script errors the page raises from now on (a test ends with none). Answers
+    with an error status are not among them: the admin's refusals are meant to be seen."""
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: errors.append(message.text) if (
+        message.type == "error" and not message.text.startswith("Failed to load resource"))
+        else None)
+    return errors
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    opened = context.new_page()
+    errors = watched(opened)
+    try:
+        yield opened
+    finally:
+        context.close()
+    assert not errors, f"the page's script failed: {errors}"

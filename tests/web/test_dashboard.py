@@ -1,0 +1,193 @@
+"""The dashboard in a real browser against a real league: the standings change while the
+page stays loaded, a match page shows its transcript, a player page its record and state,
+and a phone's viewport needs no sideways scrolling."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from league_cli.up import wait_for
+from tests.web.conftest import PLAYERS, RunningLeague, watched
+
+pytestmark = pytest.mark.e2e
+
+STARTED = 20_000
+"""Milliseconds a browser-side wait may take (a league of slow players lasts ~5 s)."""
+
+RECORD_TABLE = """() => {
+  window.notReloaded = true;
+  window.seen = [];
+  const note = () => {
+    const table = document.getElementById("standings-table");
+    const done = document.getElementById("matches-done");
+    if (table && done) window.seen.push({version: table.dataset.version,
+                                         done: Number(done.dataset.done),
+                                         text: table.innerText});
+  };
+  new MutationObserver(note).observe(document.querySelector("main"),
+                                     {subtree: true, childList: true});
+}"""
+
+IN_PROGRESS = """() => {
+  const done = document.getElementById("matches-done");
+  return done && Number(done.dataset.done) > 0
+         && Number(done.dataset.done) < Number(done.dataset.total);
+}"""
+
+ALL_PLAYED = """() => {
+  const done = document.getElementById("matches-done");
+  return done && done.dataset.total !== "0" && done.dataset.done === done.dataset.total;
+}"""
+
+
+def completed(league: RunningLeague) -> RunningLeague:
+    """The league, played to the end (started here when no test started it yet)."""
+    if league.get("/status")["state"] == "REGISTRATION":
+        started = httpx.post(f"{league.url}/start_league", timeout=10,
+                             headers={"Authorization": f"Bearer {league.admin_token}"})
+        assert started.status_code == 200, started.text
+    wait_for(lambda: league.get("/status")["state"] == "COMPLETED", 60, "the league to end")
+    return league
+
+
+def test_the_dashboard_follows_a_league_live(page: Page, league: RunningLeague,
+                                             artifacts: Path) -> None:
+    page.goto(f"{league.url}/")
+    expect(page.locator("#live")).to_have_text("live")
+    expect(page.locator("#players tbody tr")).to_have_count(PLAYERS)
+    expect(page.locator("#standings")).to_contain_text("No standings yet")
+    page.evaluate(RECORD_TABLE)
+    page.screenshot(path=artifacts / "dashboard-registration.png", full_page=True)
+
+    page.locator("#admin summary").click()
+    page.fill("#admin-token", league.admin_token)
+    page.locator("#admin-token-form button[type=submit]").click()
+    page.get_by_role("button", name="Start league").click()
+    expect(page.locator("#admin-message")).to_contain_text("Start league: done")
+
+    page.wait_for_function("() => document.querySelector('#running tbody tr')",
+                           timeout=STARTED)
+    running = page.locator("#running tbody tr").first.inner_text()
+    assert "REF0" in running and "Player" in running, f"a running match and its referee: {running}"
+    page.wait_for_function(IN_PROGRESS, timeout=STARTED)
+    page.screenshot(path=artifacts / "dashboard-in-progress.png", full_page=True)
+    midway = page.locator("#standings-table").inner_text()
+    expect(page.locator("#progress")).to_contain_text("RUNNING")
+    expect(page.locator("#round")).to_contain_text(" of 3")
+
+    page.wait_for_function(ALL_PLAYED, timeout=STARTED)
+    expect(page.locator("#progress .badge").first).to_have_text("COMPLETED", timeout=STARTED)
+    page.screenshot(path=artifacts / "dashboard-completed.png", full_page=True)
+    final = page.locator("#standings-table").inner_text()
+    assert final != midway, "the standings changed as results arrived"
+    assert page.evaluate("window.notReloaded") is True, "the page was never reloaded"
+    seen = page.evaluate("window.seen")
+    versions = {entry["version"] for entry in seen}
+    assert len(versions) >= 3, f"the table showed few versions of the standings: {versions}"
+    assert any(0 < entry["done"] < 6 for entry in seen), "it showed the league in progress"
+    standings = league.get("/standings")
+    rows = page.locator("#standings-table tbody tr")
+    expect(rows).to_have_count(PLAYERS)
+    for n, row in enumerate(standings["standings"]):
+        cells = rows.nth(n).locator("td")
+        expect(cells.nth(1)).to_contain_text(row["display_name"])
+        expect(cells.nth(2)).to_have_text(str(row["played"]))
+        expect(cells.last).to_have_text(f"{row['points']:g}")
+
+
+def test_a_match_page_shows_the_transcript_moves_and_result(page: Page, league: RunningLeague,
+                                                            artifacts: Path) -> None:
+    completed(league)
+    detail = league.get("/api/matches/R2M1")
+    page.goto(f"{league.url}/ui/matches/R2M1")
+    expect(page.locator("#match-summary")).to_contain_text("COMPLETED")
+    expect(page.locator("#match-summary")).to_contain_text(detail["referee_id"])
+    transcript = page.locator("#match-transcript tbody tr")
+    expect(transcript).to_have_count(len(detail["match_file"]["transcript"]))
+    for method in ("handle_game_invitation", "choose_parity", "notify_match_result",
+                   "report_match_result"):
+        expect(page.locator("#match-transcript")).to_contain_text(method)
+    transcript.first.locator("summary").click()
+    expect(transcript.first.locator("pre")).to_contain_text('"message_type"')
+    result = detail["result"]
+    names = {p["player_id"]: p["display_name"] for p in detail["players"]}
+    expect(page.locator("#winner")).to_contain_text(
+        names[result["winner"]] if result["winner"] else "No winner")
+    for player_id, outcome in result["outcomes"].items():
+        expect(page.locator("#match-result")).to_contain_text(outcome)
+        choice = result["details"]["choices"][player_id]
+        expect(page.locator("#match-moves")).to_contain_text(choice)
+    expect(page.locator("#match-moves")).to_contain_text("Drawn number")
+    page.screenshot(path=artifacts / "match.png", full_page=True)
+
+
+def test_a_player_page_shows_record_state_and_matches(page: Page, league: RunningLeague,
+                                                      artifacts: Path) -> None:
+    completed(league)
+    stats = league.get("/api/players/P02")
+    page.goto(f"{league.url}/ui/players/P02")
+    expect(page.locator("#player-name")).to_have_text(
+        f"{stats['player']['display_name']} (P02)")
+    expect(page.locator("#player-state .badge")).to_have_text(stats["player"]["state"])
+    record = stats["stats"]["record"]
+    cells = page.locator("#player-record td")
+    expect(cells.first).to_have_text(str(record["played"]))
+    expect(cells.last).to_have_text(f"{record['points']:g}")
+    expect(page.locator("#player-matches tbody tr")).to_have_count(PLAYERS - 1)
+    page.locator("#player-matches a[href^='/ui/matches/']").first.click()
+    expect(page).to_have_url(f"{league.url}/ui/matches/{stats['matches'][0]['match_id']}")
+    page.screenshot(path=artifacts / "match-from-player.png", full_page=True)
+    page.go_back()
+    page.screenshot(path=artifacts / "player.png", full_page=True)
+
+
+def test_admin_errors_are_shown_as_their_sentence(page: Page, league: RunningLeague) -> None:
+    completed(league)
+    page.goto(f"{league.url}/")
+    page.locator("#admin summary").click()
+    start = page.get_by_role("button", name="Start league")
+    start.click()
+    expect(page.locator("#admin-message")).to_have_text(
+        "Start league: paste the admin token first")
+    page.fill("#admin-token", "not-the-token")
+    page.locator("#admin-token-form button[type=submit]").click()
+    start.click()
+    expect(page.locator("#admin-message")).to_have_text("Start league: the admin token is wrong")
+    page.get_by_role("button", name="Forget").click()
+    page.fill("#admin-token", league.admin_token)
+    page.locator("#admin-token-form button[type=submit]").click()
+    start.click()
+    expect(page.locator("#admin-message")).to_have_text(
+        "Start league: the league is already COMPLETED")
+
+
+@pytest.mark.parametrize("path", ["/", "/ui/schedule", "/ui/matches/R1M1", "/ui/players/P01",
+                                  "/ui/analysis"])
+def test_pages_fit_a_phone(browser: Browser, league: RunningLeague, artifacts: Path,
+                           path: str) -> None:
+    completed(league)
+    context = browser.new_context(viewport={"width": 390, "height": 844},
+                                  device_scale_factor=2, is_mobile=True, has_touch=True)
+    try:
+        page = context.new_page()
+        errors = watched(page)
+        page.goto(f"{league.url}{path}")
+        try:
+            page.wait_for_function("() => document.querySelector('main table, main .muted')",
+                                   timeout=5000)
+        finally:
+            assert not errors, f"the page's script failed: {errors}"
+        if path == "/ui/analysis":
+            expect(page.locator("#analysis")).not_to_contain_text("Computing", timeout=30_000)
+        overflow = page.evaluate(
+            "() => document.documentElement.scrollWidth - window.innerWidth")
+        name = path.strip("/").replace("/", "-") or "dashboard"
+        page.screenshot(path=artifacts / f"phone-{name}.png", full_page=True)
+        assert overflow <= 0, f"{path} is {overflow} px wider than a phone's screen"
+        assert not errors, f"the page's script failed: {errors}"
+    finally:
+        context.close()
