@@ -276,6 +276,7 @@ def run_league(run: LeagueRun) -> dict[str, Any]:
                         "player_host_max": max(peaks[p.name] for p in roles["hosts"])},
         "played_sum": sum(row["played"] for row in rows),
         "technical_losses": sum(row["technical_losses"] for row in rows),
+        "pids": pids,
     }
 
 
