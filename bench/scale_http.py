@@ -130,14 +130,10 @@ def hosted_settings(shared_dir: Path, port: int, lm_mcp: str, keys: range,
                                  strategy=strategy) for k in keys]
 
 
-def start_player_host(space: Workspace, index: int, keys: range, lm_mcp: str,
-                      strategy: str) -> AgentProcess:
-    """Start one host process for players ``keys``; the workspace's launcher stops it."""
-    port = free_port()
-    name = f"player-host-{index}"
-    command = [sys.executable, str(Path(__file__).resolve()), "--serve-players",
-               "--shared-dir", str(space.shared), "--port", str(port), "--lm-url", lm_mcp,
-               "--first", str(keys.start), "--count", str(len(keys)), "--strategy", strategy]
+def spawn(space: Workspace, name: str, kind: str, port: int,
+          command: list[str]) -> AgentProcess:
+    """Start ``command`` as the launcher starts agents (own session, output to a file, a
+    pid file), so that the workspace's ``close`` stops it by its pid with the others."""
     output = space.shared / "logs" / "processes" / f"{name}.out"
     output.parent.mkdir(parents=True, exist_ok=True)
     with open(output, "ab") as sink:
@@ -147,11 +143,33 @@ def start_player_host(space: Workspace, index: int, keys: range, lm_mcp: str,
     launcher = space.launcher
     launcher.run_dir.mkdir(parents=True, exist_ok=True)
     pid_file = launcher.run_dir / f"{name}.pid"
-    pid_file.write_text(json.dumps({"pid": popen.pid, "name": name, "kind": "players",
+    pid_file.write_text(json.dumps({"pid": popen.pid, "name": name, "kind": kind,
                                     "port": port, "command": command}))
-    process = AgentProcess(name, "players", port, popen, pid_file, output)
+    process = AgentProcess(name, kind, port, popen, pid_file, output)
     launcher.processes.append(process)
     return process
+
+
+def start_player_host(space: Workspace, index: int, keys: range, lm_mcp: str,
+                      strategy: str) -> AgentProcess:
+    """Start one host process serving players ``keys``."""
+    port = free_port()
+    return spawn(space, f"player-host-{index}", "players", port, [
+        sys.executable, str(Path(__file__).resolve()), "--serve-players",
+        "--shared-dir", str(space.shared), "--port", str(port), "--lm-url", lm_mcp,
+        "--first", str(keys.start), "--count", str(len(keys)), "--strategy", strategy])
+
+
+def start_manager(space: Workspace, profile: Path | None) -> AgentProcess:
+    """The League Manager as ``league manager`` runs it; with ``profile``, under cProfile,
+    its statistics written to that file when it stops (and its CPU figures inflated)."""
+    if profile is None:
+        return space.launcher.manager(free_port())
+    port = free_port()
+    return spawn(space, "league_manager", "manager", port, [
+        sys.executable, "-m", "cProfile", "-o", str(profile.resolve()), "-m", "league_cli",
+        "manager", "--shared-dir", str(space.shared), "--host", "127.0.0.1", "--port",
+        str(port)])
 
 
 # -- one league ------------------------------------------------------------------------------
@@ -179,6 +197,8 @@ class LeagueRun:
     keep: bool = False
     progress: bool = False
     timeout: float = 3600.0
+    profile_lm: Path | None = None
+    """Run the League Manager under cProfile, its statistics written here."""
 
 
 def _status(client: httpx.Client, lm_url: str) -> dict[str, Any]:
@@ -201,7 +221,7 @@ def _start(run: LeagueRun, space: Workspace, client: httpx.Client) -> tuple[str,
     """Start the League Manager, the referees and the player hosts; wait for every
     registration. Returns the League Manager's URL and the processes by role."""
     launcher = space.launcher
-    manager = launcher.manager(free_port())
+    manager = start_manager(space, run.profile_lm)
     launcher.wait_healthy(manager)
     referees = [launcher.referee(f"R{i + 1}", free_port(), manager.mcp_url, run.capacity)
                 for i in range(run.referees)]
@@ -247,6 +267,8 @@ def run_league(run: LeagueRun) -> dict[str, Any]:
             standings = client.get(f"{lm_url}/standings").json()
         failed = False
     finally:
+        if run.profile_lm is not None:
+            _stop_profiled_manager(space)
         space.close(failed)
     cpu = {name: after[name] - before[name] for name in pids}
     manager = roles["manager"].name
@@ -278,6 +300,18 @@ def run_league(run: LeagueRun) -> dict[str, Any]:
         "technical_losses": sum(row["technical_losses"] for row in rows),
         "pids": pids,
     }
+
+
+def _stop_profiled_manager(space: Workspace) -> None:
+    """SIGINT, not SIGTERM: uvicorn raises the signal again once it has shut down, and
+    only SIGINT (a KeyboardInterrupt) still lets cProfile write its statistics."""
+    for process in space.launcher.processes:
+        if process.kind == "manager" and process.popen.poll() is None:
+            process.popen.send_signal(signal.SIGINT)
+            try:
+                process.popen.wait(60)
+            except subprocess.TimeoutExpired:
+                print("  the profiled League Manager did not stop on SIGINT", flush=True)
 
 
 def _wait_for_rounds(run: LeagueRun, client: httpx.Client, lm_url: str, target: int,
@@ -356,6 +390,8 @@ def main() -> None:
                         "e.g. 1,2,4 (instead of --referees)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--keep", action="store_true", help="keep the temporary SHARED folder")
+    parser.add_argument("--profile-lm", type=Path, help="run the League Manager under "
+                        "cProfile and write its statistics here (its CPU figures inflate)")
     parser.add_argument("--serve-players", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--shared-dir", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
@@ -380,7 +416,8 @@ def main() -> None:
     for referees in counts:
         run = LeagueRun(players=args.players, referees=referees, capacity=args.capacity,
                         rounds=args.rounds, player_hosts=args.player_hosts,
-                        strategy=args.strategy, keep=args.keep, progress=True)
+                        strategy=args.strategy, keep=args.keep, progress=True,
+                        profile_lm=args.profile_lm)
         print(f"league: {run.players} players ({run.strategy}, {run.player_hosts} host "
               f"process(es)), {referees} referee(s) of capacity {run.capacity}, "
               f"{run.rounds or 'all'} round(s)", flush=True)
