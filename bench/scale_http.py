@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -34,6 +35,7 @@ import time
 from collections.abc import AsyncIterator, MutableMapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -265,6 +267,8 @@ def run_league(run: LeagueRun) -> dict[str, Any]:
             busy = machine_busy_seconds() - busy_before
             peaks = {name: peak_rss_mb(pid) for name, pid in pids.items()}
             standings = client.get(f"{lm_url}/standings").json()
+            suspended = sum(1 for p in status["players"] if p["state"] == "SUSPENDED")
+        phases = round_phases(SharedDir(space.shared).league_log_path(LEAGUE), len(ends))
         failed = False
     finally:
         if run.profile_lm is not None:
@@ -298,7 +302,37 @@ def run_league(run: LeagueRun) -> dict[str, Any]:
                         "player_host_max": max(peaks[p.name] for p in roles["hosts"])},
         "played_sum": sum(row["played"] for row in rows),
         "technical_losses": sum(row["technical_losses"] for row in rows),
+        "players_suspended": suspended,
+        "phases_s": phases,
         "pids": pids,
+    }
+
+
+def round_phases(league_log: Path, rounds: int) -> dict[str, float]:
+    """Where the first ``rounds`` rounds' time went, from the League Manager's league log:
+    ``to_first_result`` (the round's announcement to every player and the first match),
+    ``results`` (first to last result), ``between_rounds`` (last result to the next round's
+    start: the round's files, standings and completion broadcasts, the next schedule)."""
+    starts: dict[int, float] = {}
+    firsts: dict[int, float] = {}
+    lasts: dict[int, float] = {}
+    with open(league_log, encoding="utf-8") as handle:
+        for line in handle:
+            entry = json.loads(line)
+            event, data = entry.get("event"), entry.get("data") or {}
+            if event not in ("round_started", "result_recorded"):
+                continue
+            at = datetime.fromisoformat(entry["timestamp"].replace("Z", "+00:00")).timestamp()
+            if event == "round_started":
+                starts[data["round_id"]] = at
+            elif found := re.match(r"R(\d+)M", str(data.get("match_id"))):
+                firsts.setdefault(int(found[1]), at)
+                lasts[int(found[1])] = at
+    played = [r for r in range(1, rounds + 1) if r in starts and r in firsts]
+    return {
+        "to_first_result": sum(firsts[r] - starts[r] for r in played),
+        "results": sum(lasts[r] - firsts[r] for r in played),
+        "between_rounds": sum(starts[r + 1] - lasts[r] for r in played if r + 1 in starts),
     }
 
 
@@ -349,7 +383,7 @@ def _table(rows: list[dict[str, Any]], title: str) -> None:
     table = Table(title=title)
     for column in ("players", "refs", "rounds", "results", "wall s", "results/s", "speed-up",
                    "LM cpu s", "LM share", "LM ms/res", "LM ceil/s", "refs cpu s",
-                   "players cpu s", "ours", "busy", "LM MiB", "TL"):
+                   "players cpu s", "ours", "busy", "LM MiB", "TL", "between rounds"):
         table.add_column(column, justify="right")
     base = rows[0]["results_per_s"]
     for row in rows:
@@ -366,6 +400,7 @@ def _table(rows: list[dict[str, Any]], title: str) -> None:
             f"{row['league_share']:.0%}", f"{row['machine_busy_share']:.0%}",
             f"{row['peak_rss_mb']['league_manager']:.0f}",
             str(row["technical_losses"]),
+            f"{row['phases_s']['between_rounds'] / row['wall_s']:.0%}",
         )
     console = Console()
     if not console.is_terminal:
@@ -373,7 +408,8 @@ def _table(rows: list[dict[str, Any]], title: str) -> None:
     console.print(table)
     print("LM ms/res: the League Manager's CPU per result; LM ceil/s: 1 / that (one core); "
           "ours: the league's processes' share of the machine's cores; busy: the machine's cores "
-          "busy (other work included); TL: technical losses")
+          "busy (other work included); TL: technical losses; between rounds: the share of the "
+          "wall time from a round's last result to the next round's start")
 
 
 def main() -> None:
