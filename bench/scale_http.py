@@ -12,7 +12,10 @@ Lightweight players: 200 player processes do not fit on a small machine, so one 
 ``players.app.create_app`` with its own ``PlayerHost``, strategy, log, history file, own
 registration and token, mounted under its own path: ``http://127.0.0.1:P/p/<k>/mcp``. The
 host runs every player's own lifespan, so each registers with the League Manager as a
-player process would. What the host shares is the process, the event loop and the port.
+player process would. What the host shares is the process, the event loop and the port:
+a player's blocking work holds up every player of its host (each rewrites and fsyncs its
+history file after every GAME_OVER, in the event loop), so when the disk is slow, calls
+wait; --player-hosts spreads the players over more processes.
 
 The window: from ``POST /start_league`` until ``--rounds`` rounds have completed (the whole
 league by default), polled on ``GET /status``; at that moment the results recorded and each
@@ -457,7 +460,11 @@ def main() -> None:
         print(f"league: {run.players} players ({run.strategy}, {run.player_hosts} host "
               f"process(es)), {referees} referee(s) of capacity {run.capacity}, "
               f"{run.rounds or 'all'} round(s)", flush=True)
-        rows.append(run_league(run))
+        try:
+            rows.append(run_league(run))
+        except KeyboardInterrupt:
+            print("interrupted: every process this run started is stopped", file=sys.stderr)
+            sys.exit(130)
     _table(rows, "referee scale-out" if args.scaleout else "league over HTTP")
     if args.json:
         args.json.write_text(json.dumps({"runs": rows}, indent=2))
