@@ -1,0 +1,474 @@
+"""League scale over real HTTP: a big even/odd league with a real League Manager, real
+referee processes and many lightweight players, and the referee scale-out (1, 2, 4...
+referees on the same league), with the CPU each process used.
+
+    .venv/bin/python bench/scale_http.py --players 200 --referees 4 --rounds 20
+    .venv/bin/python bench/scale_http.py --players 80 --rounds 5 --scaleout 1,2,4 --json f.json
+
+A benchmark, not a test: it prints a table and, with --json, writes the figures to a file.
+
+Lightweight players: 200 player processes do not fit on a small machine, so one process
+(``--player-hosts`` of them) serves many players. Each player is the real player service,
+``players.app.create_app`` with its own ``PlayerHost``, strategy, log, history file, own
+registration and token, mounted under its own path: ``http://127.0.0.1:P/p/<k>/mcp``. The
+host runs every player's own lifespan, so each registers with the League Manager as a
+player process would. What the host shares is the process, the event loop and the port:
+a player's blocking work holds up every player of its host (each rewrites and fsyncs its
+history file after every GAME_OVER, in the event loop), so when the disk is slow, calls
+wait; --player-hosts spreads the players over more processes.
+
+The window: from ``POST /start_league`` until ``--rounds`` rounds have completed (the whole
+league by default), polled on ``GET /status``; at that moment the results recorded and each
+process's CPU seconds (user + system, /proc/<pid>/stat) are read. The League Manager's CPU
+per result (its CPU seconds over the results recorded) gives the ceiling of one League
+Manager on one core: 1 / that. On a small machine every process shares the same cores,
+so the machine's busy share is printed too: near 100 %, adding referees cannot help.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, MutableMapping
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+from fastapi import FastAPI
+from fastapi.responses import JSONResponse
+from pydantic import Field
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from bench.load import Workspace, cpu_seconds, free_port, machine_busy_seconds  # noqa: E402
+from league_cli.launcher import AgentProcess, LaunchError  # noqa: E402
+from league_cli.up import wait_for  # noqa: E402
+from players.app import create_app  # noqa: E402
+from players.config import PlayerSettings  # noqa: E402
+from sdk.config import SharedDir  # noqa: E402
+from sdk.service import serve  # noqa: E402
+
+LEAGUE = "league_2025_even_odd"
+PLAYERS_PREFIX = "/p"
+POLL_SEC = 0.2
+"""How often the driver asks ``GET /status`` (each ask costs the League Manager a little)."""
+
+
+# -- the lightweight player host -------------------------------------------------------------
+
+
+class HostedPlayerSettings(PlayerSettings):
+    """A player served under ``path`` of a shared host: its endpoint carries the path."""
+
+    path: str = Field(pattern=r"^/p/[0-9]+$")
+
+    @property
+    def contact_endpoint(self) -> str:
+        return f"http://{self.host}:{self.port}{self.path}/mcp"
+
+
+class PlayerPaths:
+    """ASGI: ``/<k>/...`` (under the ``/p`` mount) goes to player ``k``'s own app, found in
+    a dict (one lookup, not a scan of hundreds of routes)."""
+
+    def __init__(self, apps: dict[str, ASGIApp]):
+        self.apps = apps
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        root_path = scope.get("root_path", "")
+        path = scope["path"]
+        below = path[len(root_path):] if path.startswith(root_path) else path
+        key = below.lstrip("/").partition("/")[0]
+        app = self.apps.get(key)
+        if app is None:
+            response = JSONResponse(
+                {"detail": f"no player is served at {PLAYERS_PREFIX}/{key}; this host serves "
+                           f"{PLAYERS_PREFIX}/0 to {PLAYERS_PREFIX}/{len(self.apps) - 1}"},
+                status_code=404)
+            await response(scope, receive, send)
+            return
+        child: MutableMapping[str, Any] = dict(scope)
+        child["root_path"] = f"{scope.get('root_path', '')}/{key}"
+        await app(child, receive, send)
+
+
+def player_host_app(settings: list[HostedPlayerSettings]) -> FastAPI:
+    """One app serving every player of ``settings`` under ``/p/<k>``; its lifespan runs
+    each player's own lifespan (start, background registration, stop)."""
+    apps = {s.path.rsplit("/", 1)[1]: create_app(s) for s in settings}
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        async with AsyncExitStack() as stack:
+            for app in apps.values():
+                await stack.enter_async_context(app.router.lifespan_context(app))
+            yield
+
+    host = FastAPI(title="Agent League benchmark: many players in one process",
+                   lifespan=lifespan)
+    host.mount(PLAYERS_PREFIX, PlayerPaths(dict(apps)))
+
+    @host.get("/health")
+    async def health() -> dict[str, Any]:
+        states = [app.state.player.state.registration.status for app in apps.values()]
+        return {"status": "ok", "agent": "player_host", "players": len(apps),
+                "registered": states.count("ACCEPTED")}
+
+    return host
+
+
+def hosted_settings(shared_dir: Path, port: int, lm_mcp: str, keys: range,
+                    strategy: str) -> list[HostedPlayerSettings]:
+    return [HostedPlayerSettings(shared_dir=shared_dir, port=port, path=f"{PLAYERS_PREFIX}/{k}",
+                                 display_name=f"Bench{k}", league_manager_url=lm_mcp,
+                                 strategy=strategy) for k in keys]
+
+
+def spawn(space: Workspace, name: str, kind: str, port: int,
+          command: list[str]) -> AgentProcess:
+    """Start ``command`` as the launcher starts agents (own session, output to a file, a
+    pid file), so that the workspace's ``close`` stops it by its pid with the others."""
+    output = space.shared / "logs" / "processes" / f"{name}.out"
+    output.parent.mkdir(parents=True, exist_ok=True)
+    with open(output, "ab") as sink:
+        popen = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT,
+                                 stdin=subprocess.DEVNULL, start_new_session=True,
+                                 env={**os.environ, "PYTHONPATH": str(REPO)})
+    launcher = space.launcher
+    launcher.run_dir.mkdir(parents=True, exist_ok=True)
+    pid_file = launcher.run_dir / f"{name}.pid"
+    pid_file.write_text(json.dumps({"pid": popen.pid, "name": name, "kind": kind,
+                                    "port": port, "command": command}))
+    process = AgentProcess(name, kind, port, popen, pid_file, output)
+    launcher.processes.append(process)
+    return process
+
+
+def start_player_host(space: Workspace, index: int, keys: range, lm_mcp: str,
+                      strategy: str) -> AgentProcess:
+    """Start one host process serving players ``keys``."""
+    port = free_port()
+    return spawn(space, f"player-host-{index}", "players", port, [
+        sys.executable, str(Path(__file__).resolve()), "--serve-players",
+        "--shared-dir", str(space.shared), "--port", str(port), "--lm-url", lm_mcp,
+        "--first", str(keys.start), "--count", str(len(keys)), "--strategy", strategy])
+
+
+def start_manager(space: Workspace, profile: Path | None) -> AgentProcess:
+    """The League Manager as ``league manager`` runs it; with ``profile``, under cProfile,
+    its statistics written to that file when it stops (and its CPU figures inflated)."""
+    if profile is None:
+        return space.launcher.manager(free_port())
+    port = free_port()
+    return spawn(space, "league_manager", "manager", port, [
+        sys.executable, "-m", "cProfile", "-o", str(profile.resolve()), "-m", "league_cli",
+        "manager", "--shared-dir", str(space.shared), "--host", "127.0.0.1", "--port",
+        str(port)])
+
+
+# -- one league ------------------------------------------------------------------------------
+
+
+def peak_rss_mb(pid: int) -> float:
+    """A live process's peak resident memory (VmHWM in /proc/<pid>/status), in MiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"/proc/{pid}/status has no VmHWM line")
+
+
+@dataclass
+class LeagueRun:
+    """What to run: the league's size, its referees, and how much of it to play."""
+
+    players: int
+    referees: int
+    capacity: int = 16
+    rounds: int | None = None
+    """Stop after this many rounds (None: the whole league)."""
+    player_hosts: int = 1
+    strategy: str = "random"
+    keep: bool = False
+    progress: bool = False
+    timeout: float = 3600.0
+    profile_lm: Path | None = None
+    """Run the League Manager under cProfile, its statistics written here."""
+
+
+def _status(client: httpx.Client, lm_url: str) -> dict[str, Any]:
+    response = client.get(f"{lm_url}/status")
+    response.raise_for_status()
+    return response.json()  # type: ignore[no-any-return]
+
+
+def _allow_registrations(space: Workspace, count: int) -> None:
+    """The League Manager turns away more than 300 registrations a minute from one address;
+    every agent here registers from 127.0.0.1."""
+    path = space.shared / "config" / "leagues" / f"{LEAGUE}.json"
+    config = json.loads(path.read_text())
+    config["registrations_per_minute"] = max(config.get("registrations_per_minute", 300),
+                                             count + 10)
+    path.write_text(json.dumps(config, indent=2))
+
+
+def _start(run: LeagueRun, space: Workspace, client: httpx.Client) -> tuple[str, dict[str, Any]]:
+    """Start the League Manager, the referees and the player hosts; wait for every
+    registration. Returns the League Manager's URL and the processes by role."""
+    launcher = space.launcher
+    manager = start_manager(space, run.profile_lm)
+    launcher.wait_healthy(manager)
+    referees = [launcher.referee(f"R{i + 1}", free_port(), manager.mcp_url, run.capacity)
+                for i in range(run.referees)]
+    per_host = -(-run.players // run.player_hosts)
+    hosts = [start_player_host(space, i, range(first, min(first + per_host, run.players)),
+                               manager.mcp_url, run.strategy)
+             for i, first in enumerate(range(0, run.players, per_host))]
+    for process in referees + hosts:
+        launcher.wait_healthy(process, timeout=120)
+
+    def registered() -> bool:
+        status = _status(client, manager.base_url)
+        return (len(status["referees"]) >= run.referees
+                and len(status["players"]) >= run.players)
+
+    wait_for(registered, 120, "every referee and player to register", interval=0.25)
+    return manager.base_url, {"manager": manager, "referees": referees, "hosts": hosts}
+
+
+def run_league(run: LeagueRun) -> dict[str, Any]:
+    """Play ``run`` and measure it; every process is stopped by its pid, also on errors."""
+    space = Workspace(keep=run.keep)
+    _allow_registrations(space, run.players + run.referees)
+    failed = True
+    try:
+        with httpx.Client(timeout=30) as client:
+            lm_url, roles = _start(run, space, client)
+            pids = {p.name: p.popen.pid for p in space.launcher.processes}
+            before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+            busy_before = machine_busy_seconds()
+            token = (SharedDir(space.shared).league_dir(LEAGUE) / "admin_token").read_text()
+            started = time.perf_counter()
+            response = client.post(f"{lm_url}/start_league",
+                                   headers={"Authorization": f"Bearer {token.strip()}"})
+            if response.status_code != 200:
+                raise LaunchError(f"the League Manager refused to start: {response.text}")
+            total_rounds = response.json()["total_rounds"]
+            target = min(run.rounds or total_rounds, total_rounds)
+            status, wall, ends = _wait_for_rounds(run, client, lm_url, target, started)
+            after = {name: cpu_seconds(pid) for name, pid in pids.items()}
+            busy = machine_busy_seconds() - busy_before
+            peaks = {name: peak_rss_mb(pid) for name, pid in pids.items()}
+            standings = client.get(f"{lm_url}/standings").json()
+            suspended = sum(1 for p in status["players"] if p["state"] == "SUSPENDED")
+        phases = round_phases(SharedDir(space.shared).league_log_path(LEAGUE), len(ends))
+        failed = False
+    finally:
+        if run.profile_lm is not None:
+            _stop_profiled_manager(space)
+        space.close(failed)
+    cpu = {name: after[name] - before[name] for name in pids}
+    manager = roles["manager"].name
+    matches = status["matches_completed"]
+    lm_cpu = cpu[manager]
+    rows = standings["standings"]
+    return {
+        "players": run.players, "referees": run.referees, "capacity": run.capacity,
+        "player_hosts": len(roles["hosts"]), "strategy": run.strategy,
+        "total_rounds": total_rounds, "total_matches": status["total_matches"],
+        "rounds_asked": target, "rounds_played": len(ends), "matches": matches, "wall_s": wall,
+        "results_per_s": matches / wall,
+        "round_ends_s": [round(t, 3) for t in ends],
+        "cpu_s": {
+            "league_manager": lm_cpu,
+            "referees": {p.name: cpu[p.name] for p in roles["referees"]},
+            "player_hosts": {p.name: cpu[p.name] for p in roles["hosts"]},
+        },
+        "lm_cpu_share": lm_cpu / wall,
+        "lm_cpu_ms_per_result": 1000 * lm_cpu / matches if matches else None,
+        "lm_ceiling_results_per_s": matches / lm_cpu if lm_cpu else None,
+        "machine_cores": os.cpu_count(),
+        "machine_busy_share": busy / (wall * (os.cpu_count() or 1)),
+        "league_share": sum(cpu.values()) / (wall * (os.cpu_count() or 1)),
+        "peak_rss_mb": {"league_manager": peaks[manager],
+                        "referee_max": max(peaks[p.name] for p in roles["referees"]),
+                        "player_host_max": max(peaks[p.name] for p in roles["hosts"])},
+        "played_sum": sum(row["played"] for row in rows),
+        "technical_losses": sum(row["technical_losses"] for row in rows),
+        "players_suspended": suspended,
+        "phases_s": phases,
+        "pids": pids,
+    }
+
+
+def round_phases(league_log: Path, rounds: int) -> dict[str, float]:
+    """Where the first ``rounds`` rounds' time went, from the League Manager's league log:
+    ``to_first_result`` (the round's announcement to every player and the first match),
+    ``results`` (first to last result), ``between_rounds`` (last result to the next round's
+    start: the round's files, standings and completion broadcasts, the next schedule)."""
+    starts: dict[int, float] = {}
+    firsts: dict[int, float] = {}
+    lasts: dict[int, float] = {}
+    with open(league_log, encoding="utf-8") as handle:
+        for line in handle:
+            entry = json.loads(line)
+            event, data = entry.get("event"), entry.get("data") or {}
+            if event not in ("round_started", "result_recorded"):
+                continue
+            at = datetime.fromisoformat(entry["timestamp"].replace("Z", "+00:00")).timestamp()
+            if event == "round_started":
+                starts[data["round_id"]] = at
+            elif found := re.match(r"R(\d+)M", str(data.get("match_id"))):
+                firsts.setdefault(int(found[1]), at)
+                lasts[int(found[1])] = at
+    played = [r for r in range(1, rounds + 1) if r in starts and r in firsts]
+    return {
+        "to_first_result": sum(firsts[r] - starts[r] for r in played),
+        "results": sum(lasts[r] - firsts[r] for r in played),
+        "between_rounds": sum(starts[r + 1] - lasts[r] for r in played if r + 1 in starts),
+    }
+
+
+def _stop_profiled_manager(space: Workspace) -> None:
+    """SIGINT, not SIGTERM: uvicorn raises the signal again once it has shut down, and
+    only SIGINT (a KeyboardInterrupt) still lets cProfile write its statistics."""
+    for process in space.launcher.processes:
+        if process.kind == "manager" and process.popen.poll() is None:
+            process.popen.send_signal(signal.SIGINT)
+            try:
+                process.popen.wait(60)
+            except subprocess.TimeoutExpired:
+                print("  the profiled League Manager did not stop on SIGINT", flush=True)
+
+
+def _wait_for_rounds(run: LeagueRun, client: httpx.Client, lm_url: str, target: int,
+                     started: float) -> tuple[dict[str, Any], float, list[float]]:
+    """Poll until ``target`` rounds have completed. Returns the status then, the seconds
+    since ``started``, and when each round was seen completed (to the poll)."""
+    deadline = time.monotonic() + run.timeout
+    round_times: list[float] = []
+    while True:
+        status = _status(client, lm_url)
+        now = time.perf_counter() - started
+        current = status["current_round"]
+        completed = (status["total_rounds"] if status["state"] == "COMPLETED"
+                     else (current - 1 if current else 0))
+        while len(round_times) < completed:
+            round_times.append(now)
+            if run.progress:
+                print(f"  round {len(round_times)}/{status['total_rounds']} done at "
+                      f"{now:.1f} s, {status['matches_completed']} results", flush=True)
+        if completed >= target:
+            return status, now, round_times
+        if time.monotonic() > deadline:
+            raise LaunchError(f"only {completed} of {target} rounds completed within "
+                              f"{run.timeout:g} s")
+        time.sleep(POLL_SEC)
+
+
+# -- output ----------------------------------------------------------------------------------
+
+
+def _table(rows: list[dict[str, Any]], title: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title)
+    for column in ("players", "refs", "rounds", "results", "wall s", "results/s", "speed-up",
+                   "LM cpu s", "LM share", "LM ms/res", "LM ceil/s", "refs cpu s",
+                   "players cpu s", "ours", "busy", "LM MiB", "TL", "between rounds"):
+        table.add_column(column, justify="right")
+    base = rows[0]["results_per_s"]
+    for row in rows:
+        cpu = row["cpu_s"]
+        table.add_row(
+            str(row["players"]), str(row["referees"]),
+            f"{row['rounds_played']}/{row['total_rounds']}", str(row["matches"]),
+            f"{row['wall_s']:.1f}", f"{row['results_per_s']:.1f}",
+            f"{row['results_per_s'] / base:.2f}x", f"{cpu['league_manager']:.1f}",
+            f"{row['lm_cpu_share']:.0%}", f"{row['lm_cpu_ms_per_result']:.2f}",
+            f"{row['lm_ceiling_results_per_s']:.0f}",
+            " + ".join(f"{s:.1f}" for s in cpu["referees"].values()),
+            " + ".join(f"{s:.1f}" for s in cpu["player_hosts"].values()),
+            f"{row['league_share']:.0%}", f"{row['machine_busy_share']:.0%}",
+            f"{row['peak_rss_mb']['league_manager']:.0f}",
+            str(row["technical_losses"]),
+            f"{row['phases_s']['between_rounds'] / row['wall_s']:.0%}",
+        )
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=160)
+    console.print(table)
+    print("LM ms/res: the League Manager's CPU per result; LM ceil/s: 1 / that (one core); "
+          "ours: the league's processes' share of the machine's cores; busy: the machine's cores "
+          "busy (other work included); TL: technical losses; between rounds: the share of the "
+          "wall time from a round's last result to the next round's start")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--players", type=int, default=200)
+    parser.add_argument("--referees", type=int, default=4)
+    parser.add_argument("--capacity", type=int, default=16, help="matches per referee")
+    parser.add_argument("--rounds", type=int, help="stop after this many rounds "
+                        "(default: the whole league)")
+    parser.add_argument("--player-hosts", type=int, default=1,
+                        help="processes the players are spread over")
+    parser.add_argument("--strategy", default="random")
+    parser.add_argument("--scaleout", help="referee counts to compare on the same league, "
+                        "e.g. 1,2,4 (instead of --referees)")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary SHARED folder")
+    parser.add_argument("--profile-lm", type=Path, help="run the League Manager under "
+                        "cProfile and write its statistics here (its CPU figures inflate)")
+    parser.add_argument("--serve-players", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--shared-dir", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--lm-url", help=argparse.SUPPRESS)
+    parser.add_argument("--first", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--count", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve_players:
+        keys = range(args.first, args.first + args.count)
+        serve(player_host_app(hosted_settings(args.shared_dir, args.port, args.lm_url, keys,
+                                              args.strategy)), "127.0.0.1", args.port)
+        return
+    if args.players < 2 or args.player_hosts < 1 or args.capacity < 1:
+        parser.error("a league needs --players 2 or more, --player-hosts and --capacity 1 "
+                     "or more")
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    counts = ([int(c) for c in args.scaleout.split(",")] if args.scaleout
+              else [args.referees])
+    if min(counts) < 1:
+        parser.error("every referee count must be 1 or more")
+    rows = []
+    for referees in counts:
+        run = LeagueRun(players=args.players, referees=referees, capacity=args.capacity,
+                        rounds=args.rounds, player_hosts=args.player_hosts,
+                        strategy=args.strategy, keep=args.keep, progress=True,
+                        profile_lm=args.profile_lm)
+        print(f"league: {run.players} players ({run.strategy}, {run.player_hosts} host "
+              f"process(es)), {referees} referee(s) of capacity {run.capacity}, "
+              f"{run.rounds or 'all'} round(s)", flush=True)
+        try:
+            rows.append(run_league(run))
+        except KeyboardInterrupt:
+            print("interrupted: every process this run started is stopped", file=sys.stderr)
+            sys.exit(130)
+    _table(rows, "referee scale-out" if args.scaleout else "league over HTTP")
+    if args.json:
+        args.json.write_text(json.dumps({"runs": rows}, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,69 @@
+"""bench/scale_http.py: many real player apps behind one port, each its own player, and a
+small league measured with real League Manager, referee and player-host processes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from bench.scale_http import HostedPlayerSettings, LeagueRun, player_host_app, run_league
+from sdk.config import SharedDir
+from tests.players.conftest import LM_URL, parity_call
+
+
+def _hosted(shared_dir: SharedDir, key: int, player_id: str) -> HostedPlayerSettings:
+    return HostedPlayerSettings(shared_dir=shared_dir.root, port=9, path=f"/p/{key}",
+                                display_name=f"Bench{key}", league_manager_url=LM_URL,
+                                join_league=False, player_id=player_id)
+
+
+async def _rpc(client: httpx.AsyncClient, path: str, params: dict[str, Any]) -> dict[str, Any]:
+    response = await client.post(path, json={"jsonrpc": "2.0", "method": "choose_parity",
+                                             "params": params, "id": 1})
+    assert response.status_code == 200, response.text
+    return response.json()  # type: ignore[no-any-return]
+
+
+async def test_each_path_is_its_own_player(shared_dir: SharedDir) -> None:
+    settings = [_hosted(shared_dir, 0, "P01"), _hosted(shared_dir, 1, "P02")]
+    assert settings[1].contact_endpoint == "http://127.0.0.1:9/p/1/mcp"
+    app = player_host_app(settings)
+    async with app.router.lifespan_context(app), httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://test") as client:
+        first = await _rpc(client, "/p/0/mcp", parity_call(player_id="P01"))
+        second = await _rpc(client, "/p/1/mcp", parity_call(player_id="P02", opponent_id="P01"))
+        misrouted = await _rpc(client, "/p/0/mcp", parity_call(player_id="P02"))
+        health = (await client.get("/p/1/health")).json()
+        host = (await client.get("/health")).json()
+        unknown = await client.post("/p/7/mcp", json={})
+
+    assert first["result"]["sender"] == "player:P01"
+    assert first["result"]["parity_choice"] in ("even", "odd")
+    assert second["result"]["sender"] == "player:P02"
+    refusal = misrouted["result"]
+    assert (refusal["message_type"], refusal["error_code"]) == ("LEAGUE_ERROR", "E005")
+    assert "this is player P01" in refusal["error_description"]
+    assert health["player_id"] == "P02"
+    assert host == {"status": "ok", "agent": "player_host", "players": 2, "registered": 0}
+    assert unknown.status_code == 404
+    assert unknown.json()["detail"] == ("no player is served at /p/7; this host serves /p/0 "
+                                        "to /p/1")
+
+
+@pytest.mark.e2e
+def test_a_small_league_is_measured_and_every_process_stopped() -> None:
+    row = run_league(LeagueRun(players=8, referees=2, capacity=2, rounds=1))
+
+    assert row["rounds_played"] >= 1 and row["matches"] >= 4
+    assert row["technical_losses"] == 0
+    assert row["played_sum"] == 2 * row["matches"]
+    assert row["cpu_s"]["league_manager"] > 0
+    assert set(row["cpu_s"]["referees"]) == {"referee-R1", "referee-R2"}
+    assert row["lm_cpu_ms_per_result"] == pytest.approx(
+        1000 * row["cpu_s"]["league_manager"] / row["matches"])
+    assert row["peak_rss_mb"]["league_manager"] > 10
+    gone = [pid for pid in row["pids"].values() if Path(f"/proc/{pid}").exists()]
+    assert gone == [], f"still running after the benchmark: {gone}"
