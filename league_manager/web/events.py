@@ -66,7 +66,7 @@ class EventHub:
 
     def publish(self, name: str, data: dict[str, Any]) -> None:
         """A League Manager listener: queue a public event for every stream."""
-        if name not in PUBLIC_EVENTS or self._closed:
+        if name not in PUBLIC_EVENTS or self._closed or not self._queues:
             return
         item = (next(self._ids), name, json.dumps(data, default=str, separators=(",", ":")))
         for queue in self._queues:
