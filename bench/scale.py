@@ -87,6 +87,7 @@ class Outside:
         self.tokens: dict[str, tuple[str, str]] = {}
         """referee endpoint -> (referee id, token)"""
         self.rejected = 0
+        self.notifications = 0
         self._reports: set[asyncio.Future[None]] = set()
 
     def handle(self, request: httpx.Request) -> httpx.Response:
@@ -100,6 +101,7 @@ class Outside:
             result: dict[str, Any] = {"message_type": "START_MATCH_ACK", "accepted": True,
                                       "match_id": params["match_id"]}
         else:
+            self.notifications += 1
             result = {"message_type": "ACK", "status": "ok"}
         envelope = {"protocol": "league.v2", "sender": "agent:outside",
                     "timestamp": "2026-01-01T00:00:00Z",
@@ -172,6 +174,7 @@ async def _measure(players: int, results: int, broadcasts: bool, root: Path) -> 
     return {
         "players": players, "total_matches": book.total_matches, "results": counted,
         "rounds_completed": book.rounds_completed(), "rejected": outside.rejected,
+        "notifications": outside.notifications,
         "register_s": registered, "agents_save_ms": 1000 * agents_saved,
         "schedule_s": scheduled, "play_s": elapsed, "play_cpu_s": cpu,
         "results_per_s": counted / elapsed, "cpu_ms_per_result": 1000 * cpu / counted,
@@ -195,15 +198,16 @@ def _table(rows: list[dict[str, Any]]) -> None:
 
     table = Table(title="League Manager bookkeeping in process (one core)")
     for column in ("players", "results", "register", "agents.json", "schedule", "results/s",
-                   "CPU ms/result", "peak RSS", "RSS per result"):
+                   "CPU ms/result", "notifications", "peak RSS", "RSS per result"):
         table.add_column(column, justify="right")
     for row in rows:
         table.add_row(f"{row['players']:,}", f"{row['results']:,} of {row['total_matches']:,}",
                       f"{row['register_s']:.2f} s", f"{row['agents_save_ms']:.0f} ms",
                       f"{row['schedule_s']:.3f} s",
                       f"{row['results_per_s']:,.0f}", f"{row['cpu_ms_per_result']:.3f}",
+                      f"{row['notifications']:,}",
                       f"{row['peak_rss_mb']:,.0f} MB", f"{row['bytes_per_result']:,.0f} B")
-    Console().print(table)
+    Console(width=150).print(table)
     if len(rows) > 1:
         first, last = rows[0], rows[-1]
         print(f"results/s at n={last['players']:,} is "

@@ -10,12 +10,14 @@ A benchmark, not a test: it prints a table and, with --json, writes the figures 
 Lightweight players: 200 player processes do not fit on a small machine, so one process
 (``--player-hosts`` of them) serves many players. Each player is the real player service,
 ``players.app.create_app`` with its own ``PlayerHost``, strategy, log, history file, own
-registration and token, mounted under its own path: ``http://127.0.0.1:P/p/<k>/mcp``. The
-host runs every player's own lifespan, so each registers with the League Manager as a
-player process would. What the host shares is the process, the event loop and the port:
-a player's blocking work holds up every player of its host (each rewrites and fsyncs its
-history file after every GAME_OVER, in the event loop), so when the disk is slow, calls
-wait; --player-hosts spreads the players over more processes.
+registration and token, mounted under its own path and listening on a port of its own:
+``http://127.0.0.1:P<k>/p/<k>/mcp`` (so the League Manager sees as many peers as a league of
+player processes would: one connection pool each). The host runs every player's own
+lifespan, so each registers with the League Manager as a player process would. What the
+host shares is the process and the event loop: a player's blocking work holds up every
+player of its host (each rewrites and fsyncs its history file after every GAME_OVER, in the
+event loop), so when the disk is slow, calls wait; --player-hosts spreads the players over
+more processes.
 
 The window: from ``POST /start_league`` until ``--rounds`` rounds have completed (the whole
 league by default), polled on ``GET /status``; at that moment the results recorded and each
@@ -32,6 +34,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -43,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import uvicorn
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 from pydantic import Field
@@ -57,7 +61,6 @@ from league_cli.up import wait_for  # noqa: E402
 from players.app import create_app  # noqa: E402
 from players.config import PlayerSettings  # noqa: E402
 from sdk.config import SharedDir  # noqa: E402
-from sdk.service import serve  # noqa: E402
 
 LEAGUE = "league_2025_even_odd"
 PLAYERS_PREFIX = "/p"
@@ -128,11 +131,33 @@ def player_host_app(settings: list[HostedPlayerSettings]) -> FastAPI:
     return host
 
 
-def hosted_settings(shared_dir: Path, port: int, lm_mcp: str, keys: range,
+def hosted_settings(shared_dir: Path, ports: list[int], lm_mcp: str, keys: range,
                     strategy: str) -> list[HostedPlayerSettings]:
+    """Player ``k`` of ``keys`` at ``/p/<k>`` on the port of the same position in ``ports``."""
     return [HostedPlayerSettings(shared_dir=shared_dir, port=port, path=f"{PLAYERS_PREFIX}/{k}",
                                  display_name=f"Bench{k}", league_manager_url=lm_mcp,
-                                 strategy=strategy) for k in keys]
+                                 strategy=strategy) for k, port in zip(keys, ports, strict=True)]
+
+
+def serve_players(shared_dir: Path, port: int, lm_mcp: str, keys: range, strategy: str) -> None:
+    """Serve the players of ``keys``, each on a port of its own (bound here, any free one),
+    and the host's ``/health`` on ``port``; until SIGINT/SIGTERM."""
+    sockets = [_bound(port)] + [_bound(0) for _ in keys]
+    ports = [sock.getsockname()[1] for sock in sockets[1:]]
+    app = player_host_app(hosted_settings(shared_dir, ports, lm_mcp, keys, strategy))
+    config = uvicorn.Config(app, log_level="warning", access_log=False,
+                            timeout_graceful_shutdown=5)
+    try:
+        uvicorn.Server(config).run(sockets=sockets)
+    except KeyboardInterrupt:
+        pass
+
+
+def _bound(port: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", port))
+    return sock
 
 
 def spawn(space: Workspace, name: str, kind: str, port: int,
@@ -204,6 +229,8 @@ class LeagueRun:
     timeout: float = 3600.0
     profile_lm: Path | None = None
     """Run the League Manager under cProfile, its statistics written here."""
+    broadcasts: bool = True
+    """The league config's ``broadcasts``: off, players get no round notifications."""
 
 
 def _status(client: httpx.Client, lm_url: str) -> dict[str, Any]:
@@ -212,13 +239,14 @@ def _status(client: httpx.Client, lm_url: str) -> dict[str, Any]:
     return response.json()  # type: ignore[no-any-return]
 
 
-def _allow_registrations(space: Workspace, count: int) -> None:
-    """The League Manager turns away more than 300 registrations a minute from one address;
-    every agent here registers from 127.0.0.1."""
+def _configure_league(space: Workspace, count: int, broadcasts: bool) -> None:
+    """The League Manager turns away more than 300 registrations a minute from one address
+    and every agent here registers from 127.0.0.1; and the run's ``broadcasts``."""
     path = space.shared / "config" / "leagues" / f"{LEAGUE}.json"
     config = json.loads(path.read_text())
     config["registrations_per_minute"] = max(config.get("registrations_per_minute", 300),
                                              count + 10)
+    config["broadcasts"] = broadcasts
     path.write_text(json.dumps(config, indent=2))
 
 
@@ -249,7 +277,7 @@ def _start(run: LeagueRun, space: Workspace, client: httpx.Client) -> tuple[str,
 def run_league(run: LeagueRun) -> dict[str, Any]:
     """Play ``run`` and measure it; every process is stopped by its pid, also on errors."""
     space = Workspace(keep=run.keep)
-    _allow_registrations(space, run.players + run.referees)
+    _configure_league(space, run.players + run.referees, run.broadcasts)
     failed = True
     try:
         with httpx.Client(timeout=30) as client:
@@ -429,6 +457,8 @@ def main() -> None:
                         "e.g. 1,2,4 (instead of --referees)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--keep", action="store_true", help="keep the temporary SHARED folder")
+    parser.add_argument("--no-broadcasts", action="store_true",
+                        help="the league sends no round notifications (config 'broadcasts')")
     parser.add_argument("--profile-lm", type=Path, help="run the League Manager under "
                         "cProfile and write its statistics here (its CPU figures inflate)")
     parser.add_argument("--serve-players", action="store_true", help=argparse.SUPPRESS)
@@ -440,8 +470,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.serve_players:
         keys = range(args.first, args.first + args.count)
-        serve(player_host_app(hosted_settings(args.shared_dir, args.port, args.lm_url, keys,
-                                              args.strategy)), "127.0.0.1", args.port)
+        serve_players(args.shared_dir, args.port, args.lm_url, keys, args.strategy)
         return
     if args.players < 2 or args.player_hosts < 1 or args.capacity < 1:
         parser.error("a league needs --players 2 or more, --player-hosts and --capacity 1 "
@@ -456,6 +485,7 @@ def main() -> None:
         run = LeagueRun(players=args.players, referees=referees, capacity=args.capacity,
                         rounds=args.rounds, player_hosts=args.player_hosts,
                         strategy=args.strategy, keep=args.keep, progress=True,
+                        broadcasts=not args.no_broadcasts,
                         profile_lm=args.profile_lm)
         print(f"league: {run.players} players ({run.strategy}, {run.player_hosts} host "
               f"process(es)), {referees} referee(s) of capacity {run.capacity}, "
