@@ -216,6 +216,9 @@ def _table(rows: list[dict[str, Any]]) -> None:
 
 
 def main() -> None:
+    if "--http" in sys.argv[1:]:  # everything else is bench/scale_http.py's to read
+        rest = [arg for arg in sys.argv[1:] if arg != "--http"]
+        os.execv(sys.executable, [sys.executable, str(REPO / "bench" / "scale_http.py"), *rest])
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[100, 1000, 10_000])
     parser.add_argument("--results", type=int, default=20_000,
@@ -226,11 +229,7 @@ def main() -> None:
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--http", action="store_true",
                         help="a league over real HTTP instead (bench/scale_http.py's options)")
-    args, rest = parser.parse_known_args()
-    if args.http:
-        os.execv(sys.executable, [sys.executable, str(REPO / "bench" / "scale_http.py"), *rest])
-    if rest:
-        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    args = parser.parse_args()
     broadcasts = not args.no_broadcasts
     if args.one:
         _one(args.one, args.results, broadcasts)

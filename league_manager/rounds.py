@@ -48,8 +48,9 @@ __all__ = ["RoundRunner"]
 HandOver = Literal["started", "busy", "failed"]
 _BUSY_RETRY_SEC = 0.05
 ANNOUNCE_GRACE_SEC = 2.0
-"""How long a round's matches wait for its announcement to reach the players: the prompt
-ones have it before their invitations; a slow one gets it later, without delaying the rest."""
+"""How long a match waits for the round's announcement to reach its own players: prompt
+ones have it before their invitation; a slow one gets it later, delaying its match by this
+at most and the others' not at all."""
 _OUTBOX_LIMIT = 8
 """Notifications on their way to one agent beyond which new ones to it are dropped (a dead
 player's backlog stays bounded; it can ask league_query for what it missed)."""
@@ -149,14 +150,16 @@ class RoundRunner:
         self._preassign(pending)
         book.mark_round(round_record, "RUNNING")
         lm.event("round_started", round_id=round_record.round_id, matches=len(pending))
+        told: dict[str, asyncio.Task[None]] = {}
         if self._broadcasts:
             announced = [self._announced(m) for m in matches]
-            await self._broadcast("notify_round", self._scheduled_players(),
-                                  lambda agent: RoundAnnouncement(
-                                      **self._envelope(agent, f"round-{round_record.round_id}"),
-                                      round_id=round_record.round_id, matches=announced),
-                                  grace=ANNOUNCE_GRACE_SEC)
-        await asyncio.gather(*(self._play_match(match) for match in pending))
+            told = await self._broadcast(
+                "notify_round", self._scheduled_players(),
+                lambda agent: RoundAnnouncement(
+                    **self._envelope(agent, f"round-{round_record.round_id}"),
+                    round_id=round_record.round_id, matches=announced), grace=0)
+        deadline = asyncio.get_running_loop().time() + ANNOUNCE_GRACE_SEC
+        await asyncio.gather(*(self._play_match(match, told, deadline) for match in pending))
         summary = self._summary(matches)
         for match in matches:
             self._done.pop(match.match_id, None)
@@ -264,9 +267,17 @@ class RoundRunner:
             communication=Communication(**lm.config.communication.model_dump()),
         )
 
-    async def _play_match(self, match: MatchRecord) -> None:
-        """Give the match to referees until its result is recorded."""
+    async def _play_match(self, match: MatchRecord,
+                          told: dict[str, asyncio.Task[None]] | None = None,
+                          deadline: float = 0.0) -> None:
+        """Give the match to referees until its result is recorded; first, until
+        ``deadline`` at most, wait for its players to have the round's announcement
+        (``told``: the announcement on its way to each player)."""
         lm, book = self._lm, self._lm.book
+        on_way = [task for p in match.player_ids if (task := (told or {}).get(p)) is not None]
+        left = deadline - asyncio.get_running_loop().time()
+        if on_way and left > 0:
+            await asyncio.wait(on_way, timeout=left)
         policy = lm.system.retry_policy
         done = self._done[match.match_id]
         failures = 0
@@ -349,13 +360,14 @@ class RoundRunner:
 
     async def _broadcast(self, method: str, recipients: list[RegisteredAgent],
                          build: Callable[[RegisteredAgent], Message], *,
-                         grace: float | None = None) -> None:
+                         grace: float | None = None) -> dict[str, asyncio.Task[None]]:
         """Send one notification to each recipient, at most ``broadcast_concurrency`` at a
         time, each once (no retry) within its method's timeout; a failure is logged and
         never stops the league. Waits ``grace`` seconds at most (None: until all are sent):
         a slow or dead player does not hold the round up for the others, and what is still
-        on its way goes on in the background, in order for each recipient."""
-        tasks = []
+        on its way goes on in the background, in order for each recipient. Returns each
+        recipient's sending, by agent id."""
+        tasks: dict[str, asyncio.Task[None]] = {}
         for agent in recipients:
             if self._outbox[agent.agent_id] >= _OUTBOX_LIMIT:
                 self._lm.event("notification_dropped", agent_id=agent.agent_id, method=method,
@@ -365,9 +377,10 @@ class RoundRunner:
             task = asyncio.create_task(self._notify(agent, method, build(agent)))
             self._sending.add(task)
             task.add_done_callback(self._sending.discard)
-            tasks.append(task)
+            tasks[agent.agent_id] = task
         if tasks and grace != 0:
-            await asyncio.wait(tasks, timeout=grace)
+            await asyncio.wait(tasks.values(), timeout=grace)
+        return tasks
 
     async def _notify(self, agent: RegisteredAgent, method: str, message: Message) -> None:
         lock = self._in_order.setdefault(agent.agent_id, asyncio.Lock())

@@ -15,7 +15,8 @@ __all__ = ["STATIC_PREFIX", "analysis_page", "dashboard_page", "match_page", "no
 STATIC_PREFIX = "/ui/static"
 
 _LIVE_BADGE = '<span id="live" class="badge muted">connecting…</span>'
-_NAV = (("/", "Dashboard"), ("/ui/schedule", "Schedule"), ("/ui/analysis", "Analysis"))
+_NAV = (("/", "Dashboard"), ("/ui/schedule", "Schedule"), ("/ui/analysis", "Analysis"),
+        ("/play", "Play"))
 
 _ADMIN_PANEL = """
 <details class="admin" id="admin">
