@@ -160,34 +160,15 @@ def _bound(port: int) -> socket.socket:
     return sock
 
 
-def spawn(space: Workspace, name: str, kind: str, port: int,
-          command: list[str]) -> AgentProcess:
-    """Start ``command`` as the launcher starts agents (own session, output to a file, a
-    pid file), so that the workspace's ``close`` stops it by its pid with the others."""
-    output = space.shared / "logs" / "processes" / f"{name}.out"
-    output.parent.mkdir(parents=True, exist_ok=True)
-    with open(output, "ab") as sink:
-        popen = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT,
-                                 stdin=subprocess.DEVNULL, start_new_session=True,
-                                 env={**os.environ, "PYTHONPATH": str(REPO)})
-    launcher = space.launcher
-    launcher.run_dir.mkdir(parents=True, exist_ok=True)
-    pid_file = launcher.run_dir / f"{name}.pid"
-    pid_file.write_text(json.dumps({"pid": popen.pid, "name": name, "kind": kind,
-                                    "port": port, "command": command}))
-    process = AgentProcess(name, kind, port, popen, pid_file, output)
-    launcher.processes.append(process)
-    return process
-
-
 def start_player_host(space: Workspace, index: int, keys: range, lm_mcp: str,
                       strategy: str) -> AgentProcess:
     """Start one host process serving players ``keys``."""
     port = free_port()
-    return spawn(space, f"player-host-{index}", "players", port, [
+    return space.launcher.start("players", f"player-host-{index}", port, [
         sys.executable, str(Path(__file__).resolve()), "--serve-players",
         "--shared-dir", str(space.shared), "--port", str(port), "--lm-url", lm_mcp,
-        "--first", str(keys.start), "--count", str(len(keys)), "--strategy", strategy])
+        "--first", str(keys.start), "--count", str(len(keys)), "--strategy", strategy],
+        {"PYTHONPATH": str(REPO)})
 
 
 def start_manager(space: Workspace, profile: Path | None) -> AgentProcess:
@@ -196,10 +177,10 @@ def start_manager(space: Workspace, profile: Path | None) -> AgentProcess:
     if profile is None:
         return space.launcher.manager(free_port())
     port = free_port()
-    return spawn(space, "league_manager", "manager", port, [
+    return space.launcher.start("manager", "league_manager", port, [
         sys.executable, "-m", "cProfile", "-o", str(profile.resolve()), "-m", "league_cli",
         "manager", "--shared-dir", str(space.shared), "--host", "127.0.0.1", "--port",
-        str(port)])
+        str(port)], {"PYTHONPATH": str(REPO)})
 
 
 # -- one league ------------------------------------------------------------------------------

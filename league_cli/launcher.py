@@ -55,11 +55,17 @@ class Launcher:
 
     def _spawn(self, kind: str, name: str, port: int, args: list[str],
                env: dict[str, str] | None = None) -> AgentProcess:
+        command = [sys.executable, "-m", _MODULE, kind, "--shared-dir", str(self.shared_dir),
+                   "--host", self.host, "--port", str(port), *args]
+        return self.start(kind, name, port, command, env)
+
+    def start(self, kind: str, name: str, port: int, command: list[str],
+              env: dict[str, str] | None = None) -> AgentProcess:
+        """Start ``command`` as an agent of this launcher (its own session, its output to
+        ``logs/processes/<name>.out``, a pid file), stopped by ``stop_all`` with the rest."""
         self.run_dir.mkdir(parents=True, exist_ok=True)
         output = self.shared_dir / "logs" / "processes" / f"{name}.out"
         output.parent.mkdir(parents=True, exist_ok=True)
-        command = [sys.executable, "-m", _MODULE, kind, "--shared-dir", str(self.shared_dir),
-                   "--host", self.host, "--port", str(port), *args]
         with open(output, "ab") as sink:
             popen = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT,
                                      stdin=subprocess.DEVNULL, env={**os.environ, **(env or {})},

@@ -27,6 +27,8 @@ SLOW_STRATEGY = "tests.reliability.deliberate:Deliberate"
 """Thinks a second a move: a league of 4 players lasts a few seconds, long enough to watch
 its standings change."""
 PLAYERS = 4
+ARTIFACTS = Path(os.environ.get("WEB_ARTIFACTS") or Path(__file__).parent / "artifacts")
+"""Where the browser tests leave their screenshots and downloads."""
 
 if not CHROMIUM.exists():
     pytest.skip(f"{CHROMIUM} is absent: the browser tests drive Debian's chromium "
@@ -54,7 +56,7 @@ class RunningLeague:
 
 @pytest.fixture(scope="session")
 def artifacts() -> Path:
-    folder = Path(os.environ.get("WEB_ARTIFACTS") or Path(__file__).parent / "artifacts")
+    folder = ARTIFACTS
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 

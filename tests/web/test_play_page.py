@@ -8,30 +8,21 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from playwright.sync_api import Browser, Page, expect
 
 from league_cli.launcher import AgentProcess, Launcher
 from league_cli.transcript import Transcript
 from tests.conftest import free_port, make_shared_dir
+from tests.web.conftest import ARTIFACTS
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-ARTIFACTS = Path(os.environ.get("WEB_ARTIFACTS") or Path(__file__).parent / "artifacts")
-
-pytestmark = [pytest.mark.e2e, pytest.mark.skipif(
-    not CHROMIUM.exists(), reason="/usr/bin/chromium is absent (apt-get install chromium)")]
-
-if CHROMIUM.exists():
-    from playwright.sync_api import Browser, Page, expect, sync_playwright
+pytestmark = pytest.mark.e2e
 
 
 class League:
@@ -68,16 +59,6 @@ def league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[League]:
         yield League(manager, player, players[0]["player_id"])
     finally:
         launcher.stop_all()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 @contextmanager
