@@ -4,6 +4,9 @@ and a phone's viewport needs no sideways scrolling."""
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 from pathlib import Path
 
 import httpx
@@ -191,3 +194,40 @@ def test_pages_fit_a_phone(browser: Browser, league: RunningLeague, artifacts: P
         assert not errors, f"the page's script failed: {errors}"
     finally:
         context.close()
+
+
+def test_the_admin_exports_and_refusals_work_from_the_page(page: Page, league: RunningLeague,
+                                                           artifacts: Path) -> None:
+    completed(league)
+    page.goto(f"{league.url}/")
+    page.locator("#admin summary").click()
+    page.fill("#admin-token", league.admin_token)
+    page.locator("#admin-token-form button[type=submit]").click()
+    page.get_by_role("button", name="Pause").click()
+    expect(page.locator("#admin-message")).to_have_text(
+        "Pause: the league is not running (it is COMPLETED); only a running league can be "
+        "paused")
+    page.get_by_role("button", name="Resume").click()
+    expect(page.locator("#admin-message")).to_have_text("Resume: the league is not paused")
+
+    with page.expect_download() as standings_download:
+        page.get_by_role("button", name="standings.csv").click()
+    standings_csv = artifacts / "export-standings.csv"
+    standings_download.value.save_as(standings_csv)
+    rows = list(csv.DictReader(io.StringIO(standings_csv.read_text(encoding="utf-8"))))
+    served = league.get("/standings")["standings"]
+    assert [(row["player_id"], float(row["points"])) for row in rows] == [
+        (row["player_id"], float(row["points"])) for row in served]
+    with page.expect_download() as results_download:
+        page.get_by_role("button", name="results.json").click()
+    results = json.loads(results_download.value.path().read_text(encoding="utf-8"))
+    assert len(results["results"]) == PLAYERS * (PLAYERS - 1) // 2
+    expect(page.locator("#admin-message")).to_have_text("Exported results.json.")
+
+    page.goto(f"{league.url}/ui/players/P01")
+    page.locator("#admin summary").click()
+    page.once("dialog", lambda dialog: dialog.accept())  # "Remove P01 for good?"
+    page.get_by_role("button", name="Remove player").click()
+    expect(page.locator("#admin-message")).to_contain_text(
+        "the league has completed: its results are final")
+    assert league.get("/status")["players"][0]["state"] != "REMOVED"
