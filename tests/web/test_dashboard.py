@@ -231,3 +231,14 @@ def test_the_admin_exports_and_refusals_work_from_the_page(page: Page, league: R
     expect(page.locator("#admin-message")).to_contain_text(
         "the league has completed: its results are final")
     assert league.get("/status")["players"][0]["state"] != "REMOVED"
+
+
+def test_the_schedule_page_comes_in_pages(page: Page, league: RunningLeague) -> None:
+    completed(league)
+    page.goto(f"{league.url}/ui/schedule?from_round=2")
+    expect(page.locator(".pager")).to_have_text("Rounds 2–3 of 3 · earlier rounds")
+    expect(page.locator("#round-1")).to_have_count(0)
+    expect(page.locator("#round-3 tbody tr")).to_have_count(PLAYERS // 2)
+    page.get_by_role("link", name="earlier rounds").click()
+    expect(page.locator(".pager")).to_have_text("Rounds 1–3 of 3")
+    expect(page.locator("#round-1")).to_have_count(1)

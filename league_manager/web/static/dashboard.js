@@ -178,11 +178,18 @@
 
   // -- the schedule ------------------------------------------------------------------
 
+  const SCHEDULE_ROUNDS = 10;  // rounds a page shows: a league of thousands has thousands
+
   async function schedule() {
-    const doc = await getJSON("/schedule");
+    const from = Math.max(1, Number(new URLSearchParams(location.search).get("from_round")) || 1);
+    const doc = await getJSON(`/schedule?from_round=${from}&rounds=${SCHEDULE_ROUNDS}`);
     const names = Object.fromEntries(doc.players.map((p) => [p.player_id, p.display_name]));
-    if (!doc.rounds.length) { fill("schedule", empty("No schedule yet: it is fixed when the league starts.")); return; }
-    fill("schedule", doc.rounds.map((round) => h("section", { id: `round-${round.round_id}` },
+    if (!doc.rounds.length) { fill("schedule", empty(doc.total_rounds ? `No round ${from}: the schedule has ${doc.total_rounds}.` : "No schedule yet: it is fixed when the league starts.")); return; }
+    const last = doc.rounds[doc.rounds.length - 1].round_id;
+    const pager = h("p", { class: "muted pager" }, `Rounds ${from}–${last} of ${doc.total_rounds}`,
+      from > 1 ? [" · ", h("a", { href: `/ui/schedule?from_round=${Math.max(1, from - SCHEDULE_ROUNDS)}` }, "earlier rounds")] : null,
+      doc.next_from_round ? [" · ", h("a", { href: `/ui/schedule?from_round=${doc.next_from_round}` }, "later rounds")] : null);
+    fill("schedule", pager, doc.rounds.map((round) => h("section", { id: `round-${round.round_id}` },
       h("h2", {}, `Round ${round.round_id} `, badge(round.status)),
       round.byes.length ? h("p", { class: "muted" }, "Byes: ", round.byes.map((p, i) => [i ? ", " : "", playerLink(p, names[p])])) : null,
       table(["Match", "Players", "Referee", "Status", "Winner"], round.matches.map((m) => h("tr", {},
