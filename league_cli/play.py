@@ -4,7 +4,7 @@ The opponent is a strategy of the player host (``tit_for_tat``, ``builtin:random
 played in process, or a running player by URL, called over the real protocol by the
 referee's own match runner with the person's seat answered at the terminal (the remote
 player gets GAME_INVITATION, its move calls and GAME_OVER as in a league). The game loop is
-``league_cli/play_session.py``'s, shared with the League Manager's ``/play`` page: the
+``playroom/session.py``'s, shared with the League Manager's ``/play`` page: the
 person sees only their observation, types a move that is checked against their action space
 (a bad one is explained and asked again), and a transcript (JSON and CSV) is saved at the end.
 """
@@ -25,7 +25,11 @@ from rich.markup import escape
 
 from games import Action, ActionSpace, UnknownGameError, load_game
 from league_cli.console import console
-from league_cli.play_session import (
+from league_cli.prose_game import run_prose
+from players.errors import StrategyError
+from players.llm.errors import LlmError
+from players.strategies.human import history_table, observation_table, parse_move, space_hint
+from playroom.session import (
     HUMAN_ID,
     OPPONENT_ID,
     Opponent,
@@ -34,11 +38,7 @@ from league_cli.play_session import (
     play_game,
     score_line,
 )
-from league_cli.prose_game import run_prose
-from league_cli.transcript import Transcript
-from players.errors import StrategyError
-from players.llm.errors import LlmError
-from players.strategies.human import history_table, observation_table, parse_move, space_hint
+from playroom.transcript import Transcript
 from sdk.config import ConfigError, SharedDir
 from sdk.timeutil import utc_now
 

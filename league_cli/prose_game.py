@@ -34,10 +34,10 @@ from league_cli.prose_tags import (
     player_turns,
     without_tags,
 )
-from league_cli.transcript import MessageRole, TokenUsage, Transcript, Visibility
 from players.llm.client import ChatClient, ChatReply, Message
 from players.llm.errors import LlmError
 from players.llm.options import LlmOptions
+from playroom.transcript import MessageRole, TokenUsage, Transcript, Visibility
 
 __all__ = ["MAX_RELAYS", "START_MESSAGE", "ChatModel", "Conversation", "EndReason",
            "ProseGame", "ProseResult", "prose_transcript", "run_prose"]

@@ -32,8 +32,6 @@ from pydantic import (
 
 from games import GameSpec, UnknownGameError, load_game, registered_games
 from games.strategies import observed_strategies_for, strategies_for
-from league_cli.play_session import HUMAN_ID, OPPONENT_ID, Opponent, result_lines
-from league_cli.transcript import MessageRole
 from league_manager.web.play_sessions import (
     MoveRefused,
     PlayLimits,
@@ -46,6 +44,8 @@ from league_manager.web.play_sessions import (
 from players.errors import StrategyError
 from players.strategies import build_strategy
 from players.strategies.human import space_hint
+from playroom.session import HUMAN_ID, OPPONENT_ID, Opponent, result_lines
+from playroom.transcript import MessageRole
 
 if TYPE_CHECKING:
     from league_manager.service import LeagueManager
@@ -461,7 +461,7 @@ def games_router(manager: LeagueManager, limits: PlayLimits | None = None) -> AP
 
     @api.get("/{session_id}/transcript.json", responses={
         200: {"content": {"application/json": {}},
-              "description": "the Transcript (league_cli/transcript.py) without internal "
+              "description": "the Transcript (playroom/transcript.py) without internal "
                              "messages"}, **_problems(404, 409)})
     async def transcript_json(session_id: str) -> Response:
         """The transcript as JSON, internal messages removed."""

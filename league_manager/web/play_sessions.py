@@ -1,6 +1,6 @@
 """Games a person plays through the ``/play`` page: one session per game, in memory, bounded.
 
-A session runs ``league_cli.play_session.play_game`` (the loop ``league play`` runs) as an
+A session runs ``playroom.session.play_game`` (the loop ``league play`` runs) as an
 asyncio task with a ``WebSeat``: when the person's move is due the seat parks a future,
 and ``POST /api/games/{id}/moves`` resolves it. The opponent then moves server-side (a
 built-in strategy in a worker thread, a remote player over the protocol) while the request
@@ -25,9 +25,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from games import Action, ActionSpace, GameSpec
-from league_cli.play_session import HUMAN_ID, Opponent, new_transcript, play_game, score_line
-from league_cli.transcript import Transcript
 from players.strategies.human import parse_move, space_hint
+from playroom.session import HUMAN_ID, Opponent, new_transcript, play_game, score_line
+from playroom.transcript import Transcript
 from sdk.config import ConfigError, SharedDir
 
 __all__ = ["ENV_PREFIX", "MoveRefused", "PlayLimits", "PlaySession", "SessionStatus",

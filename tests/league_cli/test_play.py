@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from league_cli.launcher import AgentProcess, Launcher
-from league_cli.transcript import Transcript
+from playroom.transcript import Transcript
 from sdk.config import SharedDir
 from tests.conftest import REPO_ROOT, free_port, make_shared_dir
 from tests.players.llm_server import start_in_thread

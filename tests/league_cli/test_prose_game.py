@@ -17,8 +17,8 @@ import pytest
 from rich.console import Console
 
 from league_cli.prose_game import run_prose
-from league_cli.transcript import Transcript, load_csv_messages
 from players.llm.errors import LlmHttpError
+from playroom.transcript import Transcript, load_csv_messages
 from tests.conftest import REPO_ROOT, free_port
 from tests.players.llm_server import LlmServer, start_in_thread
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from league_cli.transcript import TokenUsage, Transcript, load_csv_messages
+from playroom.transcript import TokenUsage, Transcript, load_csv_messages
 
 
 def test_saved_transcript_loads_again(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from league_cli.launcher import AgentProcess, Launcher
-from league_cli.transcript import Transcript
+from playroom.transcript import Transcript
 from tests.conftest import free_port, make_shared_dir
 from tests.web.conftest import ARTIFACTS
 

@@ -15,10 +15,10 @@ from typing import Any
 import httpx
 import pytest
 
-from league_cli.transcript import Transcript
 from league_manager.app import create_app
 from league_manager.config import LeagueManagerSettings
 from league_manager.web.play_sessions import MoveRefused, WebSeat
+from playroom.transcript import Transcript
 from sdk.config import SharedDir
 from tests.conftest import free_port
 from tests.players.llm_server import start_in_thread

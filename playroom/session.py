@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from games import Action, ActionSpace, GameSpec, GameState
-from league_cli.transcript import TokenUsage, Transcript
 from players.errors import StrategyError
 from players.strategies import MoveView, Say, Strategy, build_strategy
 from players.strategies.base import PARITIES
+from playroom.transcript import TokenUsage, Transcript
 from referee.match import MatchRunner
 from referee.match_file import MatchRecord
 from referee.outcome import Fault, MatchOutcome
