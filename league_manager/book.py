@@ -132,6 +132,7 @@ class _Schedule:
     players: list[tuple[str, str]]
     rounds: list[RoundRecord]
     schedule: Schedule
+    players_per_match: int
 
 
 def _parse_schedule(document: Any) -> _Schedule:
@@ -160,7 +161,7 @@ def _parse_schedule(document: Any) -> _Schedule:
                     or planned.round_id != round_record.round_id:
                 raise ValueError(f"match {match.match_id} between {', '.join(match.player_ids)} "
                                  "is not in the schedule its players make")
-    return _Schedule(status, players, rounds, schedule)
+    return _Schedule(status, players, rounds, schedule, int(size))
 
 
 class LeagueBook:
@@ -298,7 +299,7 @@ class LeagueBook:
 
     def _load_schedule(self, loaded: _Schedule) -> None:
         self.status, self.players, self.rounds = loaded.status, loaded.players, loaded.rounds
-        self.schedule = loaded.schedule
+        self.schedule, self.players_per_match = loaded.schedule, loaded.players_per_match
         self._live = {m.match_id: m for r in self.rounds for m in r.matches}
         self.table = StandingsTable(self.players, self._scoring)
 

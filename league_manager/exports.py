@@ -31,10 +31,9 @@ def results_document(book: LeagueBook) -> dict[str, Any]:
     """Every accepted result, in journal order, with the version of the standings they make."""
     results = []
     for result in book.results.values():
-        match = book.match(result.match_id)
-        seats = match.player_ids if match is not None else list(result.outcomes)
-        results.append({
-            "match_id": result.match_id, "round_id": result.round_id, "player_ids": seats,
+        results.append({  # outcomes are recorded in seat order (standings.outcomes_of)
+            "match_id": result.match_id, "round_id": result.round_id,
+            "player_ids": list(result.outcomes),
             "outcomes": result.outcomes, "points": result.points, "winner": result.winner,
             "referee_id": result.referee_id, "forfeit": bool(result.details.get("forfeit")),
             "recorded_at": result.recorded_at,

@@ -44,7 +44,6 @@ from sdk.messages import (
     RefereeMeta,
     RefereeRegisterRequest,
     RefereeRegisterResponse,
-    StandingsRow,
 )
 from sdk.store import StoreError
 from sdk.timeutil import utc_now_str
@@ -358,7 +357,7 @@ class LeagueManager:
         return LeagueStandings(
             sender=self.sender, conversation_id=conversation_id, league_id=self.league_id,
             version=document["version"], rounds_completed=document["rounds_completed"],
-            standings=[StandingsRow.model_validate(row) for row in document["standings"]],
+            standings=self.book.standings_rows(fresh=False),  # the same ranking as document
         )
 
     def query(self, request: LeagueQuery) -> LeagueQueryResponse:

@@ -287,3 +287,16 @@ async def test_a_player_slow_to_take_notifications_delays_nobody(
     sent = [method for method in world.methods_to(slow) if method != "start_match"]
     assert sent[:3] == ["notify_round", "update_standings", "notify_round_completed"], \
         "in order for each player"
+
+
+def test_a_group_schedule_reopened_keeps_its_match_size(tmp_path: Path) -> None:
+    book = LeagueBook(tmp_path, "groups", SCORING)
+    book.create_schedule([(p, p) for p in ids(7)], players_per_match=3, rounds=3)
+    book.close()
+    reopened = LeagueBook(tmp_path, "groups", SCORING)
+    reopened.write_rounds()
+    reopened.close()
+    assert read_json(tmp_path / "rounds.json")["players_per_match"] == 3
+    again = LeagueBook(tmp_path, "groups", SCORING)
+    again.close()
+    assert again.recovery_notes == [] and len(again.match("R1M1").player_ids) == 3
