@@ -312,7 +312,10 @@ def run_league(run: LeagueRun) -> dict[str, Any]:
         "peak_rss_mb": {"league_manager": peaks[manager],
                         "referee_max": max(peaks[p.name] for p in roles["referees"]),
                         "player_host_max": max(peaks[p.name] for p in roles["hosts"])},
+        # The standings are read after the window, while the league plays on: their own
+        # count of results is what their played sum matches.
         "played_sum": sum(row["played"] for row in rows),
+        "standings_matches": standings["matches_completed"],
         "technical_losses": sum(row["technical_losses"] for row in rows),
         "players_suspended": suspended,
         "phases_s": phases,

@@ -59,7 +59,7 @@ def test_a_small_league_is_measured_and_every_process_stopped() -> None:
 
     assert row["rounds_played"] >= 1 and row["matches"] >= 4
     assert row["technical_losses"] == 0
-    assert row["played_sum"] == 2 * row["matches"]
+    assert row["played_sum"] == 2 * row["standings_matches"] >= 2 * row["matches"]
     assert row["cpu_s"]["league_manager"] > 0
     assert set(row["cpu_s"]["referees"]) == {"referee-R1", "referee-R2"}
     assert row["lm_cpu_ms_per_result"] == pytest.approx(
