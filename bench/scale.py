@@ -137,7 +137,8 @@ async def _measure(players: int, results: int, broadcasts: bool, root: Path) -> 
     with mock.patch.object(AgentRegistry, "save", lambda self: None):
         for k in range(REFEREES):
             endpoint = f"http://referee-{k}.bench/mcp"
-            answer = manager.register_referee(RefereeRegisterRequest(**common, referee_meta=(
+            answer = manager.register_referee(RefereeRegisterRequest(
+                **common, auth_token=manager.referee_secret, referee_meta=(
                 RefereeMeta(display_name=f"Referee {k}", version="1", game_types=["even_odd"],
                             contact_endpoint=endpoint, max_concurrent_matches=REFEREE_CAPACITY))))
             outside.tokens[endpoint] = (str(answer.referee_id), str(answer.auth_token))

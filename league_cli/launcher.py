@@ -48,6 +48,8 @@ class Launcher:
     shared_dir: Path
     host: str = "127.0.0.1"
     processes: list[AgentProcess] = field(default_factory=list)
+    _league_id: str | None = None
+    """The league of the League Manager started here: its referees read its secret."""
 
     @property
     def run_dir(self) -> Path:
@@ -82,6 +84,7 @@ class Launcher:
         args = []
         if league_id:
             args += ["--league-id", league_id]
+            self._league_id = league_id
         if auto_start_players:
             args += ["--auto-start-players", str(auto_start_players)]
         return self._spawn("manager", "league_manager", port, args)
@@ -91,6 +94,8 @@ class Launcher:
                 standalone: bool = False) -> AgentProcess:
         """``standalone``: no registration, the referee serves ``/run_match`` only."""
         args = ["--name", name, "--lm-url", lm_url, "--max-concurrent", str(max_concurrent)]
+        if self._league_id:  # where the League Manager keeps the referee secret
+            args += ["--league-id", self._league_id]
         if standalone:
             args.append("--standalone")
         if seed is not None:

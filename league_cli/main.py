@@ -24,6 +24,7 @@ app = typer.Typer(help="Agent League: run agents and leagues (league.v2 over JSO
 
 SharedOpt = Annotated[Path | None, typer.Option("--shared-dir", help="the SHARED folder "
                       "(default: $LEAGUE_SHARED_DIR, else ./SHARED)")]
+LeagueIdOpt = Annotated[str | None, typer.Option()]
 HostOpt = Annotated[str, typer.Option("--host", help="address to listen on")]
 LmUrlOpt = Annotated[str | None, typer.Option("--lm-url", help="League Manager /mcp URL "
                      "(default: from system.json)")]
@@ -106,6 +107,12 @@ def referee(
         help="do not register with a League Manager (serve /run_match only)")] = False,
     game_type: Annotated[list[str] | None, typer.Option(
         help="a game it runs, repeatable (default: defaults/referee.json)")] = None,
+    referee_secret: Annotated[str | None, typer.Option(
+        help="the league's referee secret (default: $LEAGUE_REFEREE_SECRET, system.json, "
+             "or the League Manager's file on this machine); see 'league referee-secret'"
+    )] = None,
+    league_id: Annotated[str | None, typer.Option(
+        help="the league whose referee secret file to read (default: system.json's)")] = None,
 ) -> None:
     """Run a Referee; it registers with the League Manager."""
     from referee.app import run
@@ -121,9 +128,27 @@ def referee(
             league_manager_url=f"{_lm_base(shared, lm_url)}/mcp",
             max_concurrent_matches=max_concurrent or defaults.max_concurrent_matches,
             game_types=game_type or defaults.game_types, seed=seed,
-            join_league=not standalone)
+            join_league=not standalone, referee_secret=referee_secret, league_id=league_id)
 
     run(_settings(make))
+
+
+@app.command("referee-secret")
+def referee_secret_command(shared_dir: SharedOpt = None, league_id: LeagueIdOpt = None
+                           ) -> None:
+    """Print the league's referee secret, for a referee started on another machine
+    (--referee-secret or $LEAGUE_REFEREE_SECRET there). Keep it as you would a password."""
+    shared = _shared(shared_dir)
+    system = shared.system()
+    configured = system.security.configured_referee_secret()
+    if configured:
+        typer.echo(configured)
+        return
+    path = shared.referee_secret_path(league_id or system.default_league_id)
+    if not path.exists():
+        _fail(f"no referee secret yet: start the League Manager first (it writes {path}), "
+              f"or configure one with ${system.security.referee_secret_env}")
+    typer.echo(path.read_text(encoding="utf-8").strip())
 
 
 @app.command()
@@ -179,7 +204,7 @@ def _admin_token(shared: SharedDir, given: str | None, league_id: str | None) ->
     configured = system.security.configured_admin_token()
     if configured:
         return configured
-    path = shared.league_dir(league_id or system.default_league_id) / "admin_token"
+    path = shared.admin_token_path(league_id or system.default_league_id)
     if not path.exists():
         _fail(f"no admin token: pass --admin-token, set ${system.security.admin_token_env}, "
               f"or start the League Manager first (it writes {path})")
@@ -188,7 +213,6 @@ def _admin_token(shared: SharedDir, given: str | None, league_id: str | None) ->
 
 AdminTokenOpt = Annotated[str | None, typer.Option(help="default: env, config or the "
                           "League Manager's admin_token file")]
-LeagueIdOpt = Annotated[str | None, typer.Option()]
 
 
 def _admin_request(method: str, path: str, shared_dir: Path | None, lm_url: str | None,
@@ -330,7 +354,7 @@ def up(
         lm_port=lm_port or system.league_manager.port, league_id=league_id, seed=seed,
         game_type=league.game_type,
     )
-    token_file = shared.league_dir(league_id or system.default_league_id) / "admin_token"
+    token_file = shared.admin_token_path(league_id or system.default_league_id)
     configured = system.security.configured_admin_token()
 
     def admin_token() -> str:

@@ -1,8 +1,13 @@
 """The registered referees and players: ids, endpoints, lifecycle states and tokens.
 
 Public facts go to ``agents.json``; tokens go to ``secrets.json`` (mode 0600), because the
-League Manager signs its own calls with them and must keep doing so after a restart.
-Incoming tokens are checked against SHA-256 digests in constant time.
+League Manager makes its proofs from them (``sdk.auth``) and must keep doing so after a
+restart, together with the digest of each registration's idempotency key. Incoming tokens
+are checked against SHA-256 digests in constant time.
+
+One agent is one endpoint: endpoints are compared in their canonical form and names by
+their key (``sdk.identity``), so spelling cannot register one server twice or one name as
+two people.
 
 Both files keep their previous version as ``<file>.bak``. ``secrets.json`` is written first
 and ``agents.json`` is the commit point: a token without its agent is a registration that a
@@ -20,8 +25,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from sdk.auth import TokenBook
+from sdk.auth import TokenBook, league_manager_proof, match_proof, token_digest, token_matches
 from sdk.errors import ErrorCode, ProtocolError
+from sdk.identity import canonical_endpoint, clean_display_name, name_key
 from sdk.messages import PlayerMeta, RefereeMeta, sender_id
 from sdk.store import (
     RECOVERY_HINT,
@@ -58,18 +64,21 @@ class RegisteredAgent(BaseModel):
 class AgentRegistry:
     """Every agent registered in one league, in registration order."""
 
-    def __init__(self, league_dir: Path, token_bytes: int = 32):
+    def __init__(self, league_dir: Path, league_id: str, token_bytes: int = 32):
         self._agents_path = league_dir / "agents.json"
         self._secrets_path = league_dir / "secrets.json"
+        self._league_id = league_id
         self._token_bytes = token_bytes
         self._agents: dict[str, RegisteredAgent] = {}
         self._tokens: dict[str, str] = {}
+        self._keys: dict[str, str] = {}
+        """Each agent's registration key digest (``registration_key``)."""
         self._book = TokenBook()
         self.recovery_notes: list[str] = []
         """What start-up found damaged and how it recovered, a sentence each."""
         self._load()
         self._kinds: dict[AgentKind, dict[str, RegisteredAgent]] = {"referee": {}, "player": {}}
-        self._endpoints: dict[tuple[AgentKind, str], RegisteredAgent] = {}
+        self._endpoints: dict[str, RegisteredAgent] = {}
         self._names: dict[tuple[AgentKind, str], RegisteredAgent] = {}
         for agent in self._agents.values():
             self._index(agent)
@@ -80,8 +89,8 @@ class AgentRegistry:
         """Lookups by kind, endpoint and name in O(1): a league of thousands asks them
         at every registration and every hand-over."""
         self._kinds[agent.kind][agent.agent_id] = agent
-        self._endpoints.setdefault((agent.kind, agent.contact_endpoint), agent)
-        self._names.setdefault((agent.kind, _name_key(agent.display_name)), agent)
+        self._endpoints.setdefault(canonical_endpoint(agent.contact_endpoint), agent)
+        self._names.setdefault((agent.kind, name_key(agent.display_name)), agent)
 
     def _load(self) -> None:
         """Read both files (or their backups), check that every agent has its token, and
@@ -96,8 +105,8 @@ class AgentRegistry:
         except StoreError as exc:
             raise StoreError(f"cannot start: {exc}; {RECOVERY_HINT}") from exc
         if agents is None or tokens is None:
-            written = agents or tokens
-            if written is None or not written.value:
+            if ((agents is None or not agents.value)
+                    and (tokens is None or not tokens.value.tokens)):
                 # A new league (or its first start cut short): write both, empty, so that
                 # from now on a missing file is damage, never "nobody registered yet".
                 self._write(keep_backup=False)
@@ -106,15 +115,17 @@ class AgentRegistry:
                                else (self._agents_path, self._secrets_path))
             raise StoreError(f"cannot start: {absent} is missing (no backup either) beside "
                              f"{present}; {RECOVERY_HINT}")
-        lost = [agent_id for agent_id in agents.value if agent_id not in tokens.value]
+        lost = [agent_id for agent_id in agents.value if agent_id not in tokens.value.tokens]
         if lost:
             raise StoreError(f"cannot start: {tokens.source} has no token for "
                              f"{', '.join(lost)}, so the League Manager cannot sign its calls "
                              f"to them; {RECOVERY_HINT}")
         self._agents = agents.value
-        self._tokens = {agent_id: token for agent_id, token in tokens.value.items()
+        self._tokens = {agent_id: token for agent_id, token in tokens.value.tokens.items()
                         if agent_id in self._agents}
-        unanswered = sorted(set(tokens.value) - set(self._agents))
+        self._keys = {agent_id: key for agent_id, key in tokens.value.keys.items()
+                      if agent_id in self._agents}
+        unanswered = sorted(set(tokens.value.tokens) - set(self._agents))
         if unanswered and agents.problem is not None:
             self._note(f"{', '.join(unanswered)} registered after {agents.source.name} was "
                        "written and are forgotten; they must register again")
@@ -137,12 +148,14 @@ class AgentRegistry:
         prefix = "REF" if kind == "referee" else "P"
         return f"{prefix}{len(self._kinds[kind]) + 1:02d}"
 
-    def add(self, kind: AgentKind, meta: RefereeMeta | PlayerMeta) -> tuple[RegisteredAgent, str]:
-        """Register an agent; returns it and its fresh token."""
+    def add(self, kind: AgentKind, meta: RefereeMeta | PlayerMeta, key: str
+            ) -> tuple[RegisteredAgent, str]:
+        """Register an agent; returns it and its fresh token. ``key``: what a retry of
+        this registration repeats (``registration_key``)."""
         agent = RegisteredAgent(
             agent_id=self._next_id(kind),
             kind=kind,
-            display_name=meta.display_name,
+            display_name=clean_display_name(meta.display_name),
             version=meta.version,
             game_types=list(meta.game_types),
             contact_endpoint=meta.contact_endpoint,
@@ -152,17 +165,29 @@ class AgentRegistry:
         token = self._book.issue(agent.agent_id, self._token_bytes)
         self._agents[agent.agent_id] = agent
         self._tokens[agent.agent_id] = token
+        self._keys[agent.agent_id] = token_digest(key)
         self._index(agent)
         self.save()
         return agent, token
 
-    def find_by_endpoint(self, kind: AgentKind, endpoint: str) -> RegisteredAgent | None:
-        return self._endpoints.get((kind, endpoint))
+    def find_by_endpoint(self, endpoint: str) -> RegisteredAgent | None:
+        """The agent, of either kind, registered at this endpoint in any spelling."""
+        return self._endpoints.get(canonical_endpoint(endpoint))
 
     def find_by_name(self, kind: AgentKind, display_name: str) -> RegisteredAgent | None:
-        """The agent of ``kind`` registered under this name, ignoring case and spaces
-        around it."""
-        return self._names.get((kind, _name_key(display_name)))
+        """The agent of ``kind`` registered under this name in any spelling (case, width,
+        invisible characters, spaces)."""
+        return self._names.get((kind, name_key(display_name)))
+
+    def same_registration(self, agent_id: str, key: str) -> bool:
+        """Whether ``key`` is the one ``agent_id`` registered with: a retry of a
+        registration whose answer was lost."""
+        digest = self._keys.get(agent_id)
+        return digest is not None and token_matches(key, digest)
+
+    def holds_token(self, agent_id: str, token: str | None) -> bool:
+        return bool(token) and self._book.knows(agent_id) and token_matches(
+            str(token), token_digest(self._tokens[agent_id]))
 
     def count(self, kind: AgentKind) -> int:
         return len(self._kinds[kind])
@@ -175,7 +200,19 @@ class AgentRegistry:
         return self._agents.get(agent_id)
 
     def token_of(self, agent_id: str) -> str:
+        """The agent's token: for its own registration answer only, never another's."""
         return self._tokens[agent_id]
+
+    def proof_for(self, agent_id: str, conversation_id: str) -> str:
+        """What the League Manager shows ``agent_id`` on a call of ``conversation_id``."""
+        return league_manager_proof(self._tokens[agent_id], self._league_id, conversation_id)
+
+    def match_proof_for(self, player_id: str, match_id: str, referee_id: str,
+                        league_id: str | None = None) -> str:
+        """What ``referee_id`` shows ``player_id`` in the messages of ``match_id`` (of this
+        league, or of ``league_id``: the play room's games against a registered player)."""
+        return match_proof(self._tokens[player_id], league_id or self._league_id, match_id,
+                           referee_id)
 
     def authenticate(self, sender: str, token: str | None, kind: AgentKind | None = None
                      ) -> RegisteredAgent:
@@ -210,15 +247,13 @@ class AgentRegistry:
         self._write(keep_backup=True)
 
     def _write(self, *, keep_backup: bool) -> None:
-        atomic_write_json(self._secrets_path, {"tokens": self._tokens}, keep_backup=keep_backup)
+        atomic_write_json(self._secrets_path, {"tokens": self._tokens,
+                                               "registration_keys": self._keys},
+                          keep_backup=keep_backup)
         os.chmod(self._secrets_path, 0o600)
         write_document(self._agents_path, {
             "agents": [agent.model_dump() for agent in self._agents.values()],
         }, keep_backup=keep_backup)
-
-
-def _name_key(display_name: str) -> str:
-    return display_name.strip().casefold()
 
 
 def _agents_of(document: Any) -> dict[str, RegisteredAgent]:
@@ -231,14 +266,23 @@ def _agents_of(document: Any) -> dict[str, RegisteredAgent]:
     return {agent.agent_id: agent for agent in agents}
 
 
-def _tokens_of(document: Any) -> dict[str, str]:
-    """secrets.json's tokens by agent id.
+class _Secrets(BaseModel):
+    tokens: dict[str, str]
+    keys: dict[str, str]
+
+
+def _tokens_of(document: Any) -> _Secrets:
+    """secrets.json's tokens and registration key digests by agent id (a file written
+    before keys were kept has none: those agents' retries are told to send their token).
 
     Raises:
         ValueError, KeyError, TypeError: it does not hold tokens.
     """
     tokens = document["tokens"]
-    if not isinstance(tokens, dict) or not all(
-            isinstance(token, str) and token for token in tokens.values()):
-        raise ValueError("tokens is not a map of agent ids to tokens")
-    return {str(agent_id): token for agent_id, token in tokens.items()}
+    keys = document.get("registration_keys", {})
+    for name, table in (("tokens", tokens), ("registration_keys", keys)):
+        if not isinstance(table, dict) or not all(
+                isinstance(value, str) and value for value in table.values()):
+            raise ValueError(f"{name} is not a map of agent ids to strings")
+    return _Secrets(tokens={str(a): t for a, t in tokens.items()},
+                    keys={str(a): k for a, k in keys.items()})

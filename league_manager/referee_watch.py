@@ -117,11 +117,10 @@ class RefereeWatch:
         try:
             report = MatchResultReport(
                 sender=f"referee:{referee.agent_id}",
-                auth_token=lm.agents.token_of(referee.agent_id),
                 conversation_id=f"{lm.league_id}:{match.match_id}", league_id=lm.league_id,
                 round_id=match.round_id, match_id=match.match_id,
                 game_type=lm.config.game_type, result=view.result)
-            ack = await lm.report_result(report)
+            ack = await lm.take_result(match, referee.agent_id, report)
         except (ProtocolError, ValidationError) as exc:
             lm.event("referee_result_unusable", match_id=match.match_id,
                      referee_id=referee.agent_id, reason=" ".join(str(exc).split())[:300])

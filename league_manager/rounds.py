@@ -88,7 +88,9 @@ class RoundRunner:
     # -- what the service asks -------------------------------------------------------
 
     def add_referee(self, referee: RegisteredAgent) -> None:
-        self._slots[referee.agent_id] = asyncio.Semaphore(referee.max_concurrent_matches)
+        """Make room for a referee's matches (a referee registering again keeps its room)."""
+        self._slots.setdefault(referee.agent_id,
+                               asyncio.Semaphore(referee.max_concurrent_matches))
 
     def referees_of(self, match_id: str) -> set[str]:
         """Every referee this match was ever given to (each may report it, once)."""
@@ -139,8 +141,9 @@ class RoundRunner:
         everyone = [agent for agent in self._lm.agents.of_kind("player")
                     + self._lm.agents.of_kind("referee") if agent.state != "REMOVED"]
         await self._broadcast("notify_league_completed", everyone,
-                              lambda agent: completed.model_copy(
-                                  update={"auth_token": self._lm.agents.token_of(agent.agent_id)}))
+                              lambda agent: completed.model_copy(update={
+                                  "auth_token": self._lm.agents.proof_for(
+                                      agent.agent_id, completed.conversation_id)}))
         self._lm.set_states([agent.agent_id for agent in everyone], "SHUTDOWN")
 
     async def _play_round(self, round_record: RoundRecord) -> None:
@@ -203,8 +206,10 @@ class RoundRunner:
 
     def _envelope(self, agent: RegisteredAgent, topic: str) -> dict[str, Any]:
         league_id = self._lm.league_id
-        return {"sender": self._lm.sender, "conversation_id": f"{league_id}:{topic}",
-                "auth_token": self._lm.agents.token_of(agent.agent_id), "league_id": league_id}
+        conversation_id = f"{league_id}:{topic}"
+        return {"sender": self._lm.sender, "conversation_id": conversation_id,
+                "auth_token": self._lm.agents.proof_for(agent.agent_id, conversation_id),
+                "league_id": league_id}
 
     def _scheduled_players(self) -> list[RegisteredAgent]:
         agents = self._lm.agents
@@ -259,12 +264,17 @@ class RoundRunner:
                 standings=WinLossRecord(wins=record.wins, losses=record.losses,
                                         draws=record.draws),
             ))
+        conversation_id = f"{lm.league_id}:{match.match_id}"
         return StartMatch(
-            sender=lm.sender, conversation_id=f"{lm.league_id}:{match.match_id}",
-            auth_token=lm.agents.token_of(referee.agent_id), league_id=lm.league_id,
+            sender=lm.sender, conversation_id=conversation_id,
+            auth_token=lm.agents.proof_for(referee.agent_id, conversation_id),
+            league_id=lm.league_id,
             round_id=match.round_id, match_id=match.match_id, game_type=lm.config.game_type,
             game_params=lm.config.game_params, players=seats,
             communication=Communication(**lm.config.communication.model_dump()),
+            player_proofs={player_id: lm.agents.match_proof_for(player_id, match.match_id,
+                                                                referee.agent_id)
+                           for player_id in match.player_ids if lm.agents.get(player_id)},
         )
 
     async def _play_match(self, match: MatchRecord,

@@ -4,9 +4,8 @@ reports, queries and the admin's start. The round flow lives in ``rounds.py``.""
 from __future__ import annotations
 
 import asyncio
-import hmac
-import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -21,12 +20,13 @@ from league_manager.book import (
     ScheduleRecipe,
 )
 from league_manager.config import LeagueManagerSettings
+from league_manager.credentials import secret_file
 from league_manager.registration_limit import RegistrationLimit
 from league_manager.rounds import RoundRunner
 from league_manager.standings import Outcome, outcomes_of
 from league_manager.suspension import PlayerHealth
 from sdk.agent_log import AgentLog
-from sdk.auth import issue_token
+from sdk.auth import PROOF_SCHEME, secret_matches
 from sdk.client import RpcClient
 from sdk.config import ConfigError, SharedDir
 from sdk.errors import ErrorCode, ProtocolError
@@ -78,7 +78,7 @@ class LeagueManager:
         self.log = AgentLog(self.shared.agent_log_path("league_manager"), "league_manager")
         self.league_log = AgentLog(self.shared.league_log_path(league_id), "league_manager")
         try:
-            self.agents = AgentRegistry(league_dir, self.system.security.token_bytes)
+            self.agents = AgentRegistry(league_dir, league_id, self.system.security.token_bytes)
             self.book = LeagueBook(league_dir, league_id, self.config.scoring, ScheduleRecipe(
                 [(p.agent_id, p.display_name) for p in self.agents.of_kind("player")],
                 self.players_per_match, self.config.rounds))
@@ -90,7 +90,11 @@ class LeagueManager:
         for note in (self.agents.recovery_notes + self.book.recovery_notes
                      + self.control.recovery_notes):
             self.event("data_file_recovered", detail=note)
-        self.admin_token = self._admin_token(league_dir / "admin_token")
+        security = self.system.security
+        self.admin_token = security.configured_admin_token() or self._secret_file(
+            self.shared.admin_token_path(league_id), "admin_token_written")
+        self.referee_secret = security.configured_referee_secret() or self._secret_file(
+            self.shared.referee_secret_path(league_id), "referee_secret_written")
         self.client = RpcClient(self.system, self.log, transport=transport)
         self.health = PlayerHealth(self, self.config.suspend_after_failures)
         self.registrations = RegistrationLimit(self.config.registrations_per_minute)
@@ -107,19 +111,13 @@ class LeagueManager:
                 f"{self.config.game_type} allows ({game.min_players} to {game.max_players})")
         return size
 
-    def _admin_token(self, path: Any) -> str:
-        """The configured admin token, or one generated now and left for the admin in a
-        0600 file beside the league's data (``league start`` reads it from there)."""
-        configured = self.system.security.configured_admin_token()
-        if configured:
-            return configured
-        token = issue_token(self.system.security.token_bytes)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as handle:
-            handle.write(token + "\n")
-        self.log.log.info("admin_token_written", path=str(path))
-        return token
+    def _secret_file(self, path: Path, event: str) -> str:
+        """A secret kept in a 0600 file beside the league's data, made at the first start
+        (``league`` commands on this machine read it from there)."""
+        secret, made = secret_file(path, self.system.security.token_bytes)
+        if made:
+            self.log.log.info(event, path=str(path))
+        return secret
 
     def event(self, name: str, **data: Any) -> None:
         """A league-level event, in the league log and the agent log."""
@@ -158,10 +156,7 @@ class LeagueManager:
 
     def _registration_refusal(self, kind: AgentKind, meta: RefereeMeta | PlayerMeta
                               ) -> str | None:
-        game_types, endpoint = meta.game_types, meta.contact_endpoint
-        flood = self.registrations.refusal(caller_address())
-        if flood:
-            return flood
+        game_types = meta.game_types
         if self.book.status == LeagueStatus.COMPLETED:
             return "the league has completed"
         if kind == "player" and self.book.status != LeagueStatus.REGISTRATION:
@@ -169,9 +164,6 @@ class LeagueManager:
         if self.config.game_type not in game_types:
             return (f"this league plays {self.config.game_type!r}; game_types "
                     f"{game_types} does not include it")
-        existing = self.agents.find_by_endpoint(kind, endpoint)
-        if existing is not None:
-            return f"{endpoint} is already registered as {existing.agent_id}"
         namesake = self.agents.find_by_name(kind, meta.display_name)
         if namesake is not None:
             return (f"the display name {meta.display_name!r} is taken by "
@@ -180,8 +172,47 @@ class LeagueManager:
             return f"the league is full ({self.config.max_players} players)"
         return None
 
+    def _check_referee_secret(self, presented: str | None) -> None:
+        """Referees are the operator's: registering one takes the league's referee secret.
+
+        Raises:
+            ProtocolError: E011 none was sent, E012 a wrong one.
+        """
+        hint = ("the operator gets it with 'league referee-secret' and gives it to the "
+                "referee with --referee-secret or $" + self.system.security.referee_secret_env)
+        if not presented:
+            raise ProtocolError(ErrorCode.AUTH_TOKEN_MISSING,
+                                "registering a referee needs the league's referee secret in "
+                                f"auth_token; {hint}")
+        if not secret_matches(presented, self.referee_secret):
+            raise ProtocolError(ErrorCode.AUTH_TOKEN_INVALID,
+                                f"the referee secret is wrong; {hint}")
+
+    def _repeated(self, kind: AgentKind, meta: RefereeMeta | PlayerMeta, key: str,
+                  presented: str | None) -> tuple[RegisteredAgent | None, str | None]:
+        """An agent registering again at its endpoint: (it, None) when this is the same
+        agent (same kind and name, and it repeats its registration's key or shows its
+        token; a referee has shown the secret already), (None, why not) when the endpoint
+        belongs to someone else, (None, None) when the endpoint is new."""
+        existing = self.agents.find_by_endpoint(meta.contact_endpoint)
+        if existing is None:
+            return None, None
+        same_name = self.agents.find_by_name(kind, meta.display_name) is existing
+        if existing.kind == kind and same_name and (
+                kind == "referee" or self.agents.same_registration(existing.agent_id, key)
+                or self.agents.holds_token(existing.agent_id, presented)):
+            return existing, None
+        if existing.kind != kind or not same_name:
+            return None, (f"{meta.contact_endpoint} is already registered as "
+                          f"{existing.agent_id}")
+        return None, (f"{meta.contact_endpoint} is already registered as {existing.agent_id}; "
+                      "a retry of a registration whose answer was lost must repeat its "
+                      "conversation_id, or send the auth_token it was given")
+
     def register_referee(self, request: RefereeRegisterRequest) -> RefereeRegisterResponse:
-        agent, token, refusal = self._register("referee", request.referee_meta)
+        self._check_referee_secret(request.auth_token)
+        agent, token, refusal = self._register("referee", request.referee_meta,
+                                               request.conversation_id, request.auth_token)
         common = {"sender": self.sender, "conversation_id": request.conversation_id,
                   "league_id": self.league_id}
         if agent is None:
@@ -189,17 +220,18 @@ class LeagueManager:
         self.runner.add_referee(agent)
         self._auto_start()
         return RefereeRegisterResponse(status="ACCEPTED", referee_id=agent.agent_id,
-                                       auth_token=token, **common)
+                                       auth_token=token, auth_proofs=PROOF_SCHEME, **common)
 
     def register_player(self, request: LeagueRegisterRequest) -> LeagueRegisterResponse:
-        agent, token, refusal = self._register("player", request.player_meta)
+        agent, token, refusal = self._register("player", request.player_meta,
+                                               request.conversation_id, request.auth_token)
         common = {"sender": self.sender, "conversation_id": request.conversation_id,
                   "league_id": self.league_id}
         if agent is None:
             return LeagueRegisterResponse(status="REJECTED", reason=refusal, **common)
         self._auto_start()
         return LeagueRegisterResponse(status="ACCEPTED", player_id=agent.agent_id,
-                                      auth_token=token, **common)
+                                      auth_token=token, auth_proofs=PROOF_SCHEME, **common)
 
     def _auto_start(self) -> None:
         """Start once the configured number of players and a referee have registered,
@@ -212,15 +244,26 @@ class LeagueManager:
         except AdminError as exc:
             self.event("auto_start_waiting", reason=exc.description)
 
-    def _register(self, kind: AgentKind, meta: RefereeMeta | PlayerMeta
+    def _register(self, kind: AgentKind, meta: RefereeMeta | PlayerMeta,
+                  conversation_id: str, presented: str | None
                   ) -> tuple[RegisteredAgent | None, str | None, str | None]:
-        """(agent, token, None) when accepted, (None, None, reason) when refused."""
-        refusal = self._registration_refusal(kind, meta)
+        """(agent, token, None) when accepted, (None, None, reason) when refused. The
+        same agent registering again gets its id and token back, so a lost answer costs
+        one retry; its key is the conversation and the caller's address."""
+        address = caller_address()
+        key = f"{address}|{conversation_id}"
+        flood = self.registrations.refusal(address)  # every attempt counts, a retry too
+        again, refusal = (None, flood) if flood else self._repeated(kind, meta, key, presented)
+        if again is not None:
+            self.event("registration_repeated", kind=kind, agent_id=again.agent_id,
+                       endpoint=again.contact_endpoint)
+            return again, self.agents.token_of(again.agent_id), None
+        refusal = refusal or self._registration_refusal(kind, meta)
         if refusal:
             self.event("registration_rejected", kind=kind, endpoint=meta.contact_endpoint,
                        reason=refusal)
             return None, None, refusal
-        agent, token = self.agents.add(kind, meta)
+        agent, token = self.agents.add(kind, meta, key)
         self.event(f"{kind}_registered", agent_id=agent.agent_id,
                    display_name=agent.display_name, endpoint=agent.contact_endpoint,
                    capacity=agent.max_concurrent_matches)
@@ -244,7 +287,7 @@ class LeagueManager:
         scheme, _, presented = (authorization or "").partition(" ")
         if scheme.lower() != "bearer" or not presented:
             raise AdminError(401, "this action needs 'Authorization: Bearer <admin token>'")
-        if not hmac.compare_digest(presented.strip().encode(), self.admin_token.encode()):
+        if not secret_matches(presented.strip(), self.admin_token):
             raise AdminError(403, "the admin token is wrong")
 
     def create_schedule(self) -> dict[str, Any]:
@@ -283,8 +326,21 @@ class LeagueManager:
 
     async def report_result(self, report: MatchResultReport) -> MatchResultAck:
         """Check a referee's report and count it; answered once its journal line is on
-        disk (an fsync shared with the reports that arrived meanwhile)."""
+        disk (an fsync shared with the reports that arrived meanwhile). Only the referee
+        that holds the match's assignment now may report it."""
         referee = self.agents.authenticate(report.sender, report.auth_token, "referee")
+        match = self._reported_match(report)
+        recorded = self.book.results.get(report.match_id)
+        decided_by = recorded.referee_id if recorded is not None else None
+        if referee.agent_id not in (match.referee_id, decided_by):
+            held = (f"it is held by {match.referee_id}" if match.referee_id
+                    else "it is not given out")
+            raise ProtocolError(ErrorCode.NOT_AUTHORIZED,
+                                f"match {report.match_id} is not {referee.agent_id}'s to "
+                                f"report: {held}")
+        return await self.take_result(match, referee.agent_id, report)
+
+    def _reported_match(self, report: MatchResultReport) -> MatchRecord:
         if report.league_id != self.league_id:
             raise ProtocolError(ErrorCode.LEAGUE_NOT_FOUND,
                                 f"this League Manager runs {self.league_id!r}, not "
@@ -293,14 +349,19 @@ class LeagueManager:
         if match is None:
             raise ProtocolError(ErrorCode.MATCH_NOT_FOUND,
                                 f"match {report.match_id!r} is not in the schedule")
-        recorded = self.book.results.get(report.match_id)
-        if referee.agent_id not in self.runner.referees_of(report.match_id) and (
-                recorded is None or recorded.referee_id != referee.agent_id):
-            raise ProtocolError(ErrorCode.NOT_AUTHORIZED,
-                                f"match {report.match_id} was not given to {referee.agent_id}")
+        return match
+
+    async def take_result(self, match: MatchRecord, referee_id: str,
+                          report: MatchResultReport) -> MatchResultAck:
+        """Count a result of ``referee_id``'s (a report, or one the League Manager
+        recovered from that referee), once.
+
+        Raises:
+            ProtocolError: E002 a report that does not fit the match.
+        """
         common = {"sender": self.sender, "conversation_id": report.conversation_id,
                   "league_id": self.league_id, "match_id": report.match_id}
-        if recorded is not None:
+        if report.match_id in self.book.results:
             await self.book.durable()  # the first report of it may still be on its way
             return MatchResultAck(status="DUPLICATE", **common)
         if report.round_id != match.round_id:
@@ -311,7 +372,7 @@ class LeagueManager:
             outcomes = outcomes_of(report.result, match.player_ids)
         except ValueError as exc:
             raise ProtocolError(ErrorCode.INVALID_FIELD_VALUE, str(exc)) from None
-        await self._record(match, referee.agent_id, outcomes, report.result.details)
+        await self._record(match, referee_id, outcomes, report.result.details)
         for player_id, outcome in outcomes.items():
             if outcome == "TECHNICAL_LOSS":
                 self.health.failed(player_id, f"technical loss in {match.match_id}")

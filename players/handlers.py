@@ -36,13 +36,13 @@ def player_methods(host: PlayerHost) -> dict[str, RpcMethod]:
     """The method table of one player (the protocol's names)."""
 
     def answer_to(message: Message) -> dict[str, Any]:
-        return host.envelope(message.conversation_id, message.league_id)
+        return host.envelope(message.conversation_id, message.league_id, message.auth_token)
 
     def ack(message: Message) -> Acknowledgement:
         return Acknowledgement(**answer_to(message), acknowledged=message.message_type)
 
     async def handle_game_invitation(invitation: GameInvitation) -> GameJoinAck:
-        accept = host.invited(invitation)
+        accept = host.invited(invitation, host.authenticate(invitation))
         return GameJoinAck(
             **answer_to(invitation), match_id=invitation.match_id,
             player_id=host.state.player_id or host.settings.display_name,
@@ -50,6 +50,7 @@ def player_methods(host: PlayerHost) -> dict[str, RpcMethod]:
         )
 
     async def choose_parity(call: ChooseParityCall) -> ChooseParityResponse:
+        host.authenticate(call)
         decision = await host.choose_parity(call)
         return ChooseParityResponse(
             **answer_to(call), match_id=call.match_id, player_id=call.player_id,
@@ -57,6 +58,7 @@ def player_methods(host: PlayerHost) -> dict[str, RpcMethod]:
         )
 
     async def make_move(call: GameMoveCall) -> GameMoveResponse:
+        host.authenticate(call)
         decision = await host.make_move(call)
         return GameMoveResponse(
             **answer_to(call), match_id=call.match_id, player_id=call.player_id,
@@ -66,10 +68,11 @@ def player_methods(host: PlayerHost) -> dict[str, RpcMethod]:
         )
 
     async def notify_match_result(message: GameOver) -> Acknowledgement:
-        await host.game_over(message)
+        await host.game_over(message, host.authenticate(message))
         return ack(message)
 
     async def league_news(message: Message) -> Acknowledgement:
+        host.authenticate(message)
         host.league_news(message)
         return ack(message)
 

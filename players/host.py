@@ -11,6 +11,7 @@ import httpx
 from pydantic import ValidationError
 
 from games.spec import ActionSpace
+from players.callers import CallerCheck
 from players.config import AGENT_ID_PATTERN, PlayerSettings
 from players.decision import Decision, StrategyRunner
 from players.errors import HistoryError
@@ -103,6 +104,7 @@ class PlayerHost:
         self._transport = transport
         self._client: RpcClient | None = None
         self._auth_token: str | None = None
+        self.callers = CallerCheck()
         self._registration: asyncio.Task[None] | None = None
 
     # -- life ---------------------------------------------------------------------------
@@ -161,9 +163,13 @@ class PlayerHost:
                                               f"{response.player_id!r}")
             return
         self._auth_token = response.auth_token
+        self.callers.registered(response.auth_token, response.auth_proofs)
         self.state.league_id = response.league_id or self.state.league_id
         self.log.log.info("registration_accepted", player_id=response.player_id,
-                          league_id=response.league_id, auth_token=redact(response.auth_token))
+                          league_id=response.league_id, auth_token=redact(response.auth_token),
+                          callers_verified=self.callers.verifying)
+        if not self.callers.verifying:
+            self.log.log.warning("callers_unverified", detail=self.callers.status.detail)
         self._take_identity(response.player_id, source="registration")
         self._registration_over("ACCEPTED", None)
         if self.state.lifecycle == Lifecycle.INIT:
@@ -227,15 +233,25 @@ class PlayerHost:
             )
         return player_id
 
-    def envelope(self, conversation_id: str, league_id: str | None = None) -> dict[str, Any]:
-        """The envelope fields of an answer: our sender and token, the request's conversation."""
+    def envelope(self, conversation_id: str, league_id: str | None = None,
+                 proof: str | None = None) -> dict[str, Any]:
+        """The envelope fields of an answer: our sender, the request's conversation, and
+        at most the proof the caller sent (never our token: it is for the League Manager
+        alone)."""
         return {"sender": self.sender, "conversation_id": conversation_id,
-                "auth_token": self._auth_token, "league_id": self.state.league_id or league_id}
+                "auth_token": proof, "league_id": self.state.league_id or league_id}
+
+    def authenticate(self, message: Message) -> str | None:
+        """Refuse a message whose proof does not check out (E011/E012), in every protocol
+        mode; the id of the referee that sent a verified match message, else None."""
+        caller = self.callers.check(message, self.state.league_id)
+        return caller[1] if caller is not None and caller[0] == "referee" else None
 
     # -- matches ------------------------------------------------------------------------
 
-    def invited(self, invitation: GameInvitation) -> bool:
-        """Remember the match; False for a game this host cannot play."""
+    def invited(self, invitation: GameInvitation, referee_id: str | None = None) -> bool:
+        """Remember the match and who invited to it (``referee_id``, when verified); False
+        for a game this host cannot play."""
         claimed = invitation.extras.get("player_id")
         if isinstance(claimed, str):
             self.claim(claimed, invitation.message_type)
@@ -243,7 +259,7 @@ class PlayerHost:
             self.log.log.warning("invitation_declined", match_id=invitation.match_id,
                                  game_type=invitation.game_type)
             return False
-        self.matches.add(MatchInfo.from_invitation(invitation))
+        self.matches.add(MatchInfo.from_invitation(invitation, referee_id))
         if self.state.lifecycle in (Lifecycle.INIT, Lifecycle.REGISTERED):
             self._enter(Lifecycle.ACTIVE)
         return True
@@ -300,11 +316,23 @@ class PlayerHost:
         )
         return await self.runner.choose(view)
 
-    async def game_over(self, message: GameOver) -> MatchRecord | None:
-        """Record the match once (a repeated GAME_OVER is acknowledged, not counted again)."""
+    async def game_over(self, message: GameOver, referee_id: str | None = None
+                        ) -> MatchRecord | None:
+        """Record the match once (a repeated GAME_OVER is acknowledged, not counted again);
+        from a verified ``referee_id``, only a match that referee invited this player to."""
         player_id = self.state.player_id
         known = self.matches.get(message.match_id)
         result = message.game_result
+        if known is None and self.history.knows(message.league_id or self.state.league_id,
+                                                message.match_id):
+            self.log.log.info("game_over_repeated", match_id=message.match_id)
+            return None
+        if self.callers.verifying and (known is None or known.referee_id != referee_id):
+            raise ProtocolError(
+                ErrorCode.NOT_AUTHORIZED,
+                f"{referee_id} did not invite this player to match {message.match_id}"
+                + (f" ({known.referee_id} did)" if known and known.referee_id else "")
+                + "; its GAME_OVER is not recorded")
         if player_id is None:
             self.log.log.warning("game_over_unattributed", match_id=message.match_id,
                                  reason="this player has no id yet")
@@ -349,7 +377,8 @@ class PlayerHost:
 
     def status(self) -> StatusReport:
         return status_report(self.settings, self.state, self.matches.all(),
-                             has_auth_token=self._auth_token is not None)
+                             has_auth_token=self._auth_token is not None,
+                             callers=self.callers.status)
 
     def stats(self) -> StatsReport:
         return stats_report(self.settings, self.state, self.history.totals, self.runner.stats,

@@ -25,13 +25,17 @@ class MatchInfo(BaseModel):
     role: Role | None = None
     my_choice: str | None = None
     invited_at: UtcTimestamp
+    referee_id: str | None = None
+    """The verified referee that sent the invitation (None where callers are unverified):
+    the only one whose GAME_OVER of this match counts."""
 
     @classmethod
-    def from_invitation(cls, invitation: GameInvitation) -> MatchInfo:
+    def from_invitation(cls, invitation: GameInvitation,
+                        referee_id: str | None = None) -> MatchInfo:
         return cls(match_id=invitation.match_id, league_id=invitation.league_id,
                    round_id=invitation.round_id, game_type=invitation.game_type,
                    opponent_id=invitation.opponent_id, role=invitation.role_in_match,
-                   invited_at=utc_now())
+                   invited_at=utc_now(), referee_id=referee_id)
 
 
 class MatchBook:

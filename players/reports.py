@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from players.callers import CallerStatus
 from players.config import PlayerSettings
 from players.decision import DecisionStats
 from players.history import Totals
@@ -22,6 +23,8 @@ class StatusReport(BaseModel):
     state: Lifecycle
     registration: Registration
     has_auth_token: bool
+    callers: CallerStatus
+    """Whether the player checks its callers' proofs, and what that means."""
     league_id: str | None
     strategy: str
     contact_endpoint: str
@@ -68,11 +71,11 @@ class PlayerStateReport(Message):
 
 
 def status_report(settings: PlayerSettings, state: PlayerState, matches: list[MatchInfo], *,
-                  has_auth_token: bool) -> StatusReport:
+                  has_auth_token: bool, callers: CallerStatus) -> StatusReport:
     """``/status``: who the player is, where it stands and what it is playing now."""
     return StatusReport(
         player_id=state.player_id, display_name=settings.display_name, state=state.lifecycle,
-        registration=state.registration, has_auth_token=has_auth_token,
+        registration=state.registration, has_auth_token=has_auth_token, callers=callers,
         league_id=state.league_id, strategy=settings.strategy,
         contact_endpoint=settings.contact_endpoint, current_round=state.current_round,
         last_completed_round=state.last_completed_round, next_round=state.next_round,

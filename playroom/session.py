@@ -15,8 +15,8 @@ import asyncio
 import json
 import random
 import tempfile
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -34,7 +34,7 @@ from referee.rules import load_rules
 from sdk.agent_log import AgentLog
 from sdk.client import RpcClient
 from sdk.config import ScoringConfig, SharedDir
-from sdk.messages import MatchSeat, MoveData, seat_role
+from sdk.messages import MatchSeat, MoveData, seat_role, sender_id
 from sdk.timeutil import utc_now
 
 __all__ = ["HUMAN_ID", "OPPONENT_ID", "Opponent", "PlayError", "PlayRunner", "Seat", "score_line",
@@ -83,6 +83,10 @@ class Opponent:
     name: str
     """The strategy's name (``tit_for_tat``, ``llm``…) or the player's ``/mcp`` URL."""
     player_id: str = OPPONENT_ID
+    prove: Callable[[str, str, str], str] | None = field(default=None, repr=False,
+                                                         compare=False)
+    """For a registered player that checks its callers: the proof of (league, match,
+    referee) the room shows it, made by whoever holds its token (None: no proof)."""
 
     @classmethod
     def parse(cls, text: str, player_id: str = OPPONENT_ID) -> Opponent:
@@ -241,9 +245,11 @@ async def play_remote(spec: GameSpec, opponent: Opponent, seat: Seat, *, shared:
                        role=seat_role(0)),
              MatchSeat(player_id=opponent.player_id, contact_endpoint=opponent.name,
                        role=seat_role(1)))
+    proofs = ({opponent.player_id: opponent.prove(_LEAGUE, match_id, sender_id(_SENDER))}
+              if opponent.prove else {})
     plan = MatchPlan(league_id=_LEAGUE, round_id=0, match_id=match_id,
                      game_type=spec.game_type, seats=seats, seed=seed,
-                     scoring=ScoringConfig(), game_params=dict(params))
+                     scoring=ScoringConfig(), game_params=dict(params), proofs=proofs)
     with tempfile.TemporaryDirectory(prefix="league-play-") as folder:
         log = AgentLog(Path(folder) / "play.log.jsonl", "play")
         client = RpcClient(system, log)

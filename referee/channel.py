@@ -31,13 +31,15 @@ class MatchChannel:
         self._log = log
         self._sender = sender
 
-    def envelope(self) -> dict[str, Any]:
-        """The envelope fields every message of this match carries (no token: players get
-        none, so none can pass for the referee)."""
+    def envelope(self, peer: str | None = None) -> dict[str, Any]:
+        """The envelope fields every message of this match carries; to a player, its proof
+        for this match as auth_token (never a token: it opens nothing but this match)."""
         plan = self._plan
-        return {"sender": self._sender, "conversation_id": plan.conversation_id,
-                "league_id": plan.league_id, "round_id": plan.round_id,
-                "match_id": plan.match_id}
+        envelope = {"sender": self._sender, "conversation_id": plan.conversation_id,
+                    "league_id": plan.league_id, "round_id": plan.round_id,
+                    "match_id": plan.match_id}
+        proof = plan.proofs.get(peer) if peer else None
+        return {**envelope, "auth_token": proof} if proof else envelope
 
     async def exchange(self, peer: str, endpoint: str, method: str,
                        build: Callable[[], Message], *, retries: int | None = None,

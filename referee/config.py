@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 from games import game_types as registered_game_types
 from sdk.types import McpUrl
@@ -29,6 +29,11 @@ class RefereeSettings(BaseModel):
     seed: int | None = None
     join_league: bool = True
     """Register with the League Manager at start-up (False: standalone, for /run_match)."""
+    referee_secret: SecretStr | None = None
+    """The league's referee secret; None: read it, at each registration attempt, from the
+    League Manager's file on this machine (``SharedDir.referee_secret_path``)."""
+    league_id: str | None = None
+    """Whose referee secret file to read (None: system.json's default league)."""
 
     @field_validator("display_name")
     @classmethod

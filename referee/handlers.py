@@ -44,12 +44,13 @@ def rpc_methods(service: RefereeService) -> dict[str, RpcMethod]:
     """The explicit method table mounted at /mcp."""
 
     async def start_match(message: StartMatch) -> StartMatchAck:
-        service.check_league_token(message.auth_token)
+        service.check_league_proof(message.auth_token, message.league_id,
+                                   message.conversation_id)
         service.launch(league_id=message.league_id, round_id=message.round_id,
                        match_id=message.match_id, game_type=message.game_type,
                        seats=message.players, seed=service.settings.seed, report=True,
                        game_params=message.game_params,
-                       communication=message.communication)
+                       communication=message.communication, proofs=message.player_proofs)
         service.mark_active()
         return StartMatchAck(sender=service.sender(), conversation_id=message.conversation_id,
                              league_id=message.league_id, round_id=message.round_id,
@@ -69,6 +70,8 @@ def rpc_methods(service: RefereeService) -> dict[str, RpcMethod]:
         )
 
     async def notify_league_completed(message: LeagueCompleted) -> Acknowledgement:
+        service.check_league_proof(message.auth_token, message.league_id,
+                                   message.conversation_id)
         service.mark_league_completed(message.league_id)
         return Acknowledgement(sender=service.sender(), conversation_id=message.conversation_id,
                                league_id=message.league_id, acknowledged=message.message_type)

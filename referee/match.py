@@ -172,8 +172,9 @@ class MatchRunner:
         more = {"opponent_ids": opponents} if len(opponents) > 1 else {}
 
         def build() -> GameInvitation:
-            return GameInvitation(**self._channel.envelope(), game_type=self._plan.game_type,
-                                  role_in_match=seat.role, opponent_id=opponents[0], **more)
+            return GameInvitation(**self._channel.envelope(seat.player_id),
+                                  game_type=self._plan.game_type, role_in_match=seat.role,
+                                  opponent_id=opponents[0], **more)
 
         answer = await self._calls.call(seat, INVITATION_METHOD, build, GameJoinAck)
         if isinstance(answer, Fault):
@@ -191,8 +192,9 @@ class MatchRunner:
         def build() -> ChooseParityCall:
             context = ParityContext(opponent_id=opponent.player_id, round_id=plan.round_id,
                                     your_standings=seat.standings)
-            return ChooseParityCall(**self._channel.envelope(), player_id=seat.player_id,
-                                    game_type=plan.game_type, context=context,
+            return ChooseParityCall(**self._channel.envelope(seat.player_id),
+                                    player_id=seat.player_id, game_type=plan.game_type,
+                                    context=context,
                                     deadline=utc_now() + timedelta(seconds=timeout))
 
         answer = await self._calls.call(seat, method, build, ChooseParityResponse)
@@ -214,7 +216,7 @@ class MatchRunner:
                          "action_space": space.describe(),
                          "observation": state.observation(player),
                          **({"messages": messages} if plan.communication.enabled else {})})
-            return GameMoveCall(**self._channel.envelope(), player_id=player,
+            return GameMoveCall(**self._channel.envelope(player), player_id=player,
                                 game_type=plan.game_type, move_request=request,
                                 deadline=utc_now() + timedelta(seconds=timeout))
 
@@ -234,8 +236,8 @@ class MatchRunner:
         """GAME_OVER, best effort: missing it changes no result. One attempt for a player
         already at fault, the retry policy for the others."""
         def build() -> GameOver:
-            return GameOver(**self._channel.envelope(), game_type=self._plan.game_type,
-                            game_result=outcome.game_result())
+            return GameOver(**self._channel.envelope(seat.player_id),
+                            game_type=self._plan.game_type, game_result=outcome.game_result())
 
         await self._channel.notify(seat.player_id, seat.contact_endpoint, GAME_OVER_METHOD,
                                    build, retries=0 if faulty else None)

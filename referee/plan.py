@@ -38,6 +38,9 @@ class MatchPlan:
     protocol_mode: ProtocolMode = "lenient"
     game_params: Mapping[str, Any] = field(default_factory=dict)
     communication: Communication = field(default_factory=Communication)
+    proofs: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """Each player's proof for this match (``StartMatch.player_proofs``), sent to it in
+    auth_token; empty for a match no League Manager gave (nothing to prove)."""
 
     @property
     def conversation_id(self) -> str:

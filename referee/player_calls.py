@@ -121,7 +121,7 @@ class PlayerCalls:
                           retryable: bool, retry_count: int, action: str,
                           consequence: str) -> None:
         def build() -> GameError:
-            return GameError(**self._channel.envelope(), error_code=code,
+            return GameError(**self._channel.envelope(seat.player_id), error_code=code,
                              error_description=description, affected_player=seat.player_id,
                              action_required=action, retryable=retryable,
                              retry_count=retry_count, max_retries=self._max_retries,

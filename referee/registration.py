@@ -10,7 +10,9 @@ from pydantic import ValidationError
 
 from referee.config import REFEREE_VERSION, RefereeSettings
 from sdk.agent_log import AgentLog
+from sdk.auth import PROOF_SCHEME
 from sdk.client import RpcClient
+from sdk.config import SharedDir
 from sdk.errors import LeagueSDKError, RemoteError, TransportError
 from sdk.messages import (
     RefereeMeta,
@@ -20,7 +22,8 @@ from sdk.messages import (
 )
 from sdk.tolerance import answer_defaults, receive
 
-__all__ = ["SAFE_ID", "Registration", "RegistrationRefused", "register_referee"]
+__all__ = ["SAFE_ID", "Registration", "RegistrationRefused", "referee_secret",
+           "register_referee"]
 
 SAFE_ID = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
 """An id that may name a file or folder (ids become paths under SHARED)."""
@@ -41,15 +44,36 @@ class Registration:
     referee_id: str
     auth_token: str
     league_id: str | None
+    proofs: bool = True
+    """The League Manager proves its calls with proofs (it said ``auth_proofs``); False: a
+    foreign one, which shows this referee its own token instead."""
 
     def __repr__(self) -> str:
         return f"Registration(referee_id={self.referee_id!r}, league_id={self.league_id!r})"
 
 
+def referee_secret(settings: RefereeSettings) -> str | None:
+    """The secret to register with: given, configured (``$LEAGUE_REFEREE_SECRET``,
+    system.json), or the League Manager's file on this machine (read at each attempt: the
+    League Manager may start after the referee)."""
+    if settings.referee_secret is not None:
+        return settings.referee_secret.get_secret_value()
+    shared = SharedDir(settings.shared_dir)
+    system = shared.system()
+    configured = system.security.configured_referee_secret()
+    if configured:
+        return configured
+    path = shared.referee_secret_path(settings.league_id or system.default_league_id)
+    try:
+        return path.read_text(encoding="utf-8").strip() or None
+    except OSError:
+        return None
+
+
 def _request(settings: RefereeSettings, sender: str,
              conversation_id: str) -> RefereeRegisterRequest:
     return RefereeRegisterRequest(
-        sender=sender, conversation_id=conversation_id,
+        sender=sender, conversation_id=conversation_id, auth_token=referee_secret(settings),
         referee_meta=RefereeMeta(
             display_name=settings.display_name, version=REFEREE_VERSION,
             game_types=list(settings.game_types), contact_endpoint=settings.contact_endpoint,
@@ -75,7 +99,8 @@ def _registration(answer: dict[str, object], conversation_id: str) -> Registrati
     if response.league_id is not None and not SAFE_ID.match(response.league_id):
         raise RegistrationRefused(f"the League Manager sent an unusable league_id "
                                   f"{response.league_id!r}")
-    return Registration(response.referee_id, response.auth_token, response.league_id)
+    return Registration(response.referee_id, response.auth_token, response.league_id,
+                        proofs=response.auth_proofs == PROOF_SCHEME)
 
 
 async def register_referee(client: RpcClient, settings: RefereeSettings, *, sender: str,

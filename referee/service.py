@@ -22,7 +22,7 @@ from referee.plan import LeagueReport, MatchPlan, match_seed
 from referee.registration import Registration, RegistrationRefused, register_referee
 from referee.rules import GameRules, load_rules
 from sdk.agent_log import AgentLog
-from sdk.auth import TokenBook, token_digest, token_matches
+from sdk.auth import league_manager_proof, proof_matches, token_digest, token_matches
 from sdk.client import RpcClient
 from sdk.config import ConfigError, ScoringConfig, SharedDir
 from sdk.errors import ErrorCode, ProtocolError
@@ -66,7 +66,6 @@ class RefereeService:
         self.client = RpcClient(self.system, self.log, transport=transport)
         admin_token = self.system.security.configured_admin_token()
         self._admin_digest = token_digest(admin_token) if admin_token else None
-        self._tokens = TokenBook()
         self._registration: Registration | None = None
         self._registration_error: str | None = None
         self._registration_task: asyncio.Task[None] | None = None
@@ -134,7 +133,6 @@ class RefereeService:
             self.log.log.error("registration_refused", reason=str(exc))
         else:
             self._registration = registration
-            self._tokens.remember(registration.referee_id, registration.auth_token)
             self.log.rename(self.shared.agent_log_path(registration.referee_id),
                             registration.referee_id)
             self.log.log.info("registered", referee_id=registration.referee_id,
@@ -171,7 +169,8 @@ class RefereeService:
     def launch(self, *, league_id: str, round_id: int, match_id: str, game_type: str,
                seats: list[MatchSeat], seed: int | None, report: bool,
                game_params: Mapping[str, Any] | None = None,
-               communication: Communication | None = None) -> LaunchedMatch:
+               communication: Communication | None = None,
+               proofs: Mapping[str, str] | None = None) -> LaunchedMatch:
         """Check and start one match as its own task; returns at once.
 
         Raises:
@@ -199,7 +198,8 @@ class RefereeService:
                          game_type=game_type, seats=seated,
                          seed=match_seed(seed, match_id), scoring=scoring,
                          protocol_mode=protocol_mode, game_params=params,
-                         communication=communication or Communication())
+                         communication=communication or Communication(),
+                         proofs=dict(proofs or {}))
         report_to = None
         if report and self._registration is not None:
             report_to = LeagueReport(self.settings.league_manager_url,
@@ -218,17 +218,32 @@ class RefereeService:
                           round_id=round_id, players=players)
         return launched
 
-    def check_league_token(self, token: str | None) -> None:
-        """The League Manager speaks to this referee with the referee's own token.
+    def check_league_proof(self, proof: str | None, league_id: str,
+                           conversation_id: str) -> None:
+        """The League Manager proves itself to this referee with a proof made from the
+        referee's token for the call's conversation (``sdk.auth``), never with the token;
+        a foreign one that issues no proofs, with this referee's own token.
 
         Raises:
-            ProtocolError: E013 not registered yet, E011 no token, E012 a wrong one.
+            ProtocolError: E013 not registered yet, E011 no proof, E012 a wrong one.
         """
         if self._registration is None:
             raise ProtocolError(ErrorCode.REFEREE_NOT_REGISTERED,
                                 "this referee is not registered with a League Manager")
-        self._tokens.verify(self._registration.referee_id, token,
-                            ErrorCode.REFEREE_NOT_REGISTERED)
+        if not proof:
+            raise ProtocolError(ErrorCode.AUTH_TOKEN_MISSING,
+                                "the message carries no auth_token: only the League Manager "
+                                "this referee registered with may send it")
+        token = self._registration.auth_token
+        if not self._registration.proofs:  # a foreign League Manager shows our own token
+            if not token_matches(proof, token_digest(token)):
+                raise ProtocolError(ErrorCode.AUTH_TOKEN_INVALID,
+                                    "the auth_token is not this referee's")
+            return
+        if not proof_matches(proof, league_manager_proof(token, league_id, conversation_id)):
+            raise ProtocolError(ErrorCode.AUTH_TOKEN_INVALID,
+                                "the auth_token is not the League Manager's proof for this "
+                                "conversation")
 
     def mark_active(self) -> None:
         if self._state == "REGISTERED":

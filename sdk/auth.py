@@ -1,8 +1,15 @@
 """Auth tokens: issued from ``secrets``, stored only as digests, compared in constant time,
-never logged in full."""
+never logged, never sent to anyone but their owner.
+
+Our agents prove themselves to each other with *proofs*, never with a token: a proof is an
+HMAC of a context (who speaks, in which league, about which match or conversation) keyed by
+the receiver's token. The League Manager, which knows every token, makes them; the receiver
+checks one against its own token. A proof opens nothing but that one context, and the token
+cannot be recovered from it."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import secrets
@@ -10,9 +17,15 @@ from typing import Any
 
 from sdk.errors import ErrorCode, ProtocolError
 
-__all__ = ["TokenBook", "issue_token", "redact", "redact_tokens", "token_digest", "token_matches"]
+__all__ = ["PROOF_SCHEME", "TokenBook", "issue_token", "league_manager_proof", "match_proof",
+           "proof_matches", "redact", "redact_tokens", "secret_matches", "token_digest",
+           "token_matches"]
 
-_SECRET_KEYS = frozenset({"auth_token", "admin_token", "token", "authorization", "api_key"})
+PROOF_SCHEME = "hmac-sha256-v1"
+"""What a League Manager says in its registration answers when it issues proofs (ours)."""
+
+_SECRET_KEYS = frozenset({"auth_token", "admin_token", "token", "authorization", "api_key",
+                          "referee_secret", "player_proofs"})
 
 
 def issue_token(nbytes: int = 32) -> str:
@@ -30,24 +43,66 @@ def token_matches(presented: str, digest: str) -> bool:
     return hmac.compare_digest(token_digest(presented), digest)
 
 
+def secret_matches(presented: str | None, secret: str) -> bool:
+    """Constant-time check of a presented shared secret (the referee secret, the admin
+    token) against the one we hold."""
+    return bool(presented) and hmac.compare_digest(
+        str(presented).encode("utf-8"), secret.encode("utf-8"))
+
+
+def _proof(token: str, *context: str) -> str:
+    mac = hmac.new(token.encode("utf-8"), "\x1f".join(context).encode("utf-8"),
+                   hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(mac).rstrip(b"=").decode("ascii")
+
+
+def match_proof(token: str, league_id: str, match_id: str, referee_id: str) -> str:
+    """What the referee of ``match_id`` shows a player, made by the League Manager from that
+    player's token: good for that referee's messages of that match only."""
+    return _proof(token, "match", league_id, match_id, referee_id)
+
+
+def league_manager_proof(token: str, league_id: str, conversation_id: str) -> str:
+    """What the League Manager shows an agent on a call of one conversation, made from that
+    agent's token."""
+    return _proof(token, "league_manager", league_id, conversation_id)
+
+
+def proof_matches(presented: str | None, expected: str) -> bool:
+    """Constant-time check of a presented proof."""
+    return bool(presented) and hmac.compare_digest(
+        str(presented).encode("utf-8"), expected.encode("ascii"))
+
+
 def redact(token: str | None) -> str | None:
-    """What a log may show of a token: its first four characters."""
+    """What a log may show of a token or proof: a short fingerprint of its digest, enough
+    to tell two apart and useless for passing as either."""
     if not token:
         return token
-    return token[:4] + "…"
+    return "sha256:" + token_digest(token)[:8]
 
 
 def redact_tokens(value: Any) -> Any:
-    """A copy of a JSON-like value with every secret-named field redacted."""
+    """A copy of a JSON-like value with every secret-named field redacted (all of it, where
+    it holds more than one string: ``player_proofs``)."""
     if isinstance(value, dict):
         return {
-            key: redact(item)
-            if isinstance(key, str) and key.lower() in _SECRET_KEYS and isinstance(item, str)
-            else redact_tokens(item)
+            key: _redact_all(item)
+            if isinstance(key, str) and key.lower() in _SECRET_KEYS else redact_tokens(item)
             for key, item in value.items()
         }
     if isinstance(value, list):
         return [redact_tokens(item) for item in value]
+    return value
+
+
+def _redact_all(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {key: _redact_all(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_redact_all(item) for item in value]
     return value
 
 

@@ -64,11 +64,19 @@ class RetryPolicy(_Settings):
 class SecurityConfig(_Settings):
     admin_token: str | None = None
     admin_token_env: str = "LEAGUE_ADMIN_TOKEN"
+    referee_secret: str | None = None
+    """What a referee must show to register (None: the League Manager makes one)."""
+    referee_secret_env: str = "LEAGUE_REFEREE_SECRET"
     token_bytes: int = Field(default=32, ge=16, le=128)
 
     def configured_admin_token(self) -> str | None:
         """The admin token from the environment, else from the file (None: generate one)."""
         return os.environ.get(self.admin_token_env) or self.admin_token
+
+    def configured_referee_secret(self) -> str | None:
+        """The referee secret from the environment, else from the file (None: the League
+        Manager generates one into its data folder)."""
+        return os.environ.get(self.referee_secret_env) or self.referee_secret
 
 
 class HostPort(_Settings):
@@ -293,6 +301,15 @@ class SharedDir:
 
     def league_dir(self, league_id: str) -> Path:
         return self.data_dir / "leagues" / _safe_id(league_id)
+
+    def admin_token_path(self, league_id: str) -> Path:
+        """Where a League Manager without a configured admin token keeps the one it made."""
+        return self.league_dir(league_id) / "admin_token"
+
+    def referee_secret_path(self, league_id: str) -> Path:
+        """Where a League Manager without a configured referee secret keeps the one it
+        made: an owner-only file that the referees of this machine read."""
+        return self.league_dir(league_id) / "referee_secret"
 
     def match_path(self, league_id: str, match_id: str) -> Path:
         return self.data_dir / "matches" / league_id / f"{match_id}.json"

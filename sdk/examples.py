@@ -15,7 +15,7 @@ ENVELOPE: dict[str, Any] = {
 
 _BODIES: dict[str, dict[str, Any]] = {
     "REFEREE_REGISTER_REQUEST": {
-        "sender": "referee:unregistered",
+        "sender": "referee:unregistered", "auth_token": "the-league-referee-secret",
         "referee_meta": {
             "display_name": "Referee Alpha", "version": "1.0.0", "game_types": ["even_odd"],
             "contact_endpoint": "http://127.0.0.1:8001/mcp", "max_concurrent_matches": 2,
@@ -23,7 +23,7 @@ _BODIES: dict[str, dict[str, Any]] = {
     },
     "REFEREE_REGISTER_RESPONSE": {
         "status": "ACCEPTED", "referee_id": "REF01", "auth_token": "tok-ref-01",
-        "league_id": "league_2025_even_odd", "reason": None,
+        "league_id": "league_2025_even_odd", "reason": None, "auth_proofs": "hmac-sha256-v1",
     },
     "LEAGUE_REGISTER_REQUEST": {
         "sender": "player:unregistered",
@@ -34,7 +34,7 @@ _BODIES: dict[str, dict[str, Any]] = {
     },
     "LEAGUE_REGISTER_RESPONSE": {
         "status": "ACCEPTED", "player_id": "P01", "auth_token": "tok-p01",
-        "league_id": "league_2025_even_odd", "reason": None,
+        "league_id": "league_2025_even_odd", "reason": None, "auth_proofs": "hmac-sha256-v1",
     },
     "MATCH_RESULT_REPORT": {
         "sender": "referee:REF01", "auth_token": "tok-ref-01",
@@ -134,7 +134,8 @@ _BODIES: dict[str, dict[str, Any]] = {
                        "wins": 1, "draws": 0, "losses": 0, "points": 3}],
     },
     "START_MATCH": {
-        "auth_token": "tok-lm-to-ref01", "league_id": "league_2025_even_odd", "round_id": 1,
+        "auth_token": "proof-lm-to-ref01-for-this-conversation",
+        "league_id": "league_2025_even_odd", "round_id": 1,
         "match_id": "R1M1", "game_type": "even_odd", "game_params": {},
         "players": [
             {"player_id": "P01", "display_name": "Alice",
@@ -145,6 +146,8 @@ _BODIES: dict[str, dict[str, Any]] = {
              "standings": {"wins": 0, "losses": 0, "draws": 0}},
         ],
         "communication": {"enabled": False, "max_message_chars": 280},
+        "player_proofs": {"P01": "proof-of-REF01-for-P01-in-R1M1",
+                          "P02": "proof-of-REF01-for-P02-in-R1M1"},
     },
     "START_MATCH_ACK": {"sender": "referee:REF01", "match_id": "R1M1", "accepted": True},
 }

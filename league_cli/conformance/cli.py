@@ -12,7 +12,7 @@ import typer
 from pydantic import TypeAdapter, ValidationError
 
 from league_cli.conformance.report import EXIT_UNREACHABLE, ConformanceReport
-from sdk.config import ConfigError, SystemConfig
+from sdk.config import ConfigError, SharedDir, SystemConfig
 from sdk.types import McpUrl
 
 __all__ = ["check_league", "check_player"]
@@ -102,6 +102,10 @@ def check_league(
         "--host", help="address the test agents listen on and give as their endpoints")
         ] = "127.0.0.1",
     shared_dir: SharedOpt = None,
+    referee_secret: Annotated[str | None, typer.Option(
+        "--referee-secret", help="the league's referee secret, for the test referee (default: "
+        "$LEAGUE_REFEREE_SECRET, system.json, or the file of our League Manager on this "
+        "machine)")] = None,
 ) -> None:
     """Check a running League Manager against the league.v2 protocol.
 
@@ -111,9 +115,14 @@ def check_league(
     from league_cli.conformance.league_checks import check_league as run_checks
 
     system, note = _prepare(url, shared_dir)
+    shared = SharedDir(shared_dir)
+    secret_file = shared.referee_secret_path(system.default_league_id)
+    referee_secret = (referee_secret or system.security.configured_referee_secret()
+                      or (secret_file.read_text().strip() if secret_file.exists() else None))
     try:
         report = asyncio.run(run_checks(url, system=system, strict=strict, players=players,
-                                        watch=watch, admin_token=admin_token, host=host))
+                                        watch=watch, admin_token=admin_token, host=host,
+                                        referee_secret=referee_secret))
     except OSError as exc:
         _usage_error(f"the test agents cannot listen on {host}: {exc}")
     _finish(report, note, as_json)

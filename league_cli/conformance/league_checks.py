@@ -78,7 +78,8 @@ class LeagueChecker:
 
     def __init__(self, url: str, *, system: SystemConfig, strict: bool = False,
                  players: int = 2, watch: float = 0.0, admin_token: str | None = None,
-                 host: str = "127.0.0.1", seed: int | None = None):
+                 host: str = "127.0.0.1", seed: int | None = None,
+                 referee_secret: str | None = None):
         if players < 1:
             raise ValueError("a run registers at least one test player")
         self.url = url
@@ -86,6 +87,7 @@ class LeagueChecker:
         self.players = players
         self.watch = watch
         self.admin_token = admin_token
+        self.referee_secret = referee_secret
         self.host = host
         self.recorder = Recorder(LEAGUE_CHECKS, strict=strict)
         self.probe = Probe(url)
@@ -114,7 +116,7 @@ class LeagueChecker:
         registration, test_players = self._registration, self.stand_ins.players
         try:
             await self.stand_ins.start()
-            await registration.register_referee(self.stand_ins.referee)
+            await registration.register_referee(self.stand_ins.referee, self.referee_secret)
             await registration.register_players(test_players)
             await registration.queries(test_players)
             await registration.get_standings(test_players)
@@ -171,7 +173,11 @@ class LeagueChecker:
 
 async def check_league(url: str, *, system: SystemConfig, strict: bool = False,
                        players: int = 2, watch: float = 0.0, admin_token: str | None = None,
-                       host: str = "127.0.0.1", seed: int | None = None) -> ConformanceReport:
-    """Run every League Manager check against ``url`` (its /mcp endpoint)."""
+                       host: str = "127.0.0.1", seed: int | None = None,
+                       referee_secret: str | None = None) -> ConformanceReport:
+    """Run every League Manager check against ``url`` (its /mcp endpoint); the test referee
+    registers with ``referee_secret`` (a League Manager of ours admits no referee without
+    it)."""
     return await LeagueChecker(url, system=system, strict=strict, players=players, watch=watch,
-                               admin_token=admin_token, host=host, seed=seed).run()
+                               admin_token=admin_token, host=host, seed=seed,
+                               referee_secret=referee_secret).run()

@@ -55,10 +55,10 @@ class Registration:
 
     # -- registration --------------------------------------------------------------------
 
-    async def register_referee(self, referee: StandIn) -> None:
+    async def register_referee(self, referee: StandIn, secret: str | None = None) -> None:
         conversation_id = f"conformance-{self._run_id}-register-referee"
         request = RefereeRegisterRequest(
-            sender=f"referee:{referee.name}", conversation_id=conversation_id,
+            sender=f"referee:{referee.name}", conversation_id=conversation_id, auth_token=secret,
             referee_meta=RefereeMeta(display_name=referee.display_name, version="1.0.0",
                                      game_types=[GAME_TYPE], contact_endpoint=referee.endpoint,
                                      max_concurrent_matches=4))

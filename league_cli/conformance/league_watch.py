@@ -95,16 +95,13 @@ class WatchJudge:
     def _judge_token(self, agent: str, own: str | None, params: Any, tokens: dict[str, str],
                      evidence: dict[str, Any]) -> None:
         token = params.get("auth_token") if isinstance(params, dict) else None
-        if token in (None, "") or token == own:
-            self._recorder.passed("notify.auth_token", "messages carry no token or the "
-                                  "recipient's own")
-        elif token in tokens:
+        if token in tokens and token != own:
             self._recorder.failed("notify.auth_token", f"a message to {agent} carries the token "
                                   f"of {tokens[token]}: anyone it reaches can act as them",
                                   evidence=evidence)
         else:
-            self._recorder.warned("notify.auth_token", f"a message to {agent} carries a token "
-                                  "that is not the one it was issued", evidence=evidence)
+            self._recorder.passed("notify.auth_token", "messages carry no token of another "
+                                  "agent (none, the recipient's own, or a proof)")
 
     def _judge_start_match(self, params: Any, test_ids: set[str],
                            evidence: dict[str, Any]) -> None:

@@ -288,7 +288,10 @@ def _resolve(manager: LeagueManager, config: GameConfig) -> tuple[GameSpec, Oppo
         if spec.game_type not in agent.game_types:
             raise _refuse(422, f"player {agent.agent_id} plays {', '.join(agent.game_types)}, "
                                f"not {spec.game_type}")
-        opponent = Opponent("remote", agent.contact_endpoint, agent.agent_id)
+        player_id = agent.agent_id
+        opponent = Opponent("remote", agent.contact_endpoint, player_id,
+                            prove=lambda league, match, referee: manager.agents.match_proof_for(
+                                player_id, match, referee, league))
     try:
         spec.create([HUMAN_ID, opponent.player_id or OPPONENT_ID], **config.params)
     except (ValueError, TypeError, KeyError) as exc:

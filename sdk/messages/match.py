@@ -219,6 +219,9 @@ class StartMatch(Message):
     game_params: dict[str, Any] = Field(default_factory=dict)
     players: list[MatchSeat] = Field(min_length=2)
     communication: Communication = Field(default_factory=Communication)
+    player_proofs: dict[str, str] = Field(default_factory=dict)
+    """Each player's proof for this match and referee (``sdk.auth.match_proof``): what the
+    referee sends it in auth_token, so that the player knows the referee is the league's."""
 
 
 class StartMatchAck(Message):

@@ -52,6 +52,9 @@ class RefereeRegisterResponse(Message):
     status: RegistrationStatus
     referee_id: str | None = None
     reason: str | None = None
+    auth_proofs: str | None = None
+    """Ours: the League Manager signs its calls to this agent with proofs of this scheme
+    (``sdk.auth``); absent from a League Manager that does not."""
 
 
 class LeagueRegisterRequest(Message):
@@ -64,3 +67,6 @@ class LeagueRegisterResponse(Message):
     status: RegistrationStatus
     player_id: str | None = None
     reason: str | None = None
+    auth_proofs: str | None = None
+    """Ours: its referees and the League Manager show this player proofs of this scheme
+    (``sdk.auth``) in auth_token; absent from a League Manager that does not."""

@@ -44,8 +44,9 @@ async def test_our_league_manager_passes_in_strict_mode(launch: Launch, shared: 
     """In-process this time: the test agents are served inside the test's event loop."""
     manager = launch("-m", "league_cli", "manager", "--shared-dir", str(shared.root),
                      "--auto-start-players", "2")
+    secret = shared.referee_secret_path(shared.system().default_league_id).read_text().strip()
     report = await check_league(manager.url, system=shared.system(), strict=True, players=2,
-                                watch=float(WATCH_SEC))
+                                watch=float(WATCH_SEC), referee_secret=secret)
     assert report.exit_code == 0, [r for r in report.results if r.status == "FAIL"]
     assert report.result("notify.league_completed").status == "PASS"
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from league_cli.conformance.report import ConformanceReport, Recorder, Status
+from sdk.auth import redact
 
 CATALOGUE = {"a.one": "first", "b.two": "second", "c.three": "third"}
 
@@ -52,7 +53,7 @@ def test_evidence_never_holds_a_token_in_full() -> None:
     recorder = Recorder(CATALOGUE, strict=False)
     recorder.failed("a.one", "x", evidence={"request": {"params": {"auth_token": "abcdefgh"}}})
     evidence = report_of(recorder).result("a.one").evidence
-    assert evidence == {"request": {"params": {"auth_token": "abcd…"}}}
+    assert evidence == {"request": {"params": {"auth_token": redact("abcdefgh")}}}
 
 
 def test_passing_checks_keep_no_evidence_and_unknown_names_are_refused() -> None:

@@ -5,8 +5,11 @@ public league.v2 text.
     python foreign_referee.py --port 8001 --lm http://127.0.0.1:8000/mcp --name Ref \
         --record ref.jsonl
 
-It registers with REFEREE_REGISTER_REQUEST, serves ``start_match`` as Agent League documents
-it (its doc/protocol.md: the one method a referee must serve to referee in that league) and
+It registers with REFEREE_REGISTER_REQUEST (the league's referee secret in auth_token, as
+the operator hands it out with --referee-secret), serves ``start_match`` as Agent League
+documents it (its doc/protocol.md: the one method a referee must serve to referee in that
+league; the League Manager's proof checked with HMAC-SHA256, each player's proof passed on
+in that player's messages) and
 ``notify_league_completed``, and runs every match itself: GAME_INVITATION and
 CHOOSE_PARITY_CALL to both players, a draw of 1..10, GAME_OVER to both, MATCH_RESULT_REPORT
 to the League Manager. It checks the players' answers as a careful student would (the
@@ -18,6 +21,9 @@ method, peer, params, the JSON-RPC response and the problems found in it.
 """
 
 import argparse
+import base64
+import hashlib
+import hmac
 import json
 import random
 import threading
@@ -138,6 +144,7 @@ class Referee:
         self.calls_made = 0
         self.referee_id = None
         self.auth_token = None
+        self.referee_secret = args.referee_secret
         self.registration = "PENDING"
         self.methods = {"start_match": self.start_match,
                         "notify_league_completed": self.league_completed}
@@ -174,6 +181,7 @@ class Referee:
     def register(self):
         """REFEREE_REGISTER_REQUEST, again every 0.2 s while the League Manager is not up."""
         params = {**self.envelope("REFEREE_REGISTER_REQUEST", f"register-{self.name}"),
+                  "auth_token": self.referee_secret,
                   "referee_meta": {"display_name": self.name, "version": "1.0.0",
                                    "game_types": ["even_odd"],
                                    "contact_endpoint": self.endpoint,
@@ -190,8 +198,13 @@ class Referee:
     # -- the methods it serves --------------------------------------------------------
 
     def start_match(self, start):
-        # Agent League's START_MATCH: the League Manager speaks with this referee's token.
-        if start.get("auth_token") != self.auth_token:
+        # Agent League's START_MATCH: the League Manager proves itself with an HMAC-SHA256 of
+        # ("league_manager", league_id, conversation_id) keyed by this referee's token.
+        context = "\x1f".join(("league_manager", str(start.get("league_id")),
+                               str(start.get("conversation_id"))))
+        mac = hmac.new(str(self.auth_token).encode(), context.encode(), hashlib.sha256)
+        expected = base64.urlsafe_b64encode(mac.digest()).rstrip(b"=").decode()
+        if not hmac.compare_digest(str(start.get("auth_token") or ""), expected):
             code = "E011" if not start.get("auth_token") else "E012"
             return {**self.envelope("LEAGUE_ERROR", start.get("conversation_id")),
                     "error_code": code, "error_description": "start_match needs our token",
@@ -238,10 +251,15 @@ class Match:
         self.conversation_id = f"{start['match_id']}-{random.getrandbits(32):08x}"
         self.faults = {}
         self.choices = {seat["player_id"]: None for seat in self.seats}
+        self.proofs = start.get("player_proofs") or {}
 
     def message(self, message_type, **fields):
         return {**self.referee.envelope(message_type, self.conversation_id, **self.ids),
                 **fields}
+
+    def to_player(self, me, message_type, **fields):
+        """A message to one player, with the proof the League Manager gave for it."""
+        return self.message(message_type, auth_token=self.proofs.get(me["player_id"]), **fields)
 
     def call_player(self, me, method, params, check=None):
         return self.referee.call(me["player_id"], me["contact_endpoint"], method, params, check)
@@ -249,7 +267,7 @@ class Match:
     def invite(self, me, other):
         # GAME_INVITATION (league_id, round_id, match_id, game_type, role_in_match,
         # opponent_id) -> GAME_JOIN_ACK (match_id, player_id, arrival_timestamp, accept)
-        params = self.message("GAME_INVITATION", game_type="even_odd",
+        params = self.to_player(me, "GAME_INVITATION", game_type="even_odd",
                               role_in_match=me["role"], opponent_id=other["player_id"])
 
         def check(answer):
@@ -267,7 +285,7 @@ class Match:
         # parity_choice: exactly "even" or "odd")
         context = {"opponent_id": other["player_id"], "round_id": self.ids["round_id"],
                    "your_standings": me.get("standings", {"wins": 0, "losses": 0, "draws": 0})}
-        params = self.message("CHOOSE_PARITY_CALL", player_id=me["player_id"],
+        params = self.to_player(me, "CHOOSE_PARITY_CALL", player_id=me["player_id"],
                               game_type="even_odd", context=context,
                               deadline=utc_now(TIMEOUTS["choose_parity"]))
 
@@ -295,8 +313,8 @@ class Match:
         result = self.decide()
         # GAME_OVER (match_id, game_type, game_result{status, winner_player_id, drawn_number,
         # number_parity, choices, reason}) to both players
-        game_over = self.message("GAME_OVER", game_type="even_odd", game_result=result)
-        both(lambda me, _: self.call_player(me, "notify_match_result", game_over), *self.seats)
+        both(lambda me, _: self.call_player(me, "notify_match_result", self.to_player(
+            me, "GAME_OVER", game_type="even_odd", game_result=result)), *self.seats)
         # MATCH_RESULT_REPORT (league_id, round_id, match_id, game_type, result{winner,
         # score{pid: points}, details}), signed with the referee's token
         winner = result["winner_player_id"]
@@ -367,6 +385,7 @@ def main():
     parser.add_argument("--lm", required=True, help="the League Manager's /mcp URL")
     parser.add_argument("--name", default="ForeignRef")
     parser.add_argument("--max-concurrent", type=int, default=4)
+    parser.add_argument("--referee-secret", required=True, help="the league's referee secret")
     parser.add_argument("--record", required=True, help="JSON Lines file of every request")
     args = parser.parse_args()
     referee = Referee(args)

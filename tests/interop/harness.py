@@ -107,7 +107,11 @@ class Agents:
                            ["--lm", lm, "--name", name, "--style", styles], recorded=True)
 
     def foreign_referee(self, lm: str, name: str = "ForeignRef") -> ForeignAgent:
-        return self._spawn("foreign_referee.py", name, ["--lm", lm, "--name", name],
+        """A foreign referee in our league: the operator hands it the referee secret that
+        our League Manager (started first) wrote."""
+        secret = self.shared.referee_secret_path(LEAGUE).read_text().strip()
+        return self._spawn("foreign_referee.py", name,
+                           ["--lm", lm, "--name", name, "--referee-secret", secret],
                            recorded=True)
 
     def foreign_league_manager(self) -> ForeignAgent:

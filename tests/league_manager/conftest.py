@@ -60,7 +60,8 @@ class World:
     async def register_referee(self, n: int, capacity: int = 2) -> dict[str, Any]:
         endpoint = REFEREE.format(n=n)
         answer = await self.rpc("register_referee", envelope(
-            "REFEREE_REGISTER_REQUEST", f"referee:ref{n}", referee_meta={
+            "REFEREE_REGISTER_REQUEST", f"referee:ref{n}",
+            auth_token=self.manager.referee_secret, referee_meta={
                 "display_name": f"Ref {n}", "version": "1.0.0", "game_types": ["even_odd"],
                 "contact_endpoint": endpoint, "max_concurrent_matches": capacity}))
         result = answer["result"]

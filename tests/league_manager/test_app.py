@@ -10,6 +10,7 @@ import pytest
 from league_manager.book import LeagueBook
 from league_manager.config import LeagueManagerSettings
 from league_manager.service import LeagueManager
+from sdk.auth import league_manager_proof, match_proof
 from sdk.config import ConfigError, SharedDir
 from tests.league_manager.conftest import PLAYER, REFEREE, World, envelope, wait_until
 
@@ -162,14 +163,24 @@ async def test_a_whole_league_in_process(world: World, players: int) -> None:
     assert all(a["state"] == "SHUTDOWN" for a in (await world.lm.get("/status")).json()["players"])
 
 
-async def test_start_match_carries_the_referee_token_and_player_seats(world: World) -> None:
+async def test_start_match_carries_proofs_and_player_seats_never_a_token(world: World
+                                                                         ) -> None:
     await run_full_league(world, 2)
     starts = [p for m, p in world.received[REFEREE.format(n=1)] if m == "start_match"]
     starts += [p for m, p in world.received[REFEREE.format(n=2)] if m == "start_match"]
     start = starts[0]
     referee = next(e for e in (REFEREE.format(n=1), REFEREE.format(n=2))
                    if start in [p for _, p in world.received[e]])
-    assert start["auth_token"] == world.tokens[referee]
+    league = world.manager.league_id
+    assert start["auth_token"] == league_manager_proof(world.tokens[referee], league,
+                                                       start["conversation_id"])
+    player_tokens = {world.ids[e]: t for e, t in world.tokens.items() if "player" in e}
+    assert start["player_proofs"] == {
+        seat["player_id"]: match_proof(player_tokens[seat["player_id"]], league,
+                                       start["match_id"], world.ids[referee])
+        for seat in start["players"]}
+    assert not set(world.tokens.values()) & set(json.dumps(start).split('"')), \
+        "no token travels in a start_match"
     assert [seat["role"] for seat in start["players"]] == ["PLAYER_A", "PLAYER_B"]
     assert start["players"][0]["contact_endpoint"].startswith("http://player-")
 

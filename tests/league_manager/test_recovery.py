@@ -278,16 +278,16 @@ def meta(n: int, kind: str = "player") -> PlayerMeta | RefereeMeta:
 @pytest.fixture
 def registry_dir(tmp_path: Path) -> Path:
     folder = tmp_path / "leagues" / LEAGUE
-    registry = AgentRegistry(folder)
-    registry.add("referee", meta(0, "referee"))
+    registry = AgentRegistry(folder, "league_test")
+    registry.add("referee", meta(0, "referee"), "key-ref")
     for n in range(1, 4):
-        registry.add("player", meta(n))
+        registry.add("player", meta(n), f"key-{n}")
     return folder
 
 
 def test_a_new_league_writes_both_registry_files_at_once(tmp_path: Path) -> None:
     folder = tmp_path / "new"
-    AgentRegistry(folder)
+    AgentRegistry(folder, "league_test")
     assert read_json(folder / "agents.json")["agents"] == []
     assert read_json(folder / "secrets.json")["tokens"] == {}
     assert (folder / "secrets.json").stat().st_mode & 0o777 == 0o600
@@ -296,14 +296,14 @@ def test_a_new_league_writes_both_registry_files_at_once(tmp_path: Path) -> None
 @pytest.mark.parametrize("name", ["agents.json", "secrets.json"])
 def test_a_damaged_registry_file_comes_back_from_its_backup(registry_dir: Path,
                                                             name: str) -> None:
-    sound = AgentRegistry(registry_dir)
+    sound = AgentRegistry(registry_dir, "league_test")
     tokens = {agent.agent_id: sound.token_of(agent.agent_id)
               for kind in ("referee", "player") for agent in sound.of_kind(kind)}
     sound.set_state("P01", "ACTIVE")
     sound.save()  # the backups now hold every agent
     path = registry_dir / name
     path.write_bytes(path.read_bytes()[:20])
-    registry = AgentRegistry(registry_dir)
+    registry = AgentRegistry(registry_dir, "league_test")
     assert [a.agent_id for a in registry.of_kind("player")] == ["P01", "P02", "P03"]
     assert {agent_id: registry.token_of(agent_id) for agent_id in tokens} == tokens
     assert registry.authenticate("player:P02", tokens["P02"]).agent_id == "P02"
@@ -318,7 +318,7 @@ def test_registry_files_lost_with_their_backups_refuse_to_start(registry_dir: Pa
     backup_path(registry_dir / "secrets.json").unlink()
     before = snapshot(registry_dir)
     with pytest.raises(StoreError) as caught:
-        AgentRegistry(registry_dir)
+        AgentRegistry(registry_dir, "league_test")
     assert str(caught.value).startswith("cannot start: ") and "secrets.json" in str(caught.value)
     assert snapshot(registry_dir) == before
 
@@ -327,7 +327,7 @@ def test_a_missing_agents_json_beside_tokens_is_not_an_empty_league(registry_dir
     (registry_dir / "agents.json").unlink()
     backup_path(registry_dir / "agents.json").unlink()
     with pytest.raises(StoreError, match="agents.json is missing"):
-        AgentRegistry(registry_dir)
+        AgentRegistry(registry_dir, "league_test")
 
 
 def test_an_agent_whose_token_is_lost_refuses_to_start(registry_dir: Path) -> None:
@@ -335,7 +335,7 @@ def test_an_agent_whose_token_is_lost_refuses_to_start(registry_dir: Path) -> No
     del secrets["tokens"]["P03"]
     (registry_dir / "secrets.json").write_text(json.dumps(secrets))
     with pytest.raises(StoreError, match="has no token for P03"):
-        AgentRegistry(registry_dir)
+        AgentRegistry(registry_dir, "league_test")
 
 
 def test_a_token_without_its_agent_is_a_registration_never_answered(registry_dir: Path) -> None:
@@ -344,16 +344,16 @@ def test_a_token_without_its_agent_is_a_registration_never_answered(registry_dir
     agents = read_json(registry_dir / "agents.json")
     agents["agents"] = agents["agents"][:-1]
     (registry_dir / "agents.json").write_text(json.dumps(agents))
-    registry = AgentRegistry(registry_dir)
+    registry = AgentRegistry(registry_dir, "league_test")
     assert [a.agent_id for a in registry.of_kind("player")] == ["P01", "P02"]
     assert registry.recovery_notes == []
-    agent, _ = registry.add("player", meta(9))
+    agent, _ = registry.add("player", meta(9), "key-9")
     assert agent.agent_id == "P03", "the id is given again to the next registration"
 
 
 def test_secrets_are_written_before_agents(registry_dir: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    registry = AgentRegistry(registry_dir)
+    registry = AgentRegistry(registry_dir, "league_test")
     written: list[str] = []
     real_replace = os.replace
 
@@ -362,7 +362,7 @@ def test_secrets_are_written_before_agents(registry_dir: Path,
         real_replace(src, dst)
 
     monkeypatch.setattr(os, "replace", record)
-    registry.add("player", meta(7))
+    registry.add("player", meta(7), "key-7")
     names = [name for name in written if not name.endswith(".bak")]
     assert names == ["secrets.json", "agents.json"]
 

@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
+from sdk.auth import redact
 from tests.players.conftest import LEAGUE, LM_URL, SettingsFactory, league_message, serving
 
 TOKEN = "tok-" + "s3cr3t" * 8
@@ -72,7 +73,9 @@ async def test_registration_follows_the_protocol_and_keeps_the_identity(
     assert registration.status == "ACCEPTED"
     assert (status["player_id"], status["league_id"], status["has_auth_token"]) == (
         "P03", LEAGUE, True)
-    assert (ack["sender"], ack["auth_token"], ack["league_id"]) == ("player:P03", TOKEN, LEAGUE)
+    assert (ack["sender"], ack["league_id"]) == ("player:P03", LEAGUE)
+    assert ack["auth_token"] != TOKEN, "an answer never carries the player's own token"
+    assert not status["callers"]["verified"], "a League Manager without proofs: unverified"
     assert status["state"] == "ACTIVE"
     assert log_path == settings.shared_dir / "logs" / "agents" / "P03.log.jsonl"
     events = [json.loads(line)["event"] for line in log_path.read_text().splitlines()]
@@ -91,7 +94,7 @@ async def test_the_token_never_reaches_a_log_in_full(make_settings: SettingsFact
     logs = list((settings.shared_dir / "logs" / "agents").glob("*.log.jsonl"))
     assert {p.name for p in logs} == {"player_Alice.log.jsonl", "P03.log.jsonl"}
     text = "".join(p.read_text() for p in logs)
-    assert TOKEN[:4] in text, "the logs show the token's prefix"
+    assert str(redact(TOKEN)) in text, "the logs show the token's fingerprint"
     assert TOKEN not in text
     assert TOKEN not in status_text
 

@@ -26,6 +26,7 @@ from referee.plan import LeagueReport, MatchPlan
 from referee.rules import load_rules
 from referee.service import RefereeService
 from sdk.agent_log import AgentLog
+from sdk.auth import PROOF_SCHEME, league_manager_proof
 from sdk.client import RpcClient
 from sdk.config import ScoringConfig, SharedDir
 from sdk.messages import (
@@ -155,7 +156,8 @@ class FakeLeagueManager(ScriptedAgent):
                 return RefereeRegisterResponse(**common, status="REJECTED",
                                                reason="the league is full").to_wire()
             return RefereeRegisterResponse(**common, status="ACCEPTED", referee_id="REF07",
-                                           auth_token=self.TOKEN).to_wire()
+                                           auth_token=self.TOKEN,
+                                           auth_proofs=PROOF_SCHEME).to_wire()
         if method == "report_match_result":
             self.reported.set()
             return MatchResultAck(**common, match_id=params["match_id"],
@@ -320,11 +322,19 @@ async def rpc(http: httpx.AsyncClient, method: str, params: dict[str, Any]) -> d
     return result
 
 
+LM_PROOF = object()
+"""``start_match``'s default token: the League Manager's proof for the match's conversation."""
+
+
 def start_match(a: ScriptedPlayer, b: ScriptedPlayer, *,
-                token: str | None = FakeLeagueManager.TOKEN, match_id: str = "R1M1",
+                token: str | None | object = LM_PROOF, match_id: str = "R1M1",
                 game_type: str = "even_odd") -> dict[str, Any]:
+    conversation_id = f"{LEAGUE_ID}:{match_id}"
+    if token is LM_PROOF:
+        token = league_manager_proof(FakeLeagueManager.TOKEN, LEAGUE_ID, conversation_id)
+    assert token is None or isinstance(token, str)
     return StartMatch(
-        sender="league_manager", conversation_id=f"{LEAGUE_ID}:{match_id}", auth_token=token,
+        sender="league_manager", conversation_id=conversation_id, auth_token=token,
         league_id=LEAGUE_ID, round_id=1, match_id=match_id, game_type=game_type,
         players=[a.seat("PLAYER_A"), b.seat("PLAYER_B")],
     ).to_wire()

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from referee import RefereeService
+from sdk.auth import league_manager_proof
 from sdk.config import SharedDir
 from tests.referee.conftest import (
     FAST_TIMEOUTS,
@@ -60,8 +61,9 @@ async def test_a_valid_start_match_is_accepted_played_and_reported(
         assert report["conversation_id"] == "league_2025_even_odd:R1M1"
 
 
-@pytest.mark.parametrize(("token", "code"), [(None, "E011"), ("", "E011"), ("wrong", "E012")])
-async def test_start_match_without_the_referees_token_is_refused(
+@pytest.mark.parametrize(("token", "code"), [(None, "E011"), ("", "E011"), ("wrong", "E012"),
+                                             (FakeLeagueManager.TOKEN, "E012")])
+async def test_start_match_without_the_league_managers_proof_is_refused(
         fast_shared: SharedDir, network: Network, players: tuple[ScriptedPlayer, ScriptedPlayer],
         token: str | None, code: str) -> None:
     async with running_referee(referee_settings(fast_shared), network) as (http, service):
@@ -91,7 +93,10 @@ async def test_start_match_refuses_what_it_cannot_run(
         change: dict[str, Any], code: str, words: str) -> None:
     async with running_referee(referee_settings(fast_shared), network) as (http, service):
         await registered(service)
-        answer = await rpc(http, "start_match", {**start_match(*players), **change})
+        start = {**start_match(*players), **change}
+        start["auth_token"] = league_manager_proof(  # the League Manager signed what it sent
+            FakeLeagueManager.TOKEN, start["league_id"], start["conversation_id"])
+        answer = await rpc(http, "start_match", start)
         assert answer["error_code"] == code and words in answer["error_description"]
 
 
@@ -238,7 +243,12 @@ async def test_league_completed_is_acknowledged_and_shown(
     }
     async with running_referee(referee_settings(fast_shared), network) as (http, service):
         await registered(service)
-        ack = await rpc(http, "notify_league_completed", message)
+        forged = await rpc(http, "notify_league_completed",
+                           {**message, "auth_token": FakeLeagueManager.TOKEN})
+        assert forged["error_code"] == "E012", "the token itself is no proof"
+        assert (await http.get("/status")).json()["league_completed"] is False
+        proof = league_manager_proof(FakeLeagueManager.TOKEN, message["league_id"], "end")
+        ack = await rpc(http, "notify_league_completed", {**message, "auth_token": proof})
         assert (ack["message_type"], ack["acknowledged"]) == ("ACK", "LEAGUE_COMPLETED")
         status = (await http.get("/status")).json()
         assert status["league_completed"] is True

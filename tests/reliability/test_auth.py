@@ -1,8 +1,9 @@
 """Who may do what, against real processes: registration answers (the same endpoint again, a
-display name taken, a full league, a flood from one address), tokens on every request
+display name taken, a full league, a flood from one address, a referee without the league's
+referee secret or with a wrong one, before and after the start), tokens on every request
 (missing E011, wrong E012, another agent's E012), roles on result reports (a player's token
-E014, a referee never given the match E014, an unknown match E006, a finished one
-DUPLICATE), and no token written in full anywhere but the League Manager's 0600 secrets.
+E014, a referee that does not hold the match E014, an unknown match E006), and no token
+written in full anywhere but the League Manager's 0600 secrets.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ MAX_PLAYERS = 5
 PER_MINUTE = 10
 """Registrations from 127.0.0.1 in a minute: the referee, 3 players and the test's first six
 fill it; the seventh of the test's is one too many."""
-TOKEN_FILES = {"secrets.json", "secrets.json.bak", "admin_token"}
+TOKEN_FILES = {"secrets.json", "secrets.json.bak", "admin_token", "referee_secret"}
 
 
 def stamp() -> str:
@@ -38,11 +39,12 @@ def envelope(message_type: str, sender: str, **fields: Any) -> dict[str, Any]:
             "timestamp": stamp(), "conversation_id": "auth-test", **fields}
 
 
-def register(url: str, kind: str, name: str, endpoint: str) -> dict[str, Any]:
+def register(url: str, kind: str, name: str, endpoint: str, secret: str | None = None
+             ) -> dict[str, Any]:
     meta = {"display_name": name, "version": "1.0.0", "game_types": ["even_odd"],
             "contact_endpoint": endpoint}
     if kind == "referee":
-        params = envelope("REFEREE_REGISTER_REQUEST", f"referee:{name}",
+        params = envelope("REFEREE_REGISTER_REQUEST", f"referee:{name}", auth_token=secret,
                           referee_meta={**meta, "max_concurrent_matches": 1})
     else:
         params = envelope("LEAGUE_REGISTER_REQUEST", f"player:{name}", player_meta=meta)
@@ -71,9 +73,12 @@ def league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
         for name in ("Ann", "Ben", "Cy"):
             agents.ours.wait_healthy(agents.our_player(url, name))
         mallory_endpoint = nowhere()
+        secret = agents.shared.referee_secret_path(LEAGUE).read_text().strip()
         answers = {
+            "rogue_before": register(url, "referee", "Rogue", nowhere()),
+            "wrong_before": register(url, "referee", "Rogue", nowhere(), secret[::-1]),
             "mallory": register(url, "player", "Mallory", mallory_endpoint),
-            "eve": register(url, "referee", "Eve", nowhere()),
+            "eve": register(url, "referee", "Eve", nowhere(), secret),
             "same_endpoint": register(url, "player", "Mallory2", mallory_endpoint),
             "same_name": register(url, "player", "mallory ", nowhere()),
             "fifth": register(url, "player", "Trent", nowhere()),
@@ -81,9 +86,23 @@ def league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
             "flood": register(url, "player", "Zoe", nowhere()),
         }
         status = start_our_league(agents, manager, referees=2, players=MAX_PLAYERS, timeout=60)
+        answers["rogue_after"] = register(url, "referee", "Rogue", nowhere())
+        answers["wrong_after"] = register(url, "referee", "Rogue", nowhere(), secret + "x")
         yield {"agents": agents, "url": url, "answers": answers, "status": status}
     finally:
         agents.stop_all()
+
+
+def test_a_referee_without_the_secret_is_refused_before_and_after_the_start(
+        league: dict[str, Any]) -> None:
+    answers = league["answers"]
+    for name, code in (("rogue_before", "E011"), ("wrong_before", "E012"),
+                       ("rogue_after", "E011"), ("wrong_after", "E012")):
+        answer = answers[name]
+        assert (answer["message_type"], answer["error_code"]) == ("LEAGUE_ERROR", code), name
+        assert "referee secret" in answer["error_description"], name
+    referees = {r["display_name"] for r in league["status"]["referees"]}
+    assert "Rogue" not in referees, "no rogue referee was registered"
 
 
 def test_registration_answers_are_documented_refusals(league: dict[str, Any]) -> None:
@@ -149,12 +168,12 @@ def test_only_the_referee_given_a_match_may_report_it(league: dict[str, Any]) ->
     refused = rpc(url, "report_match_result", report(
         f"referee:{eve}", eve_token, never_hers["match_id"], never_hers["round_id"]))["result"]
     assert refused["error_code"] == "E014"
-    assert f"was not given to {eve}" in refused["error_description"]
+    assert f"is not {eve}'s to report" in refused["error_description"]
     hers = next(m for m in matches if m["match_id"] in given_to_eve)
-    again = rpc(url, "report_match_result", report(
+    superseded = rpc(url, "report_match_result", report(
         f"referee:{eve}", eve_token, hers["match_id"], hers["round_id"]))["result"]
-    assert (again["message_type"], again["status"]) == ("MATCH_RESULT_ACK", "DUPLICATE"), \
-        "a finished match reported again changes nothing"
+    assert superseded["error_code"] == "E014", \
+        "a referee whose assignment went to another referee may not report the match"
 
 
 def test_no_token_is_written_in_full_outside_the_secrets(league: dict[str, Any]) -> None:

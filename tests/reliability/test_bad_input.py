@@ -4,7 +4,8 @@ doc/protocol.md names, with a sentence and no traceback, and the service stays u
 
 The League Manager runs a strict league (grading), so a message without its envelope shows
 the strict refusal, E003; the referee and the player take requests leniently in any league:
-they fill the envelope in and answer what the message is then worth.
+they fill the envelope in and answer what the message is then worth (and a message that
+proves its sender, which a filled-in envelope never does, is refused with E012).
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from typing import Any
 
 import pytest
 
+from sdk.auth import match_proof
 from sdk.examples import example
+from sdk.messages import sender_id
 from tests.reliability.services import (
     SERVICE_NAMES,
     TRACEBACK_MARKS,
@@ -155,14 +158,20 @@ def oversized_chunked(service: Service, services: Services) -> Iterator[bytes]:
 
 
 def move_call(space: Any, valid_options: Any = ("C", "D")) -> Body:
-    """A player's GAME_MOVE_CALL whose action space is ``space`` (None: left out)."""
-    def build(service: Service, _: Services) -> bytes:
+    """A player's GAME_MOVE_CALL whose action space is ``space`` (None: left out), with the
+    referee's proof: what is checked is the move request, not who sent it."""
+    def build(service: Service, services: Services) -> bytes:
         call = example("GAME_MOVE_CALL")
         call["move_request"]["valid_options"] = list(valid_options)
         if space is None:
             del call["move_request"]["context"]["action_space"]
         else:
             call["move_request"]["context"]["action_space"] = space
+        shared = services.shared
+        secrets = shared.league_dir(shared.system().default_league_id) / "secrets.json"
+        token = json.loads(secrets.read_text())["tokens"][call["player_id"]]
+        call["auth_token"] = match_proof(token, call["league_id"], call["match_id"],
+                                         sender_id(call["sender"]))
         return rpc("make_move", call)
     return build
 
@@ -225,7 +234,7 @@ CASES = [
     Case("envelope missing (and auth_token)", without_envelope, {
         "league_manager": LeagueRefused("E003", "strict league: LEAGUE_QUERY has no protocol"),
         "referee": LeagueRefused("E011", "auth_token"),
-        "player": Answered("CHOOSE_PARITY_RESPONSE")}),
+        "player": LeagueRefused("E012", "this player takes")}),
     Case("timestamp with a local offset", with_message(timestamp="2025-01-15T12:30:00+02:00"),
          LeagueRefused("E021", "not in UTC")),
     Case("timestamp without an offset", with_message(timestamp="2025-01-15T10:30:00"),
