@@ -1,12 +1,14 @@
 """Structured logs: JSON Lines through structlog, one file per agent (plus the league log).
 
 Every record has timestamp, level, agent_id, event and, for protocol traffic, message_type,
-conversation_id and data. Secrets are redacted by a processor, so no caller can forget to.
+conversation_id and data. Secrets are redacted, and long values abridged, by processors, so
+no caller can forget to (and no peer can make one record much larger than what it sent).
 """
 
 from __future__ import annotations
 
 import logging
+from itertools import islice
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -15,23 +17,42 @@ import structlog
 
 from sdk.auth import redact_tokens
 
-__all__ = ["LOG_LIST_MAX", "AgentLog"]
+__all__ = ["LOG_KEYS_MAX", "LOG_LIST_MAX", "LOG_STRING_MAX", "AgentLog"]
 
 LOG_LIST_MAX = 64
-"""A protocol message's lists are logged up to this many items, then counted: a league of
+"""A record's lists are logged up to this many items, then counted: a league of
 thousands broadcasts standings of thousands of rows to each player, which logged whole
 would make every round's log O(players²)."""
+LOG_KEYS_MAX = 64
+"""A record's objects are logged up to this many keys, then counted (a caller may invent a
+message of thousands of fields)."""
+LOG_STRING_MAX = 1024
+"""A record's strings (and keys) are logged up to this many characters, then counted: with
+the two limits above, what anyone sends is logged bounded, whatever its shape."""
 
 
 def _abridged(value: Any) -> Any:
+    if isinstance(value, str):
+        dropped = len(value) - LOG_STRING_MAX
+        if dropped <= 0:
+            return value
+        return f"{value[:LOG_STRING_MAX]}… {dropped} more characters (not logged)"
     if isinstance(value, dict):
-        return {key: _abridged(item) for key, item in value.items()}
-    if isinstance(value, list):
-        kept = [_abridged(item) for item in value[:LOG_LIST_MAX]]
-        if len(value) > LOG_LIST_MAX:
-            kept.append(f"… {len(value) - LOG_LIST_MAX} more (not logged)")
+        kept = {_abridged(key): _abridged(item)
+                for key, item in islice(value.items(), LOG_KEYS_MAX)}
+        if len(value) > LOG_KEYS_MAX:
+            kept["…"] = f"{len(value) - LOG_KEYS_MAX} more keys (not logged)"
         return kept
+    if isinstance(value, list):
+        listed = [_abridged(item) for item in value[:LOG_LIST_MAX]]
+        if len(value) > LOG_LIST_MAX:
+            listed.append(f"… {len(value) - LOG_LIST_MAX} more (not logged)")
+        return listed
     return value
+
+
+def _abridge(_: Any, __: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+    return {key: _abridged(value) for key, value in event_dict.items()}
 
 
 def _redact(_: Any, __: str, event_dict: dict[str, Any]) -> dict[str, Any]:
@@ -41,6 +62,7 @@ def _redact(_: Any, __: str, event_dict: dict[str, Any]) -> dict[str, Any]:
 _PROCESSORS: list[Any] = [
     structlog.processors.add_log_level,
     structlog.processors.TimeStamper(fmt="iso", utc=True, key="timestamp"),
+    _abridge,
     _redact,
     structlog.processors.format_exc_info,
     structlog.processors.JSONRenderer(serializer=orjson.dumps, default=str,
@@ -77,13 +99,18 @@ class AgentLog:
             self._open(path, agent_id)
 
     @property
+    def size(self) -> int:
+        """The bytes in the current file: a caller's share of the log is measured by it."""
+        return self._handle.tell() if self._handle is not None else 0
+
+    @property
     def log(self) -> Any:
         """The bound structlog logger, for events that are not protocol messages."""
         return self._logger
 
     def message(self, event: str, payload: Any, **fields: Any) -> None:
-        """Log one protocol message sent or received, with its type and conversation (its
-        long lists abridged: ``LOG_LIST_MAX``)."""
+        """Log one protocol message sent or received, with its type and conversation (abridged
+        like every record: ``LOG_LIST_MAX``, ``LOG_KEYS_MAX``, ``LOG_STRING_MAX``)."""
         message_type = conversation_id = None
         if isinstance(payload, dict):
             message_type = payload.get("message_type")
@@ -92,7 +119,7 @@ class AgentLog:
             event,
             message_type=message_type,
             conversation_id=conversation_id,
-            data=_abridged(payload),
+            data=payload,
             **fields,
         )
 

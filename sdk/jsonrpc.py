@@ -9,6 +9,8 @@ agents' convention); JSON-RPC's own codes are kept for transport faults
 (-32700 parse error, -32600 invalid request, -32601 unknown method, -32602 params that are
 not an object, -32603 an unexpected failure, whose details stay in the agent's log).
 Batches are answered element by element and notifications get no answer, as the spec says.
+Every call is logged as received and sent, except in a batch, whose log is bounded by its
+size: its refused calls are counted in one summary line (``_Batch``).
 
 Bad input never reaches a handler as a crash: the body is read up to ``http.max_body_bytes``
 (HTTP 413 beyond, without keeping the rest in memory), parsed strictly as RFC 8259 JSON
@@ -22,9 +24,10 @@ from __future__ import annotations
 import asyncio
 import json
 import warnings
+from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -88,6 +91,31 @@ _REQUEST_KEYS = frozenset({"jsonrpc", "method", "params", "id"})
 
 
 _CALLER: ContextVar[str | None] = ContextVar("jsonrpc_caller", default=None)
+
+
+@dataclass
+class _Batch:
+    """What one batch may make its agent log. A refused request (LEAGUE_ERROR) is only
+    counted, by method and error code; a handled one is logged whole while ``budget`` bytes
+    last (the batch's body size), then counted: whatever a caller batches, even without any
+    token, costs the log about its own size plus one ``batch_summary`` line, where a line or
+    two per request could cost ten times its size."""
+
+    budget: int
+    refused: Counter[str] = field(default_factory=Counter)
+    unlogged: int = 0
+
+
+_BATCH: ContextVar[_Batch | None] = ContextVar("jsonrpc_batch", default=None)
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    """One call's answer; ``refusal``: its error code when it is a LEAGUE_ERROR."""
+
+    wire: dict[str, Any]
+    deviations: list[Deviation]
+    refusal: str | None = None
 
 
 def caller_address() -> str | None:
@@ -195,10 +223,22 @@ class JsonRpcEndpoint:
                               f"this agent's limit (http.max_batch); this one holds "
                               f"{len(parsed)}, and none of them was handled: send them in "
                               "smaller batches")
-            answers = await asyncio.gather(*(self._dispatch_one(item) for item in parsed))
-            kept = [answer for answer in answers if answer is not None]
-            return kept or None
+            return await self._dispatch_batch(parsed, len(body)) or None
         return await self._dispatch_one(parsed)
+
+    async def _dispatch_batch(self, batch: list[Any], size: int) -> list[Any]:
+        """The answers to a batch's requests, handled concurrently, its log bounded by its
+        ``size`` (``_Batch``) and summed up in one ``batch_summary`` line."""
+        share = _Batch(budget=size)
+        token = _BATCH.set(share)
+        try:
+            answers = await asyncio.gather(*(self._dispatch_one(item) for item in batch))
+        finally:
+            _BATCH.reset(token)
+        if share.refused or share.unlogged:
+            self._log.log.info("batch_summary", caller=caller_address(), requests=len(batch),
+                               refused=dict(share.refused), unlogged=share.unlogged)
+        return [answer for answer in answers if answer is not None]
 
     async def _dispatch_one(self, request: Any) -> Any:
         if not _is_request(request):
@@ -226,9 +266,29 @@ class JsonRpcEndpoint:
 
     async def _answer(self, name: str, method: RpcMethod, alias_of: str | None,
                       params: dict[str, Any]) -> Any:
-        """The result of one call: the handler's answer, or a LEAGUE_ERROR for a message
-        that breaks the protocol. Anything else raised is our own fault."""
-        self._log.message("message_received", params, method=name)
+        """Answer one call and log it as received and sent; in a batch, only once its answer
+        is known, and only as far as the batch's share of the log goes (``_Batch``)."""
+        batch = _BATCH.get()
+        if batch is None:
+            self._log.message("message_received", params, method=name)
+        outcome = await self._outcome(name, method, alias_of, params)
+        if batch is None:
+            self._log_answer(name, outcome)
+        elif outcome.refusal is not None:
+            batch.refused[f"{name}:{outcome.refusal}"] += 1
+        elif batch.budget > 0:
+            start = self._log.size
+            self._log.message("message_received", params, method=name)
+            self._log_answer(name, outcome)
+            batch.budget -= self._log.size - start
+        else:
+            batch.unlogged += 1
+        return outcome.wire
+
+    async def _outcome(self, name: str, method: RpcMethod, alias_of: str | None,
+                       params: dict[str, Any]) -> _Outcome:
+        """The handler's answer, or a LEAGUE_ERROR for a message that breaks the protocol or
+        that the handler refuses. Anything else raised is our own fault."""
         deviations: list[Deviation] = []
         if alias_of is not None:
             deviations.append(Deviation(
@@ -245,20 +305,25 @@ class JsonRpcEndpoint:
                 payload = method.model.from_wire(fixed)
         except ValidationError as exc:
             model_name = method.model.MESSAGE_TYPE if method.model else name
-            wire = self._league_error(protocol_error_from_validation(exc, model_name), params)
+            return self._refused(protocol_error_from_validation(exc, model_name), params)
         except ProtocolError as exc:
-            wire = self._league_error(exc, params)
-        else:
-            if deviations:
-                self._log.log.info("protocol_deviation", method=name, mode=self._mode(),
-                                   deviations=[d.model_dump() for d in deviations])
-            try:
-                answer = await method.handler(payload)
-                wire = answer.to_wire() if isinstance(answer, Message) else answer
-            except ProtocolError as exc:
-                wire = self._league_error(exc, params)
-        self._log.message("message_sent", wire, method=name)
-        return wire
+            return self._refused(exc, params)
+        try:
+            answer = await method.handler(payload)
+        except ProtocolError as exc:
+            return self._refused(exc, params, deviations)
+        wire = answer.to_wire() if isinstance(answer, Message) else answer
+        return _Outcome(wire, deviations)
+
+    def _refused(self, error: ProtocolError, params: dict[str, Any],
+                 deviations: list[Deviation] | None = None) -> _Outcome:
+        return _Outcome(self._league_error(error, params), deviations or [], error.code.value)
+
+    def _log_answer(self, name: str, outcome: _Outcome) -> None:
+        if outcome.deviations:
+            self._log.log.info("protocol_deviation", method=name, mode=self._mode(),
+                               deviations=[d.model_dump() for d in outcome.deviations])
+        self._log.message("message_sent", outcome.wire, method=name)
 
     def _adapt(self, name: str, method: RpcMethod, alias_of: str | None = None
                ) -> Callable[..., Awaitable[Any]]:

@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from fastapi import APIRouter, FastAPI, HTTPException, Query, Response
+from fastapi import APIRouter, FastAPI, HTTPException, Query, Request, Response
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse
+from fastapi.routing import APIRoute
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -27,8 +29,10 @@ from pydantic import (
     StrictFloat,
     StrictInt,
     StrictStr,
+    ValidationError,
     field_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from games import GameSpec, UnknownGameError, load_game, registered_games
 from games.strategies import observed_strategies_for, strategies_for
@@ -60,12 +64,16 @@ _LLM_ENV = "LEAGUE_LLM_BASE_URL"
 
 # -- bodies ------------------------------------------------------------------------------
 
+Name = Annotated[str, Field(max_length=100)]
+"""A game, strategy or player name (a refusal repeats it, so it stays short)."""
+
+
 class BuiltinOpponent(BaseModel):
     """A strategy of the player host, played in process."""
 
     model_config = ConfigDict(extra="forbid")
     kind: Literal["builtin"]
-    strategy: str = Field(examples=["tit_for_tat"])
+    strategy: Name = Field(examples=["tit_for_tat"])
 
 
 class PlayerOpponent(BaseModel):
@@ -73,7 +81,7 @@ class PlayerOpponent(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     kind: Literal["player"]
-    player_id: str = Field(examples=["P01"])
+    player_id: Name = Field(examples=["P01"])
 
 
 class LlmOpponent(BaseModel):
@@ -98,7 +106,7 @@ class GameConfig(BaseModel):
     """What to play: the game, the opponent, the game's parameters and a seed."""
 
     model_config = ConfigDict(extra="forbid")
-    game: str = Field(examples=["prisoners_dilemma"])
+    game: Name = Field(examples=["prisoners_dilemma"])
     opponent: OpponentChoice
     params: dict[str, Any] = Field(default_factory=dict, examples=[{"rounds": 3}])
     """Overrides of the game's defaults (``GET /api/games/defaults`` lists them)."""
@@ -109,10 +117,11 @@ class GameConfig(BaseModel):
 
 
 class ConfigPatch(BaseModel):
-    """Configs to change before the game starts; a field left out is kept."""
+    """Configs to change before the game starts; a field left out is kept (``null`` is
+    taken by ``seed`` alone: a fresh draw)."""
 
     model_config = ConfigDict(extra="forbid")
-    game: str | None = None
+    game: Name | None = None
     opponent: OpponentChoice | None = None
     params: dict[str, Any] | None = None
     seed: Seed | None = None
@@ -125,6 +134,18 @@ class MoveBody(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     move: StrictStr | StrictInt | StrictFloat | list[StrictInt] = Field(examples=["C"])
+
+    @field_validator("move", mode="before")
+    @classmethod
+    def _a_move(cls, value: Any) -> Any:
+        """One sentence for what is no move at all, rather than one per kind it is not."""
+        whole = isinstance(value, int) and not isinstance(value, bool)
+        listed = isinstance(value, list) and all(
+            isinstance(part, int) and not isinstance(part, bool) for part in value)
+        if not (whole or listed or isinstance(value, str | float)):
+            raise PydanticCustomError(
+                "move_type", "a move is text (\"C\"), a number or a list of whole numbers")
+        return value
 
 
 # -- answers -----------------------------------------------------------------------------
@@ -178,6 +199,7 @@ class Defaults(BaseModel):
     default_opponent: BuiltinOpponent
     deadlines: Deadlines
     max_sessions: int
+    max_sessions_per_client: int
 
 
 class SessionState(BaseModel):
@@ -248,6 +270,35 @@ def _llm_available() -> bool:
 
 def _refuse(status: int, sentence: str) -> HTTPException:
     return HTTPException(status_code=status, detail=sentence)
+
+
+def _sentence(errors: Sequence[Any]) -> str:
+    """A refused body's first problem and where it is, as one sentence (never its input,
+    which may be huge, or not even JSON: ``1e400`` is read as infinity)."""
+    first = errors[0]
+    if first["type"] == "json_invalid":
+        return f"the body is not valid JSON: {first['ctx']['error']}"
+    loc = [str(part) for part in first["loc"]]
+    where = ".".join(loc[1:] if loc[:1] == ["body"] else loc) or "the body"
+    more = len(errors) - 1
+    return f"{where}: {first['msg']}" + (f" (and {more} more problems)" if more else "")
+
+
+class _SentenceRoute(APIRoute):
+    """A route that refuses a request its models refuse with a sentence, as every other
+    refusal here (``Problem``): FastAPI's own answer is a list echoing the input, and a 500
+    when that input cannot be written back as JSON (NaN, infinity)."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def answer(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except RequestValidationError as exc:
+                raise _refuse(422, _sentence(exc.errors())) from None
+
+        return answer
 
 
 def _resolve(manager: LeagueManager, config: GameConfig) -> tuple[GameSpec, Opponent]:
@@ -340,7 +391,7 @@ def games_router(manager: LeagueManager, limits: PlayLimits | None = None) -> AP
             await store.close()
 
     router = APIRouter(lifespan=lifespan)
-    api = APIRouter(prefix="/api/games", tags=["games"])
+    api = APIRouter(prefix="/api/games", tags=["games"], route_class=_SentenceRoute)
 
     def session_of(session_id: str) -> PlaySession:
         try:
@@ -377,19 +428,23 @@ def games_router(manager: LeagueManager, limits: PlayLimits | None = None) -> AP
             deadlines=Deadlines(move_timeout_sec=system.timeout_for("make_move"),
                                 settle_sec=store.limits.settle_sec,
                                 idle_sec=store.limits.idle_sec),
-            max_sessions=store.limits.max_sessions)
+            max_sessions=store.limits.max_sessions,
+            max_sessions_per_client=store.limits.max_sessions_per_client)
 
     @api.post("", status_code=201, response_model=SessionState,
-              responses=_problems(422, 429))
-    async def create(config: GameConfig) -> SessionState:
-        """Create a game (not started: its configs may still change)."""
+              responses=_problems(422, 429, 503))
+    async def create(config: GameConfig, request: Request) -> SessionState:
+        """Create a game (not started: its configs may still change). 429: the caller's
+        address holds too many games; 503: the server does; both with ``Retry-After``."""
         spec, opponent = _resolve(manager, config)
         try:
-            session = store.add(game=spec, opponent=opponent,
+            session = store.add(client=request.client.host if request.client else "unknown",
+                                game=spec, opponent=opponent,
                                 opponent_choice=config.opponent.model_dump(),
                                 params=config.params, seed=config.seed)
         except SessionsFull as exc:
-            raise _refuse(429, str(exc)) from None
+            raise HTTPException(exc.status, str(exc),
+                                headers={"Retry-After": str(exc.retry_after)}) from None
         return _state(session)
 
     @api.get("/{session_id}", response_model=SessionState, responses=_problems(404))
@@ -411,9 +466,12 @@ def games_router(manager: LeagueManager, limits: PlayLimits | None = None) -> AP
         session = session_of(session_id)
         if session.status != "created":
             raise _refuse(409, "the game has started; its configs can no longer change")
-        merged = _config_of(session).model_copy(update={
-            name: getattr(change, name) for name in change.model_fields_set})
-        spec, opponent = _resolve(manager, GameConfig.model_validate(merged.model_dump()))
+        try:
+            merged = GameConfig.model_validate({**_config_of(session).model_dump(),
+                                                **change.model_dump(exclude_unset=True)})
+        except ValidationError as exc:  # a null game, opponent or params
+            raise _refuse(422, _sentence(exc.errors())) from None
+        spec, opponent = _resolve(manager, merged)
         session.game, session.opponent = spec, opponent
         session.opponent_choice = merged.opponent.model_dump()
         session.params, session.seed = dict(merged.params), merged.seed

@@ -5,8 +5,9 @@ asyncio task with a ``WebSeat``: when the person's move is due the seat parks a 
 and ``POST /api/games/{id}/moves`` resolves it. The opponent then moves server-side (a
 built-in strategy in a worker thread, a remote player over the protocol) while the request
 waits, up to ``settle_sec``, for the person's next turn or the end. At most
-``max_sessions`` live at once; one left alone for ``idle_sec`` is dropped (its task
-cancelled), so a crowd cannot exhaust the server.
+``max_sessions`` live at once, at most ``max_sessions_per_client`` of them from one client
+address (so one client cannot lock ``/play`` for everyone); one left alone for ``idle_sec``
+is dropped (its task cancelled), swept on each create and lookup, no background task.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 import os
 import secrets
 import time
@@ -30,30 +32,39 @@ from playroom.session import HUMAN_ID, Opponent, new_transcript, play_game, scor
 from playroom.transcript import Transcript
 from sdk.config import ConfigError, SharedDir
 
-__all__ = ["ENV_PREFIX", "MoveRefused", "PlayLimits", "PlaySession", "SessionStatus",
-           "SessionStore", "SessionsFull", "WebSeat"]
+__all__ = ["ENV_PREFIX", "MAX_MOVE_CHARS", "MoveRefused", "PlayLimits", "PlaySession",
+           "SessionStatus", "SessionStore", "SessionsFull", "WebSeat"]
 
 _log = logging.getLogger(__name__)
 
 ENV_PREFIX = "LEAGUE_PLAY_"
+MAX_MOVE_CHARS = 1000
+"""The longest move taken, as typed (an allocation over 100 battlefields fits): a refused
+move is recorded in the transcript, which must not grow by whatever a request holds."""
 SessionStatus = Literal["created", "running", "finished", "failed"]
 
 
 class PlayLimits(BaseModel):
-    """How many games may be played at once, and how long an idle one is kept."""
+    """How many games may be played at once, by everyone and by one client, and how long an
+    idle one is kept."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     max_sessions: int = Field(default=100, ge=1, le=10_000)
-    idle_sec: float = Field(default=1800.0, gt=0)
-    """A session nobody asked about for this long is dropped (its game cancelled)."""
+    max_sessions_per_client: int = Field(default=5, ge=1, le=10_000)
+    """Games one client address may hold at once: far fewer than ``max_sessions``, so that
+    one client cannot fill the server for everyone else."""
+    idle_sec: float = Field(default=300.0, gt=0)
+    """A session nobody asked about for this long is dropped (its game cancelled): a slot
+    taken and left is free again within minutes."""
     settle_sec: float = Field(default=10.0, ge=0, le=120)
     """How long a move's answer waits for the opponent's reply before answering anyway
     (the page then polls ``GET /api/games/{id}``)."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> PlayLimits:
-        """``LEAGUE_PLAY_MAX_SESSIONS``, ``LEAGUE_PLAY_IDLE_SEC``, ``LEAGUE_PLAY_SETTLE_SEC``.
+        """``LEAGUE_PLAY_MAX_SESSIONS``, ``LEAGUE_PLAY_MAX_SESSIONS_PER_CLIENT``,
+        ``LEAGUE_PLAY_IDLE_SEC``, ``LEAGUE_PLAY_SETTLE_SEC``.
 
         Raises:
             ConfigError: a value is refused.
@@ -78,7 +89,14 @@ class MoveRefused(Exception):
 
 
 class SessionsFull(Exception):
-    """No room for another game now."""
+    """No room for another game now: ``status`` is the HTTP status (429 for the client's own
+    bound, 503 for the server's), ``retry_after`` the seconds until a slot may free, the
+    text a sentence saying both."""
+
+    def __init__(self, status: int, sentence: str, retry_after: int):
+        super().__init__(sentence)
+        self.status = status
+        self.retry_after = retry_after
 
 
 @dataclass
@@ -142,13 +160,17 @@ class WebSeat:
         """Take the person's move for the pending stage.
 
         Raises:
-            MoveRefused: 400 when no move of theirs is due, 422 when the move is not in
-                their action space (the sentence says what is legal; both are recorded).
+            MoveRefused: 400 when no move of theirs is due, 422 when the move is longer
+                than ``MAX_MOVE_CHARS`` or not in their action space (the sentence says
+                what is legal; such a move is recorded).
         """
         pending = self.pending
         if pending is None or pending.future.done():
             raise MoveRefused(400, "it is not your turn: wait for the opponent's move")
         text = _typed_text(move)
+        if len(text) > MAX_MOVE_CHARS:
+            raise MoveRefused(422, f"a move is at most {MAX_MOVE_CHARS} characters as typed; "
+                                   f"this one has {len(text)}")
         try:
             action = parse_move(text, pending.space)
         except ValueError as exc:
@@ -167,6 +189,8 @@ class PlaySession:
     """One game: its configs until it starts, then its seat, task and end."""
 
     session_id: str
+    client: str
+    """The address of the client that created it (what ``max_sessions_per_client`` counts)."""
     game: GameSpec
     opponent: Opponent
     """The opponent as the game loop plays it (a strategy name, or a player's URL)."""
@@ -231,7 +255,8 @@ class PlaySession:
 
 
 class SessionStore:
-    """The live sessions, at most ``limits.max_sessions``; idle ones are dropped on access."""
+    """The live sessions, at most ``limits.max_sessions`` and ``limits.max_sessions_per_client``
+    of one client; idle ones are dropped on access, by the ``clock`` (monotonic seconds)."""
 
     def __init__(self, limits: PlayLimits, clock: Callable[[], float] = time.monotonic):
         self.limits = limits
@@ -249,21 +274,52 @@ class SessionStore:
             if now - session.touched > self.limits.idle_sec:
                 self.remove(session_id)
 
-    def add(self, *, game: GameSpec, opponent: Opponent, opponent_choice: dict[str, Any],
-            params: dict[str, Any], seed: int | None) -> PlaySession:
-        """A new session (not started).
+    def add(self, *, client: str, game: GameSpec, opponent: Opponent,
+            opponent_choice: dict[str, Any], params: dict[str, Any],
+            seed: int | None) -> PlaySession:
+        """A new session of ``client`` (not started).
 
         Raises:
-            SessionsFull: ``max_sessions`` are live.
+            SessionsFull: 429 when ``client`` holds ``max_sessions_per_client`` live games,
+                503 when ``max_sessions`` are live.
         """
         self.purge()
-        if len(self._sessions) >= self.limits.max_sessions:
-            raise SessionsFull(f"{self.limits.max_sessions} games are being played, the most "
-                               f"this server takes; try again later or delete a finished one")
-        session = PlaySession(secrets.token_urlsafe(16), game, opponent, opponent_choice,
-                              dict(params), seed, touched=self._clock())
+        self._make_room(client)
+        session = PlaySession(secrets.token_urlsafe(16), client, game, opponent,
+                              opponent_choice, dict(params), seed, touched=self._clock())
         self._sessions[session.session_id] = session
         return session
+
+    def _make_room(self, client: str) -> None:
+        """Make room for one more session of ``client``: at its bound, its least recently
+        used game that is over is dropped (the page leaves finished games behind);
+        otherwise refuse, saying when to retry: when the least recently used session in
+        the way will have been idle for ``idle_sec``.
+
+        Raises:
+            SessionsFull: see ``add``.
+        """
+        limits = self.limits
+        own = sorted((s for s in self._sessions.values() if s.client == client),
+                     key=lambda session: session.touched)
+        if len(own) >= limits.max_sessions_per_client:
+            over = [s for s in own if s.status in ("finished", "failed")]
+            if not over:
+                wait = self._retry_after(own[0].touched)
+                raise SessionsFull(429, f"your address ({client}) has {len(own)} unfinished "
+                                        f"games, the most one client may have at once; finish "
+                                        f"or delete one (DELETE /api/games/{{id}}), or retry "
+                                        f"in {wait} s, when an idle one expires", wait)
+            self.remove(over[0].session_id)
+        if len(self._sessions) >= limits.max_sessions:
+            wait = self._retry_after(min(s.touched for s in self._sessions.values()))
+            raise SessionsFull(503, f"{limits.max_sessions} games are being played, the most "
+                                    f"this server takes; retry in {wait} s, when an idle one "
+                                    f"expires", wait)
+
+    def _retry_after(self, touched: float) -> int:
+        """Whole seconds until a session last used at ``touched`` is past ``idle_sec``."""
+        return math.floor(touched + self.limits.idle_sec - self._clock()) + 1
 
     def get(self, session_id: str) -> PlaySession:
         """The session, marked as used now.

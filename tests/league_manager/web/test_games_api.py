@@ -1,6 +1,6 @@
 """``/api/games`` through the League Manager's whole app (its lifespan included) over
-httpx's ASGI transport: games played to the end, configs, wrong order, bad input, limits,
-and that nothing internal ever leaves the server."""
+httpx's ASGI transport: games played to the end, configs, wrong order, bad input, limits
+(on a clock the tests move), and that nothing internal ever leaves the server."""
 
 from __future__ import annotations
 
@@ -10,14 +10,17 @@ import io
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from functools import partial
 from typing import Any
 
 import httpx
 import pytest
+from fastapi import FastAPI
 
 from league_manager.app import create_app
 from league_manager.config import LeagueManagerSettings
-from league_manager.web.play_sessions import MoveRefused, WebSeat
+from league_manager.web import games_api
+from league_manager.web.play_sessions import MAX_MOVE_CHARS, MoveRefused, SessionStore, WebSeat
 from playroom.transcript import Transcript
 from sdk.config import SharedDir
 from tests.conftest import free_port
@@ -32,11 +35,22 @@ Client = httpx.AsyncClient
 
 
 @asynccontextmanager
-async def league_manager(shared: SharedDir) -> AsyncIterator[Client]:
+async def running(shared: SharedDir) -> AsyncIterator[FastAPI]:
     """The app with its lifespan running (the league's and the play sessions')."""
     app = create_app(LeagueManagerSettings(shared_dir=shared.root))
-    async with app.router.lifespan_context(app), httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=app), base_url="http://lm.test") as client:
+    async with app.router.lifespan_context(app):
+        yield app
+
+
+def client_of(app: FastAPI, address: str = "127.0.0.1") -> Client:
+    """A client of ``app`` calling from ``address``."""
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app, client=(address, 5000)),
+                             base_url="http://lm.test")
+
+
+@asynccontextmanager
+async def league_manager(shared: SharedDir) -> AsyncIterator[Client]:
+    async with running(shared) as app, client_of(app) as client:
         yield client
 
 
@@ -80,6 +94,7 @@ async def test_defaults_list_the_games_their_params_and_the_opponents(lm: Client
     assert answer["default_game"] == "even_odd" and answer["players"] == []
     assert answer["llm"] == {"available": False, "model": None}
     assert answer["deadlines"]["move_timeout_sec"] == 30 and answer["max_sessions"] == 100
+    assert answer["max_sessions_per_client"] == 5
 
 
 async def test_a_whole_repeated_prisoners_dilemma_against_tit_for_tat(lm: Client) -> None:
@@ -197,6 +212,74 @@ async def test_a_malformed_move_is_422(lm: Client, body: dict[str, Any]) -> None
     assert (await lm.post(f"/api/games/{session_id}/moves", json=body)).status_code == 422
 
 
+DEEP = b"[" * 5000 + b"]" * 5000
+BAD_BODIES: dict[str, bytes] = {
+    "null": b"null", "an array": b"[1]", "a string": b'"C"', "a number": b"3", "true": b"true",
+    "nothing": b"", "not JSON": b"{nope", "nested too deep": DEEP,
+    "a huge number": b"9" * 5000, "infinity": b"1e400", "NaN": b"NaN",
+    "game null": b'{"game": null}', "opponent null": b'{"opponent": null}',
+    "params null": b'{"params": null}', "game a number": b'{"game": 7}',
+    "game a list": b'{"game": ["even_odd"]}', "a long game": b'{"game": "' + b"g" * 10**5 + b'"}',
+    "opponent a string": b'{"opponent": "random"}', "no kind": b'{"opponent": {}}',
+    "params a list": b'{"params": [1]}', "params deep": b'{"params": {"a": ' + DEEP + b"}}",
+    "seed infinite": b'{"seed": 1e400}', "seed huge": b'{"seed": ' + b"9" * 400 + b"}",
+    "rounds NaN": b'{"params": {"rounds": NaN}}',
+    "rounds infinite": b'{"params": {"rounds": 1e999}}',
+    "move null": b'{"move": null}', "move NaN": b'{"move": NaN}',
+    "move infinite": b'{"move": -1e400}',
+    "move a list of text": b'{"move": ["C"]}', "move huge": b'{"move": ' + b"9" * 5000 + b"}",
+    "move long": b'{"move": "' + b"C" * 10**5 + b'"}',
+    "move a long list": b'{"move": [' + b",".join([b"1"] * 10**4) + b"]}",
+}
+ROUTES = {"create": ("POST", ""), "configure": ("PATCH", "/{id}"), "start": ("POST", "/{id}/start"),
+          "move": ("POST", "/{id}/moves")}
+
+
+@pytest.mark.parametrize("route", ROUTES)
+@pytest.mark.parametrize("body", BAD_BODIES.values(), ids=BAD_BODIES.keys())
+async def test_a_bad_body_is_a_4xx_with_one_sentence(lm: Client, route: str, body: bytes) -> None:
+    session_id = await _started(lm.request, PD_TFT) if route == "move" else \
+        (await lm.post("/api/games", json=PD_TFT)).json()["session_id"]
+    method, path = ROUTES[route]
+    answer = await lm.request(method, "/api/games" + path.format(id=session_id), content=body,
+                              headers={"content-type": "application/json"})
+    if route == "start":  # it takes no body: whatever is sent is ignored
+        assert answer.status_code == 200, answer.text
+        return
+    assert 400 <= answer.status_code < 500, answer.text
+    detail = answer.json()["detail"]
+    assert isinstance(detail, str) and 10 < len(detail) < 300 and "\n" not in detail, detail
+
+
+async def test_a_null_config_is_refused_and_changes_nothing(lm: Client) -> None:
+    session_id = (await lm.post("/api/games", json=PD_TFT)).json()["session_id"]
+    refused = await lm.patch(f"/api/games/{session_id}", json={"game": None})
+    assert refused.status_code == 422
+    assert refused.json() == {"detail": "game: Input should be a valid string"}
+    state = (await lm.get(f"/api/games/{session_id}")).json()
+    assert state["config"] == PD_TFT
+    fresh = await lm.patch(f"/api/games/{session_id}", json={"seed": None})
+    assert fresh.status_code == 200 and fresh.json()["config"]["seed"] is None
+
+
+@pytest.mark.parametrize(("body", "sentence"), [
+    (b'{"move": null}', 'move: a move is text ("C"), a number or a list of whole numbers'),
+    (b'{"move": "' + b"C" * (MAX_MOVE_CHARS + 1) + b'"}',
+     f"a move is at most {MAX_MOVE_CHARS} characters as typed; this one has "
+     f"{MAX_MOVE_CHARS + 1}"),
+    (b"{nope", "the body is not valid JSON: Expecting property name enclosed in double quotes"),
+    (b'{"move": "C", "x": NaN}', "x: Extra inputs are not permitted"),
+])
+async def test_a_bad_move_says_what_is_wrong(lm: Client, body: bytes, sentence: str) -> None:
+    session_id = await _started(lm.request, PD_TFT)
+    answer = await lm.post(f"/api/games/{session_id}/moves", content=body,
+                           headers={"content-type": "application/json"})
+    assert (answer.status_code, answer.json()) == (422, {"detail": sentence})
+    humans = [m for m in (await lm.get(f"/api/games/{session_id}/messages")).json()["messages"]
+              if m["role"] == "human"]
+    assert all(len(m["text"]) <= MAX_MOVE_CHARS for m in humans), "a long move is not recorded"
+
+
 async def test_unknown_ids_are_404_and_delete_forgets(lm: Client) -> None:
     for method, path in (("GET", ""), ("DELETE", ""), ("PATCH", ""), ("POST", "/start"),
                          ("POST", "/moves"), ("GET", "/messages"), ("GET", "/transcript.json"),
@@ -252,22 +335,94 @@ async def _poll(lm: Client, session_id: str, done: Callable[[dict[str, Any]], bo
         await asyncio.sleep(0.05)
 
 
-async def test_the_number_of_sessions_is_bounded_and_idle_ones_expire(
-        shared_dir: SharedDir, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("LEAGUE_PLAY_MAX_SESSIONS", "2")
-    monkeypatch.setenv("LEAGUE_PLAY_IDLE_SEC", "0.5")
-    async with league_manager(shared_dir) as lm:
-        first = (await lm.post("/api/games", json=PD_TFT)).json()["session_id"]
-        await _started(lm.request, EVEN_ODD)
-        full = await lm.post("/api/games", json=PD_TFT)
-        assert full.status_code == 429
-        assert "2 games are being played, the most this server takes" in full.json()["detail"]
-        deadline = asyncio.get_running_loop().time() + 10
-        while (await lm.post("/api/games", json=PD_TFT)).status_code == 429:
-            assert asyncio.get_running_loop().time() < deadline, "idle sessions never expired"
-            await asyncio.sleep(0.1)
-        gone = await lm.get(f"/api/games/{first}")
-        assert gone.status_code == 404 and "idle for more than 0.5 s" in gone.json()["detail"]
+class Clock:
+    """The play sessions' monotonic clock, moved by the test."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    clock = Clock()
+    monkeypatch.setattr(games_api, "SessionStore", partial(SessionStore, clock=clock))
+    return clock
+
+
+async def _created(client: Client, count: int) -> list[str]:
+    answers = [await client.post("/api/games", json=PD_TFT) for _ in range(count)]
+    assert [a.status_code for a in answers] == [201] * count, answers[-1].text
+    return [a.json()["session_id"] for a in answers]
+
+
+async def test_one_address_at_its_bound_leaves_room_for_others(
+        shared_dir: SharedDir, clock: Clock) -> None:
+    async with running(shared_dir) as app, client_of(app, "10.0.0.1") as greedy, \
+            client_of(app, "10.0.0.2") as other:
+        limits = (await greedy.get("/api/games/defaults")).json()
+        assert (limits["max_sessions"], limits["max_sessions_per_client"]) == (100, 5)
+        assert limits["deadlines"]["idle_sec"] == 300
+        await _created(greedy, 5)
+        clock.now += 100
+        refused = await greedy.post("/api/games", json=PD_TFT)
+        assert refused.status_code == 429
+        assert refused.headers["retry-after"] == "201"
+        assert refused.json()["detail"] == (
+            "your address (10.0.0.1) has 5 unfinished games, the most one client may have "
+            "at once; finish or delete one (DELETE /api/games/{id}), or retry in 201 s, when "
+            "an idle one expires")
+        assert (await other.post("/api/games", json=PD_TFT)).status_code == 201
+
+
+async def test_the_total_bound_refuses_with_when_to_retry(
+        shared_dir: SharedDir, clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LEAGUE_PLAY_MAX_SESSIONS", "4")
+    monkeypatch.setenv("LEAGUE_PLAY_MAX_SESSIONS_PER_CLIENT", "2")
+    monkeypatch.setenv("LEAGUE_PLAY_IDLE_SEC", "60")
+    async with running(shared_dir) as app:
+        for address in ("10.0.0.1", "10.0.0.2"):
+            async with client_of(app, address) as client:
+                await _created(client, 2)
+                clock.now += 10
+        async with client_of(app, "10.0.0.3") as late:
+            refused = await late.post("/api/games", json=PD_TFT)
+            assert (refused.status_code, refused.headers["retry-after"]) == (503, "41")
+            assert refused.json()["detail"] == (
+                "4 games are being played, the most this server takes; retry in 41 s, when an "
+                "idle one expires")
+            clock.now += 41
+            assert (await late.post("/api/games", json=PD_TFT)).status_code == 201
+
+
+async def test_idle_sessions_expire_and_free_their_slots(
+        shared_dir: SharedDir, clock: Clock) -> None:
+    async with running(shared_dir) as app, client_of(app) as lm:
+        first, *others = await _created(lm, 5)
+        clock.now += 299
+        assert (await lm.get(f"/api/games/{first}")).status_code == 200, "used: kept"
+        clock.now += 2
+        assert (await lm.post("/api/games", json=PD_TFT)).status_code == 201, "4 expired"
+        for gone in others:
+            answer = await lm.get(f"/api/games/{gone}")
+            assert answer.status_code == 404
+            assert "idle for more than 300 s" in answer.json()["detail"]
+        assert (await lm.get(f"/api/games/{first}")).status_code == 200
+
+
+async def test_at_its_bound_a_client_s_finished_game_makes_room(
+        shared_dir: SharedDir, clock: Clock) -> None:
+    async with running(shared_dir) as app, client_of(app) as lm:
+        over = await _started(lm.request, EVEN_ODD)
+        finished = await lm.post(f"/api/games/{over}/moves", json={"move": "ODD"})
+        assert finished.json()["status"] == "finished"
+        clock.now += 1
+        await _created(lm, 4)
+        assert (await lm.post("/api/games", json=PD_TFT)).status_code == 201
+        assert (await lm.get(f"/api/games/{over}")).status_code == 404
+        assert (await lm.post("/api/games", json=PD_TFT)).status_code == 429
 
 
 async def test_a_bad_limit_is_refused_at_start_up(shared_dir: SharedDir,
