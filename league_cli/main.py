@@ -10,7 +10,7 @@ from typing import Annotated, Any, NoReturn, TypeVar
 
 import httpx
 import typer
-from pydantic import ValidationError
+from pydantic import SecretStr, ValidationError
 
 from league_cli.conformance.cli import check_league, check_player
 from league_cli.console import console, standings_table, status_line
@@ -128,7 +128,8 @@ def referee(
             league_manager_url=f"{_lm_base(shared, lm_url)}/mcp",
             max_concurrent_matches=max_concurrent or defaults.max_concurrent_matches,
             game_types=game_type or defaults.game_types, seed=seed,
-            join_league=not standalone, referee_secret=referee_secret, league_id=league_id)
+            join_league=not standalone, league_id=league_id,
+            referee_secret=SecretStr(referee_secret) if referee_secret else None)
 
     run(_settings(make))
 
@@ -139,16 +140,13 @@ def referee_secret_command(shared_dir: SharedOpt = None, league_id: LeagueIdOpt 
     """Print the league's referee secret, for a referee started on another machine
     (--referee-secret or $LEAGUE_REFEREE_SECRET there). Keep it as you would a password."""
     shared = _shared(shared_dir)
-    system = shared.system()
-    configured = system.security.configured_referee_secret()
-    if configured:
-        typer.echo(configured)
-        return
-    path = shared.referee_secret_path(league_id or system.default_league_id)
-    if not path.exists():
+    secret = shared.referee_secret(league_id)
+    if secret is None:
+        system = shared.system()
+        path = shared.referee_secret_path(league_id or system.default_league_id)
         _fail(f"no referee secret yet: start the League Manager first (it writes {path}), "
               f"or configure one with ${system.security.referee_secret_env}")
-    typer.echo(path.read_text(encoding="utf-8").strip())
+    typer.echo(secret)
 
 
 @app.command()

@@ -186,8 +186,7 @@ class AgentRegistry:
         return digest is not None and token_matches(key, digest)
 
     def holds_token(self, agent_id: str, token: str | None) -> bool:
-        return bool(token) and self._book.knows(agent_id) and token_matches(
-            str(token), token_digest(self._tokens[agent_id]))
+        return self._book.holds(agent_id, token)
 
     def count(self, kind: AgentKind) -> int:
         return len(self._kinds[kind])

@@ -93,7 +93,8 @@ class RoundRunner:
                                asyncio.Semaphore(referee.max_concurrent_matches))
 
     def referees_of(self, match_id: str) -> set[str]:
-        """Every referee this match was ever given to (each may report it, once)."""
+        """Every referee this match was ever given to (only the one holding it now may
+        report it)."""
         return set(self._given.get(match_id, ()))
 
     def running_on(self, referee_id: str) -> int:

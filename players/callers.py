@@ -5,17 +5,13 @@ nothing to check them against: it takes its callers by shape and says so."""
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel
 
-from sdk.auth import PROOF_SCHEME, league_manager_proof, match_proof, proof_matches
+from sdk.auth import PROOF_SCHEME, league_manager_proof, match_proof, secret_matches
 from sdk.errors import ErrorCode, ProtocolError
 from sdk.messages import Message, sender_id
 
-__all__ = ["CallerCheck", "CallerKind", "CallerStatus"]
-
-CallerKind = Literal["league_manager", "referee"]
+__all__ = ["CallerCheck", "CallerStatus"]
 
 
 class CallerStatus(BaseModel):
@@ -49,9 +45,9 @@ class CallerCheck:
     def verifying(self) -> bool:
         return self._token is not None
 
-    def check(self, message: Message, league_id: str | None) -> tuple[CallerKind, str] | None:
-        """The verified caller of ``message`` (its kind and id), or None when this player
-        verifies nobody.
+    def check(self, message: Message, league_id: str | None) -> str | None:
+        """The id of the referee that sent ``message``, verified; None for the League
+        Manager's message, or when this player verifies nobody.
 
         Raises:
             ProtocolError: E011 no proof, E012 a wrong one or a caller that is neither the
@@ -75,10 +71,10 @@ class CallerCheck:
             expected = league_manager_proof(token, league, message.conversation_id)
         else:
             expected = match_proof(token, league, message.match_id or "", caller)
-        if not proof_matches(message.auth_token, expected):
+        if not secret_matches(message.auth_token, expected):
             raise ProtocolError(ErrorCode.AUTH_TOKEN_INVALID,
                                 f"the auth_token of this {message.message_type} is not "
                                 f"{message.sender}'s proof for this player"
                                 + ("" if kind == "league_manager" else
                                    f" and match {message.match_id}"))
-        return ("league_manager" if kind == "league_manager" else "referee"), caller
+        return None if kind == "league_manager" else caller

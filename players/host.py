@@ -244,8 +244,7 @@ class PlayerHost:
     def authenticate(self, message: Message) -> str | None:
         """Refuse a message whose proof does not check out (E011/E012), in every protocol
         mode; the id of the referee that sent a verified match message, else None."""
-        caller = self.callers.check(message, self.state.league_id)
-        return caller[1] if caller is not None and caller[0] == "referee" else None
+        return self.callers.check(message, self.state.league_id)
 
     # -- matches ------------------------------------------------------------------------
 

@@ -58,16 +58,7 @@ def referee_secret(settings: RefereeSettings) -> str | None:
     League Manager may start after the referee)."""
     if settings.referee_secret is not None:
         return settings.referee_secret.get_secret_value()
-    shared = SharedDir(settings.shared_dir)
-    system = shared.system()
-    configured = system.security.configured_referee_secret()
-    if configured:
-        return configured
-    path = shared.referee_secret_path(settings.league_id or system.default_league_id)
-    try:
-        return path.read_text(encoding="utf-8").strip() or None
-    except OSError:
-        return None
+    return SharedDir(settings.shared_dir).referee_secret(settings.league_id)
 
 
 def _request(settings: RefereeSettings, sender: str,

@@ -22,7 +22,7 @@ from referee.plan import LeagueReport, MatchPlan, match_seed
 from referee.registration import Registration, RegistrationRefused, register_referee
 from referee.rules import GameRules, load_rules
 from sdk.agent_log import AgentLog
-from sdk.auth import league_manager_proof, proof_matches, token_digest, token_matches
+from sdk.auth import league_manager_proof, secret_matches, token_digest, token_matches
 from sdk.client import RpcClient
 from sdk.config import ConfigError, ScoringConfig, SharedDir
 from sdk.errors import ErrorCode, ProtocolError
@@ -236,11 +236,11 @@ class RefereeService:
                                 "this referee registered with may send it")
         token = self._registration.auth_token
         if not self._registration.proofs:  # a foreign League Manager shows our own token
-            if not token_matches(proof, token_digest(token)):
+            if not secret_matches(proof, token):
                 raise ProtocolError(ErrorCode.AUTH_TOKEN_INVALID,
                                     "the auth_token is not this referee's")
             return
-        if not proof_matches(proof, league_manager_proof(token, league_id, conversation_id)):
+        if not secret_matches(proof, league_manager_proof(token, league_id, conversation_id)):
             raise ProtocolError(ErrorCode.AUTH_TOKEN_INVALID,
                                 "the auth_token is not the League Manager's proof for this "
                                 "conversation")

@@ -18,8 +18,7 @@ from typing import Any
 from sdk.errors import ErrorCode, ProtocolError
 
 __all__ = ["PROOF_SCHEME", "TokenBook", "issue_token", "league_manager_proof", "match_proof",
-           "proof_matches", "redact", "redact_tokens", "secret_matches", "token_digest",
-           "token_matches"]
+           "redact", "redact_tokens", "secret_matches", "token_digest", "token_matches"]
 
 PROOF_SCHEME = "hmac-sha256-v1"
 """What a League Manager says in its registration answers when it issues proofs (ours)."""
@@ -44,8 +43,8 @@ def token_matches(presented: str, digest: str) -> bool:
 
 
 def secret_matches(presented: str | None, secret: str) -> bool:
-    """Constant-time check of a presented shared secret (the referee secret, the admin
-    token) against the one we hold."""
+    """Constant-time check of a presented secret (the referee secret, the admin token, a
+    proof) against the one we hold or expect."""
     return bool(presented) and hmac.compare_digest(
         str(presented).encode("utf-8"), secret.encode("utf-8"))
 
@@ -66,12 +65,6 @@ def league_manager_proof(token: str, league_id: str, conversation_id: str) -> st
     """What the League Manager shows an agent on a call of one conversation, made from that
     agent's token."""
     return _proof(token, "league_manager", league_id, conversation_id)
-
-
-def proof_matches(presented: str | None, expected: str) -> bool:
-    """Constant-time check of a presented proof."""
-    return bool(presented) and hmac.compare_digest(
-        str(presented).encode("utf-8"), expected.encode("ascii"))
 
 
 def redact(token: str | None) -> str | None:
@@ -125,6 +118,11 @@ class TokenBook:
 
     def knows(self, agent_id: str) -> bool:
         return agent_id in self._digests
+
+    def holds(self, agent_id: str, token: str | None) -> bool:
+        """Whether ``token`` is ``agent_id``'s (constant time)."""
+        digest = self._digests.get(agent_id)
+        return bool(token) and digest is not None and token_matches(str(token), digest)
 
     def verify(self, agent_id: str, token: str | None, unknown: ErrorCode) -> None:
         """Refuse an unknown agent (``unknown``), a missing token (E011) or a wrong one (E012)."""

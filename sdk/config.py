@@ -311,6 +311,20 @@ class SharedDir:
         made: an owner-only file that the referees of this machine read."""
         return self.league_dir(league_id) / "referee_secret"
 
+    def referee_secret(self, league_id: str | None = None) -> str | None:
+        """The referee secret as this machine knows it: configured (environment, then
+        system.json), else the file of the League Manager of ``league_id`` (None:
+        system.json's default league); None when there is neither yet."""
+        system = self.system()
+        configured = system.security.configured_referee_secret()
+        if configured:
+            return configured
+        try:
+            path = self.referee_secret_path(league_id or system.default_league_id)
+            return path.read_text(encoding="utf-8").strip() or None
+        except OSError:
+            return None
+
     def match_path(self, league_id: str, match_id: str) -> Path:
         return self.data_dir / "matches" / league_id / f"{match_id}.json"
 

@@ -115,10 +115,7 @@ def check_league(
     from league_cli.conformance.league_checks import check_league as run_checks
 
     system, note = _prepare(url, shared_dir)
-    shared = SharedDir(shared_dir)
-    secret_file = shared.referee_secret_path(system.default_league_id)
-    referee_secret = (referee_secret or system.security.configured_referee_secret()
-                      or (secret_file.read_text().strip() if secret_file.exists() else None))
+    referee_secret = referee_secret or SharedDir(shared_dir).referee_secret()
     try:
         report = asyncio.run(run_checks(url, system=system, strict=strict, players=players,
                                         watch=watch, admin_token=admin_token, host=host,
