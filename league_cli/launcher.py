@@ -91,8 +91,9 @@ class Launcher:
 
     def referee(self, name: str, port: int, lm_url: str, max_concurrent: int = 4,
                 seed: int | None = None, game_type: str | None = None, *,
-                standalone: bool = False) -> AgentProcess:
-        """``standalone``: no registration, the referee serves ``/run_match`` only."""
+                standalone: bool = False, advertise: str | None = None) -> AgentProcess:
+        """``standalone``: no registration, the referee serves ``/run_match`` only;
+        ``advertise``: the endpoint it registers, when peers reach it elsewhere."""
         args = ["--name", name, "--lm-url", lm_url, "--max-concurrent", str(max_concurrent)]
         if self._league_id:  # where the League Manager keeps the referee secret
             args += ["--league-id", self._league_id]
@@ -102,13 +103,16 @@ class Launcher:
             args += ["--seed", str(seed)]
         if game_type:
             args += ["--game-type", game_type]
+        if advertise:
+            args += ["--advertise", advertise]
         return self._spawn("referee", f"referee-{name}", port, args)
 
     def player(self, name: str, port: int, lm_url: str, strategy: str = "random",
                game_type: str | None = None, *, player_id: str | None = None,
-               standalone: bool = False) -> AgentProcess:
+               standalone: bool = False, advertise: str | None = None) -> AgentProcess:
         """``standalone`` with a ``player_id``: no registration, for a referee's
-        ``/run_match``."""
+        ``/run_match``; ``advertise``: the endpoint it registers, when peers reach it
+        elsewhere."""
         args = ["--name", name, "--lm-url", lm_url, "--strategy", strategy]
         if player_id:
             args += ["--player-id", player_id]
@@ -116,6 +120,8 @@ class Launcher:
             args.append("--standalone")
         if game_type:
             args += ["--game-type", game_type]
+        if advertise:
+            args += ["--advertise", advertise]
         return self._spawn("player", f"player-{name}", port, args)
 
     def wait_healthy(self, process: AgentProcess, timeout: float = 30.0) -> None:

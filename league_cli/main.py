@@ -28,6 +28,9 @@ LeagueIdOpt = Annotated[str | None, typer.Option()]
 HostOpt = Annotated[str, typer.Option("--host", help="address to listen on")]
 LmUrlOpt = Annotated[str | None, typer.Option("--lm-url", help="League Manager /mcp URL "
                      "(default: from system.json)")]
+AdvertiseOpt = Annotated[str | None, typer.Option(
+    "--advertise", help="the /mcp URL other agents reach this one at, when it differs from "
+    "where it listens (a proxy, NAT, a host name; default: http://HOST:PORT/mcp)")]
 LmBaseOpt = Annotated[str | None, typer.Option("--lm-url", help="League Manager base URL "
                       "(default: from system.json)")]
 
@@ -113,6 +116,7 @@ def referee(
     )] = None,
     league_id: Annotated[str | None, typer.Option(
         help="the league whose referee secret file to read (default: system.json's)")] = None,
+    advertise: AdvertiseOpt = None,
 ) -> None:
     """Run a Referee; it registers with the League Manager."""
     from referee.app import run
@@ -128,7 +132,7 @@ def referee(
             league_manager_url=f"{_lm_base(shared, lm_url)}/mcp",
             max_concurrent_matches=max_concurrent or defaults.max_concurrent_matches,
             game_types=game_type or defaults.game_types, seed=seed,
-            join_league=not standalone, league_id=league_id,
+            join_league=not standalone, league_id=league_id, advertise=advertise,
             referee_secret=SecretStr(referee_secret) if referee_secret else None)
 
     run(_settings(make))
@@ -166,6 +170,7 @@ def player(
         help="do not register with a League Manager (for a referee's /run_match)")] = False,
     game_type: Annotated[list[str] | None, typer.Option(
         help="a game it plays, repeatable (default: defaults/player.json)")] = None,
+    advertise: AdvertiseOpt = None,
 ) -> None:
     """Run a player host with a strategy; it registers with the League Manager."""
     from players.app import run
@@ -190,7 +195,7 @@ def player(
             league_manager_url=f"{_lm_base(shared, lm_url)}/mcp",
             strategy=strategy or defaults.strategy, strategy_options=options,
             game_types=game_type or defaults.game_types, player_id=player_id,
-            join_league=not standalone)
+            join_league=not standalone, advertise=advertise)
 
     run(_settings(make))
 

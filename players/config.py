@@ -43,6 +43,9 @@ class PlayerSettings(BaseModel):
     """How long before a move's deadline the host stops waiting for the strategy."""
     register_retry_sec: float = Field(default=0.5, gt=0, le=60)
     """Pause between registration attempts while the League Manager is not up."""
+    advertise: McpUrl | None = None
+    """The /mcp URL that other agents reach this host at, when it is not where it listens
+    (a proxy, NAT, a host name, or listening on 0.0.0.0); None: ``http://host:port/mcp``."""
 
     @field_validator("shared_dir")
     @classmethod
@@ -70,4 +73,5 @@ class PlayerSettings(BaseModel):
 
     @property
     def contact_endpoint(self) -> str:
-        return f"http://{self.host}:{self.port}/mcp"
+        """Where the League Manager and the referees reach this host."""
+        return self.advertise or f"http://{self.host}:{self.port}/mcp"

@@ -34,6 +34,9 @@ class RefereeSettings(BaseModel):
     League Manager's file on this machine (``SharedDir.referee_secret_path``)."""
     league_id: str | None = None
     """Whose referee secret file to read (None: system.json's default league)."""
+    advertise: McpUrl | None = None
+    """The /mcp URL that the League Manager reaches this referee at, when it is not where it
+    listens (a proxy, NAT, a host name, or listening on 0.0.0.0); None: the listening one."""
 
     @field_validator("display_name")
     @classmethod
@@ -58,4 +61,4 @@ class RefereeSettings(BaseModel):
     @property
     def contact_endpoint(self) -> str:
         """Where the League Manager reaches this referee."""
-        return f"http://{self.host}:{self.port}/mcp"
+        return self.advertise or f"http://{self.host}:{self.port}/mcp"

@@ -28,6 +28,11 @@ def test_the_defaults(shared_dir: SharedDir) -> None:
     assert s.shared_dir == shared_dir.root
 
 
+def test_an_advertised_endpoint_is_the_one_registered(shared_dir: SharedDir) -> None:
+    s = settings(shared_dir, host="0.0.0.0", advertise="http://lab-12.example.edu:9101/mcp")
+    assert s.contact_endpoint == "http://lab-12.example.edu:9101/mcp"
+
+
 @pytest.mark.parametrize(("overrides", "message"), [
     ({"strategy": "nope"},
      "unknown strategy 'nope'; known strategies: fixed, history, human, llm, random"),
@@ -41,6 +46,7 @@ def test_the_defaults(shared_dir: SharedDir) -> None:
     ({"port": 0}, "greater than or equal to 1"),
     ({"display_name": ""}, "at least 1 character"),
     ({"player_id": "../P01"}, "should match pattern"),
+    ({"advertise": "http://lab-12:9101/"}, "must end in /mcp"),
     ({"colour": "red"}, "Extra inputs are not permitted"),
 ])
 def test_bad_values_are_refused(shared_dir: SharedDir, overrides: dict[str, Any],

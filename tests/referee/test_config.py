@@ -23,6 +23,8 @@ def test_good_settings_and_their_defaults() -> None:
     assert settings.contact_endpoint == "http://127.0.0.1:8001/mcp"
     assert RefereeSettings(**GOOD, join_league=False).join_league is False
     assert RefereeSettings(**GOOD, seed=7).seed == 7
+    advertised = RefereeSettings(**GOOD, advertise="http://ref-a.example.edu:9001/mcp")
+    assert advertised.contact_endpoint == "http://ref-a.example.edu:9001/mcp"
 
 
 @pytest.mark.parametrize(("change", "words"), [
@@ -37,6 +39,7 @@ def test_good_settings_and_their_defaults() -> None:
     ({"game_types": []}, "game_types"),
     ({"game_types": ["even_odd", "even_odd"]}, "twice"),
     ({"seed": "abc"}, "seed"),
+    ({"advertise": "ref-a:9001/mcp"}, "not an http(s) URL"),
     ({"colour": "blue"}, "colour"),
 ])
 def test_bad_values_are_refused(change: dict[str, Any], words: str) -> None:
