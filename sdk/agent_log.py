@@ -8,14 +8,16 @@ no caller can forget to (and no peer can make one record much larger than what i
 from __future__ import annotations
 
 import logging
+import os
 from itertools import islice
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 import orjson
 import structlog
 
 from sdk.auth import redact_tokens
+from sdk.store import append_whole
 
 __all__ = ["LOG_KEYS_MAX", "LOG_LIST_MAX", "LOG_STRING_MAX", "AgentLog"]
 
@@ -70,6 +72,33 @@ _PROCESSORS: list[Any] = [
 ]
 
 
+class _Sink:
+    """The file an agent's records go to, each record whole or not at all: one the disk
+    refuses (full) is dropped and counted, never raised into the agent, which keeps
+    working, and never left half-written in the file."""
+
+    def __init__(self, path: Path):
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self.size = os.fstat(self._fd).st_size
+        self.dropped = 0
+
+    def write(self, data: bytes) -> None:
+        try:
+            append_whole(self._fd, data)
+        except OSError:
+            self.dropped += 1
+        else:
+            self.size += len(data)
+
+    def flush(self) -> None:
+        """Nothing is buffered: every record is written at once."""
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
 class AgentLog:
     """The log of one agent, written to ``<logs>/agents/<agent_id>.log.jsonl``.
 
@@ -77,7 +106,7 @@ class AgentLog:
     """
 
     def __init__(self, path: Path, agent_id: str):
-        self._handle: BinaryIO | None = None
+        self._handle: _Sink | None = None
         self._open(path, agent_id)
 
     def _open(self, path: Path, agent_id: str) -> None:
@@ -86,9 +115,9 @@ class AgentLog:
             self._handle.close()
         self.path = path
         self.agent_id = agent_id
-        self._handle = open(path, "ab")  # noqa: SIM115 - lives with the agent
+        self._handle = _Sink(path)
         self._logger = structlog.wrap_logger(
-            structlog.BytesLogger(self._handle),
+            structlog.BytesLogger(cast(BinaryIO, self._handle)),  # it calls write, flush
             processors=_PROCESSORS,
             wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG),
         ).bind(agent_id=agent_id)
@@ -101,7 +130,12 @@ class AgentLog:
     @property
     def size(self) -> int:
         """The bytes in the current file: a caller's share of the log is measured by it."""
-        return self._handle.tell() if self._handle is not None else 0
+        return self._handle.size if self._handle is not None else 0
+
+    @property
+    def dropped(self) -> int:
+        """Records the disk refused since the current file was opened (it was full)."""
+        return self._handle.dropped if self._handle is not None else 0
 
     @property
     def log(self) -> Any:

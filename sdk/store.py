@@ -21,8 +21,8 @@ from sdk.timeutil import utc_now, utc_now_str
 
 __all__ = [
     "BACKUP_SUFFIX", "RECOVERY_HINT", "SCHEMA_VERSION", "BadLine", "Journal", "Loaded",
-    "StoreError", "atomic_write_json", "backup_path", "load_with_backup", "quarantine",
-    "read_json", "remove_temp_files", "write_document",
+    "StoreError", "append_whole", "atomic_write_json", "backup_path", "load_with_backup",
+    "quarantine", "read_json", "remove_temp_files", "write_document",
 ]
 
 SCHEMA_VERSION = "1.0.0"
@@ -223,6 +223,25 @@ def _journal_line(record: dict[str, Any]) -> str:
     return json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
+def append_whole(fd: int, data: bytes) -> None:
+    """Append ``data`` to the file open at ``fd`` (``O_APPEND``, unbuffered) whole, or not at
+    all: a write cut short (a full disk takes what fits, then refuses the rest) is cut off
+    again, so a failed append leaves no bytes behind and keeps none back for a later one
+    (a buffered writer would, and write a refused line with the next append).
+
+    Raises:
+        OSError: the append failed; the file is as it was.
+    """
+    written = 0
+    try:
+        while written < len(data):
+            written += os.write(fd, data[written:])
+    except OSError:
+        if written:  # O_APPEND: the bytes written end at the current offset
+            os.ftruncate(fd, os.lseek(fd, 0, os.SEEK_CUR) - written)
+        raise
+
+
 @dataclass(frozen=True)
 class BadLine:
     """A complete journal line that is not a record: damage, not a crash mid-append."""
@@ -237,27 +256,49 @@ class Journal:
     ``append`` fsyncs each record at once; ``append(sync=False)`` then ``await durable()``
     commits in groups: one fsync, in a worker thread, covers every record appended while the
     previous one ran, so many concurrent writers cost a few fsyncs, not one each, and the
-    event loop never waits for the disk."""
+    event loop never waits for the disk.
+
+    A record whose append fails (a full disk) leaves nothing in the file (``append_whole``):
+    the caller refuses it, and it never turns up later. An fsync that fails is tried again
+    by the next ``durable``: the records it covered stay written, unacknowledged until then.
+    """
 
     def __init__(self, path: Path):
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self._drop_torn_tail()
-        self._handle = open(path, "a", encoding="utf-8")  # noqa: SIM115 - kept open for appends
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         self._written = 0
         self._synced = 0
         self._flight: asyncio.Future[None] | None = None
 
     def append(self, record: dict[str, Any], *, sync: bool = True) -> None:
-        self._handle.write(_journal_line(record))
-        self._handle.flush()
+        """Write one record (and fsync it, with ``sync``).
+
+        Raises:
+            StoreError: it could not be written (nothing of it is in the file) or synced.
+        """
+        try:
+            append_whole(self._fd, _journal_line(record).encode("utf-8"))
+        except OSError as exc:
+            raise self._failure("append to", exc) from exc
         self._written += 1
         if sync:
-            os.fsync(self._handle.fileno())
+            try:
+                os.fsync(self._fd)
+            except OSError as exc:
+                raise self._failure("sync", exc) from exc
             self._synced = self._written
 
+    def _failure(self, what: str, exc: OSError) -> StoreError:
+        return StoreError(f"cannot {what} {self.path}: {exc.strerror or exc}")
+
     async def durable(self) -> None:
-        """Return once every record appended so far is on disk."""
+        """Return once every record appended so far is on disk.
+
+        Raises:
+            StoreError: the fsync failed; the next call tries again.
+        """
         target = self._written
         while self._synced < target:
             if self._flight is None:
@@ -267,8 +308,10 @@ class Journal:
     async def _sync(self) -> None:
         upto = self._written
         try:
-            await asyncio.to_thread(os.fsync, self._handle.fileno())
+            await asyncio.to_thread(os.fsync, self._fd)
             self._synced = max(self._synced, upto)
+        except OSError as exc:
+            raise self._failure("sync", exc) from exc
         finally:
             self._flight = None
 
@@ -283,7 +326,9 @@ class Journal:
                 os.fsync(handle.fileno())
 
     def close(self) -> None:
-        self._handle.close()
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
 
     @staticmethod
     def scan(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[BadLine]]:

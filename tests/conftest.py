@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import shutil
 import socket
-from collections.abc import Callable
+import subprocess
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -53,3 +56,47 @@ def shared_dir(tmp_path: Path) -> SharedDir:
 @pytest.fixture
 def port_factory() -> Callable[[], int]:
     return free_port
+
+
+class TinyDisk:
+    """A small tmpfs mounted for one test, that the test fills and frees: a real full disk
+    (ENOSPC from the kernel), no write hook."""
+
+    SIZE = "512k"
+
+    def __init__(self, root: Path):
+        self.root = root
+        self._filler = root / "filler"
+
+    def fill(self) -> None:
+        """Take every free byte (in pages, then the last bytes one at a time)."""
+        fd = os.open(self._filler, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            for chunk in (b"\0" * 4096, b"\0"):
+                try:
+                    while True:
+                        os.write(fd, chunk)
+                except OSError as exc:
+                    if exc.errno != errno.ENOSPC:
+                        raise
+        finally:
+            os.close(fd)
+
+    def free(self) -> None:
+        self._filler.unlink(missing_ok=True)
+
+
+@pytest.fixture
+def tiny_disk(tmp_path: Path) -> Iterator[TinyDisk]:
+    """A ``TinyDisk`` at ``tmp_path/disk``; skipped where this process may not mount one."""
+    root = tmp_path / "disk"
+    root.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={TinyDisk.SIZE}", "tmpfs",
+                              str(root)], capture_output=True, text=True, check=False)
+    if mounted.returncode != 0:
+        pytest.skip("a full disk is simulated on a small tmpfs, and this process may not "
+                    f"mount one (needs root): {mounted.stderr.strip()}")
+    try:
+        yield TinyDisk(root)
+    finally:
+        subprocess.run(["umount", "-l", str(root)], check=False)

@@ -10,6 +10,7 @@ from typing import Any
 from sdk.agent_log import LOG_LIST_MAX, AgentLog
 from sdk.auth import redact
 from sdk.timeutil import parse_utc, utc_now
+from tests.conftest import TinyDisk
 
 
 def records(path: Path) -> list[dict[str, Any]]:
@@ -93,3 +94,17 @@ def test_rename_moves_later_records_to_the_new_file(tmp_path: Path) -> None:
     assert [(r["event"], r["agent_id"]) for r in records(second)] == [
         ("registered", "P03"), ("still here", "P03")]
     assert log.path == second and log.agent_id == "P03"
+
+
+def test_a_full_disk_drops_whole_records_and_never_raises(tiny_disk: TinyDisk) -> None:
+    log = AgentLog(tiny_disk.root / "P01.log.jsonl", "P01")
+    log.log.info("before")
+    tiny_disk.fill()
+    for _ in range(3):
+        log.log.info("while_full", data={f"pad{i}": "x" * 1000 for i in range(8)})  # > a page
+    assert log.dropped == 3
+    tiny_disk.free()
+    log.log.info("after")
+    assert log.size == log.path.stat().st_size, "the size counts what was written, only"
+    log.close()
+    assert [r["event"] for r in records(log.path)] == ["before", "after"]

@@ -25,6 +25,7 @@ from sdk.store import (
     write_document,
 )
 from sdk.timeutil import parse_utc, utc_now
+from tests.conftest import TinyDisk
 
 
 def leftovers(folder: Path) -> list[str]:
@@ -143,6 +144,39 @@ def test_journal_appends_and_reads_back(journal_path: Path) -> None:
     write_records(journal_path, RECORDS[1:])
     assert Journal.read(journal_path) == RECORDS
     assert journal_path.read_bytes().count(b"\n") == 2
+
+
+def test_an_append_refused_by_a_full_disk_leaves_nothing_and_never_comes_back(
+        tiny_disk: TinyDisk) -> None:
+    path = tiny_disk.root / "journal.jsonl"
+    journal = Journal(path)
+    journal.append(RECORDS[0])
+    refused = {"match_id": "REFUSED", "pad": "x" * 9000}  # spans a page: a part may fit
+    tiny_disk.fill()
+    for _ in range(3):
+        with pytest.raises(StoreError, match="No space left on device"):
+            journal.append(refused)
+        assert Journal.read(path) == RECORDS[:1], "a refused line left bytes behind"
+    tiny_disk.free()
+    journal.append(RECORDS[1])
+    journal.close()
+    assert Journal.read(path) == RECORDS, "the refused line was written with the next one"
+
+
+async def test_a_group_commit_after_a_refused_append_covers_the_good_lines(
+        tiny_disk: TinyDisk) -> None:
+    path = tiny_disk.root / "journal.jsonl"
+    journal = Journal(path)
+    journal.append(RECORDS[0], sync=False)
+    tiny_disk.fill()
+    with pytest.raises(StoreError):
+        journal.append({"match_id": "REFUSED", "pad": "x" * 9000}, sync=False)
+    await journal.durable()
+    tiny_disk.free()
+    journal.append(RECORDS[1], sync=False)
+    await journal.durable()
+    journal.close()
+    assert Journal.read(path) == RECORDS
 
 
 def test_a_torn_last_line_is_dropped_on_read_and_cut_on_reopen(journal_path: Path) -> None:
