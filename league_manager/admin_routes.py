@@ -15,6 +15,7 @@ from fastapi.responses import JSONResponse, Response
 from league_manager.admin import AdminError
 from league_manager.exports import results_csv, results_document, standings_csv
 from league_manager.service import LeagueManager
+from sdk.store import StoreError
 
 __all__ = ["EXPORTS", "admin_action", "router"]
 
@@ -35,6 +36,11 @@ def admin_action(request: Request, authorization: str | None, action: AdminActio
         return action(manager)
     except AdminError as exc:
         return JSONResponse({"error": exc.description}, status_code=exc.status)
+    except (OSError, StoreError) as exc:  # a full disk: refused, and written once it can be
+        manager.upkeep.failed("rounds.json", exc)
+        return JSONResponse({"error": f"the League Manager cannot write its files now "
+                                      f"({exc}); try again once GET /health says ok"},
+                            status_code=503)
 
 
 @router.post("/start")

@@ -34,6 +34,7 @@ from sdk.store import (
     Loaded,
     StoreError,
     atomic_write_json,
+    backup_path,
     load_with_backup,
     quarantine,
     write_document,
@@ -64,7 +65,12 @@ class RegisteredAgent(BaseModel):
 class AgentRegistry:
     """Every agent registered in one league, in registration order."""
 
-    def __init__(self, league_dir: Path, league_id: str, token_bytes: int = 32):
+    def __init__(self, league_dir: Path, league_id: str, token_bytes: int = 32, *,
+                 league_files: tuple[Path, ...] = ()):
+        """``league_files``: files whose content means the league has begun (its journal,
+        its schedule): beside any of them, a missing registry is damage, never a new
+        league."""
+        self._league_files = league_files
         self._agents_path = league_dir / "agents.json"
         self._secrets_path = league_dir / "secrets.json"
         self._league_id = league_id
@@ -107,6 +113,7 @@ class AgentRegistry:
         if agents is None or tokens is None:
             if ((agents is None or not agents.value)
                     and (tokens is None or not tokens.value.tokens)):
+                self._refuse_lost_registry(agents is None, tokens is None)
                 # A new league (or its first start cut short): write both, empty, so that
                 # from now on a missing file is damage, never "nobody registered yet".
                 self._write(keep_backup=False)
@@ -134,6 +141,22 @@ class AgentRegistry:
                 self._recovered(loaded, path)
         if agents.problem is not None or tokens.problem is not None:
             self._write(keep_backup=False)
+
+    def _refuse_lost_registry(self, no_agents: bool, no_tokens: bool) -> None:
+        """No registry, or an empty one, where the league's data says agents registered.
+
+        Raises:
+            StoreError: naming the missing file and the data beside it.
+        """
+        begun = [path for path in self._league_files
+                 if path.is_file() and path.stat().st_size > 0 or backup_path(path).is_file()]
+        if not begun or not (no_agents or no_tokens):
+            return
+        missing = " and ".join(str(path) for path, gone in (
+            (self._agents_path, no_agents), (self._secrets_path, no_tokens)) if gone)
+        raise StoreError(f"cannot start: {missing} is missing (no backup either) but "
+                         f"{begun[0]} holds this league's data: its players and referees "
+                         f"would be forgotten; {RECOVERY_HINT}")
 
     def _recovered(self, loaded: Loaded[Any], path: Path) -> None:
         kept = f"; kept it as {quarantine(path).name}" if path.exists() else ""
@@ -166,8 +189,13 @@ class AgentRegistry:
         self._agents[agent.agent_id] = agent
         self._tokens[agent.agent_id] = token
         self._keys[agent.agent_id] = token_digest(key)
+        try:
+            self.save()
+        except BaseException:  # not saved, not registered: its id is given out again
+            del self._agents[agent.agent_id], self._tokens[agent.agent_id]
+            del self._keys[agent.agent_id]
+            raise
         self._index(agent)
-        self.save()
         return agent, token
 
     def find_by_endpoint(self, endpoint: str) -> RegisteredAgent | None:

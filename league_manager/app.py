@@ -59,10 +59,14 @@ def create_app(settings: LeagueManagerSettings, *,
     app.include_router(games_router(manager))  # /api/games and the /play page
 
     @app.get("/health")
-    async def health(request: Request) -> dict[str, Any]:
+    async def health(request: Request) -> JSONResponse:
+        """ok (200), or degraded (503) with the reasons: the League Manager cannot write,
+        its round makes no progress, or it is flooded (``alarms.py``)."""
         manager = manager_of(request)
-        return {"status": "ok", "agent": "league_manager", "league_id": manager.league_id,
-                "state": manager.book.status.value}
+        found = manager.alarms.health()
+        return JSONResponse({**found, "agent": "league_manager", "league_id": manager.league_id,
+                             "state": manager.book.status.value},
+                            status_code=200 if manager.alarms.ok else 503)
 
     @app.get("/status")
     async def status(request: Request) -> dict[str, Any]:
@@ -123,4 +127,5 @@ def create_app(settings: LeagueManagerSettings, *,
 
 def run(settings: LeagueManagerSettings) -> None:
     app = create_app(settings)
-    serve(app, settings.host, settings.port, on_closing=app.state.events.close)
+    serve(app, settings.host, settings.port, on_closing=app.state.events.close,
+          guard=app.state.manager.connections)

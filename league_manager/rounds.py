@@ -125,7 +125,7 @@ class RoundRunner:
                 break
             await self._play_round(round_record)
         book.status = LeagueStatus.COMPLETED
-        book.write_rounds()
+        self._lm.upkeep.persist("rounds.json", book.write_rounds)
         ranked = book.table.ranked()
         champion = ranked[0][1] if ranked else None
         self._lm.event("league_completed", champion=champion.player_id if champion else None,
@@ -152,7 +152,7 @@ class RoundRunner:
         matches = book.open_round(round_record)
         pending = [m for m in matches if m.match_id not in book.results]
         self._preassign(pending)
-        book.mark_round(round_record, "RUNNING")
+        lm.upkeep.persist("rounds.json", lambda: book.mark_round(round_record, "RUNNING"))
         lm.event("round_started", round_id=round_record.round_id, matches=len(pending))
         told: dict[str, asyncio.Task[None]] = {}
         if self._broadcasts:
@@ -167,8 +167,8 @@ class RoundRunner:
         summary = self._summary(matches)
         for match in matches:
             self._done.pop(match.match_id, None)
-        book.mark_round(round_record, "COMPLETED")
-        book.write_standings()
+        lm.upkeep.persist("rounds.json", lambda: book.mark_round(round_record, "COMPLETED"))
+        lm.upkeep.persist("standings.json", book.write_standings)
         lm.event("round_completed", round_id=round_record.round_id, **summary.model_dump())
         if not self._broadcasts:
             return
@@ -300,12 +300,14 @@ class RoundRunner:
         while match.match_id not in book.results:
             if holder is None:
                 await lm.control.resumed()  # paused: nothing is handed over nor forfeited
+                await lm.upkeep.writable()  # nor while what it brings cannot be recorded
                 if match.match_id in book.results:
                     return
             suspended = lm.health.suspended(match.player_ids)
             if suspended and holder is None:
-                await lm.record_forfeit(match, suspended)
-                return
+                if await lm.record_forfeit(match, suspended):
+                    return
+                continue
             if busy:  # the referee is still finishing a match we counted as done: no fault
                 await asyncio.sleep(_BUSY_RETRY_SEC)
             elif failures:

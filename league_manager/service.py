@@ -12,6 +12,7 @@ import httpx
 
 from league_manager.admin import AdminError, LeagueControl
 from league_manager.agents import AgentKind, AgentRegistry, AgentState, RegisteredAgent
+from league_manager.alarms import Alarms
 from league_manager.book import (
     LeagueBook,
     LeagueStatus,
@@ -25,10 +26,12 @@ from league_manager.registration_limit import RegistrationLimit
 from league_manager.rounds import RoundRunner
 from league_manager.standings import Outcome, outcomes_of
 from league_manager.suspension import PlayerHealth
+from league_manager.upkeep import JOURNAL, Upkeep
 from sdk.agent_log import AgentLog
 from sdk.auth import PROOF_SCHEME, secret_matches
 from sdk.client import RpcClient
 from sdk.config import ConfigError, SharedDir
+from sdk.connections import ConnectionGuard
 from sdk.errors import ErrorCode, ProtocolError
 from sdk.jsonrpc import caller_address
 from sdk.messages import (
@@ -78,7 +81,9 @@ class LeagueManager:
         self.log = AgentLog(self.shared.agent_log_path("league_manager"), "league_manager")
         self.league_log = AgentLog(self.shared.league_log_path(league_id), "league_manager")
         try:
-            self.agents = AgentRegistry(league_dir, league_id, self.system.security.token_bytes)
+            self.agents = AgentRegistry(league_dir, league_id, self.system.security.token_bytes,
+                                        league_files=(league_dir / "journal.jsonl",
+                                                      league_dir / "rounds.json"))
             self.book = LeagueBook(league_dir, league_id, self.config.scoring, ScheduleRecipe(
                 [(p.agent_id, p.display_name) for p in self.agents.of_kind("player")],
                 self.players_per_match, self.config.rounds))
@@ -87,6 +92,8 @@ class LeagueManager:
             self.league_log.close()
             raise
         self.control = LeagueControl(self, league_dir)
+        self.alarms = Alarms(self.event)
+        self.upkeep = Upkeep(self, league_dir)
         for note in (self.agents.recovery_notes + self.book.recovery_notes
                      + self.control.recovery_notes):
             self.event("data_file_recovered", detail=note)
@@ -96,6 +103,8 @@ class LeagueManager:
         self.referee_secret = security.configured_referee_secret() or self._secret_file(
             self.shared.referee_secret_path(league_id), "referee_secret_written")
         self.client = RpcClient(self.system, self.log, transport=transport)
+        self.connections = ConnectionGuard(self.system.http.max_server_connections,
+                                           self.system.http.request_timeout_sec)
         self.health = PlayerHealth(self, self.config.suspend_after_failures)
         self.registrations = RegistrationLimit(self.config.registrations_per_minute)
         self.runner = RoundRunner(self, settings.max_broadcast_concurrency)
@@ -129,13 +138,15 @@ class LeagueManager:
     # -- lifecycle -----------------------------------------------------------------
 
     async def startup(self) -> None:
-        """Resume a league that was running when the process stopped."""
+        """Start the watchdog; resume a league that was running when the process stopped."""
+        self.upkeep.start()
         if self.book.status == LeagueStatus.RUNNING:
             self.event("league_resumed", rounds_completed=self.book.rounds_completed(),
                        results=len(self.book.results), paused=self.control.paused)
             self._launch()
 
     async def shutdown(self) -> None:
+        await self.upkeep.stop()
         if self._run_task is not None and not self._run_task.done():
             self._run_task.cancel()
             await asyncio.gather(self._run_task, return_exceptions=True)
@@ -263,7 +274,14 @@ class LeagueManager:
             self.event("registration_rejected", kind=kind, endpoint=meta.contact_endpoint,
                        reason=refusal)
             return None, None, refusal
-        agent, token = self.agents.add(kind, meta, key)
+        try:
+            agent, token = self.agents.add(kind, meta, key)
+        except (OSError, StoreError) as exc:
+            self.upkeep.failed("agents.json", exc)
+            raise ProtocolError(ErrorCode.SERVICE_UNAVAILABLE,
+                                "the League Manager cannot record a registration now (it "
+                                "cannot write agents.json); nothing was recorded: register "
+                                "again later") from None
         self.event(f"{kind}_registered", agent_id=agent.agent_id,
                    display_name=agent.display_name, endpoint=agent.contact_endpoint,
                    capacity=agent.max_concurrent_matches)
@@ -276,7 +294,7 @@ class LeagueManager:
         """Change agents' states, saving the registry once for all of them."""
         changed = [agent_id for agent_id in agent_ids if self.agents.set_state(agent_id, state)]
         if changed:
-            self.agents.save()
+            self.upkeep.persist("agents.json", self.agents.save)  # if not now, once it can
         for agent_id in changed:
             self.event("agent_state", agent_id=agent_id, state=state)
 
@@ -380,9 +398,10 @@ class LeagueManager:
                 self.health.answered(player_id)
         return MatchResultAck(status="RECORDED", **common)
 
-    async def record_forfeit(self, match: MatchRecord, suspended: list[str]) -> None:
+    async def record_forfeit(self, match: MatchRecord, suspended: list[str]) -> bool:
         """Record a match of SUSPENDED or REMOVED players without playing it: they lose by
-        technical loss, the others are decided as in any result with technical losers."""
+        technical loss, the others are decided as in any result with technical losers.
+        False if it could not be journaled (the round flow tries again once it can)."""
         removed = [p for p in suspended if (a := self.agents.get(p)) and a.state == "REMOVED"]
         why = [f"{', '.join(removed)} REMOVED by the admin"] if removed else []
         if len(removed) < len(suspended):
@@ -393,20 +412,38 @@ class LeagueManager:
             "status": "TECHNICAL_LOSS", "technical_losers": suspended, "reason": reason,
             "forfeit": True})
         self.event("match_forfeited", match_id=match.match_id, suspended=suspended)
-        await self._record(match, self.sender, outcomes_of(result, match.player_ids),
-                           result.details)
+        try:
+            await self._record(match, self.sender, outcomes_of(result, match.player_ids),
+                               result.details)
+        except ProtocolError:
+            return False
+        return True
 
     async def _record(self, match: MatchRecord, decided_by: str, outcomes: dict[str, Outcome],
                       details: dict[str, Any]) -> None:
         """Journal a result and count it; once it is on disk, the match's waiter learns it.
-        (Counted at once, so a second report of it meanwhile is a duplicate.)"""
-        self.book.record(ResultRecord(
-            match_id=match.match_id, round_id=match.round_id, referee_id=decided_by,
-            outcomes=outcomes, points={p: self.book.table.points_for(o)
-                                       for p, o in outcomes.items()},
-            winner=next((p for p, o in outcomes.items() if o == "WIN"), None),
-            details=details, recorded_at=utc_now_str()), sync=False)
-        await self.book.durable()
+        (Counted at once, so a second report of it meanwhile is a duplicate.)
+
+        Raises:
+            ProtocolError: E022 the journal cannot be written (a full disk): the result is
+                not acknowledged; a line that could not be written is not in the journal.
+        """
+        try:
+            self.book.record(ResultRecord(
+                match_id=match.match_id, round_id=match.round_id, referee_id=decided_by,
+                outcomes=outcomes, points={p: self.book.table.points_for(o)
+                                           for p, o in outcomes.items()},
+                winner=next((p for p, o in outcomes.items() if o == "WIN"), None),
+                details=details, recorded_at=utc_now_str()), sync=False)
+            await self.book.durable()
+        except StoreError as exc:
+            self.upkeep.failed(JOURNAL, exc)
+            raise ProtocolError(ErrorCode.SERVICE_UNAVAILABLE,
+                                f"the League Manager cannot record the result of "
+                                f"{match.match_id} now ({exc}); it is not acknowledged: the "
+                                "League Manager asks its referee for it again once it can "
+                                "write") from None
+        self.upkeep.written(JOURNAL)
         self.runner.result_arrived(match.match_id)
         self.event("result_recorded", match_id=match.match_id, referee_id=decided_by,
                    outcomes=outcomes)
@@ -483,6 +520,8 @@ class LeagueManager:
             "standings_version": self.book.standings_version,
             "referees": [self._agent_status(a) for a in self.agents.of_kind("referee")],
             "players": [self._agent_status(a) for a in self.agents.of_kind("player")],
+            "health": self.alarms.health()["status"],
+            "alarms": self.alarms.status(),
         }
 
     def _agent_status(self, agent: RegisteredAgent) -> dict[str, Any]:

@@ -99,6 +99,13 @@ class HttpConfig(_Settings):
                                 "may nest arrays and objects (-32600 beyond); at most 200, "
                                 "since the log writer stops at 254 levels")
     max_connections: int = Field(default=256, ge=1)
+    max_server_connections: int = Field(
+        default=1024, ge=16, description="connections a service keeps open; past it the "
+        "oldest idle one is closed for the new one (a flood cannot starve it); at most its "
+        "open-files limit less 256")
+    request_timeout_sec: float = Field(
+        default=15, gt=0, description="a connection that has not sent a whole request this "
+        "long after it opened, or after its previous answer, is closed")
     max_response_bytes: int = Field(
         default=1_048_576, ge=1024, description="the largest answer body a caller reads; "
         "a larger one is refused (E002) before it fills memory")
@@ -170,6 +177,10 @@ class LeagueConfig(_File):
     min_players: int = Field(default=2, ge=2)
     max_players: int = Field(default=1000, ge=2)
     match_timeout_sec: float = Field(default=300, gt=0)
+    stall_after_sec: float = Field(
+        default=600, gt=0, description="a running round without a new result for this long "
+        "is a stall: /health is degraded and /status names the matches and referees waited "
+        "for (longer than match_timeout_sec, after which a match goes to another referee)")
     registrations_per_minute: int = Field(
         default=300, ge=1, description="registrations one network address may make in any "
         "minute; more are REJECTED with the time to wait")

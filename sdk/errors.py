@@ -43,6 +43,7 @@ class ErrorCode(str, Enum):
     UNSUPPORTED_GAME_TYPE = "E019"  # ours
     INTERNAL_ERROR = "E020"  # ours
     INVALID_TIMESTAMP = "E021"
+    SERVICE_UNAVAILABLE = "E022"  # ours: it cannot record the request now; send it later
 
 
 class LeagueSDKError(Exception):

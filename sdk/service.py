@@ -3,20 +3,40 @@
 from __future__ import annotations
 
 import gc
+import resource
 import socket
 import sys
 from collections.abc import Callable
+from typing import Any
 
 import uvicorn
 from fastapi import FastAPI
 from uvicorn.config import STARTUP_FAILURE
 
-__all__ = ["serve"]
+from sdk.connections import ConnectionGuard
+
+__all__ = ["FD_RESERVE", "serve"]
 
 
 KEEP_ALIVE_SEC = 15
 """How long an idle client connection stays open: longer than the 4-5 s after which
 clients drop theirs, so a client never reuses one we are closing (that resets its request)."""
+
+
+FD_RESERVE = 256
+"""Files kept for the agent's own use (data files, logs, its calls to other agents) beside
+the connections it serves."""
+
+
+def _fit_to_file_limit(guard: ConnectionGuard) -> None:
+    """Raise the soft open-files limit to the hard one, and keep the guard's connections
+    ``FD_RESERVE`` under it: connections must never take the files the agent writes."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        soft = hard
+    if soft != resource.RLIM_INFINITY:
+        guard.max_connections = max(16, min(guard.max_connections, soft - FD_RESERVE))
 
 
 class _Server(uvicorn.Server):
@@ -35,9 +55,11 @@ class _Server(uvicorn.Server):
 
 
 def serve(app: FastAPI, host: str, port: int, *,
-          on_closing: Callable[[], None] | None = None) -> None:
+          on_closing: Callable[[], None] | None = None,
+          guard: ConnectionGuard | None = None) -> None:
     """Run ``app`` until SIGINT/SIGTERM; quiet access logs (the agent log has the traffic).
-    ``on_closing`` is called once the server stops taking connections.
+    ``on_closing`` is called once the server stops taking connections; ``guard`` bounds
+    the connections and how long each may take to send a request (``sdk.connections``).
 
     The objects alive now (the imported libraries, the app) live as long as the process:
     ``gc.freeze`` moves them out of the collector's sight, so a full collection no longer
@@ -45,8 +67,13 @@ def serve(app: FastAPI, host: str, port: int, *,
     """
     gc.collect()
     gc.freeze()
+    extra: dict[str, Any] = {}
+    if guard is not None:
+        _fit_to_file_limit(guard)
+        extra["http"] = guard.protocol()
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
-                            timeout_graceful_shutdown=5, timeout_keep_alive=KEEP_ALIVE_SEC)
+                            timeout_graceful_shutdown=5, timeout_keep_alive=KEEP_ALIVE_SEC,
+                            **extra)
     server = _Server(config, on_closing)
     try:
         server.run()

@@ -330,6 +330,46 @@ def test_a_missing_agents_json_beside_tokens_is_not_an_empty_league(registry_dir
         AgentRegistry(registry_dir, "league_test")
 
 
+@pytest.mark.parametrize("data", ["journal.jsonl", "rounds.json"])
+def test_a_registry_lost_beside_the_league_s_data_refuses_to_start(registry_dir: Path,
+                                                                    data: str) -> None:
+    """Both registry files and their backups gone: without the league's data beside them
+    that is a new league; with a journal or a schedule it would forget everyone."""
+    (registry_dir / data).write_text('{"match_id": "R1M1"}\n')
+    for name in ("agents.json", "secrets.json"):
+        (registry_dir / name).unlink()
+        backup_path(registry_dir / name).unlink()
+    before = snapshot(registry_dir)
+    with pytest.raises(StoreError) as caught:
+        AgentRegistry(registry_dir, "league_test", league_files=(
+            registry_dir / "journal.jsonl", registry_dir / "rounds.json"))
+    said = str(caught.value)
+    assert said.startswith("cannot start: ") and "agents.json" in said and data in said, said
+    assert "\n" not in said
+    assert snapshot(registry_dir) == before, "nothing written: no empty registry"
+
+
+def test_an_empty_journal_beside_no_registry_is_still_a_new_league(tmp_path: Path) -> None:
+    folder = tmp_path / "new"
+    folder.mkdir()
+    (folder / "journal.jsonl").touch()  # what a first start that stopped at once leaves
+    registry = AgentRegistry(folder, "league_test", league_files=(folder / "journal.jsonl",))
+    assert registry.count("player") == 0 and (folder / "agents.json").is_file()
+
+
+def test_a_registration_that_cannot_be_saved_is_not_kept(registry_dir: Path) -> None:
+    registry = AgentRegistry(registry_dir, "league_test")
+    (registry_dir / "agents.json").unlink()
+    (registry_dir / "agents.json").mkdir()  # a directory where the file should be
+    with pytest.raises(OSError):
+        registry.add("player", meta(7), "key-7")
+    assert registry.find_by_endpoint(meta(7).contact_endpoint) is None
+    assert registry.count("player") == 3
+    (registry_dir / "agents.json").rmdir()
+    agent, _ = registry.add("player", meta(7), "key-7")
+    assert agent.agent_id == "P04"
+
+
 def test_an_agent_whose_token_is_lost_refuses_to_start(registry_dir: Path) -> None:
     secrets = read_json(registry_dir / "secrets.json")
     del secrets["tokens"]["P03"]

@@ -138,15 +138,17 @@ def kill_points(total: int, kills: int, seed: int) -> list[int]:
 @contextmanager
 def running_league(root: Path, *, players: int, referees: int = 2, capacity: int = 4,
                    strategies: tuple[str, ...] = FAST_STRATEGIES, match_timeout_sec: float = 10,
-                   system: dict[str, Any] | None = None) -> Iterator[CrashLeague]:
+                   system: dict[str, Any] | None = None, league: dict[str, Any] | None = None,
+                   ) -> Iterator[CrashLeague]:
     """A League Manager, ``referees`` referees (``Ref1``…) and ``players`` players
     (``Player1``…, strategies in turn), all registered; every process stopped by its pid
-    on the way out. ``match_timeout_sec`` is the league's; ``system`` overrides
-    ``system.json`` entries."""
+    on the way out. ``match_timeout_sec`` is the league's; ``system`` and ``league``
+    override entries of ``system.json`` and of the league's config."""
     shared = make_shared_dir(root / "SHARED", **(system or {}))
     league_path = shared.config_dir / "leagues" / f"{LEAGUE}.json"
-    league = json.loads(league_path.read_text())
-    league_path.write_text(json.dumps({**league, "match_timeout_sec": match_timeout_sec}))
+    config = json.loads(league_path.read_text())
+    league_path.write_text(json.dumps({**config, "match_timeout_sec": match_timeout_sec,
+                                       **(league or {})}))
     launcher = Launcher(shared.root)
     plan = LeaguePlan(
         shared_dir=shared.root, lm_port=free_port(), league_id=LEAGUE,

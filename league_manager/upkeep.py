@@ -1,0 +1,187 @@
+"""The League Manager's watchdog: files it could not write, registry files gone, rounds
+that make no progress. Never silently stuck: each is an alarm (``alarms.py``) with its
+reason, and each clears by itself once its cause is gone.
+
+- **A write that failed** (a full disk): the file is marked unwritten, its alarm raised,
+  and no match is handed out nor forfeited until every file is written again: work that
+  could not be recorded is not started. Once a second the watchdog writes each unwritten
+  snapshot again from memory (the journal, which is never rewritten, by a probe file).
+- **The registry deleted** (``agents.json``, ``secrets.json``): looked for once a second
+  (two stats, never one per result) and written again from memory.
+- **A round without progress** for the league's ``stall_after_sec``: an alarm naming the
+  matches waited for and their referees.
+- **A flood of connections**: while the server closes connections to stay under its bound
+  (``sdk.connections``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from league_manager.book import LeagueStatus
+from sdk.store import StoreError, atomic_write_json
+
+if TYPE_CHECKING:
+    from league_manager.service import LeagueManager
+
+__all__ = ["FLOOD", "JOURNAL", "STALL", "WATCH_SEC", "Upkeep"]
+
+WATCH_SEC = 1.0
+"""How often the watchdog looks."""
+JOURNAL = "journal.jsonl"
+FLOOD = "flood"
+STALL = "stall"
+_LISTED_MATCHES = 10
+"""Matches a stall alarm names; more are counted."""
+_REGISTRY = ("agents.json", "secrets.json")
+_PROBE = ".write-probe.tmp"
+"""Written and removed to learn that the disk takes writes again (a start-up removes a
+``.*.tmp`` a kill left)."""
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, OSError):
+        return f"{exc.strerror or exc}" + (f" ({exc.filename})" if exc.filename else "")
+    return str(exc)
+
+
+class Upkeep:
+    """Unwritten files, the registry's presence and the rounds' progress, watched once a
+    second while the league lives."""
+
+    def __init__(self, manager: LeagueManager, league_dir: Path):
+        self._lm = manager
+        self._dir = league_dir
+        self._unwritten: set[str] = set()
+        self._writable = asyncio.Event()
+        self._writable.set()
+        self._mark: tuple[int, int] | None = None
+        self._mark_at = time.monotonic()
+        self._task: asyncio.Task[None] | None = None
+        self._rewrites: dict[str, Callable[[], Any]] = {
+            "rounds.json": manager.book.write_rounds,
+            "standings.json": manager.book.write_standings,
+            "agents.json": manager.agents.save,
+            JOURNAL: self._probe,
+        }
+
+    # -- writes ----------------------------------------------------------------------
+
+    @property
+    def can_write(self) -> bool:
+        return not self._unwritten
+
+    async def writable(self) -> None:
+        """Return once every file the League Manager keeps is written (at once if so)."""
+        await self._writable.wait()
+
+    def persist(self, name: str, write: Callable[[], Any]) -> bool:
+        """Run ``write``, which writes the file ``name`` (one of the snapshots, or the
+        journal); False, with the file unwritten and its alarm raised, if it failed."""
+        try:
+            write()
+        except (OSError, StoreError) as exc:
+            self.failed(name, exc)
+            return False
+        self.written(name)
+        return True
+
+    def failed(self, name: str, exc: BaseException) -> None:
+        """The file ``name`` could not be written: it is written again once it can be."""
+        self._unwritten.add(name)
+        self._writable.clear()
+        self._lm.alarms.raise_alarm(
+            f"write:{name}", f"cannot write {name}: {_why(exc)}; no match is handed out and "
+            "no result acknowledged until it can")
+
+    def written(self, name: str) -> None:
+        if name not in self._unwritten:  # the common case, once per result: one set lookup
+            return
+        self._unwritten.discard(name)
+        self._lm.alarms.clear(f"write:{name}")
+        if not self._unwritten:
+            self._writable.set()
+
+    def _probe(self) -> None:
+        probe = self._dir / _PROBE
+        atomic_write_json(probe, {"probe": True})
+        probe.unlink()
+
+    # -- the watchdog ----------------------------------------------------------------
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._watch(), name="league-upkeep")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def _watch(self) -> None:
+        while True:
+            await asyncio.sleep(WATCH_SEC)
+            self.look()
+
+    def look(self) -> None:
+        """One look: write again what is unwritten, check the registry and the progress."""
+        for name in sorted(self._unwritten):
+            self.persist(name, self._rewrites[name])
+        self._check_registry()
+        self._check_progress()
+        flooded = self._lm.connections.flooded()
+        if flooded:
+            self._lm.alarms.raise_alarm(FLOOD, flooded)
+        else:
+            self._lm.alarms.clear(FLOOD)
+
+    def _check_registry(self) -> None:
+        missing = [name for name in _REGISTRY if not (self._dir / name).is_file()]
+        for name in missing:
+            self._lm.alarms.raise_alarm(f"registry:{name}",
+                                        f"{name} was deleted (or is not a file); writing "
+                                        "it again from memory")
+        if missing and self.persist("agents.json", self._lm.agents.save):
+            self._lm.event("registry_rewritten", files=missing)
+            missing = []
+        for name in _REGISTRY:
+            if name not in missing:
+                self._lm.alarms.clear(f"registry:{name}")
+
+    def _check_progress(self) -> None:
+        """A stall: the league runs, is not paused, and no result has arrived nor round
+        begun for ``stall_after_sec``."""
+        lm, book = self._lm, self._lm.book
+        current = book.current_round()
+        mark = (len(book.results), current.round_id if current else 0)
+        now = time.monotonic()
+        if mark != self._mark or book.status != LeagueStatus.RUNNING or lm.control.paused:
+            self._mark, self._mark_at = mark, now
+            lm.alarms.clear(STALL)
+            return
+        if current is None or now - self._mark_at < lm.config.stall_after_sec:
+            return
+        lm.alarms.raise_alarm(STALL, self._stall_reason(current.round_id))
+
+    def _stall_reason(self, round_id: int) -> str:
+        lm, book = self._lm, self._lm.book
+        waiting = [m for m in book.round_matches(book.rounds[round_id - 1])
+                   if m.match_id not in book.results]
+        named = []
+        for match in waiting[:_LISTED_MATCHES]:
+            referee = lm.agents.get(match.referee_id) if match.referee_id else None
+            holder = (f"referee {referee.agent_id} ({referee.state})" if referee
+                      else "no referee")
+            named.append(f"{match.match_id} {match.status} on {holder}, handed out "
+                         f"{match.attempts} time(s)")
+        more = len(waiting) - len(named)
+        blocked = [a.reason for a in lm.alarms.active() if a.key != STALL]
+        return (f"round {round_id} has made no progress for {lm.config.stall_after_sec:g} s "
+                f"or more: waiting for {'; '.join(named) or 'no match'}"
+                + (f" and {more} more" if more > 0 else "")
+                + (f"; blocked: {'; '.join(blocked)}" if blocked else ""))

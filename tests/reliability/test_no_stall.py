@@ -1,0 +1,226 @@
+"""Never silently stuck, with real processes on loopback: the League Manager's disk fills
+up, its registry files are deleted, a flood of connections holds it. Each time ``/health``
+says degraded with the reason within seconds, ``/status`` names the alarm (and, for a round
+that makes no progress, the matches and referees waited for), and once the cause is gone
+the league completes by itself with nothing lost nor counted twice: the journal, the
+standings and the referees' match files agree."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from league_cli.up import wait_for
+from sdk.config import SharedDir
+from tests.conftest import TinyDisk
+from tests.reliability.crash_league import LEAGUE, CrashLeague, check_league, running_league
+
+DELIBERATE = ("tests.reliability.deliberate:Deliberate",)
+
+pytestmark = pytest.mark.e2e
+
+STALL_AFTER_SEC = 2.0
+FLOOD_CONNECTIONS = 3000
+FLOOD_SEC = 8.0
+_SOON = 15.0
+"""Seconds within which the League Manager must tell (a watchdog look is 1 s)."""
+
+
+def health(league: CrashLeague) -> tuple[int, dict[str, Any]]:
+    response = league.client.get(f"{league.lm_url}/health")
+    return response.status_code, response.json()
+
+
+def degraded_for(league: CrashLeague, words: str) -> dict[str, Any] | None:
+    """/health's body once it is 503 with a reason holding ``words``."""
+    code, body = health(league)
+    found = code == 503 and body["status"] == "degraded" and any(
+        words in reason for reason in body["reasons"])
+    return body if found else None
+
+
+def journal_lines(league: CrashLeague) -> list[str]:
+    return (league.league_dir / "journal.jsonl").read_text(encoding="utf-8").splitlines()
+
+
+def refused_matches(shared: SharedDir) -> set[str]:
+    """Matches whose referee's report the League Manager refused with E022."""
+    folder = shared.data_dir / "matches" / LEAGUE
+    return {match["match_id"] for path in folder.glob("*.json")
+            if "E022" in ((match := json.loads(path.read_text())).get("report_detail") or "")}
+
+
+def test_a_full_disk_is_told_refused_and_recovered_from_with_nothing_lost(
+        tmp_path: Path, tiny_disk: TinyDisk) -> None:
+    shared = SharedDir(tmp_path / "SHARED")
+    shared.league_dir(LEAGUE).parent.mkdir(parents=True)
+    shared.league_dir(LEAGUE).symlink_to(tiny_disk.root)  # the League Manager's files only
+    with running_league(tmp_path, players=8, match_timeout_sec=20, strategies=DELIBERATE,
+                        league={"stall_after_sec": STALL_AFTER_SEC}) as league:
+        total = league.start()
+        wait_for(lambda: fill_before_a_result(league, tiny_disk), 60,
+                 "a moment to fill the disk with a result on its way")
+        body = wait_for(lambda: degraded_for(league, "No space left on device"), _SOON,
+                        "/health to say the disk is full")
+        stalled = wait_for(lambda: next((a for a in league.status()["alarms"]["raised"]
+                                         if a["key"] == "stall"), None),
+                           STALL_AFTER_SEC + _SOON, "/status to name the stalled round")
+        kept = journal_lines(league)
+        wait_for(lambda: refused_matches(league.shared) or None, _SOON,
+                 "a report refused with E022")
+        assert journal_lines(league) == kept, "the journal changed while the disk was full"
+        tiny_disk.free()
+        wait_for(lambda: health(league)[0] == 200 or None, _SOON, "/health to be ok again")
+        final = league.wait_completed(60)
+        check = check_league(league.shared, final)
+        journal = [json.loads(line) for line in journal_lines(league)]
+        refused = refused_matches(league.shared)
+        events = [json.loads(line)["event"] for line in
+                  league.shared.league_log_path(LEAGUE).read_text().splitlines()]
+    assert any("journal.jsonl" in reason for reason in body["reasons"]), body
+    assert "referee REF0" in stalled["reason"] and "waiting for R" in stalled["reason"], stalled
+    assert check.double_counts == [] and check.mismatches == []
+    assert check.counted == check.scheduled == total
+    assert journal_lines_prefix(journal, kept)
+    recorded_after = {record["match_id"] for record in journal[len(kept):]}
+    assert refused and refused <= recorded_after, "a refused result was lost, or came early"
+    assert "alarm_raised" in events and "alarm_cleared" in events
+
+
+def fill_before_a_result(league: CrashLeague, disk: TinyDisk) -> bool:
+    """Fill the disk while matches are played and the journal's last page has no room for
+    another line (tmpfs gives whole pages: a line that fits in the last one would be written
+    on a full disk), so the next result needs space the disk does not have."""
+    journal = league.league_dir / "journal.jsonl"
+    lines = journal.read_bytes().splitlines(keepends=True)
+    status = league.status()
+    playing = sum(r["running_matches"] for r in status["referees"])
+    size = journal.stat().st_size
+    if not lines or not playing or -size % 4096 >= min(map(len, lines)):
+        return False
+    disk.fill()
+    if journal.stat().st_size == size:
+        return True
+    disk.free()  # a result came in meanwhile: wait for the next moment
+    return False
+
+
+def journal_lines_prefix(journal: list[dict[str, Any]], kept: list[str]) -> bool:
+    """The journal begins with exactly the lines it held while the disk was full."""
+    return [json.loads(line) for line in kept] == journal[:len(kept)]
+
+
+def registry(league: CrashLeague) -> list[dict[str, Any]]:
+    return json.loads((league.league_dir / "agents.json").read_text())["agents"]  # type: ignore[no-any-return]
+
+
+def test_registry_files_deleted_mid_league_are_written_again_and_never_an_empty_league(
+        tmp_path: Path) -> None:
+    with running_league(tmp_path, players=8, strategies=DELIBERATE) as league:
+        league.start()
+        registered = registry(league)
+        wait_for(lambda: league.status()["matches_completed"] >= 1, 30, "a result")
+        for name in ("agents.json", "secrets.json"):
+            (league.league_dir / name).unlink()
+            (league.league_dir / f"{name}.bak").unlink(missing_ok=True)
+        told = wait_for(lambda: [a for a in league.status()["alarms"]["cleared"]
+                                 if a["key"].startswith("registry:")], _SOON,
+                        "/status to tell that the registry was written again")
+        assert [a["agent_id"] for a in registry(league)] == [a["agent_id"] for a in registered]
+        assert (league.league_dir / "secrets.json").is_file()
+
+        # One that cannot be written again (a directory where the file should be) stays
+        # degraded, with the reason, until it can.
+        (league.league_dir / "agents.json").unlink()
+        (league.league_dir / "agents.json").mkdir()
+        body = wait_for(lambda: degraded_for(league, "agents.json"), _SOON,
+                        "/health to say agents.json is gone")
+        (league.league_dir / "agents.json").rmdir()
+        wait_for(lambda: health(league)[0] == 200 or None, _SOON, "/health to be ok again")
+        final = league.wait_completed(60)
+        check = check_league(league.shared, final)
+
+        # A League Manager started on the league's data without its registry refuses to.
+        league.stop_manager()
+        for name in ("agents.json", "secrets.json"):
+            (league.league_dir / name).unlink()
+            (league.league_dir / f"{name}.bak").unlink(missing_ok=True)
+        output = league.lm.output
+        before = output.stat().st_size
+        refused = league.start_manager(healthy=False)
+        code = refused.popen.wait(30)
+        said = output.read_bytes()[before:].decode(errors="replace").strip()
+    assert {"registry:agents.json", "registry:secrets.json"} <= {a["key"] for a in told}
+    assert any("agents.json" in reason for reason in body["reasons"]), body
+    assert check.double_counts == [] and check.mismatches == []
+    assert code in (1, 2), code  # 2 once start-up errors of the environment exit with it
+    assert len(said.splitlines()) == 1 and "agents.json" in said and "journal.jsonl" in said, said
+    assert "Traceback" not in said
+
+
+class Flood:
+    """Idle connections opened to one port from a thread of this process, as fast as they
+    open, up to ``count`` in all and ``seconds`` at most, each held until the end: what the
+    server closes makes room for the next."""
+
+    def __init__(self, port: int, count: int, seconds: float):
+        self._port, self._count, self._seconds = port, count, seconds
+        self.opened = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=lambda: asyncio.run(self._run()), daemon=True)
+
+    def __enter__(self) -> Flood:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join(30)
+
+    async def _run(self) -> None:
+        held: list[asyncio.StreamWriter] = []
+        deadline = time.monotonic() + self._seconds
+        try:
+            while (self.opened < self._count and time.monotonic() < deadline
+                   and not self._stop.is_set()):
+                batch = await asyncio.gather(*(asyncio.wait_for(asyncio.open_connection(
+                    "127.0.0.1", self._port), 5) for _ in range(100)), return_exceptions=True)
+                for opened in batch:
+                    if isinstance(opened, tuple):
+                        held.append(opened[1])
+                        self.opened += 1
+            while not self._stop.is_set() and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+        finally:
+            for writer in held:
+                writer.close()
+
+
+def test_a_flood_of_connections_is_told_and_the_league_completes_after_it(
+        tmp_path: Path) -> None:
+    cap = 64
+    with running_league(tmp_path, players=8, strategies=DELIBERATE,
+                        system={"http": {"max_server_connections": cap,
+                                         "request_timeout_sec": 3}}) as league:
+        total = league.start()
+        with Flood(league.lm.port, count=FLOOD_CONNECTIONS, seconds=FLOOD_SEC) as flood:
+            body = wait_for(lambda: degraded_for(league, "flooded"), _SOON,
+                            "/health to say the League Manager is flooded")
+            answered = league.client.get(f"{league.lm_url}/standings").status_code
+            files = len(os.listdir(f"/proc/{league.lm.popen.pid}/fd"))
+        final = league.wait_completed(60)
+        wait_for(lambda: health(league)[0] == 200 or None, _SOON, "/health to be ok again")
+        check = check_league(league.shared, final)
+    assert flood.opened > cap * 4, flood.opened
+    assert any(str(cap) in reason for reason in body["reasons"]), body
+    assert answered == 200
+    assert files < cap + 200, f"{files} files open in the League Manager under the flood"
+    assert check.double_counts == [] and check.mismatches == []
+    assert check.counted == check.scheduled == total
