@@ -276,6 +276,7 @@ class RoundRunner:
             player_proofs={player_id: lm.agents.match_proof_for(player_id, match.match_id,
                                                                 referee.agent_id)
                            for player_id in match.player_ids if lm.agents.get(player_id)},
+            assignment=match.assignment,
         )
 
     async def _play_match(self, match: MatchRecord,
@@ -342,6 +343,7 @@ class RoundRunner:
         match.referee_id, match.referee_endpoint = referee.agent_id, referee.contact_endpoint
         match.status = "ASSIGNED"
         match.attempts += 1
+        match.assignment = lm.assignments.next()
         self._given[match.match_id].add(referee.agent_id)
         try:
             await lm.client.call(referee.contact_endpoint, "start_match",
