@@ -83,6 +83,9 @@ class MatchRecord(BaseModel):
     status: MatchStatus = "PENDING"
     winner: str | None = None
     attempts: int = 0
+    assignment: int | None = None
+    """The number of the hand-over that holds the match now (``assignments.py``): only
+    its referee's report, carrying it, is counted."""
 
     @model_validator(mode="after")
     def _seats_listed(self) -> MatchRecord:

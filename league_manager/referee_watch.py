@@ -61,26 +61,35 @@ class MatchView:
     detail: str = ""
     result: dict[str, Any] | None = None
     """The referee's result of a decided match: MATCH_RESULT_REPORT's ``result``."""
+    assignment: int | None = None
+    """The assignment the referee plays it under (None: it names none)."""
 
 
-def view_of(answer: dict[str, Any]) -> MatchView:
-    """What a get_match_state answer says about the match (see ``Verdict``)."""
+def view_of(answer: dict[str, Any], expected: int | None = None) -> MatchView:
+    """What a get_match_state answer says about the match (see ``Verdict``); a referee that
+    plays it under another assignment than ``expected`` (when both are known) no longer
+    holds the one it was given."""
     match = answer.get("match")
     if not isinstance(match, dict):
         return MatchView("alive", "the answer holds no match state")
+    number = match.get("assignment")
+    assignment = number if isinstance(number, int) and not isinstance(number, bool) else None
+    if None not in (expected, assignment) and assignment != expected:
+        return MatchView("dropped", f"it plays assignment {assignment}, not {expected}")
     lifecycle = match.get("lifecycle") or [{}]
     state = lifecycle[-1].get("state") if isinstance(lifecycle[-1], dict) else None
-    if state == "ABORTED":
+    if state == "ABORTED" or match.get("report_status") == "superseded":
         return MatchView("dropped", "the referee aborted it")
     if state != "FINISHED":
-        return MatchView("running", f"state {state}")
+        return MatchView("running", f"state {state}", assignment=assignment)
     result = match.get("result")
     report = result.get("report") if isinstance(result, dict) else None
     if not isinstance(report, dict):
         return MatchView("dropped", "finished without a result")
     if match.get("report_status") == "pending":
-        return MatchView("reporting", "decided, reporting")
-    return MatchView("decided", f"decided, report {match.get('report_status')}", report)
+        return MatchView("reporting", "decided, reporting", assignment=assignment)
+    return MatchView("decided", f"decided, report {match.get('report_status')}", report,
+                     assignment)
 
 
 class RefereeWatch:
@@ -92,10 +101,17 @@ class RefereeWatch:
         self._lm = manager
         self._given = given
 
-    async def ask(self, match: MatchRecord, referee: RegisteredAgent) -> MatchView:
+    async def ask(self, match: MatchRecord, referee: RegisteredAgent, *,
+                  holding: bool = False) -> MatchView:
+        """``holding``: the referee holds the match's current assignment, so an answer
+        about another one means it holds it no more."""
         lm = self._lm
-        params = {"match_id": match.match_id, "league_id": lm.league_id, "sender": lm.sender,
-                  "conversation_id": f"{lm.league_id}:{match.match_id}"}
+        params: dict[str, Any] = {"match_id": match.match_id, "league_id": lm.league_id,
+                                  "sender": lm.sender,
+                                  "conversation_id": f"{lm.league_id}:{match.match_id}"}
+        expected = match.assignment if holding else None
+        if expected is not None:
+            params["assignment"] = expected
         try:
             answer = await lm.client.call(referee.contact_endpoint, "get_match_state", params,
                                           timeout=PROBE_TIMEOUT_SEC, retries=0,
@@ -106,7 +122,7 @@ class RefereeWatch:
             if exc.code == ErrorCode.MATCH_NOT_FOUND.value:
                 return MatchView("dropped", exc.description)
             return MatchView("alive", f"{exc.code}: {exc.description}")
-        return view_of(answer)
+        return view_of(answer, expected)
 
     async def adopt(self, match: MatchRecord, referee: RegisteredAgent, view: MatchView
                     ) -> bool:
@@ -147,6 +163,7 @@ class RefereeWatch:
                                referee_id=referee.agent_id, detail=view.detail)
                 match.referee_id, match.referee_endpoint = (referee.agent_id,
                                                             referee.contact_endpoint)
+                match.assignment = view.assignment  # its reports carry the number it has
                 return referee
         return None
 
@@ -172,7 +189,7 @@ class RefereeWatch:
                 continue
             except asyncio.TimeoutError:
                 pass
-            view = await self.ask(match, referee)
+            view = await self.ask(match, referee, holding=True)
             misses = misses + 1 if view.verdict == "gone" else 0
             if misses >= PROBE_MISSES:
                 lm.set_state(referee.agent_id, "SUSPENDED")

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from league_manager.agents import RegisteredAgent
+from league_manager.assignments import ASSIGNMENTS_FILE
 from league_manager.book import LeagueStatus, MatchRecord, RoundRecord
 from league_manager.referee_watch import RefereeWatch
 from sdk.errors import ErrorCode, RemoteError, TransportError
@@ -276,6 +277,7 @@ class RoundRunner:
             player_proofs={player_id: lm.agents.match_proof_for(player_id, match.match_id,
                                                                 referee.agent_id)
                            for player_id in match.player_ids if lm.agents.get(player_id)},
+            assignment=match.assignment,
         )
 
     async def _play_match(self, match: MatchRecord,
@@ -341,9 +343,16 @@ class RoundRunner:
 
     async def _hand_over(self, match: MatchRecord, referee: RegisteredAgent) -> HandOver:
         lm = self._lm
+        try:
+            assignment = lm.assignments.next()
+        except OSError as exc:  # a full disk: nothing is handed out until it takes writes
+            lm.upkeep.failed(ASSIGNMENTS_FILE, exc)
+            return "failed"
+        lm.upkeep.written(ASSIGNMENTS_FILE)
         match.referee_id, match.referee_endpoint = referee.agent_id, referee.contact_endpoint
         match.status = "ASSIGNED"
         match.attempts += 1
+        match.assignment = assignment
         self._given[match.match_id].add(referee.agent_id)
         try:
             await lm.client.call(referee.contact_endpoint, "start_match",

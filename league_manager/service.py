@@ -13,6 +13,7 @@ import httpx
 from league_manager.admin import AdminError, LeagueControl
 from league_manager.agents import AgentKind, AgentRegistry, AgentState, RegisteredAgent
 from league_manager.alarms import Alarms
+from league_manager.assignments import AssignmentNumbers
 from league_manager.book import (
     LeagueBook,
     LeagueStatus,
@@ -87,6 +88,7 @@ class LeagueManager:
             self.book = LeagueBook(league_dir, league_id, self.config.scoring, ScheduleRecipe(
                 [(p.agent_id, p.display_name) for p in self.agents.of_kind("player")],
                 self.players_per_match, self.config.rounds))
+            self.assignments = AssignmentNumbers(league_dir, league_id)
         except StoreError:  # a data file that cannot be recovered: the process will not start
             self.log.close()
             self.league_log.close()
@@ -95,7 +97,7 @@ class LeagueManager:
         self.alarms = Alarms(self.event)
         self.upkeep = Upkeep(self, league_dir)
         for note in (self.agents.recovery_notes + self.book.recovery_notes
-                     + self.control.recovery_notes):
+                     + self.assignments.recovery_notes + self.control.recovery_notes):
             self.event("data_file_recovered", detail=note)
         security = self.system.security
         self.admin_token = security.configured_admin_token() or self._secret_file(
@@ -345,18 +347,36 @@ class LeagueManager:
     async def report_result(self, report: MatchResultReport) -> MatchResultAck:
         """Check a referee's report and count it; answered once its journal line is on
         disk (an fsync shared with the reports that arrived meanwhile). Only the referee
-        that holds the match's assignment now may report it."""
+        that holds the match's current assignment may report it (a repeat of the counted
+        report is a duplicate); a report of an assignment since given to another is
+        refused and kept only as a note in the league log."""
         referee = self.agents.authenticate(report.sender, report.auth_token, "referee")
         match = self._reported_match(report)
         recorded = self.book.results.get(report.match_id)
-        decided_by = recorded.referee_id if recorded is not None else None
-        if referee.agent_id not in (match.referee_id, decided_by):
-            held = (f"it is held by {match.referee_id}" if match.referee_id
-                    else "it is not given out")
-            raise ProtocolError(ErrorCode.NOT_AUTHORIZED,
-                                f"match {report.match_id} is not {referee.agent_id}'s to "
-                                f"report: {held}")
+        if recorded is None or recorded.referee_id != referee.agent_id:
+            self._check_holder(match, referee.agent_id, report.assignment)
         return await self.take_result(match, referee.agent_id, report)
+
+    def _check_holder(self, match: MatchRecord, referee_id: str,
+                      assignment: int | None) -> None:
+        """Raises ProtocolError E014 unless ``referee_id`` holds the match under
+        ``assignment`` (None: a referee that was given no number, judged by its id)."""
+        current = match.assignment
+        if referee_id == match.referee_id and assignment in (None, current):
+            return
+        held = (f"it is held by {match.referee_id}" if match.referee_id
+                else "it is not given out")
+        if current is not None:
+            held += f" under assignment {current}"
+        if assignment is not None and referee_id in self.runner.referees_of(match.match_id):
+            self.event("report_superseded", match_id=match.match_id, referee_id=referee_id,
+                       assignment=assignment, holder=match.referee_id, current=current)
+            raise ProtocolError(ErrorCode.NOT_AUTHORIZED,
+                                f"match {match.match_id}: assignment {assignment} of "
+                                f"{referee_id} was superseded ({held}); this result is not "
+                                "counted: stop the match and tell its players nothing")
+        raise ProtocolError(ErrorCode.NOT_AUTHORIZED,
+                            f"match {match.match_id} is not {referee_id}'s to report: {held}")
 
     def _reported_match(self, report: MatchResultReport) -> MatchRecord:
         if report.league_id != self.league_id:

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from league_manager.assignments import ASSIGNMENTS_FILE
 from league_manager.book import LeagueStatus
 from sdk.store import StoreError, atomic_write_json
 
@@ -67,6 +68,7 @@ class Upkeep:
             "rounds.json": manager.book.write_rounds,
             "standings.json": manager.book.write_standings,
             "agents.json": manager.agents.save,
+            ASSIGNMENTS_FILE: manager.assignments.reserve,
             JOURNAL: self._probe,
         }
 

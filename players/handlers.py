@@ -50,7 +50,7 @@ def player_methods(host: PlayerHost) -> dict[str, RpcMethod]:
         )
 
     async def choose_parity(call: ChooseParityCall) -> ChooseParityResponse:
-        host.authenticate(call)
+        host.check_move_caller(call, host.authenticate(call))
         decision = await host.choose_parity(call)
         return ChooseParityResponse(
             **answer_to(call), match_id=call.match_id, player_id=call.player_id,
@@ -58,7 +58,7 @@ def player_methods(host: PlayerHost) -> dict[str, RpcMethod]:
         )
 
     async def make_move(call: GameMoveCall) -> GameMoveResponse:
-        host.authenticate(call)
+        host.check_move_caller(call, host.authenticate(call))
         decision = await host.make_move(call)
         return GameMoveResponse(
             **answer_to(call), match_id=call.match_id, player_id=call.player_id,

@@ -250,7 +250,14 @@ class PlayerHost:
 
     def invited(self, invitation: GameInvitation, referee_id: str | None = None) -> bool:
         """Remember the match and who invited to it (``referee_id``, when verified); False
-        for a game this host cannot play."""
+        for a game this host cannot play.
+
+        Raises:
+            ProtocolError: from a verified referee, E015 a match already recorded, E014 an
+                invitation older than the one this player has for the match (the League
+                Manager has given the match to another run since).
+        """
+        self._check_invitation(invitation, referee_id)
         claimed = invitation.extras.get("player_id")
         if isinstance(claimed, str):
             self.claim(claimed, invitation.message_type)
@@ -262,6 +269,44 @@ class PlayerHost:
         if self.state.lifecycle in (Lifecycle.INIT, Lifecycle.REGISTERED):
             self._enter(Lifecycle.ACTIVE)
         return True
+
+    def _check_invitation(self, invitation: GameInvitation, referee_id: str | None) -> None:
+        if referee_id is None:  # unverified callers: shapes only
+            return
+        self._check_not_over(invitation.league_id, invitation.match_id)
+        known = self.matches.get(invitation.match_id)
+        if known is not None and known.assignment is not None \
+                and invitation.assignment is not None \
+                and invitation.assignment < known.assignment:
+            raise ProtocolError(ErrorCode.NOT_AUTHORIZED,
+                                f"match {invitation.match_id}: this player has an invitation "
+                                f"of assignment {known.assignment} from {known.referee_id}; "
+                                f"assignment {invitation.assignment} is superseded")
+
+    def _check_not_over(self, league_id: str | None, match_id: str) -> None:
+        if self.history.knows(league_id or self.state.league_id, match_id):
+            raise ProtocolError(ErrorCode.INVALID_STATE,
+                                f"match {match_id} is over for this player: its result is "
+                                "recorded")
+
+    def check_move_caller(self, call: ChooseParityCall | GameMoveCall,
+                          referee_id: str | None) -> None:
+        """A verified referee asks for a move only in a match it invited this player to and
+        that is not over: a referee the League Manager has replaced (it was paused or cut
+        off) learns here that the match is not its own any more.
+
+        Raises:
+            ProtocolError: E015 the match is recorded already; E014 another referee
+                invited this player to it since.
+        """
+        if referee_id is None:  # unverified callers: shapes only
+            return
+        self._check_not_over(call.league_id, call.match_id)
+        known = self.matches.get(call.match_id)
+        if known is not None and known.referee_id not in (None, referee_id):
+            raise ProtocolError(ErrorCode.NOT_AUTHORIZED,
+                                f"match {call.match_id} is refereed by {known.referee_id} now, "
+                                f"not {referee_id}")
 
     async def choose_parity(self, call: ChooseParityCall) -> Decision:
         player_id = self.claim(call.player_id, call.message_type)

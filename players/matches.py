@@ -28,6 +28,8 @@ class MatchInfo(BaseModel):
     referee_id: str | None = None
     """The verified referee that sent the invitation (None where callers are unverified):
     the only one whose GAME_OVER of this match counts."""
+    assignment: int | None = None
+    """The invitation's assignment number (None: it gave none)."""
 
     @classmethod
     def from_invitation(cls, invitation: GameInvitation,
@@ -35,7 +37,8 @@ class MatchInfo(BaseModel):
         return cls(match_id=invitation.match_id, league_id=invitation.league_id,
                    round_id=invitation.round_id, game_type=invitation.game_type,
                    opponent_id=invitation.opponent_id, role=invitation.role_in_match,
-                   invited_at=utc_now(), referee_id=referee_id)
+                   invited_at=utc_now(), referee_id=referee_id,
+                   assignment=invitation.assignment)
 
 
 class MatchBook:

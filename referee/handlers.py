@@ -50,7 +50,8 @@ def rpc_methods(service: RefereeService) -> dict[str, RpcMethod]:
                        match_id=message.match_id, game_type=message.game_type,
                        seats=message.players, seed=service.settings.seed, report=True,
                        game_params=message.game_params,
-                       communication=message.communication, proofs=message.player_proofs)
+                       communication=message.communication, proofs=message.player_proofs,
+                       assignment=message.assignment)
         service.mark_active()
         return StartMatchAck(sender=service.sender(), conversation_id=message.conversation_id,
                              league_id=message.league_id, round_id=message.round_id,

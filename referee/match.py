@@ -3,9 +3,15 @@
 Lifecycle: WAITING_FOR_PLAYERS (GAME_INVITATION → GAME_JOIN_ACK, all players at once) →
 for even/odd COLLECTING_CHOICES (CHOOSE_PARITY_CALL, both at once, neither sees the other's
 choice) → DRAWING_NUMBER (the rules draw with the match's seed); for any other game
-COLLECTING_MOVES (GAME_MOVE_CALL per acting player per stage) → FINISHED (GAME_OVER to
-every player, then MATCH_RESULT_REPORT to the League Manager). A fault skips ahead to
-FINISHED; a shutdown before the end leaves ABORTED. Timeouts and connection errors are
+COLLECTING_MOVES (GAME_MOVE_CALL per acting player per stage) → FINISHED
+(MATCH_RESULT_REPORT to the League Manager, then GAME_OVER to every player). A fault skips
+ahead to FINISHED; a shutdown before the end leaves ABORTED.
+
+The League Manager hears the result first because it alone says whether this run counts:
+when it refuses the report because it gave the match to another referee since (this one
+was paused or cut off past its patience), the run is superseded and its players are told
+nothing, so no player records a result the league did not count. A League Manager that
+cannot be reached cannot say so: then the players are told. Timeouts and connection errors are
 retried by the SDK client, each retry announced to the player with GAME_ERROR; any other
 bad answer (invalid message, wrong ids, an error answer, an illegal move) is a technical
 loss at once.
@@ -106,10 +112,13 @@ class MatchRunner:
         self._enter("FINISHED")
         self._log.log.info("match_finished", match_id=plan.match_id, status=outcome.status,
                            winner=outcome.winner, reason=outcome.reason)
+        await self._report(result)
+        if self._record.report_status == "superseded":
+            return outcome
         faulty = set(outcome.technical_losers)
         await asyncio.gather(*(self.announce(seat, outcome, seat.player_id in faulty)
                                for seat in plan.seats))
-        await self._report(result)
+        self._record.save()  # the report's status with the GAME_OVERs, one write
         return outcome
 
     async def _play_parity(self) -> MatchOutcome:
@@ -174,7 +183,8 @@ class MatchRunner:
         def build() -> GameInvitation:
             return GameInvitation(**self._channel.envelope(seat.player_id),
                                   game_type=self._plan.game_type, role_in_match=seat.role,
-                                  opponent_id=opponents[0], **more)
+                                  opponent_id=opponents[0], assignment=self._plan.assignment,
+                                  **more)
 
         answer = await self._calls.call(seat, INVITATION_METHOD, build, GameJoinAck)
         if isinstance(answer, Fault):
@@ -247,27 +257,34 @@ class MatchRunner:
         the match file as unreported (or rejected), and the log says so."""
         plan, target = self._plan, self._report_to
         if target is None:
-            self._record.set_report_status("not_required")
+            self._record.set_report_status("not_required", save=False)
             return
 
         def build() -> MatchResultReport:
             return MatchResultReport(**self._channel.envelope(), auth_token=target.auth_token,
-                                     game_type=plan.game_type, result=result)
+                                     game_type=plan.game_type, result=result,
+                                     assignment=plan.assignment)
 
         try:
             await self._channel.exchange(LEAGUE_MANAGER_PEER, target.endpoint, REPORT_METHOD,
                                          build)
         except TransportError as exc:
-            self._record.set_report_status("unreported", exc.description)
+            self._record.set_report_status("unreported", exc.description, save=False)
             self._log.log.error("result_unreported", match_id=plan.match_id,
                                 error_code=exc.code.value, reason=exc.description,
                                 match_file=str(self._record.path))
         except RemoteError as exc:
-            self._record.set_report_status("rejected", f"{exc.code}: {exc.description}")
+            detail = f"{exc.code}: {exc.description}"
+            if exc.code == ErrorCode.NOT_AUTHORIZED.value:  # the match is another's now
+                self._record.supersede(detail)
+                self._log.log.warning("match_superseded", match_id=plan.match_id,
+                                      assignment=plan.assignment, reason=exc.description)
+                return
+            self._record.set_report_status("rejected", detail, save=False)
             self._log.log.error("result_rejected", match_id=plan.match_id, error_code=exc.code,
                                 reason=exc.description, match_file=str(self._record.path))
         else:
-            self._record.set_report_status("reported")
+            self._record.set_report_status("reported", save=False)
 
     # -- lifecycle ------------------------------------------------------------------
 
@@ -276,10 +293,22 @@ class MatchRunner:
         self._log.log.info("match_state", match_id=self._plan.match_id, state=state)
 
     def _abort(self, detail: str) -> None:
-        """A finished match keeps its result (unreported); an unfinished one is ABORTED."""
+        """A finished match keeps its result (unreported); an unfinished one is ABORTED;
+        a run replaced by a newer assignment is superseded."""
+        record = self._record
+        if record.replacement is not None:
+            self._log.log.warning("match_superseded", match_id=self._plan.match_id,
+                                  assignment=self._plan.assignment,
+                                  reason=f"replaced by assignment {record.replacement}")
+            if record.state != "FINISHED":
+                record.enter("ABORTED")
+            record.supersede(f"replaced on this referee by assignment {record.replacement}")
+            return
         self._log.log.warning("match_aborted", match_id=self._plan.match_id, reason=detail)
         if self._record.state != "FINISHED":
             self._record.set_report_status("aborted", detail)
             self._enter("ABORTED")
         elif self._record.report_status == "pending":
             self._record.set_report_status("unreported", detail)
+        else:  # stopped while telling the players: the report's status is not saved yet
+            self._record.save()

@@ -1,26 +1,39 @@
 """The match file ``SHARED/data/matches/<league_id>/<match_id>.json``: the referee's record of
-one match, written atomically when it is decided and again after its report.
+one match, written atomically when it is decided and again once its players are told.
 
-Fields: match_id, league_id, round_id, game_type, referee_id, conversation_id, players
+Two referees on one machine may each have played the match (the League Manager gave it to
+the second when the first went silent), and share the folder: the file holds the record of
+the run whose result the League Manager counted. A record may always replace a file of its
+own assignment, or none; only a counted result replaces another run's file; a run the
+League Manager refused as superseded, and any write that may not replace the file, goes
+to ``superseded/<match_id>.<assignment>.<referee_id>.json`` beside it. Each decision is
+taken under an exclusive lock on the folder, so two referees never interleave.
+
+Fields: match_id, league_id, round_id, game_type, referee_id, assignment (the League
+Manager's number of the hand-over, or null), conversation_id, players
 [{player_id, display_name, role, endpoint}], lifecycle [{state, at}], transcript (every
 message in order: {direction "sent"/"received"/"failed", method, peer, at, message, error}),
 result {game_result (as in GAME_OVER), report (the MATCH_RESULT_REPORT result)}, deviations
 (where a player's answers differed from the protocol's form: {peer, method, at, kind, field,
 detail}), stages (games other than even/odd: each stage's joint action {stage, at, moves}),
-report_status ("pending", "not_required", "reported", "unreported", "rejected", "aborted")
-and report_detail (why, when not reported).
+report_status ("pending", "not_required", "reported", "unreported", "rejected", "aborted",
+"superseded") and report_detail (why, when not reported).
 Tokens are redacted before anything enters the record.
 """
 
 from __future__ import annotations
 
 import copy
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
 from sdk.auth import redact_tokens
 from sdk.messages import MatchSeat
-from sdk.store import write_document
+from sdk.store import StoreError, read_json, write_document
 from sdk.timeutil import utc_now_str
 
 __all__ = ["HIDDEN", "MatchRecord", "MatchState", "ReportStatus"]
@@ -29,7 +42,8 @@ MatchState = Literal[
     "WAITING_FOR_PLAYERS", "COLLECTING_CHOICES", "DRAWING_NUMBER", "COLLECTING_MOVES",
     "FINISHED", "ABORTED"
 ]
-ReportStatus = Literal["pending", "not_required", "reported", "unreported", "rejected", "aborted"]
+ReportStatus = Literal["pending", "not_required", "reported", "unreported", "rejected", "aborted",
+                       "superseded"]
 Direction = Literal["sent", "received", "failed"]
 
 HIDDEN = "hidden until GAME_OVER"
@@ -61,14 +75,22 @@ class MatchRecord:
         conversation_id: str,
         seats: list[MatchSeat],
         report_status: ReportStatus,
+        assignment: int | None = None,
     ):
         self.path = path
+        self.saved_path = path
+        """Where the record was written last (the match file, or the superseded folder)."""
+        self._written: tuple[int, int] | None = None
+        """The match file as this record last wrote it (``_identity``)."""
+        self.replacement: int | None = None
+        """The newer assignment that replaced this run on this referee (``replaced_by``)."""
         self._doc: dict[str, Any] = {
             "match_id": match_id,
             "league_id": league_id,
             "round_id": round_id,
             "game_type": game_type,
             "referee_id": referee_id,
+            "assignment": assignment,
             "conversation_id": conversation_id,
             "players": [
                 {"player_id": seat.player_id, "display_name": seat.display_name,
@@ -93,6 +115,11 @@ class MatchRecord:
         return str(self._doc["league_id"])
 
     @property
+    def assignment(self) -> int | None:
+        number: int | None = self._doc["assignment"]
+        return number
+
+    @property
     def state(self) -> MatchState | None:
         lifecycle = self._doc["lifecycle"]
         return lifecycle[-1]["state"] if lifecycle else None
@@ -113,7 +140,7 @@ class MatchRecord:
 
     def enter(self, state: MatchState) -> None:
         """A lifecycle change, timed. The file is written when the match is decided (before
-        anyone is told) and after the report; the states before live in memory, as the
+        anyone is told) and after its GAME_OVERs; the states before live in memory, as the
         transcript does (``get_match_state`` shows them), because a write costs more than
         the rest of a match's work. A match cut short is written as ABORTED."""
         self._doc["lifecycle"].append({"state": state, "at": utc_now_str()})
@@ -156,10 +183,13 @@ class MatchRecord:
         """The result, written with the FINISHED state that follows it."""
         self._doc["result"] = copy.deepcopy(result)
 
-    def set_report_status(self, status: ReportStatus, detail: str | None = None) -> None:
+    def set_report_status(self, status: ReportStatus, detail: str | None = None, *,
+                          save: bool = True) -> None:
+        """``save=False``: the file is written with what comes next (the GAME_OVERs)."""
         self._doc["report_status"] = status
         self._doc["report_detail"] = detail
-        self.save()
+        if save:
+            self.save()
 
     def snapshot(self) -> dict[str, Any]:
         """A copy for a debugging query: moves stay hidden until the match is over, so a
@@ -170,5 +200,73 @@ class MatchRecord:
             document["transcript"] = _hide_moves(document["transcript"])
         return document
 
+    def replaced_by(self, assignment: int | None) -> None:
+        """A newer assignment of the match came to this referee: this run is stopped, and
+        its record is superseded, when it stops."""
+        self.replacement = assignment
+
+    def supersede(self, detail: str) -> None:
+        """The League Manager counts another run of this match: this record leaves the
+        match file (if it is there) for the superseded folder."""
+        self._doc["report_status"] = "superseded"
+        self._doc["report_detail"] = detail
+        self.save()
+
+    @property
+    def superseded_path(self) -> Path:
+        doc = self._doc
+        return (self.path.parent / "superseded"
+                / f"{self.match_id}.{doc['assignment']}.{doc['referee_id']}.json")
+
     def save(self) -> None:
-        write_document(self.path, self._doc, indent=None)
+        """Write the record where it belongs (see the module's docstring)."""
+        with _folder_lock(self.path.parent):
+            mine = self._holds_file()
+            if self.report_status == "superseded":
+                if mine and self._written is not None:
+                    self.path.unlink(missing_ok=True)
+                path = self.superseded_path
+            else:
+                path = self.path if mine or self.report_status == "reported" else \
+                    self.superseded_path
+            write_document(path, self._doc, indent=None)
+            if path == self.path:
+                self._written = _identity(path)
+                if self.saved_path != path:  # its earlier copy there is out of date
+                    self.saved_path.unlink(missing_ok=True)
+            self.saved_path = path
+
+    def _holds_file(self) -> bool:
+        """True when the match file is absent or holds this run's record: the file this
+        record wrote last, untouched since (no read), or one naming this run."""
+        try:
+            if _identity(self.path) == self._written:
+                return True
+            document = read_json(self.path)
+        except FileNotFoundError:
+            return True
+        except StoreError:  # damaged: no run's record, so any run may replace it
+            return True
+        if not isinstance(document, dict):
+            return True
+        return (document.get("referee_id"), document.get("assignment")) == (
+            self._doc["referee_id"], self._doc["assignment"])
+
+
+def _identity(path: Path) -> tuple[int, int]:
+    """Which version of a file is there (replaced by an atomic write: a new inode)."""
+    status = path.stat()
+    return status.st_ino, status.st_mtime_ns
+
+
+@contextmanager
+def _folder_lock(folder: Path) -> Iterator[None]:
+    """An exclusive lock on the league's match folder, shared by every referee process on
+    this machine (flock on the folder itself: nothing extra is left on disk)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)

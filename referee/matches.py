@@ -1,5 +1,10 @@
 """The matches of one referee: those running (one task each) and those finished (their
-files), keyed by (league_id, match_id)."""
+files), keyed by (league_id, match_id).
+
+A League Manager that numbers its hand-overs (``StartMatch.assignment``) may give a match
+again to a referee that still plays it, or played it without a counted result, under a
+larger number (it lost sight of the first run): the new assignment replaces the old run,
+which stops without telling its players anything and keeps its record as superseded."""
 
 from __future__ import annotations
 
@@ -22,6 +27,25 @@ __all__ = ["LaunchedMatch", "MatchBook"]
 _MatchKey = tuple[str, str]
 
 
+def _newer(assignment: int | None, held: int | None) -> bool:
+    return assignment is not None and held is not None and assignment > held
+
+
+@dataclass(frozen=True)
+class _Finished:
+    """What is kept of a finished match: where its record is, and whether a new assignment
+    may play it again (it ended without a result the League Manager counts)."""
+
+    path: Path
+    assignment: int | None
+    replayable: bool
+
+    @classmethod
+    def of(cls, record: MatchRecord) -> _Finished:
+        return cls(record.saved_path, record.assignment,
+                   record.state == "ABORTED" or record.report_status == "superseded")
+
+
 @dataclass(frozen=True)
 class LaunchedMatch:
     """A match this referee runs: its record (live) and its task."""
@@ -41,7 +65,9 @@ class MatchBook:
         self.capacity = capacity
         self._log = log
         self._running: dict[_MatchKey, LaunchedMatch] = {}
-        self._finished: dict[_MatchKey, Path] = {}
+        self._finished: dict[_MatchKey, _Finished] = {}
+        self._replaced: set[asyncio.Task[MatchOutcome]] = set()
+        """Runs replaced by a newer assignment, on their way out."""
 
     @property
     def running_ids(self) -> list[str]:
@@ -51,15 +77,15 @@ class MatchBook:
     def finished_count(self) -> int:
         return len(self._finished)
 
-    def check(self, league_id: str, match_id: str,
-              seats: list[MatchSeat]) -> tuple[MatchSeat, ...]:
+    def check(self, league_id: str, match_id: str, seats: list[MatchSeat],
+              assignment: int | None = None) -> tuple[MatchSeat, ...]:
         """The seats in seat order (PLAYER_A, PLAYER_B, ...) of a match this referee may
-        start now.
+        start now (under ``assignment``, the League Manager's number of this hand-over).
 
         Raises:
             ProtocolError: E002 ids that cannot name a file, seats that are not PLAYER_A,
-                PLAYER_B, ... once each, or a player seated twice; E015 a match already here;
-                E017 no capacity.
+                PLAYER_B, ... once each, or a player seated twice; E015 a match already here
+                (and not replaced by this newer assignment); E017 no capacity.
         """
         for name, value in (("league_id", league_id), ("match_id", match_id)):
             if not SAFE_ID.match(value):
@@ -78,11 +104,17 @@ class MatchBook:
             raise ProtocolError(ErrorCode.INVALID_FIELD_VALUE,
                                 f"a player cannot take two seats of one match: {players}")
         key = (league_id, match_id)
-        if key in self._running or key in self._finished:
-            where = "is running" if key in self._running else "has finished"
+        running, finished = self._running.get(key), self._finished.get(key)
+        if running is not None and not _newer(assignment, running.record.assignment):
+            raise ProtocolError(ErrorCode.INVALID_STATE, f"match {match_id} of {league_id} "
+                                f"is running on this referee{_under(running.record)}")
+        if finished is not None and not (finished.replayable
+                                         and _newer(assignment, finished.assignment)):
             raise ProtocolError(ErrorCode.INVALID_STATE,
-                                f"match {match_id} of {league_id} {where} on this referee")
-        if self.busy >= self.capacity:
+                                f"match {match_id} of {league_id} has finished on this "
+                                "referee")
+        replacing = running is not None and not running.record.finished
+        if self.busy - replacing >= self.capacity:
             raise ProtocolError(ErrorCode.CAPACITY_EXCEEDED,
                                 f"this referee already runs {self.busy} match(es), its "
                                 "maximum; try again when one ends")
@@ -96,16 +128,28 @@ class MatchBook:
         return sum(1 for launched in self._running.values() if not launched.record.finished)
 
     def start(self, record: MatchRecord, runner: MatchRunner) -> LaunchedMatch:
-        """Run the match as its own task; it moves to the finished ones when it ends."""
+        """Run the match as its own task; it moves to the finished ones when it ends. A
+        run of an older assignment of the match still here is replaced (``check`` let it)."""
         key = (record.league_id, record.match_id)
+        old = self._running.get(key)
+        if old is not None:
+            old.record.replaced_by(record.assignment)
+            old.task.cancel()
+            self._replaced.add(old.task)
+            old.task.add_done_callback(self._replaced.discard)
+            self._log.log.warning("match_replaced", match_id=record.match_id,
+                                  old_assignment=old.record.assignment,
+                                  assignment=record.assignment)
         task = asyncio.create_task(runner.run(), name=f"match {key[0]}/{key[1]}")
         launched = self._running[key] = LaunchedMatch(record, task)
-        task.add_done_callback(lambda done: self._done(key, done))
+        task.add_done_callback(lambda done: self._done(key, launched, done))
         return launched
 
-    def _done(self, key: _MatchKey, task: asyncio.Task[MatchOutcome]) -> None:
-        launched = self._running.pop(key)
-        self._finished[key] = launched.record.path
+    def _done(self, key: _MatchKey, launched: LaunchedMatch,
+              task: asyncio.Task[MatchOutcome]) -> None:
+        if self._running.get(key) is launched:
+            del self._running[key]
+            self._finished[key] = _Finished.of(launched.record)
         if not task.cancelled() and task.exception() is not None:
             self._log.log.error("match_crashed", match_id=key[1], exc_info=task.exception())
 
@@ -121,8 +165,9 @@ class MatchBook:
         for key, launched in self._running.items():
             if wanted(key):
                 return launched.record.snapshot()
-        for key, path in self._finished.items():
+        for key, finished in self._finished.items():
             if wanted(key):
+                path = finished.path
                 try:
                     document: dict[str, Any] = read_json(path)
                 except (FileNotFoundError, StoreError):
@@ -136,7 +181,11 @@ class MatchBook:
 
     async def cancel_all(self) -> None:
         """Cancel every running match and wait until each has written itself down."""
-        tasks = [launched.task for launched in self._running.values()]
+        tasks = [launched.task for launched in self._running.values()] + list(self._replaced)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _under(record: MatchRecord) -> str:
+    return "" if record.assignment is None else f" under assignment {record.assignment}"

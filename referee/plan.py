@@ -41,6 +41,9 @@ class MatchPlan:
     proofs: Mapping[str, str] = field(default_factory=dict, repr=False)
     """Each player's proof for this match (``StartMatch.player_proofs``), sent to it in
     auth_token; empty for a match no League Manager gave (nothing to prove)."""
+    assignment: int | None = None
+    """The League Manager's number of this hand-over (``StartMatch.assignment``), carried
+    back in the report; None when it gave none."""
 
     @property
     def conversation_id(self) -> str:

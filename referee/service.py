@@ -170,7 +170,8 @@ class RefereeService:
                seats: list[MatchSeat], seed: int | None, report: bool,
                game_params: Mapping[str, Any] | None = None,
                communication: Communication | None = None,
-               proofs: Mapping[str, str] | None = None) -> LaunchedMatch:
+               proofs: Mapping[str, str] | None = None,
+               assignment: int | None = None) -> LaunchedMatch:
         """Check and start one match as its own task; returns at once.
 
         Raises:
@@ -180,7 +181,7 @@ class RefereeService:
         if game_type not in self.rules:
             raise ProtocolError(ErrorCode.UNSUPPORTED_GAME_TYPE,
                                 f"this referee runs {', '.join(self.rules)}, not {game_type!r}")
-        seated = self.matches.check(league_id, match_id, seats)
+        seated = self.matches.check(league_id, match_id, seats, assignment)
         players = [seat.player_id for seat in seated]
         spec = self.rules[game_type].spec
         if not spec.min_players <= len(players) <= spec.max_players:
@@ -199,7 +200,7 @@ class RefereeService:
                          seed=match_seed(seed, match_id), scoring=scoring,
                          protocol_mode=protocol_mode, game_params=params,
                          communication=communication or Communication(),
-                         proofs=dict(proofs or {}))
+                         proofs=dict(proofs or {}), assignment=assignment)
         report_to = None
         if report and self._registration is not None:
             report_to = LeagueReport(self.settings.league_manager_url,
@@ -208,7 +209,7 @@ class RefereeService:
             self.shared.match_path(league_id, match_id), match_id=match_id, league_id=league_id,
             round_id=round_id, game_type=game_type, referee_id=self.agent_id,
             conversation_id=plan.conversation_id, seats=list(seated),
-            report_status="pending" if report_to else "not_required",
+            report_status="pending" if report_to else "not_required", assignment=assignment,
         )
         runner = MatchRunner(plan, self.rules[game_type], client=self.client,
                              system=self.system, log=self.log, record=record,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -50,11 +50,15 @@ class MatchResult(_Part):
 
 class MatchResultReport(Message):
     MESSAGE_TYPE = "MATCH_RESULT_REPORT"
+    _OPTIONAL_CONTEXT: ClassVar[frozenset[str]] = Message._OPTIONAL_CONTEXT | {"assignment"}
     league_id: str
     round_id: int
     match_id: str
     game_type: str
     result: MatchResult
+    assignment: int | None = Field(default=None, ge=1)
+    """Ours: the START_MATCH ``assignment`` this result was played under (left out when the
+    League Manager gave none)."""
 
 
 class MatchResultAck(Message):

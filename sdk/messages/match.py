@@ -84,8 +84,13 @@ class GameInvitation(Message):
     opponent_ids: list[str] | None = Field(
         default=None, description="ours, in a match of more than two players only: every "
         "other player in seat order (opponent_id is the first)")
+    assignment: int | None = Field(
+        default=None, ge=1, description="ours: the League Manager's number of the hand-over "
+        "this run of the match is played under (START_MATCH's); a player takes no invitation "
+        "older than one it has for the same match")
 
-    _OPTIONAL_CONTEXT: ClassVar[frozenset[str]] = Message._OPTIONAL_CONTEXT | {"opponent_ids"}
+    _OPTIONAL_CONTEXT: ClassVar[frozenset[str]] = Message._OPTIONAL_CONTEXT | {
+        "opponent_ids", "assignment"}
 
 
 class GameJoinAck(Message):
@@ -212,6 +217,7 @@ class StartMatch(Message):
     """Ours: the League Manager gives a match to a referee (``start_match``)."""
 
     MESSAGE_TYPE = "START_MATCH"
+    _OPTIONAL_CONTEXT: ClassVar[frozenset[str]] = Message._OPTIONAL_CONTEXT | {"assignment"}
     league_id: str
     round_id: int
     match_id: str
@@ -222,6 +228,10 @@ class StartMatch(Message):
     player_proofs: dict[str, str] = Field(default_factory=dict)
     """Each player's proof for this match and referee (``sdk.auth.match_proof``): what the
     referee sends it in auth_token, so that the player knows the referee is the league's."""
+    assignment: int | None = Field(default=None, ge=1)
+    """Ours: the number of this hand-over of the match, a fencing token that only grows
+    (``league_manager.assignments``): the referee's report carries it back, and a report of
+    an assignment the League Manager has since given to another is refused."""
 
 
 class StartMatchAck(Message):

@@ -2,16 +2,19 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from league_manager.assignments import BLOCK, AssignmentNumbers
 from league_manager.book import LeagueBook
 from league_manager.config import LeagueManagerSettings
 from league_manager.service import LeagueManager
 from sdk.auth import league_manager_proof, match_proof
 from sdk.config import ConfigError, SharedDir
+from sdk.store import StoreError
 from tests.league_manager.conftest import PLAYER, REFEREE, World, envelope, wait_until
 
 
@@ -220,6 +223,47 @@ async def test_reports_are_authenticated_and_authorised(world: World) -> None:
     assert await code_of(world.report(holder, match, "P02")) == "DUPLICATE"
     standings = (await world.lm.get("/standings")).json()["standings"]
     assert [(r["player_id"], r["points"]) for r in standings] == [("P01", 3), ("P02", 0)]
+
+
+async def test_only_the_current_assignment_of_a_match_counts(world: World) -> None:
+    """Every hand-over is numbered, larger each time; a report of an assignment the
+    League Manager has since replaced is refused (E014) and only noted in the league log,
+    one without a number (a referee that keeps none) is judged by who holds the match."""
+    await league_of(world, players=2, referees=1)
+    ref = REFEREE.format(n=1)
+    world.quiet.add(ref)
+    await world.lm.post("/start_league", headers=admin(world))
+    await wait_until(lambda: any(m == "start_match" for m, _ in world.received[ref]))
+    start = next(p for m, p in world.received[ref] if m == "start_match")
+    assignment = start["assignment"]
+    assert isinstance(assignment, int) and assignment >= 1
+    match = world.manager.book.match("R1M1")
+    assert match is not None and match.assignment == assignment
+    stale = (await world.rpc("report_match_result", world.report(
+        ref, start, "P01", assignment=assignment - 1 if assignment > 1 else 99)))["result"]
+    assert stale["error_code"] == "E014" and "was superseded" in stale["error_description"]
+    assert "R1M1" not in world.manager.book.results
+    (noted,) = league_events(world, "report_superseded")
+    assert noted["current"] == assignment
+    unnumbered = world.report(ref, start, "P02")
+    answer = (await world.rpc("report_match_result", unnumbered))["result"]
+    assert answer["status"] == "RECORDED"
+    assert world.manager.book.results["R1M1"].winner == "P02"
+
+
+def test_assignment_numbers_grow_across_restarts(tmp_path: Path) -> None:
+    first = AssignmentNumbers(tmp_path, "L")
+    given = [first.next() for _ in range(3)]
+    assert given == [1, 2, 3]
+    again = AssignmentNumbers(tmp_path, "L")  # a restart skips the rest of the block
+    assert again.next() == BLOCK + 1
+    (tmp_path / "assignments.json").write_text("{torn")
+    recovered = AssignmentNumbers(tmp_path, "L")
+    assert recovered.next() > BLOCK + 1 and recovered.recovery_notes
+    (tmp_path / "assignments.json").write_text("{torn")
+    (tmp_path / "assignments.json.bak").write_text("{torn")
+    with pytest.raises(StoreError, match="assignments.json"):
+        AssignmentNumbers(tmp_path, "L")
 
 
 async def test_a_referee_that_cannot_be_reached_loses_the_match_to_another(world: World) -> None:

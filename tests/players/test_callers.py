@@ -133,3 +133,31 @@ async def test_in_a_strict_or_lenient_league_alike_a_stranger_is_refused(verifyi
     stranger = proved({**invitation(), "sender": "player:P02"})
     answer = await verifying.rpc("handle_game_invitation", stranger)
     assert answer["error_code"] == "E012"
+
+
+async def test_a_replaced_referee_gets_no_move_and_no_stale_invitation_is_taken(
+        verifying: Player) -> None:
+    """The League Manager gave R1M1 to REF02 (assignment 5) after REF01's assignment 4:
+    the newer invitation wins whichever arrives first, REF01 is refused its moves and
+    its GAME_OVER, and once the match is recorded nobody reopens it."""
+    ref2 = {"sender": "referee:REF02"}
+    assert (await verifying.rpc("handle_game_invitation",
+                                proved(invitation(assignment=4))))["accept"] is True
+    assert (await verifying.rpc("handle_game_invitation",
+                                proved({**invitation(assignment=5), **ref2})))["accept"] is True
+    stale = await verifying.rpc("handle_game_invitation", proved(invitation(assignment=4)))
+    assert stale["error_code"] == "E014" and "assignment 4 is superseded" in \
+        stale["error_description"]
+    move = await verifying.rpc("choose_parity", proved(parity_call()))
+    assert move["error_code"] == "E014" and "refereed by REF02 now" in move["error_description"]
+    assert (await verifying.rpc("notify_match_result", proved(game_over())))["error_code"] \
+        == "E014"
+    assert (await verifying.rpc("choose_parity", proved({**parity_call(), **ref2})))[
+        "parity_choice"] == "odd"
+    assert (await verifying.rpc("notify_match_result", proved({**game_over(), **ref2})))[
+        "message_type"] == "ACK"
+    for method, message in (("handle_game_invitation", invitation(assignment=6)),
+                            ("choose_parity", parity_call())):
+        over = await verifying.rpc(method, proved({**message, **ref2}))
+        assert over["error_code"] == "E015" and "is over" in over["error_description"], method
+    assert [m["match_id"] for m in (await verifying.get("/history"))["matches"]] == ["R1M1"]

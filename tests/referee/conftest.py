@@ -328,7 +328,7 @@ LM_PROOF = object()
 
 def start_match(a: ScriptedPlayer, b: ScriptedPlayer, *,
                 token: str | None | object = LM_PROOF, match_id: str = "R1M1",
-                game_type: str = "even_odd") -> dict[str, Any]:
+                game_type: str = "even_odd", assignment: int | None = None) -> dict[str, Any]:
     conversation_id = f"{LEAGUE_ID}:{match_id}"
     if token is LM_PROOF:
         token = league_manager_proof(FakeLeagueManager.TOKEN, LEAGUE_ID, conversation_id)
@@ -336,5 +336,5 @@ def start_match(a: ScriptedPlayer, b: ScriptedPlayer, *,
     return StartMatch(
         sender="league_manager", conversation_id=conversation_id, auth_token=token,
         league_id=LEAGUE_ID, round_id=1, match_id=match_id, game_type=game_type,
-        players=[a.seat("PLAYER_A"), b.seat("PLAYER_B")],
+        players=[a.seat("PLAYER_A"), b.seat("PLAYER_B")], assignment=assignment,
     ).to_wire()

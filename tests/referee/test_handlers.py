@@ -15,6 +15,7 @@ from sdk.auth import league_manager_proof
 from sdk.config import SharedDir
 from tests.referee.conftest import (
     FAST_TIMEOUTS,
+    LEAGUE_ID,
     FakeLeagueManager,
     Network,
     ScriptedPlayer,
@@ -138,6 +139,70 @@ async def test_a_match_id_already_running_or_finished_is_refused(
 
 def idle(service: RefereeService) -> Callable[[], bool]:
     return lambda: not service.status().running_matches
+
+
+async def test_a_newer_assignment_replaces_the_run_it_supersedes(
+        fast_shared: SharedDir, network: Network, lm: FakeLeagueManager,
+        players: tuple[ScriptedPlayer, ScriptedPlayer]) -> None:
+    """The League Manager gave the match again (it lost sight of this referee): the old
+    run stops, tells its players nothing, and keeps its record as superseded; an older
+    or the same assignment is refused."""
+    a, b = players
+    gate = asyncio.Event()
+    joined = 0
+
+    async def first_join_waits(params: dict[str, Any]) -> dict[str, Any]:
+        nonlocal joined
+        joined += 1
+        if joined == 1:
+            await gate.wait()
+        return a.answer("handle_game_invitation", params)
+
+    a.overrides["handle_game_invitation"] = first_join_waits
+    async with running_referee(referee_settings(fast_shared), network) as (http, service):
+        await registered(service)
+        assert (await rpc(http, "start_match", start_match(a, b, assignment=4)))["accepted"]
+        for stale in (4, 3):
+            refused = await rpc(http, "start_match", start_match(a, b, assignment=stale))
+            assert refused["error_code"] == "E015", stale
+            assert "under assignment 4" in refused["error_description"]
+        assert (await rpc(http, "start_match", start_match(a, b, assignment=9)))["accepted"]
+        await asyncio.wait_for(lm.reported.wait(), timeout=5)
+        await eventually(idle(service))
+    (report,) = lm.received("report_match_result")
+    assert report["assignment"] == 9
+    assert len(b.received("notify_match_result")) == 1, "only the new run tells the players"
+    folder = fast_shared.data_dir / "matches" / LEAGUE_ID
+    assert json.loads((folder / "R1M1.json").read_text())["assignment"] == 9
+    (old,) = (folder / "superseded").glob("*.json")
+    record = json.loads(old.read_text())
+    assert (old.name, record["report_status"], record["lifecycle"][-1]["state"]) == (
+        "R1M1.4.REF07.json", "superseded", "ABORTED")
+
+
+async def test_a_report_refused_as_superseded_stops_the_match_before_game_over(
+        fast_shared: SharedDir, network: Network, lm: FakeLeagueManager,
+        players: tuple[ScriptedPlayer, ScriptedPlayer]) -> None:
+    a, b = players
+
+    def superseded(params: dict[str, Any]) -> dict[str, Any]:
+        return {"protocol": "league.v2", "message_type": "LEAGUE_ERROR",
+                "sender": "league_manager", "timestamp": "2026-01-01T00:00:00Z",
+                "conversation_id": params["conversation_id"], "error_code": "E014",
+                "error_description": "assignment 2 of REF07 was superseded"}
+
+    lm.overrides["report_match_result"] = superseded
+    async with running_referee(referee_settings(fast_shared), network) as (http, service):
+        await registered(service)
+        assert (await rpc(http, "start_match", start_match(a, b, assignment=2)))["accepted"]
+        await eventually(lambda: bool(lm.received("report_match_result")))
+        await eventually(idle(service))
+        state = await rpc(http, "get_match_state", {"match_id": "R1M1"})
+    assert a.received("notify_match_result") == b.received("notify_match_result") == []
+    assert state["match"]["report_status"] == "superseded"
+    folder = fast_shared.data_dir / "matches" / LEAGUE_ID
+    assert not (folder / "R1M1.json").exists(), "the match file is left to the counted run"
+    assert [p.name for p in (folder / "superseded").glob("*.json")] == ["R1M1.2.REF07.json"]
 
 
 async def test_start_match_over_capacity_is_refused(

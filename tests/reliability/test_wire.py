@@ -94,7 +94,7 @@ def league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WireLeague]:
     with running_taps() as taps, httpx.Client(timeout=10) as client:
         try:
             manager_port = free_port()
-            lm = taps.tap("league_manager", manager_port, drop=_drops_first_answer())
+            lm = taps.tap("league_manager", manager_port, on_answer=_drops_first_answer())
             launcher.wait_healthy(launcher.manager(manager_port))
             agents = [launcher.referee(REFEREE, port := free_port(), lm.url,
                                        advertise=taps.tap(f"referee:{REFEREE}", port).url)]

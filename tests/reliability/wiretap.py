@@ -3,10 +3,11 @@
 in both directions, and the tests read what was said on the wire, not what the agents say
 they said.
 
-The taps run on one event loop in a thread of the test process. Each relays bytes as they
-come and parses them with h11 (requests as a server would, answers as a client would), so a
-message is recorded exactly as sent. An answer is held back until it is complete, so that a
-test can drop it: the tap then closes the caller's connection as a lost answer would look.
+The taps run on one event loop in a thread of the test process. Each parses what it relays
+with h11 (requests as a server would, answers as a client would), so a message is recorded
+exactly as sent, and holds each message back until it is complete: a test's rule, called
+then, may act at that moment (pause a process) and may drop the message: the tap then
+closes the connection, as a lost request or a lost answer would look.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 
 import h11
 
-__all__ = ["Exchange", "Tap", "Wiretaps", "running_taps"]
+__all__ = ["Exchange", "Rule", "Tap", "Wiretaps", "running_taps"]
 
 _READ_SIZE = 65536
 
@@ -68,8 +69,9 @@ class Exchange:
         return result if isinstance(result, dict) else {}
 
 
-DropRule = Callable[[Exchange], bool]
-"""Whether to drop the answer of this exchange (its ``answer`` is the one held back)."""
+Rule = Callable[[Exchange], bool]
+"""Called with a complete request (``answer`` None) or a complete answer, before it is
+relayed; True drops it."""
 
 
 @dataclass
@@ -80,7 +82,8 @@ class Tap:
     upstream_port: int
     port: int = 0
     exchanges: list[Exchange] = field(default_factory=list)
-    drop: DropRule | None = None
+    on_request: Rule | None = None
+    on_answer: Rule | None = None
     errors: list[str] = field(default_factory=list)
     """HTTP the tap could not parse (a test asserts there is none: its record would miss
     that message)."""
@@ -126,26 +129,30 @@ class Tap:
 
     async def _requests(self, source: asyncio.StreamReader, sink: asyncio.StreamWriter,
                         talk: _Conversation) -> None:
-        while data := await source.read(_READ_SIZE):
-            sink.write(data)
-            await sink.drain()
-            talk.heard_caller(data)
+        await _pump(source, sink, talk.heard_caller)
 
     async def _answers(self, source: asyncio.StreamReader, sink: asyncio.StreamWriter,
                        talk: _Conversation) -> None:
-        held = bytearray()
-        while data := await source.read(_READ_SIZE):
-            held += data
-            outcome = talk.heard_agent(data)
-            if outcome == "drop":
-                return
-            if outcome == "complete":
-                sink.write(bytes(held))
-                held.clear()
-                await sink.drain()
-        if held:
+        await _pump(source, sink, talk.heard_agent)
+
+
+async def _pump(source: asyncio.StreamReader, sink: asyncio.StreamWriter,
+                heard: Callable[[bytes], str]) -> None:
+    """Relay one direction a whole message at a time: ``heard`` says "partial" (hold on),
+    "complete" (relay what is held) or "drop" (close instead)."""
+    held = bytearray()
+    while data := await source.read(_READ_SIZE):
+        held += data
+        outcome = heard(data)
+        if outcome == "drop":
+            return
+        if outcome == "complete":
             sink.write(bytes(held))
+            held.clear()
             await sink.drain()
+    if held:
+        sink.write(bytes(held))
+        await sink.drain()
 
 
 class _Conversation:
@@ -159,19 +166,19 @@ class _Conversation:
         self._as_caller = h11.Connection(h11.CLIENT)
         self._request: h11.Request | None = None
         self._request_body = bytearray()
-        self._requests_done = 0
         self._response: h11.Response | None = None
         self._answer_body = bytearray()
 
-    def heard_caller(self, data: bytes) -> None:
+    def heard_caller(self, data: bytes) -> str:
+        """"partial", "complete" (relay what is held) or "drop" (close instead)."""
         self._as_agent.receive_data(data)
-        self._read_requests()
+        return self._read_requests()
 
-    def _read_requests(self) -> None:
+    def _read_requests(self) -> str:
         while True:
             event = self._as_agent.next_event()
             if event in (h11.NEED_DATA, h11.PAUSED) or isinstance(event, h11.ConnectionClosed):
-                return
+                return "partial"
             if isinstance(event, h11.Request):
                 self._request, self._request_body = event, bytearray()
                 self._as_caller.send(event)
@@ -179,8 +186,16 @@ class _Conversation:
                 self._request_body += event.data
                 self._as_caller.send(event)
             elif isinstance(event, h11.EndOfMessage):
-                self._requests_done += 1
                 self._as_caller.send(event)
+                return self._request_complete()
+
+    def _request_complete(self) -> str:
+        rule = self._tap.on_request
+        if rule is not None and rule(exchange := self._exchange(None)):
+            self._tap.exchanges.append(replace(exchange, dropped=True))
+            self._request = None
+            return "drop"
+        return "complete"
 
     def heard_agent(self, data: bytes) -> str:
         """"partial", "complete" (relay what is held) or "drop" (close instead)."""
@@ -201,7 +216,7 @@ class _Conversation:
 
     def _complete(self) -> str:
         exchange = self._exchange(bytes(self._answer_body))
-        drop = self._tap.drop is not None and self._tap.drop(exchange)
+        drop = self._tap.on_answer is not None and self._tap.on_answer(exchange)
         self._tap.exchanges.append(
             replace(exchange, dropped=True) if drop else exchange)
         self._request = self._response = None
@@ -245,9 +260,10 @@ class Wiretaps:
         self._servers: list[asyncio.Server] = []
         self.taps: list[Tap] = []
 
-    def tap(self, agent: str, upstream_port: int, drop: DropRule | None = None) -> Tap:
+    def tap(self, agent: str, upstream_port: int, *, on_request: Rule | None = None,
+            on_answer: Rule | None = None) -> Tap:
         """A tap in front of ``agent`` (listening on ``upstream_port``), on a free port."""
-        tap = Tap(agent, upstream_port, drop=drop)
+        tap = Tap(agent, upstream_port, on_request=on_request, on_answer=on_answer)
         server = asyncio.run_coroutine_threadsafe(
             asyncio.start_server(tap.relay, "127.0.0.1", 0), self._loop).result(timeout=10)
         tap.port = server.sockets[0].getsockname()[1]
