@@ -8,14 +8,16 @@ no caller can forget to (and no peer can make one record much larger than what i
 from __future__ import annotations
 
 import logging
+from io import FileIO
 from itertools import islice
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import orjson
 import structlog
 
 from sdk.auth import redact_tokens
+from sdk.errors import file_access
 
 __all__ = ["LOG_KEYS_MAX", "LOG_LIST_MAX", "LOG_STRING_MAX", "AgentLog"]
 
@@ -70,25 +72,49 @@ _PROCESSORS: list[Any] = [
 ]
 
 
+class _NamedFile:
+    """The log file as structlog writes to it, unbuffered (each record was flushed at once
+    anyway): a record the file system refuses is not kept in a buffer to fail again at
+    close, and raises FileSystemError naming the log (a full disk's OSError names none)."""
+
+    def __init__(self, path: Path, handle: FileIO):
+        self._path = path
+        self._handle = handle
+
+    def write(self, data: bytes) -> None:
+        view = memoryview(data)
+        with file_access(self._path, "write"):
+            while view:  # a raw write may take part of the record
+                view = view[self._handle.write(view):]
+
+    def flush(self) -> None:
+        """Nothing is buffered."""
+
+
 class AgentLog:
     """The log of one agent, written to ``<logs>/agents/<agent_id>.log.jsonl``.
 
     An agent learns its id at registration; ``rename`` moves later records to the new file.
+    A file the file system refuses raises FileSystemError naming it (opening it, or writing
+    a record: an agent writes its first record while it starts, so a full disk stops it
+    there).
     """
 
     def __init__(self, path: Path, agent_id: str):
-        self._handle: BinaryIO | None = None
+        self._handle: FileIO | None = None
         self._open(path, agent_id)
 
     def _open(self, path: Path, agent_id: str) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if self._handle is not None:
-            self._handle.close()
+        with file_access(path, "write"):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            handle = open(path, "ab", buffering=0)  # noqa: SIM115 - lives with the agent
+        self.close()
         self.path = path
         self.agent_id = agent_id
-        self._handle = open(path, "ab")  # noqa: SIM115 - lives with the agent
+        self._handle = handle
         self._logger = structlog.wrap_logger(
-            structlog.BytesLogger(self._handle),
+            # BytesLogger uses only write and flush of its file
+            structlog.BytesLogger(_NamedFile(path, handle)),  # type: ignore[arg-type]
             processors=_PROCESSORS,
             wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG),
         ).bind(agent_id=agent_id)

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from sdk.agent_log import LOG_LIST_MAX, AgentLog
 from sdk.auth import redact
+from sdk.errors import FileSystemError
 from sdk.timeutil import parse_utc, utc_now
 
 
@@ -93,3 +97,11 @@ def test_rename_moves_later_records_to_the_new_file(tmp_path: Path) -> None:
     assert [(r["event"], r["agent_id"]) for r in records(second)] == [
         ("registered", "P03"), ("still here", "P03")]
     assert log.path == second and log.agent_id == "P03"
+
+
+def test_a_log_the_file_system_refuses_raises_naming_it(tmp_path: Path) -> None:
+    (tmp_path / "agents").write_text("a file where the folder should be")
+    path = tmp_path / "agents" / "P01.log.jsonl"
+    with pytest.raises(FileSystemError, match=re.escape(f"cannot write {path}: {tmp_path}/agents "
+                                                        "is a file where a folder should be")):
+        AgentLog(path, "P01")
