@@ -76,7 +76,8 @@ class RemoteError(LeagueSDKError):
 
 
 class TransportError(LeagueSDKError):
-    """No usable answer reached us: a timeout (E001) or a connection failure (E009)."""
+    """No usable answer reached us: a timeout (E001), or a connection failure (E009),
+    which includes an answer carrying another request's id."""
 
     def __init__(self, code: ErrorCode, description: str):
         super().__init__(f"{code.value} {code.name}: {description}")
