@@ -8,6 +8,7 @@ permitted."""
 from __future__ import annotations
 
 import errno
+import json
 import os
 import shutil
 import subprocess
@@ -166,3 +167,14 @@ def test_a_damaged_player_history_is_one_line_and_exit_1(tmp_path: Path) -> None
     assert refusal.code == 1, refusal.output
     assert f"{history} is not valid JSON" in refusal.line
 
+
+def test_negative_points_for_a_win_stop_the_start_in_one_line(tmp_path: Path) -> None:
+    shared = make_shared_dir(tmp_path / "SHARED")
+    path = shared.config_dir / "leagues" / f"{LEAGUE}.json"
+    league = json.loads(path.read_text())
+    league["scoring"]["win"] = -3
+    path.write_text(json.dumps(league))
+    refusal = start_refused("manager", shared.root)
+    assert refusal.code == 1, refusal.output
+    assert refusal.line == (f"error: {path}: scoring: Value error, win (-3) must be more than "
+                            "0: a win earns points; win (-3) must be more than draw (1)")
