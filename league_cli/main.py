@@ -17,6 +17,7 @@ from league_cli.console import console, standings_table, status_line
 from league_cli.launcher import LaunchError, stop_from_pid_files
 from league_cli.up import LeaguePlan, run_league
 from sdk.config import ConfigError, SharedDir
+from sdk.errors import FileSystemError
 from sdk.store import StoreError
 
 app = typer.Typer(help="Agent League: run agents and leagues (league.v2 over JSON-RPC).",
@@ -65,9 +66,28 @@ def _settings(make: Callable[[], _S]) -> _S:
         _fail(_problems(exc))
 
 
-def _fail(message: str) -> NoReturn:
+EXIT_FILE_SYSTEM = 2
+"""The exit code of an agent the file system keeps from starting (read-only, full, a
+directory where a file should be): the machine must change, not the settings (1)."""
+
+
+def _fail(message: str, code: int = 1) -> NoReturn:
     console.print(f"[red]error:[/red] {message}", soft_wrap=True)  # one line, never wrapped
-    raise typer.Exit(1)
+    raise typer.Exit(code)
+
+
+def _serve_agent(run: Callable[[_S], None], settings: _S,
+                 *refusals: type[Exception]) -> None:
+    """Serve an agent until it stops; what keeps it from starting is one line, never a
+    traceback: exit 2 when the file system refuses its files, 1 for a bad configuration
+    or a data file it cannot use (``refusals``: the agent's own kinds of those)."""
+    refused: tuple[type[Exception], ...] = (ConfigError, StoreError, *refusals)
+    try:
+        run(settings)
+    except FileSystemError as exc:
+        _fail(str(exc), EXIT_FILE_SYSTEM)
+    except refused as exc:
+        _fail(str(exc))
 
 
 @app.command()
@@ -84,16 +104,14 @@ def manager(
     from league_manager.config import LeagueManagerSettings
 
     shared = _shared(shared_dir)
-    try:
-        settings = LeagueManagerSettings(
+
+    def make() -> LeagueManagerSettings:
+        return LeagueManagerSettings(
             shared_dir=shared.root, host=host,
             port=shared.system().league_manager.port if port is None else port,
             league_id=league_id, auto_start_players=auto_start_players)
-        run(settings)
-    except (ConfigError, StoreError) as exc:  # StoreError: a data file it cannot recover
-        _fail(str(exc))
-    except ValidationError as exc:
-        _fail(_problems(exc))
+
+    _serve_agent(run, _settings(make))
 
 
 @app.command()
@@ -135,7 +153,7 @@ def referee(
             join_league=not standalone, league_id=league_id, advertise=advertise,
             referee_secret=SecretStr(referee_secret) if referee_secret else None)
 
-    run(_settings(make))
+    _serve_agent(run, _settings(make))
 
 
 @app.command("referee-secret")
@@ -175,6 +193,7 @@ def player(
     """Run a player host with a strategy; it registers with the League Manager."""
     from players.app import run
     from players.config import PlayerSettings
+    from players.errors import HistoryError
 
     shared = _shared(shared_dir)
     options: dict[str, Any] = {}
@@ -197,7 +216,7 @@ def player(
             game_types=game_type or defaults.game_types, player_id=player_id,
             join_league=not standalone, advertise=advertise)
 
-    run(_settings(make))
+    _serve_agent(run, _settings(make), HistoryError)
 
 
 def _admin_token(shared: SharedDir, given: str | None, league_id: str | None) -> str:

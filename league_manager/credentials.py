@@ -11,24 +11,30 @@ import os
 from pathlib import Path
 
 from sdk.auth import issue_token
+from sdk.errors import file_access
 
 __all__ = ["secret_file"]
 
 
 def secret_file(path: Path, nbytes: int) -> tuple[str, bool]:
     """The secret kept in ``path`` (mode 0600), made now if there is none; and whether it
-    was made now. Two processes starting at once agree: only one creates the file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        secret = path.read_text(encoding="utf-8").strip()
-        if secret:
-            return secret, False
-        fd = os.open(path, os.O_WRONLY | os.O_TRUNC)  # an empty file: a start cut short
-    secret = issue_token(nbytes)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(secret + "\n")
-        handle.flush()
-        os.fsync(handle.fileno())
+    was made now. Two processes starting at once agree: only one creates the file.
+
+    Raises:
+        FileSystemError: the file system refused (read-only, full, a directory in the way).
+    """
+    with file_access(path, "write"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            secret = path.read_text(encoding="utf-8").strip()
+            if secret:
+                return secret, False
+            fd = os.open(path, os.O_WRONLY | os.O_TRUNC)  # an empty file: a start cut short
+        secret = issue_token(nbytes)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(secret + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
     return secret, True

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -78,32 +79,9 @@ class LeagueManager:
         self.league_id = league_id
         self.sender = self.system.league_manager_sender
         self.auto_start_players = settings.auto_start_players or self.config.auto_start_players
-        league_dir = self.shared.league_dir(league_id)
-        self.log = AgentLog(self.shared.agent_log_path("league_manager"), "league_manager")
-        self.league_log = AgentLog(self.shared.league_log_path(league_id), "league_manager")
-        try:
-            self.agents = AgentRegistry(league_dir, league_id, self.system.security.token_bytes,
-                                        league_files=(league_dir / "journal.jsonl",
-                                                      league_dir / "rounds.json"))
-            self.book = LeagueBook(league_dir, league_id, self.config.scoring, ScheduleRecipe(
-                [(p.agent_id, p.display_name) for p in self.agents.of_kind("player")],
-                self.players_per_match, self.config.rounds))
-            self.assignments = AssignmentNumbers(league_dir, league_id)
-        except StoreError:  # a data file that cannot be recovered: the process will not start
-            self.log.close()
-            self.league_log.close()
-            raise
-        self.control = LeagueControl(self, league_dir)
+        self._open_files(league_id)
         self.alarms = Alarms(self.event)
-        self.upkeep = Upkeep(self, league_dir)
-        for note in (self.agents.recovery_notes + self.book.recovery_notes
-                     + self.assignments.recovery_notes + self.control.recovery_notes):
-            self.event("data_file_recovered", detail=note)
-        security = self.system.security
-        self.admin_token = security.configured_admin_token() or self._secret_file(
-            self.shared.admin_token_path(league_id), "admin_token_written")
-        self.referee_secret = security.configured_referee_secret() or self._secret_file(
-            self.shared.referee_secret_path(league_id), "referee_secret_written")
+        self.upkeep = Upkeep(self, self.shared.league_dir(league_id))
         self.client = RpcClient(self.system, self.log, transport=transport)
         self.connections = ConnectionGuard(self.system.http.max_server_connections,
                                            self.system.http.request_timeout_sec)
@@ -111,6 +89,42 @@ class LeagueManager:
         self.registrations = RegistrationLimit(self.config.registrations_per_minute)
         self.runner = RoundRunner(self, settings.max_broadcast_concurrency)
         self._run_task: asyncio.Task[None] | None = None
+
+    def _open_files(self, league_id: str) -> None:
+        """Open the logs and the league's data files, recovering what a crash damaged. The
+        first records are written here, so a full disk stops the start, not the first
+        request; a start that fails closes what it opened.
+
+        Raises:
+            StoreError: a data file that cannot be recovered.
+            FileSystemError: the file system refuses one (read-only, full, a directory in
+                the way).
+        """
+        league_dir = self.shared.league_dir(league_id)
+        with ExitStack() as opened:
+            self.log = AgentLog(self.shared.agent_log_path("league_manager"), "league_manager")
+            opened.callback(self.log.close)
+            self.league_log = AgentLog(self.shared.league_log_path(league_id), "league_manager")
+            opened.callback(self.league_log.close)
+            self.event("league_manager_starting", data_dir=str(league_dir))
+            self.agents = AgentRegistry(league_dir, league_id, self.system.security.token_bytes,
+                                        league_files=(league_dir / "journal.jsonl",
+                                                      league_dir / "rounds.json"))
+            self.book = LeagueBook(league_dir, league_id, self.config.scoring, ScheduleRecipe(
+                [(p.agent_id, p.display_name) for p in self.agents.of_kind("player")],
+                self.players_per_match, self.config.rounds))
+            opened.callback(self.book.close)
+            self.assignments = AssignmentNumbers(league_dir, league_id)
+            self.control = LeagueControl(self, league_dir)
+            for note in (self.agents.recovery_notes + self.book.recovery_notes
+                         + self.assignments.recovery_notes + self.control.recovery_notes):
+                self.event("data_file_recovered", detail=note)
+            security = self.system.security
+            self.admin_token = security.configured_admin_token() or self._secret_file(
+                self.shared.admin_token_path(league_id), "admin_token_written")
+            self.referee_secret = security.configured_referee_secret() or self._secret_file(
+                self.shared.referee_secret_path(league_id), "referee_secret_written")
+            opened.pop_all()  # started: the files stay open until shutdown
 
     def _players_per_match(self, league_id: str) -> int:
         """The league's match size: configured, or the fewest the game allows."""

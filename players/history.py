@@ -110,7 +110,8 @@ class PlayerHistory:
         """The history kept in ``path``; an empty one bound to it if the file does not exist.
 
         Raises:
-            HistoryError: the file is unreadable, not JSON, or not this player's history.
+            HistoryError: the file is not JSON, or not this player's history.
+            FileSystemError: the file system refuses it (a directory, no permission).
         """
         try:
             raw = read_json(path)

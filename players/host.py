@@ -25,7 +25,7 @@ from sdk.agent_log import AgentLog
 from sdk.auth import redact
 from sdk.client import RpcClient
 from sdk.config import SharedDir
-from sdk.errors import ErrorCode, ProtocolError, RemoteError
+from sdk.errors import ErrorCode, FileSystemError, ProtocolError, RemoteError
 from sdk.messages import (
     ChooseParityCall,
     GameError,
@@ -106,20 +106,30 @@ class PlayerHost:
         self._auth_token: str | None = None
         self.callers = CallerCheck()
         self._registration: asyncio.Task[None] | None = None
+        self._load_known_identity()
+
+    def _load_known_identity(self) -> None:
+        """Log the start and load a known history before serving: a log or a history the
+        file system refuses, or an unusable history, stops the start (the log is closed).
+
+        Raises:
+            HistoryError: the history file of ``settings.player_id`` cannot be used.
+            FileSystemError: the file system refuses the log or the history.
+        """
+        try:
+            self.log.log.info("player_starting", display_name=self.settings.display_name,
+                              strategy=self.settings.strategy,
+                              endpoint=self.settings.contact_endpoint)
+            if self.settings.player_id:
+                self._take_identity(self.settings.player_id, source="settings", strict=True)
+        except (HistoryError, FileSystemError):
+            self.log.close()
+            raise
 
     # -- life ---------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Load a known history (an unreadable one stops the start), then register in the
-        background so the HTTP routes answer at once.
-
-        Raises:
-            HistoryError: the history file of ``settings.player_id`` cannot be used.
-        """
-        self.log.log.info("player_starting", display_name=self.settings.display_name,
-                          strategy=self.settings.strategy, endpoint=self.settings.contact_endpoint)
-        if self.settings.player_id:
-            self._take_identity(self.settings.player_id, source="settings", strict=True)
+        """Register in the background so the HTTP routes answer at once."""
         await self.runner.reset()
         if self.settings.join_league:
             self._client = RpcClient(self.system, self.log, transport=self._transport)
@@ -207,7 +217,7 @@ class PlayerHost:
             loaded = PlayerHistory.load(path, player_id=player_id,
                                         display_name=self.settings.display_name,
                                         strategy=self.settings.strategy)
-        except HistoryError as exc:
+        except (HistoryError, FileSystemError) as exc:
             if strict:
                 self.log.log.error("history_unreadable", error=str(exc))
                 raise

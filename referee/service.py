@@ -25,7 +25,7 @@ from sdk.agent_log import AgentLog
 from sdk.auth import league_manager_proof, secret_matches, token_digest, token_matches
 from sdk.client import RpcClient
 from sdk.config import ConfigError, ScoringConfig, SharedDir
-from sdk.errors import ErrorCode, ProtocolError
+from sdk.errors import ErrorCode, FileSystemError, ProtocolError
 from sdk.messages import Communication, MatchSeat
 from sdk.tolerance import ProtocolMode
 
@@ -63,6 +63,13 @@ class RefereeService:
         slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", settings.display_name).strip("_") or "referee"
         self._initial_id = f"referee-{slug}-{settings.port}"
         self.log = AgentLog(self.shared.agent_log_path(self._initial_id), self._initial_id)
+        try:  # before serving: a log the file system refuses (a full disk) stops the start
+            self.log.log.info("referee_starting", endpoint=settings.contact_endpoint,
+                              game_types=settings.game_types,
+                              capacity=settings.max_concurrent_matches)
+        except FileSystemError:
+            self.log.close()
+            raise
         self.client = RpcClient(self.system, self.log, transport=transport)
         admin_token = self.system.security.configured_admin_token()
         self._admin_digest = token_digest(admin_token) if admin_token else None
@@ -115,9 +122,6 @@ class RefereeService:
 
     async def start(self) -> None:
         """Register in the background (the HTTP side is up at once), or run standalone."""
-        self.log.log.info("referee_starting", endpoint=self.settings.contact_endpoint,
-                          game_types=self.settings.game_types,
-                          capacity=self.settings.max_concurrent_matches)
         if self.settings.join_league:
             self._registration_task = asyncio.create_task(self._register())
         else:

@@ -17,6 +17,7 @@ import orjson
 import structlog
 
 from sdk.auth import redact_tokens
+from sdk.errors import file_access
 from sdk.store import append_whole
 
 __all__ = ["LOG_KEYS_MAX", "LOG_LIST_MAX", "LOG_STRING_MAX", "AgentLog"]
@@ -73,21 +74,31 @@ _PROCESSORS: list[Any] = [
 
 
 class _Sink:
-    """The file an agent's records go to, each record whole or not at all: one the disk
-    refuses (full) is dropped and counted, never raised into the agent, which keeps
-    working, and never left half-written in the file."""
+    """The file an agent's records go to, each record whole or not at all. Until the file
+    has taken a record, one the file system refuses raises FileSystemError naming the log
+    (an agent writes its first record while it starts, so a full disk stops it there, in
+    one line); after that, a refused record (the disk filled up) is dropped and counted,
+    never raised into the agent, which keeps working, and never left half-written."""
 
     def __init__(self, path: Path):
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._path = path
+        with file_access(path, "write"):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         self.size = os.fstat(self._fd).st_size
         self.dropped = 0
+        self._proven = False
 
     def write(self, data: bytes) -> None:
         try:
-            append_whole(self._fd, data)
+            with file_access(self._path, "write"):
+                append_whole(self._fd, data)
         except OSError:
+            if not self._proven:
+                raise
             self.dropped += 1
         else:
+            self._proven = True
             self.size += len(data)
 
     def flush(self) -> None:
@@ -103,6 +114,9 @@ class AgentLog:
     """The log of one agent, written to ``<logs>/agents/<agent_id>.log.jsonl``.
 
     An agent learns its id at registration; ``rename`` moves later records to the new file.
+    A file the file system refuses raises FileSystemError naming it (opening it, or writing
+    a record: an agent writes its first record while it starts, so a full disk stops it
+    there).
     """
 
     def __init__(self, path: Path, agent_id: str):
@@ -110,14 +124,13 @@ class AgentLog:
         self._open(path, agent_id)
 
     def _open(self, path: Path, agent_id: str) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if self._handle is not None:
-            self._handle.close()
+        sink = _Sink(path)
+        self.close()
         self.path = path
         self.agent_id = agent_id
-        self._handle = _Sink(path)
+        self._handle = sink
         self._logger = structlog.wrap_logger(
-            structlog.BytesLogger(cast(BinaryIO, self._handle)),  # it calls write, flush
+            structlog.BytesLogger(cast(BinaryIO, sink)),  # it calls write, flush
             processors=_PROCESSORS,
             wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG),
         ).bind(agent_id=agent_id)

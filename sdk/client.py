@@ -23,10 +23,12 @@ from sdk.errors import ErrorCode, RemoteError, TransportError
 from sdk.messages import Message
 from sdk.nesting import json_depth
 
-__all__ = ["OnRetry", "Outgoing", "RpcClient"]
+__all__ = ["OnRetry", "Outgoing", "RpcClient", "answer_id_mismatch"]
 
 METHOD_NOT_FOUND = -32601
 _TOO_DEEP = object()
+_ID_SHOWN = 40
+"""Characters of a wrong answer id quoted in the error (a peer chooses its length)."""
 
 OnRetry = Callable[[int, TransportError], Awaitable[None]]
 """Called before retry number N (1-based) with the failure that caused it."""
@@ -37,6 +39,24 @@ every attempt (so a retry carries a fresh timestamp or deadline)."""
 
 
 KEEPALIVE_SEC = 4.0
+
+
+def answer_id_mismatch(body: dict[str, Any], request_id: int) -> str | None:
+    """What makes ``body`` the answer to another request than ``request_id``'s, or None.
+
+    The request's id echoed as a number or as a string is the same id; so is none at all
+    (tolerated: HTTP pairs an answer with its request), and a null id on an error (the
+    peer could not read the request's, as JSON-RPC 2.0 says). Any other id is a mismatch.
+    """
+    if "id" not in body:
+        return None
+    answered = body["id"]
+    if answered is None and "error" in body:
+        return None
+    if isinstance(answered, (int, str)) and not isinstance(answered, bool) \
+            and str(answered) == str(request_id):
+        return None
+    return f"id {json.dumps(answered)[:_ID_SHOWN]}, not {request_id}, the id of the request"
 
 
 class RpcClient:
@@ -106,7 +126,8 @@ class RpcClient:
         many published agents serve it, and is called that way from then on.
 
         Raises:
-            TransportError: no answer after the last retry (E001 timeout, E009 connection).
+            TransportError: no answer after the last retry (E001 timeout, E009 connection
+                failure or an answer carrying another request's id).
             RemoteError: the agent answered with LEAGUE_ERROR, a JSON-RPC error, or garbage.
         """
         limit = self._system.timeout_for(method) if timeout is None else timeout
@@ -141,7 +162,8 @@ class RpcClient:
     async def _call_once(
         self, endpoint: str, method: str, params: dict[str, Any], limit: float
     ) -> dict[str, Any]:
-        request = {"jsonrpc": "2.0", "method": method, "params": params, "id": next(self._ids)}
+        request_id = next(self._ids)
+        request = {"jsonrpc": "2.0", "method": method, "params": params, "id": request_id}
         self._log.message("message_sent", params, method=method, peer=endpoint)
         try:
             status, body = await asyncio.wait_for(
@@ -159,7 +181,7 @@ class RpcClient:
                 ErrorCode.CONNECTION_ERROR,
                 f"could not reach {endpoint} for {method}: {type(exc).__name__}",
             ) from None
-        return self._result_of(status, body, endpoint, method)
+        return self._result_of(status, body, endpoint, method, request_id)
 
     async def _post(self, endpoint: str, method: str, content: str) -> tuple[int, bytes]:
         """The answer's status and body, read as a stream so that a body above
@@ -193,8 +215,8 @@ class RpcClient:
             f"({cap}): refused without reading the rest",
         )
 
-    def _result_of(self, status: int, content: bytes, endpoint: str,
-                   method: str) -> dict[str, Any]:
+    def _result_of(self, status: int, content: bytes, endpoint: str, method: str,
+                   request_id: int) -> dict[str, Any]:
         if status != 200:
             raise RemoteError(f"HTTP_{status}", f"{endpoint} answered {method} with HTTP {status}")
         try:
@@ -217,6 +239,10 @@ class RpcClient:
                 ErrorCode.INVALID_FIELD_VALUE.value,
                 f"{endpoint} answered {method} with a JSON {type(body).__name__}, not an object",
             )
+        mismatch = answer_id_mismatch(body, request_id)
+        if mismatch is not None:  # no usable answer: retried like a lost one
+            raise TransportError(ErrorCode.CONNECTION_ERROR, f"{endpoint} answered {method} "
+                                 f"with {mismatch}: an answer to another request, not taken")
         error = body.get("error")
         if error is not None:
             code = error.get("code") if isinstance(error, dict) else None

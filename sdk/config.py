@@ -154,10 +154,34 @@ class AgentsConfig(_File):
 
 
 class ScoringConfig(_Settings):
+    """Points for each outcome of a match. Standings rank by them, so they must rank the
+    outcomes as a player would: finite numbers, a win worth points and more than a draw, a
+    draw no less than a loss, a technical loss no more than a loss (never answering must
+    not pay). Losses may cost points (negative)."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
     win: float = 3
     draw: float = 1
     loss: float = 0
     technical_loss: float = 0
+
+    @model_validator(mode="after")
+    def _ranked_as_a_player_would(self) -> ScoringConfig:
+        rules = [
+            (self.win > 0, f"win ({self.win:g}) must be more than 0: a win earns points"),
+            (self.win > self.draw,
+             f"win ({self.win:g}) must be more than draw ({self.draw:g})"),
+            (self.draw >= self.loss,
+             f"draw ({self.draw:g}) must be at least loss ({self.loss:g})"),
+            (self.technical_loss <= self.loss,
+             f"technical_loss ({self.technical_loss:g}) must be at most loss "
+             f"({self.loss:g}): not answering must not pay more than losing"),
+        ]
+        broken = [said for holds, said in rules if not holds]
+        if broken:
+            raise ValueError("; ".join(broken))
+        return self
 
 
 class CommunicationConfig(_Settings):

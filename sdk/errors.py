@@ -7,15 +7,21 @@ turns it into a LEAGUE_ERROR answer, so a caller always gets a code and a senten
 
 from __future__ import annotations
 
+import errno
+from collections.abc import Iterator
+from contextlib import contextmanager
 from enum import Enum
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
 __all__ = [
     "ErrorCode",
+    "FileSystemError",
     "LeagueSDKError",
     "ProtocolError",
     "RemoteError",
     "TransportError",
+    "file_access",
 ]
 
 
@@ -71,9 +77,64 @@ class RemoteError(LeagueSDKError):
 
 
 class TransportError(LeagueSDKError):
-    """No usable answer reached us: a timeout (E001) or a connection failure (E009)."""
+    """No usable answer reached us: a timeout (E001), or a connection failure (E009),
+    which includes an answer carrying another request's id."""
 
     def __init__(self, code: ErrorCode, description: str):
         super().__init__(f"{code.value} {code.name}: {description}")
         self.code = code
         self.description = description
+
+
+_ANOTHER_FOLDER = "or start with a --shared-dir on one that is"
+_REMEDIES = {
+    errno.EROFS: f"the file system is read-only; make it writable, {_ANOTHER_FOLDER}",
+    errno.EACCES: f"permission denied; let this user read and write there, {_ANOTHER_FOLDER}",
+    errno.EPERM: f"permission denied; let this user read and write there, {_ANOTHER_FOLDER}",
+    errno.ENOSPC: "no space left on the device; free some space on it",
+    errno.EDQUOT: "the disk quota is used up; free some space on it",
+    errno.EISDIR: "it is a directory where a file should be; move the directory away",
+}
+
+
+def _file_in_the_way(path: Path) -> Path | None:
+    """The nearest folder on ``path``'s way that is a file instead (ENOTDIR, EEXIST)."""
+    return next((part for part in reversed(path.parents)
+                 if part.exists() and not part.is_dir()), None)
+
+
+class FileSystemError(LeagueSDKError, OSError):
+    """The file system refused a file an agent keeps: read-only, full, no permission, a
+    directory where a file should be. Nothing is wrong with the data or the settings; the
+    machine must change. The message names the path and what to do. It is still an OSError
+    with the cause's errno, so code that handles OSError handles it too."""
+
+    def __init__(self, message: str, path: Path, cause: OSError):
+        super().__init__(message)
+        self.path = path
+        self.errno = cause.errno
+
+    @classmethod
+    def of(cls, cause: OSError, path: Path, action: Literal["read", "write"]
+           ) -> FileSystemError:
+        """The refusal of ``cause`` (met reading or writing ``path``) as one sentence."""
+        remedy = _REMEDIES.get(cause.errno or 0)
+        blocking = (_file_in_the_way(path) if cause.errno in (errno.ENOTDIR, errno.EEXIST)
+                    else None)
+        if blocking is not None:
+            remedy = f"{blocking} is a file where a folder should be; move it away"
+        if remedy is None:
+            remedy = f"{cause.strerror or cause}; check that folder and its file system"
+        return cls(f"cannot {action} {path}: {remedy}", path, cause)
+
+
+@contextmanager
+def file_access(path: Path, action: Literal["read", "write"]) -> Iterator[None]:
+    """Read or write ``path`` in this block: an OSError becomes FileSystemError naming it
+    (the OSError alone may name a temp file, or nothing: a full disk fails in fsync)."""
+    try:
+        yield
+    except FileSystemError:
+        raise
+    except OSError as exc:
+        raise FileSystemError.of(exc, path, action) from exc

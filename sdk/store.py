@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar, cast
 
-from sdk.errors import LeagueSDKError
+from sdk.errors import FileSystemError, LeagueSDKError, file_access
 from sdk.timeutil import utc_now, utc_now_str
 
 __all__ = [
@@ -34,7 +34,9 @@ _T = TypeVar("_T")
 
 
 class StoreError(LeagueSDKError):
-    """A data file could not be read or written; the message names the file."""
+    """A data file is damaged, or does not fit the others; the message names the file.
+    (The file system refusing to read or write one is ``FileSystemError``: never damage,
+    so never "recovered" from a backup.)"""
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -74,20 +76,23 @@ def _keep_previous(path: Path) -> None:
 
 
 def _atomic_write_text(path: Path, text: str, *, keep_backup: bool) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if keep_backup:
-            _keep_previous(path)
-        os.replace(temp_name, path)
-    except BaseException:
-        Path(temp_name).unlink(missing_ok=True)
-        raise
-    _fsync_dir(path.parent)
+    """Raises FileSystemError naming ``path`` when the file system refuses the write."""
+    with file_access(path, "write"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp",
+                                         dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            if keep_backup:
+                _keep_previous(path)
+            os.replace(temp_name, path)
+        except BaseException:
+            Path(temp_name).unlink(missing_ok=True)
+            raise
+        _fsync_dir(path.parent)
 
 
 def atomic_write_json(path: Path, payload: Any, *, indent: int | None = 2,
@@ -100,6 +105,9 @@ def atomic_write_json(path: Path, payload: Any, *, indent: int | None = 2,
     ``keep_backup`` first makes ``<name>.bak`` the version being replaced, so a file found
     damaged at start-up can be recovered from the one before it (for the League Manager's
     files, written a few times per round; not for files rewritten many times per match).
+
+    Raises:
+        FileSystemError: the file system refused (read-only, full, a directory in the way).
     """
     text = json.dumps(payload, ensure_ascii=False, indent=indent) + "\n"
     _atomic_write_text(path, text, keep_backup=keep_backup)
@@ -117,13 +125,14 @@ def write_document(path: Path, payload: dict[str, Any], *, indent: int | None = 
 
 def read_json(path: Path) -> Any:
     """Read a JSON file, or raise StoreError naming the file and what is wrong with it
-    (a missing file raises FileNotFoundError, so a caller can tell "none yet" from "broken")."""
+    (a missing file raises FileNotFoundError, so a caller can tell "none yet" from "broken";
+    one the file system refuses, a directory or unreadable, FileSystemError)."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise
     except OSError as exc:
-        raise StoreError(f"cannot read {path}: {exc.strerror}") from exc
+        raise FileSystemError.of(exc, path, "read") from exc
     except UnicodeDecodeError as exc:
         raise StoreError(f"{path} is not UTF-8 text: {exc.reason}") from exc
     try:
@@ -141,7 +150,8 @@ def remove_temp_files(folder: Path) -> list[Path]:
         return []
     left = sorted(path for path in folder.glob(".*.tmp") if path.is_file())
     for path in left:
-        path.unlink(missing_ok=True)
+        with file_access(path, "write"):
+            path.unlink(missing_ok=True)
     return left
 
 
@@ -158,7 +168,8 @@ def quarantine(path: Path) -> Path:
     while target.exists():
         number += 1
         target = path.with_name(f"{path.name}.corrupt-{stamp}-{number}")
-    _link_or_copy(path, target)
+    with file_access(target, "write"):
+        _link_or_copy(path, target)
     return target
 
 
@@ -265,9 +276,10 @@ class Journal:
 
     def __init__(self, path: Path):
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._drop_torn_tail()
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        with file_access(path, "write"):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._drop_torn_tail()
+            self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         self._written = 0
         self._synced = 0
         self._flight: asyncio.Future[None] | None = None
@@ -337,7 +349,9 @@ class Journal:
         last newline, which reopening cuts) is neither: it was never acknowledged."""
         if not path.exists():
             return [], []
-        *lines, _torn = path.read_bytes().split(b"\n")
+        with file_access(path, "read"):
+            data = path.read_bytes()
+        *lines, _torn = data.split(b"\n")
         records: list[tuple[int, dict[str, Any]]] = []
         bad: list[BadLine] = []
         for number, line in enumerate(lines, start=1):

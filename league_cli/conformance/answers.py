@@ -10,6 +10,7 @@ from pydantic import ValidationError
 
 from league_cli.conformance.probe import Exchange
 from league_cli.conformance.report import Recorder
+from sdk.client import answer_id_mismatch
 from sdk.messages import PROTOCOL, Message
 from sdk.timeutil import parse_utc
 from sdk.tolerance import ENVELOPE_FIELDS, Deviation, answer_defaults, repair
@@ -99,18 +100,23 @@ def describe(exchange: Exchange) -> str:
 
 def judge_framing(recorder: Recorder, exchange: Exchange) -> None:
     """jsonrpc.framing, for any answer that is a JSON object. Ids as numbers or strings and
-    ``"error": null`` beside a result are valid JSON-RPC and pass in both modes."""
+    ``"error": null`` beside a result are valid JSON-RPC and pass in both modes; another
+    request's id fails in both, as our agents never take such an answer."""
     body = exchange.body
     if not exchange.answered or not isinstance(body, dict):
+        return
+    request_id = exchange.request.get("id") if isinstance(exchange.request, dict) else None
+    mismatch = answer_id_mismatch(body, request_id) if isinstance(request_id, int) else None
+    if mismatch is not None:
+        recorder.failed("jsonrpc.framing", f"{exchange.method}: an answer with {mismatch}; a "
+                        "referee or League Manager never takes it (E009, as if none came)",
+                        evidence=exchange.evidence())
         return
     problems = []
     if body.get("jsonrpc") != "2.0":
         problems.append(f"\"jsonrpc\" is {body.get('jsonrpc')!r}, not \"2.0\"")
-    request_id = exchange.request.get("id") if isinstance(exchange.request, dict) else None
     if "id" not in body:
         problems.append("no \"id\"")
-    elif str(body["id"]) != str(request_id) and exchange.error is None:
-        problems.append(f"\"id\" is {body['id']!r}, the request's was {request_id!r}")
     if "result" in body and body.get("error") is not None:
         problems.append("both a \"result\" and an \"error\"")
     if problems:

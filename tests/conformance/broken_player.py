@@ -12,6 +12,7 @@ standard library and nothing shared with Agent League, as a student's player wou
     missing_envelope    answers with the message's own fields only, no envelope
     message_type_methods  serves each method under its message_type (GAME_INVITATION...)
                         and answers -32601 to the protocol's method names
+    wrong_id            answers every call under another request's id
 """
 
 import argparse
@@ -23,7 +24,7 @@ from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 FAULTS = ("none", "wrong_field_names", "uppercase_parity", "slow_move", "crash_on_game_over",
-          "missing_envelope", "message_type_methods")
+          "missing_envelope", "message_type_methods", "wrong_id")
 BY_MESSAGE_TYPE = {
     "GAME_INVITATION": "handle_game_invitation", "CHOOSE_PARITY_CALL": "choose_parity",
     "GAME_OVER": "notify_match_result", "GAME_ERROR": "notify_game_error",
@@ -122,6 +123,8 @@ def handler_for(player):
                 return
             result, error = player.answer(request.get("method"), params)
             answer = {"jsonrpc": "2.0", "id": request.get("id")}
+            if player.fault == "wrong_id":
+                answer["id"] = 1000 + (request.get("id") or 0)
             answer.update({"result": result} if error is None else {"error": error})
             self.reply(answer)
 

@@ -54,6 +54,7 @@ FAULTS: dict[str, dict[str, tuple[str, str]]] = {
                              "game_over.ack": ("PASS", "PASS")},
     "missing_envelope": {"envelope.fields": ("WARN", "FAIL"), "move.parity_value": ("PASS", "PASS"),
                          "invitation.fields": ("PASS", "PASS")},
+    "wrong_id": {"jsonrpc.framing": ("FAIL", "FAIL")},
 }
 
 

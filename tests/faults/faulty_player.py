@@ -16,6 +16,7 @@ says, except for its fault (``GET /health`` tells whether it is up):
     http_500              choose_parity: HTTP 500 with a text body
     not_json              choose_parity: HTTP 200 with an HTML page
     jsonrpc_error         choose_parity: a JSON-RPC error object (-32000) instead of a result
+    wrong_id              choose_parity: a sound answer under another request's id
     wrong_types           choose_parity: match_id and player_id as numbers
     choice_upper          parity_choice "EVEN"
     choice_empty          parity_choice ""
@@ -46,7 +47,8 @@ INVALID_CHOICES = {"choice_upper": "EVEN", "choice_empty": "", "choice_null": No
                    "choice_number": 7}
 DEEP_JSON = {"deep_json": 100_000, "deep_json_900": 900}
 FAULTS = ("none", "never_answers", "hangs_after_invitation", "answers_late",
-          "closes_connection", "http_500", "not_json", "jsonrpc_error", "wrong_types",
+          "closes_connection", "http_500", "not_json", "jsonrpc_error", "wrong_id",
+          "wrong_types",
           *INVALID_CHOICES, "other_match_id", "other_player_id", *DEEP_JSON, "huge_body",
           "huge_body_unsized", "trickle", "dies_after_invitation", "refuses_invitation")
 NOTIFICATIONS = ("notify_match_result", "notify_game_error", "notify_round",
@@ -163,6 +165,9 @@ class Handler(BaseHTTPRequestHandler):
             self.send_body(500, b"Internal Server Error", "text/plain")
         elif fault == "not_json":
             self.send_body(200, b"<html><body>It works!</body></html>", "text/html")
+        elif fault == "wrong_id":
+            self.send_json({"jsonrpc": "2.0", "id": request_id + 1000,
+                            "result": self.server.player.choose(call)})
         elif fault == "jsonrpc_error":
             self.send_json({"jsonrpc": "2.0", "id": request_id,
                             "error": {"code": -32000, "message": "strategy crashed"}})

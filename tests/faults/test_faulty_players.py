@@ -84,6 +84,7 @@ EXPECTED: dict[str, Expected] = {
     "trickle": Expected("E001", PARITY, retried=True),
     "closes_connection": Expected("E009", PARITY, retried=True),
     "dies_after_invitation": Expected("E009", PARITY, retried=True),
+    "wrong_id": Expected("E009", PARITY, retried=True),
     "http_500": Expected("E020", PARITY),
     "jsonrpc_error": Expected("E020", PARITY),
     "not_json": Expected("E002", PARITY),

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from sdk.agent_log import LOG_LIST_MAX, AgentLog
 from sdk.auth import redact
+from sdk.errors import FileSystemError
 from sdk.timeutil import parse_utc, utc_now
 from tests.conftest import TinyDisk
 
@@ -108,3 +112,11 @@ def test_a_full_disk_drops_whole_records_and_never_raises(tiny_disk: TinyDisk) -
     assert log.size == log.path.stat().st_size, "the size counts what was written, only"
     log.close()
     assert [r["event"] for r in records(log.path)] == ["before", "after"]
+
+
+def test_a_log_the_file_system_refuses_raises_naming_it(tmp_path: Path) -> None:
+    (tmp_path / "agents").write_text("a file where the folder should be")
+    path = tmp_path / "agents" / "P01.log.jsonl"
+    with pytest.raises(FileSystemError, match=re.escape(f"cannot write {path}: {tmp_path}/agents "
+                                                        "is a file where a folder should be")):
+        AgentLog(path, "P01")

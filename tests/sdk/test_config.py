@@ -128,6 +128,50 @@ def test_a_bad_value_in_any_file_names_the_file_and_the_field(
     assert field in str(caught.value)
 
 
+LEAGUE_FILE = "leagues/league_2025_even_odd.json"
+
+
+@pytest.mark.parametrize(("scoring", "said"), [
+    ({"win": -3}, "win (-3) must be more than 0: a win earns points; win (-3) must be more "
+                  "than draw (1)"),
+    ({"win": 0, "draw": -1, "loss": -2, "technical_loss": -3},
+     "win (0) must be more than 0: a win earns points"),
+    ({"win": 1, "draw": 1}, "win (1) must be more than draw (1)"),
+    ({"draw": 0, "loss": 0.5}, "draw (0) must be at least loss (0.5)"),
+    ({"technical_loss": 1}, "technical_loss (1) must be at most loss (0): not answering must "
+                            "not pay more than losing"),
+])
+def test_a_scoring_that_ranks_outcomes_wrongly_is_refused_naming_the_fields(
+    shared_dir: SharedDir, scoring: dict[str, float], said: str
+) -> None:
+    league = json.loads((shared_dir.config_dir / LEAGUE_FILE).read_text())
+    path = edit(shared_dir, LEAGUE_FILE, {"scoring": {**league["scoring"], **scoring}})
+    with pytest.raises(ConfigError) as caught:
+        shared_dir.league("league_2025_even_odd")
+    assert str(caught.value) == f"{path}: scoring: Value error, {said}"
+
+
+@pytest.mark.parametrize("value", ["Infinity", "-Infinity", "NaN"])
+def test_points_must_be_finite(shared_dir: SharedDir, value: str) -> None:
+    path = shared_dir.config_dir / LEAGUE_FILE
+    path.write_text(path.read_text().replace('"draw": 1', f'"draw": {value}'))
+    with pytest.raises(ConfigError, match="scoring.draw: Input should be a finite number"):
+        shared_dir.league("league_2025_even_odd")
+
+
+@pytest.mark.parametrize("scoring", [
+    {"win": 3, "draw": 1, "loss": 0, "technical_loss": 0},  # the committed one
+    {"win": 1, "draw": 0, "loss": 0, "technical_loss": 0},  # a draw as bad as a loss
+    {"win": 2, "draw": 0.5, "loss": -1, "technical_loss": -3},  # losing costs points
+    {"win": 0.5, "draw": -1, "loss": -1, "technical_loss": -1},
+])
+def test_a_scoring_that_ranks_outcomes_as_a_player_would_is_taken(
+    shared_dir: SharedDir, scoring: dict[str, float]
+) -> None:
+    edit(shared_dir, LEAGUE_FILE, {"scoring": scoring})
+    assert shared_dir.league("league_2025_even_odd").scoring.model_dump() == scoring
+
+
 def test_a_missing_file_names_the_path(shared_dir: SharedDir) -> None:
     path = shared_dir.config_dir / "system.json"
     path.unlink()

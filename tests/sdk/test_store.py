@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -11,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from sdk.errors import FileSystemError
 from sdk.store import (
     SCHEMA_VERSION,
     BadLine,
@@ -108,9 +110,41 @@ def test_read_json_of_a_file_that_is_not_utf8_is_a_store_error(tmp_path: Path) -
         read_json(path)
 
 
-def test_read_json_of_a_folder_is_a_store_error(tmp_path: Path) -> None:
-    with pytest.raises(StoreError, match=re.escape(str(tmp_path))):
+def test_read_json_of_a_folder_is_the_file_system_s_refusal_not_damage(tmp_path: Path) -> None:
+    with pytest.raises(FileSystemError) as caught:
         read_json(tmp_path)
+    assert str(caught.value) == (f"cannot read {tmp_path}: it is a directory where a file "
+                                 "should be; move the directory away")
+    assert caught.value.errno == errno.EISDIR and not isinstance(caught.value, StoreError)
+
+
+def test_a_directory_where_a_file_should_be_is_never_recovered_from_its_backup(
+        tmp_path: Path) -> None:
+    path = tmp_path / "rounds.json"
+    write_document(path, {"version": 1}, keep_backup=True)
+    write_document(path, {"version": 2}, keep_backup=True)
+    path.unlink()
+    path.mkdir()
+    with pytest.raises(FileSystemError, match=re.escape(f"cannot read {path}: it is a dir")):
+        load_with_backup(path, _version)
+    assert read_json(backup_path(path))["version"] == 1, "the backup is left as it was"
+
+
+def test_a_write_over_a_directory_names_it_and_leaves_no_temp_file(tmp_path: Path) -> None:
+    path = tmp_path / "agents.json"
+    path.mkdir()
+    with pytest.raises(FileSystemError, match=re.escape(f"cannot write {path}: it is a dir")):
+        atomic_write_json(path, {"agents": []})
+    assert leftovers(tmp_path) == []
+
+
+def test_a_file_where_a_folder_should_be_is_named(tmp_path: Path) -> None:
+    (tmp_path / "data").write_text("a file")
+    path = tmp_path / "data" / "leagues" / "L1" / "agents.json"
+    with pytest.raises(FileSystemError) as caught:
+        atomic_write_json(path, {"agents": []})
+    assert str(caught.value) == (f"cannot write {path}: {tmp_path / 'data'} is a file where a "
+                                 "folder should be; move it away")
 
 
 def test_read_json_of_a_missing_file_is_file_not_found(tmp_path: Path) -> None:

@@ -1,0 +1,180 @@
+"""An agent that cannot start says so in one line, never a traceback: exit 2 when the file
+system keeps it from starting (a read-only folder, a full disk, a directory or a file where
+the other should be), 1 for a bad configuration or a damaged file. Each case starts the real
+``league`` command; a read-only or full file system is a tmpfs the test mounts (tests run as
+root, which ignores permissions but not a read-only mount), skipped where mounting is not
+permitted."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import free_port, make_shared_dir
+from tests.reliability.services import TRACEBACK_MARKS
+
+pytestmark = pytest.mark.e2e
+
+LEAGUE = "league_2025_even_odd"
+EXIT_FILE_SYSTEM = 2
+
+AGENT_ARGS = {"manager": [], "referee": ["--standalone"], "player": ["--standalone"]}
+"""Each agent as it starts alone (no League Manager to register with)."""
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """How a start ended: the exit code and everything the process printed."""
+
+    code: int
+    output: str
+
+    @property
+    def line(self) -> str:
+        """The one line printed (checked: one, and no traceback)."""
+        lines = self.output.splitlines()
+        assert len(lines) == 1, self.output
+        assert not any(mark in self.output for mark in TRACEBACK_MARKS), self.output
+        return lines[0]
+
+
+def start_refused(agent: str, shared: Path, *args: str) -> Refusal:
+    """Start ``league AGENT`` on ``shared`` and wait for it to give up, as each case here
+    must; one still running after the wait is killed by its pid (and the case fails)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "league_cli", agent, "--shared-dir", str(shared),
+         "--port", str(free_port()), *AGENT_ARGS[agent], *args],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    try:
+        output, _ = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(10)
+    return Refusal(process.returncode, output.decode(errors="replace"))
+
+
+@contextmanager
+def tmpfs(directory: Path, options: str) -> Iterator[Path]:
+    """A tmpfs mounted at ``directory`` for the block (skips the test where mounting is not
+    permitted: it needs root or CAP_SYS_ADMIN), unmounted at the end."""
+    directory.mkdir(parents=True, exist_ok=True)
+    if shutil.which("mount") is None:
+        pytest.skip("no mount command: a read-only or full file system cannot be made here")
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(directory)],
+                             capture_output=True, text=True)
+    if mounted.returncode != 0:
+        said = (mounted.stderr.strip().splitlines() or ["mount failed"])[0]
+        pytest.skip(f"mounting a tmpfs is not permitted here ({said}): it needs root or "
+                    "CAP_SYS_ADMIN")
+    try:
+        yield directory
+    finally:
+        subprocess.run(["umount", str(directory)], check=True)
+
+
+def fill(directory: Path) -> None:
+    """Write into ``directory`` until its file system has no byte left."""
+    fd = os.open(directory / "filler", os.O_WRONLY | os.O_CREAT)
+    try:
+        while True:
+            os.write(fd, bytes(4096))
+    except OSError as exc:
+        assert exc.errno == errno.ENOSPC, exc
+    finally:
+        os.close(fd)
+    assert shutil.disk_usage(directory).free == 0
+
+
+CASES = [("manager", "data"), ("manager", "logs"), ("referee", "logs"), ("player", "logs")]
+"""Each agent against each folder it writes while it starts (the referee and the player
+write no data file before their first match)."""
+
+
+@pytest.mark.parametrize(("agent", "folder"), CASES)
+def test_a_read_only_folder_stops_the_start_in_one_line(tmp_path: Path, agent: str,
+                                                        folder: str) -> None:
+    shared = make_shared_dir(tmp_path / "SHARED").root
+    with tmpfs(shared / folder, "ro,size=1m") as read_only:
+        refusal = start_refused(agent, shared)
+    assert refusal.code == EXIT_FILE_SYSTEM, refusal.output
+    assert f"cannot write {read_only}/" in refusal.line
+    assert "the file system is read-only; make it writable" in refusal.line
+
+
+@pytest.mark.parametrize(("agent", "folder"), CASES)
+def test_a_full_disk_stops_the_start_in_one_line(tmp_path: Path, agent: str,
+                                                 folder: str) -> None:
+    shared = make_shared_dir(tmp_path / "SHARED").root
+    with tmpfs(shared / folder, "size=64k") as full:
+        fill(full)
+        refusal = start_refused(agent, shared)
+    assert refusal.code == EXIT_FILE_SYSTEM, refusal.output
+    assert f"cannot write {full}/" in refusal.line
+    assert "no space left on the device; free some space on it" in refusal.line
+
+
+@pytest.mark.parametrize("name", ["rounds.json", "agents.json", "journal.jsonl",
+                                  "admin_token"])
+def test_a_directory_where_a_league_file_should_be_stops_the_start_in_one_line(
+        tmp_path: Path, name: str) -> None:
+    shared = make_shared_dir(tmp_path / "SHARED").root
+    in_the_way = shared / "data" / "leagues" / LEAGUE / name
+    (in_the_way / "something").mkdir(parents=True)
+    refusal = start_refused("manager", shared)
+    assert refusal.code == EXIT_FILE_SYSTEM, refusal.output
+    assert f"{in_the_way}: it is a directory where a file should be; move the directory " \
+           "away" in refusal.line
+    assert (in_the_way / "something").is_dir(), "nothing of the user's is touched"
+
+
+def test_a_directory_where_the_player_history_should_be_stops_the_start_in_one_line(
+        tmp_path: Path) -> None:
+    shared = make_shared_dir(tmp_path / "SHARED").root
+    history = shared / "data" / "players" / "P01" / "history.json"
+    history.mkdir(parents=True)
+    refusal = start_refused("player", shared, "--player-id", "P01")
+    assert refusal.code == EXIT_FILE_SYSTEM, refusal.output
+    assert f"cannot read {history}: it is a directory where a file" in refusal.line
+
+
+def test_a_file_where_the_data_folder_should_be_stops_the_start_in_one_line(
+        tmp_path: Path) -> None:
+    shared = make_shared_dir(tmp_path / "SHARED").root
+    (shared / "data").write_text("not a folder")
+    refusal = start_refused("manager", shared)
+    assert refusal.code == EXIT_FILE_SYSTEM, refusal.output
+    assert f"{shared / 'data'} is a file where a folder should be; move it away" in refusal.line
+
+
+def test_a_damaged_player_history_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    """Damage (not the file system) keeps exit 1, as a damaged league file does."""
+    shared = make_shared_dir(tmp_path / "SHARED").root
+    history = shared / "data" / "players" / "P01" / "history.json"
+    history.parent.mkdir(parents=True)
+    history.write_text("{not json")
+    refusal = start_refused("player", shared, "--player-id", "P01")
+    assert refusal.code == 1, refusal.output
+    assert f"{history} is not valid JSON" in refusal.line
+
+
+def test_negative_points_for_a_win_stop_the_start_in_one_line(tmp_path: Path) -> None:
+    shared = make_shared_dir(tmp_path / "SHARED")
+    path = shared.config_dir / "leagues" / f"{LEAGUE}.json"
+    league = json.loads(path.read_text())
+    league["scoring"]["win"] = -3
+    path.write_text(json.dumps(league))
+    refusal = start_refused("manager", shared.root)
+    assert refusal.code == 1, refusal.output
+    assert refusal.line == (f"error: {path}: scoring: Value error, win (-3) must be more than "
+                            "0: a win earns points; win (-3) must be more than draw (1)")
