@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
+from league_cli.up import wait_for
 from tests.interop.harness import UTC_WHOLE_SECONDS, Agents, start_our_league
 
 pytestmark = pytest.mark.e2e
@@ -57,7 +58,10 @@ def test_a_league_runs_through_a_foreign_referee(agents: Agents) -> None:
 
     status = start_our_league(agents, manager, referees=1, players=PLAYERS)
     assert status["matches_completed"] == status["total_matches"] == PLAYERS * (PLAYERS - 1) // 2
-    records = referee.records()
+    # LEAGUE_COMPLETED goes out once the league is COMPLETED, so it may still be on its way
+    records = wait_for(lambda: (found := referee.records()) and any(
+        r["method"] == "notify_league_completed" for r in found) and found, 10,
+        "the foreign referee to hear LEAGUE_COMPLETED")
     problems = [(r["method"], r["peer"], r["problems"]) for r in records if r["problems"]]
     assert not problems, f"the foreign referee found problems: {problems}"
 
