@@ -396,7 +396,7 @@ class AnalysisCache:
 
         Raises:
             AnalysisUnavailable: nothing to analyse yet.
-            TimeoutError: the computation went past the bound (nothing is cached).
+            asyncio.TimeoutError: the computation went past the bound (nothing is cached).
         """
         async with self._lock:
             if self._cached is None or self._cached.version != version:

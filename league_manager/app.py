@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import partial
@@ -104,7 +105,7 @@ def create_app(settings: LeagueManagerSettings, *,
         except AnalysisUnavailable as exc:
             return JSONResponse({"error": str(exc), "version": book.standings_version},
                                 status_code=409)
-        except TimeoutError:
+        except asyncio.TimeoutError:  # the builtin TimeoutError from 3.11 on, not before
             return JSONResponse({"error": f"the analysis took more than {ANALYSIS_TIMEOUT:g} "
                                           f"s; try again later"}, status_code=503)
         except SolverError as exc:

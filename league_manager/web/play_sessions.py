@@ -240,7 +240,7 @@ class PlaySession:
         """Wait until the person's move is due or the game has ended, ``timeout`` at most."""
         if self.seat is None:
             return
-        with contextlib.suppress(TimeoutError):
+        with contextlib.suppress(asyncio.TimeoutError):  # not the builtin before 3.11
             await asyncio.wait_for(self.seat.ready.wait(), timeout)
 
     @property

@@ -98,10 +98,11 @@ class PromptBook:
         template = self._template(name)
         if template is None:
             return
-        if not template.is_valid():
+        names, valid = _placeholders(template)
+        if not valid:
             raise ValueError(f"prompt file {name}: a '$' that is not a placeholder "
                              "(write $$ for a dollar sign)")
-        unknown = sorted(set(template.get_identifiers()) - fields)
+        unknown = sorted(names - fields)
         if unknown:
             raise ValueError(f"prompt file {name}: unknown placeholders {unknown}; "
                              f"it may use {sorted(fields)}")
@@ -160,3 +161,18 @@ class PromptBook:
         return self._first("clarify.txt").substitute(
             answer=" ".join(answer.split())[:200], legal_moves=describe_moves(space),
             answer_format=self.answer_format(example)).strip()
+
+
+def _placeholders(template: string.Template) -> tuple[set[str], bool]:
+    """A template's placeholder names, and whether every '$' in it is one (or '$$'): what
+    ``Template.get_identifiers`` and ``is_valid`` say on Python 3.11+, read from the same
+    pattern (Python 3.10 has neither)."""
+    names: set[str] = set()
+    valid = True
+    for found in template.pattern.finditer(template.template):
+        name = found.group("named") or found.group("braced")
+        if name is not None:
+            names.add(name)
+        elif found.group("invalid") is not None:
+            valid = False
+    return names, valid
