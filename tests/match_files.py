@@ -4,6 +4,7 @@ Manager's standings against."""
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter
 from typing import Any
 
@@ -22,10 +23,26 @@ def scheduled_rounds(shared: SharedDir, league_id: str) -> list[ScheduledRound]:
                          document["total_rounds"]).rounds()
 
 
+SETTLE_SEC = 15.0
+"""How long a referee may take to write its last record after the League Manager took its
+report (it tells its players first, then writes the file once more)."""
+
+
 def match_files(shared: SharedDir, league_id: str) -> list[dict[str, Any]]:
-    """Every match file the referees wrote for ``league_id``, by match id."""
+    """Every match file the referees wrote for ``league_id``, by match id, once none says
+    its report is still ``pending``: a referee reports a result before it tells the
+    players, so a league can be COMPLETED while its last GAME_OVERs are on their way and
+    their record not yet written."""
     folder = shared.data_dir / "matches" / league_id
-    return [json.loads(path.read_text()) for path in sorted(folder.glob("*.json"))]
+    deadline = time.monotonic() + SETTLE_SEC
+    while True:
+        documents = [json.loads(path.read_text()) for path in sorted(folder.glob("*.json"))]
+        pending = [d["match_id"] for d in documents if d.get("report_status") == "pending"]
+        if not pending:
+            return documents
+        if time.monotonic() > deadline:
+            raise AssertionError(f"match files still pending after {SETTLE_SEC:g} s: {pending}")
+        time.sleep(0.05)
 
 
 def recompute_standings(shared: SharedDir, league_id: str, matches: list[dict[str, Any]]
