@@ -9,6 +9,7 @@ import shutil
 import socket
 import subprocess
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -86,17 +87,29 @@ class TinyDisk:
         self._filler.unlink(missing_ok=True)
 
 
+@contextmanager
+def mounted_tmpfs(directory: Path, options: str) -> Iterator[Path]:
+    """A tmpfs mounted at ``directory`` for the block (a read-only or a small file system,
+    as the kernel makes them: tests run as root, which ignores permissions but not a
+    read-only mount); skips the test where mounting is not permitted (it needs root or
+    CAP_SYS_ADMIN); unmounted at the end."""
+    directory.mkdir(parents=True, exist_ok=True)
+    if shutil.which("mount") is None:
+        pytest.skip("no mount command: a read-only or full file system cannot be made here")
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(directory)],
+                             capture_output=True, text=True, check=False)
+    if mounted.returncode != 0:
+        said = (mounted.stderr.strip().splitlines() or ["mount failed"])[0]
+        pytest.skip(f"mounting a tmpfs is not permitted here ({said}): it needs root or "
+                    "CAP_SYS_ADMIN")
+    try:
+        yield directory
+    finally:
+        subprocess.run(["umount", "-l", str(directory)], check=False)
+
+
 @pytest.fixture
 def tiny_disk(tmp_path: Path) -> Iterator[TinyDisk]:
     """A ``TinyDisk`` at ``tmp_path/disk``; skipped where this process may not mount one."""
-    root = tmp_path / "disk"
-    root.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={TinyDisk.SIZE}", "tmpfs",
-                              str(root)], capture_output=True, text=True, check=False)
-    if mounted.returncode != 0:
-        pytest.skip("a full disk is simulated on a small tmpfs, and this process may not "
-                    f"mount one (needs root): {mounted.stderr.strip()}")
-    try:
+    with mounted_tmpfs(tmp_path / "disk", f"size={TinyDisk.SIZE}") as root:
         yield TinyDisk(root)
-    finally:
-        subprocess.run(["umount", "-l", str(root)], check=False)

@@ -7,20 +7,16 @@ permitted."""
 
 from __future__ import annotations
 
-import errno
 import json
-import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import free_port, make_shared_dir
+from tests.conftest import TinyDisk, free_port, make_shared_dir, mounted_tmpfs
 from tests.reliability.services import TRACEBACK_MARKS
 
 pytestmark = pytest.mark.e2e
@@ -64,38 +60,6 @@ def start_refused(agent: str, shared: Path, *args: str) -> Refusal:
     return Refusal(process.returncode, output.decode(errors="replace"))
 
 
-@contextmanager
-def tmpfs(directory: Path, options: str) -> Iterator[Path]:
-    """A tmpfs mounted at ``directory`` for the block (skips the test where mounting is not
-    permitted: it needs root or CAP_SYS_ADMIN), unmounted at the end."""
-    directory.mkdir(parents=True, exist_ok=True)
-    if shutil.which("mount") is None:
-        pytest.skip("no mount command: a read-only or full file system cannot be made here")
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(directory)],
-                             capture_output=True, text=True)
-    if mounted.returncode != 0:
-        said = (mounted.stderr.strip().splitlines() or ["mount failed"])[0]
-        pytest.skip(f"mounting a tmpfs is not permitted here ({said}): it needs root or "
-                    "CAP_SYS_ADMIN")
-    try:
-        yield directory
-    finally:
-        subprocess.run(["umount", str(directory)], check=True)
-
-
-def fill(directory: Path) -> None:
-    """Write into ``directory`` until its file system has no byte left."""
-    fd = os.open(directory / "filler", os.O_WRONLY | os.O_CREAT)
-    try:
-        while True:
-            os.write(fd, bytes(4096))
-    except OSError as exc:
-        assert exc.errno == errno.ENOSPC, exc
-    finally:
-        os.close(fd)
-    assert shutil.disk_usage(directory).free == 0
-
-
 CASES = [("manager", "data"), ("manager", "logs"), ("referee", "logs"), ("player", "logs")]
 """Each agent against each folder it writes while it starts (the referee and the player
 write no data file before their first match)."""
@@ -105,7 +69,7 @@ write no data file before their first match)."""
 def test_a_read_only_folder_stops_the_start_in_one_line(tmp_path: Path, agent: str,
                                                         folder: str) -> None:
     shared = make_shared_dir(tmp_path / "SHARED").root
-    with tmpfs(shared / folder, "ro,size=1m") as read_only:
+    with mounted_tmpfs(shared / folder, "ro,size=1m") as read_only:
         refusal = start_refused(agent, shared)
     assert refusal.code == EXIT_FILE_SYSTEM, refusal.output
     assert f"cannot write {read_only}/" in refusal.line
@@ -116,8 +80,9 @@ def test_a_read_only_folder_stops_the_start_in_one_line(tmp_path: Path, agent: s
 def test_a_full_disk_stops_the_start_in_one_line(tmp_path: Path, agent: str,
                                                  folder: str) -> None:
     shared = make_shared_dir(tmp_path / "SHARED").root
-    with tmpfs(shared / folder, "size=64k") as full:
-        fill(full)
+    with mounted_tmpfs(shared / folder, "size=64k") as full:
+        TinyDisk(full).fill()
+        assert shutil.disk_usage(full).free == 0
         refusal = start_refused(agent, shared)
     assert refusal.code == EXIT_FILE_SYSTEM, refusal.output
     assert f"cannot write {full}/" in refusal.line
