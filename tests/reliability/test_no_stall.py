@@ -18,9 +18,13 @@ from typing import Any
 import pytest
 
 from league_cli.up import wait_for
-from tests.reliability.crash_league import CrashLeague, check_league, running_league
+from sdk.config import SharedDir
+from tests.conftest import TinyDisk
+from tests.reliability.crash_league import LEAGUE, CrashLeague, check_league, running_league
+from tests.reliability.deliberate import GATE_ENV
 
 DELIBERATE = ("tests.reliability.deliberate:Deliberate",)
+GATED = ("tests.reliability.deliberate:Gated",)
 
 pytestmark = pytest.mark.e2e
 
@@ -46,6 +50,56 @@ def degraded_for(league: CrashLeague, words: str) -> dict[str, Any] | None:
 
 def journal_lines(league: CrashLeague) -> list[str]:
     return (league.league_dir / "journal.jsonl").read_text(encoding="utf-8").splitlines()
+
+
+def refused_matches(shared: SharedDir) -> set[str]:
+    """Matches whose referee's report the League Manager refused with E022."""
+    folder = shared.data_dir / "matches" / LEAGUE
+    return {match["match_id"] for path in folder.glob("*.json")
+            if "E022" in ((match := json.loads(path.read_text())).get("report_detail") or "")}
+
+
+def test_a_full_disk_is_told_refused_and_recovered_from_with_nothing_lost(
+        tmp_path: Path, tiny_disk: TinyDisk, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The disk fills while the first round's matches wait for their moves (gated players),
+    so the journal is empty: its first line needs a page that the disk does not have (tmpfs
+    gives whole pages, so a line that fits in a journal's last page would still be written
+    on a full disk; an empty journal has none)."""
+    gate = tmp_path / "gate"
+    monkeypatch.setenv(GATE_ENV, str(gate))
+    shared = SharedDir(tmp_path / "SHARED")
+    shared.league_dir(LEAGUE).parent.mkdir(parents=True)
+    shared.league_dir(LEAGUE).symlink_to(tiny_disk.root)  # the League Manager's files only
+    with running_league(tmp_path, players=4, match_timeout_sec=20, strategies=GATED,
+                        league={"stall_after_sec": STALL_AFTER_SEC}) as league:
+        total = league.start()
+        first_round = total // 3  # 4 players: 3 rounds of 2 matches
+        wait_for(lambda: sum(r["running_matches"] for r in league.status()["referees"])
+                 == first_round, _SOON, "the first round's matches to run")
+        tiny_disk.fill()
+        gate.touch()
+        refused = wait_for(lambda: refused_matches(league.shared) or None, _SOON,
+                           "a report refused with E022")
+        body = wait_for(lambda: degraded_for(league, "No space left on device"), _SOON,
+                        "/health to say the disk is full")
+        stalled = wait_for(lambda: next((a for a in league.status()["alarms"]["raised"]
+                                         if a["key"] == "stall"), None),
+                           STALL_AFTER_SEC + _SOON, "/status to name the stalled round")
+        assert journal_lines(league) == [], "the journal took a line while the disk was full"
+        tiny_disk.free()
+        wait_for(lambda: health(league)[0] == 200 or None, _SOON, "/health to be ok again")
+        final = league.wait_completed(60)
+        check = check_league(league.shared, final)
+        journal = [json.loads(line)["match_id"] for line in journal_lines(league)]
+        events = [json.loads(line)["event"] for line in
+                  league.shared.league_log_path(LEAGUE).read_text().splitlines()]
+    assert any("journal.jsonl" in reason for reason in body["reasons"]), body
+    assert "referee REF0" in stalled["reason"] and "waiting for R1M" in stalled["reason"], \
+        stalled
+    assert check.double_counts == [] and check.mismatches == []
+    assert check.counted == check.scheduled == total
+    assert refused <= set(journal), "a refused result was lost"
+    assert "alarm_raised" in events and "alarm_cleared" in events
 
 
 def registry(league: CrashLeague) -> list[dict[str, Any]]:

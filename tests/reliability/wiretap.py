@@ -22,6 +22,8 @@ from typing import Any
 
 import h11
 
+from tests.conftest import free_port
+
 __all__ = ["Exchange", "Rule", "Tap", "Wiretaps", "running_taps"]
 
 _READ_SIZE = 65536
@@ -262,11 +264,15 @@ class Wiretaps:
 
     def tap(self, agent: str, upstream_port: int, *, on_request: Rule | None = None,
             on_answer: Rule | None = None) -> Tap:
-        """A tap in front of ``agent`` (listening on ``upstream_port``), on a free port."""
+        """A tap in front of ``agent`` (listening on ``upstream_port``), on a free port.
+
+        The port comes from ``free_port``, not from binding port 0: the kernel could hand
+        the tap a port already given to an agent that has not bound it yet."""
         tap = Tap(agent, upstream_port, on_request=on_request, on_answer=on_answer)
+        tap.port = free_port()
         server = asyncio.run_coroutine_threadsafe(
-            asyncio.start_server(tap.relay, "127.0.0.1", 0), self._loop).result(timeout=10)
-        tap.port = server.sockets[0].getsockname()[1]
+            asyncio.start_server(tap.relay, "127.0.0.1", tap.port), self._loop
+        ).result(timeout=10)
         self._servers.append(server)
         self.taps.append(tap)
         return tap
