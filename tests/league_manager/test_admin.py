@@ -145,7 +145,9 @@ async def test_pause_holds_hand_overs_and_rounds_while_running_matches_finish(
     referees = HeldReferees(world)
     await league_of(world, players=6, referees=1, capacity=2)  # 3 matches a round, 2 at once
     await world.lm.post("/start_league", headers=admin(world))
-    await wait_until(lambda: len(referees.held) == 2)
+    # Held by the referee, and counted by the League Manager once the referee's accept is in.
+    await wait_until(lambda: len(referees.held) == 2
+                     and world.manager.runner.running_on("REF01") == 2)
     paused = await world.lm.post("/admin/pause", headers=admin(world))
     assert paused.status_code == 200
     assert paused.json()["referees"][0]["running_matches"] == 2
