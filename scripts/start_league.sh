@@ -12,6 +12,34 @@
 # keep serving (standings at http://127.0.0.1:8000/) until scripts/stop_league.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+for arg in "$@"; do
+  if [ "$arg" = --help ] || [ "$arg" = -h ]; then  # help before (and without) installing
+    cat <<'HELP'
+Usage: scripts/start_league.sh [OPTIONS]
+
+Install Agent League into .venv (first run only: the league's packages, no compiler
+needed), start a League Manager, referees and players, run the league, print the standings.
+
+Options (those of `league up`):
+  --shared-dir <path>     the SHARED folder (default: $LEAGUE_SHARED_DIR, else ./SHARED)
+  --players <int>         default: agents_config.json
+  --referees <int>        default: agents_config.json
+  --lm-port <int>         default: system.json
+  --referee-port <int>    first referee port [default: 8001]
+  --player-port <int>     first player port [default: 8101]
+  --strategies <str>      comma-separated strategies, cycled over the players
+  --max-concurrent <int>  matches per referee [default: 4]
+  --league-id <str>
+  --seed <int>            seed for reproducible draws
+  --stop / --keep         stop everything at the end [default: keep]
+  --help                  show this message and exit
+
+Python 3.10-3.13 (set PYTHON=/path/to/python to choose one). Stop a kept league with
+scripts/stop_league.sh.
+HELP
+    exit 0
+  fi
+done
 . scripts/_venv.sh
 ensure_venv
 exec .venv/bin/league up "$@"

@@ -1,6 +1,7 @@
 """JSON-RPC 2.0 on the server side: jsonrpcserver behind FastAPI at ``POST /mcp``.
 
-This is the only module that imports jsonrpcserver (5.0.9 does not import on Python 3.12+).
+This is the only module that imports jsonrpcserver (5.0.9 imports OSlash, which breaks on
+some interpreters: the ImportError then names the interpreter and what to use instead).
 A service hands it an explicit table of methods; each is also served under the
 message_type it carries (as many published agents call it); params are repaired or refused
 by the league's protocol mode (``sdk.tolerance``) and validated by the message's model; a
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import platform
 import warnings
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
@@ -45,7 +47,15 @@ with warnings.catch_warnings():
     # jsonrpcserver 5.0.9 reads its schema with importlib.resources.read_text, deprecated
     # since Python 3.11: the warning would fail every run with warnings as errors.
     warnings.simplefilter("ignore", DeprecationWarning)
-    from jsonrpcserver import Error, InvalidParams, Success, async_dispatch_to_serializable
+    try:
+        from jsonrpcserver import Error, InvalidParams, Success, async_dispatch_to_serializable
+    except AttributeError as exc:  # OSlash's Protocol checks against this interpreter's typing
+        raise ImportError(
+            f"jsonrpcserver 5.0.9 cannot be imported on Python {platform.python_version()}: "
+            f"its dependency OSlash breaks on this interpreter's typing module ({exc}; "
+            "jsonrpcserver issue 273, reported on Python 3.12.2); use Python "
+            "3.10, 3.11, 3.12.0-3.12.1 or 3.13 (the scripts take PYTHON=/path/to/python)"
+        ) from exc
 
 __all__ = ["JsonRpcEndpoint", "RpcMethod", "caller_address", "served_methods"]
 

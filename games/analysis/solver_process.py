@@ -15,6 +15,7 @@ imported in the caller's process.
 from __future__ import annotations
 
 import atexit
+import importlib.util
 import os
 import subprocess
 import sys
@@ -39,6 +40,11 @@ fractions in rational arithmetic, floats otherwise)."""
 START_TIMEOUT = 120.0
 """Seconds the worker may take to start and import pygambit (a loaded machine is slow)."""
 _WORKER = Path(solver_worker.__file__)
+
+
+_NO_PYGAMBIT = ("exact equilibria need pygambit, which is not installed here: it comes "
+                "with the analysis extra (pip install -e '.[analysis]'; pip compiles it "
+                "from source, a few minutes the first time)")
 
 
 @dataclass(frozen=True)
@@ -101,6 +107,8 @@ class SolverProcess:
                 and self._requests is not None and self._answers is not None):
             return self._requests, self._answers
         self._stop()
+        if importlib.util.find_spec("pygambit") is None:
+            raise SolverError(_NO_PYGAMBIT)
         to_child, from_parent = os.pipe()
         to_parent, from_child = os.pipe()
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -79,3 +80,22 @@ def test_start_then_stop_exactly_what_was_started(tmp_path: Path) -> None:
         for pid in pids:
             if alive(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+def test_help_installs_nothing_and_names_every_option_of_league_up(tmp_path: Path) -> None:
+    """``start_league.sh --help`` answers before any install (a copy of the script with no
+    .venv beside it stays without one), and its list of options is ``league up``'s."""
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(REPO_ROOT / "scripts" / "start_league.sh", tmp_path / "scripts")
+    helped = subprocess.run(["bash", "scripts/start_league.sh", "--help"], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=30)
+    league_up = subprocess.run([sys.executable, "-m", "league_cli", "up", "--help"],
+                               cwd=REPO_ROOT, capture_output=True, text=True, timeout=60,
+                               env={**os.environ, "COLUMNS": "200"})
+    options = {word for word in league_up.stdout.split() if word.startswith("--")}
+    listed = {word for word in helped.stdout.split() if word.startswith("--")}
+    assert helped.returncode == 0, helped.stderr
+    assert not (tmp_path / ".venv").exists()
+    assert {"--players", "--shared-dir", "--stop"} <= options, league_up.stdout
+    assert options - listed == set(), f"options of `league up` the help does not list: " \
+        f"{options - listed}"
