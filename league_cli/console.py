@@ -1,15 +1,24 @@
-"""Terminal rendering with rich: standings tables and league status lines."""
+"""Terminal rendering with rich: standings tables, league status lines, one-line errors."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
+import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
-__all__ = ["console", "standings_table", "status_line"]
+__all__ = ["console", "fail", "standings_table", "status_line"]
 
 console = Console()
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    """Print ``error: message`` on one line and exit with ``code``. The message is text,
+    never markup: ``pip install '.[analysis]'`` or a path in brackets prints as written."""
+    console.print(f"[red]error:[/red] {escape(message)}", soft_wrap=True)
+    raise typer.Exit(code)
 
 
 def standings_table(standings: dict[str, Any], title: str = "Standings") -> Table:

@@ -6,7 +6,7 @@ import itertools
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import httpx
 import typer
@@ -14,6 +14,7 @@ from pydantic import SecretStr, ValidationError
 
 from league_cli.conformance.cli import check_league, check_player
 from league_cli.console import console, standings_table, status_line
+from league_cli.console import fail as _fail
 from league_cli.launcher import LaunchError, stop_from_pid_files
 from league_cli.up import LeaguePlan, run_league
 from sdk.config import ConfigError, SharedDir
@@ -69,11 +70,6 @@ def _settings(make: Callable[[], _S]) -> _S:
 EXIT_FILE_SYSTEM = 2
 """The exit code of an agent the file system keeps from starting (read-only, full, a
 directory where a file should be): the machine must change, not the settings (1)."""
-
-
-def _fail(message: str, code: int = 1) -> NoReturn:
-    console.print(f"[red]error:[/red] {message}", soft_wrap=True)  # one line, never wrapped
-    raise typer.Exit(code)
 
 
 def _serve_agent(run: Callable[[_S], None], settings: _S,

@@ -24,7 +24,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from games import Action, ActionSpace, UnknownGameError, load_game
-from league_cli.console import console
+from league_cli.console import console, fail
 from league_cli.prose_game import run_prose
 from players.errors import StrategyError
 from players.llm.errors import LlmError
@@ -216,5 +216,4 @@ def play(
                  transcript_path=transcript, shared_dir=shared_dir, stdin=sys.stdin,
                  out=console, opponent_id=opponent_id)
     except (PlayError, UnknownGameError, StrategyError, ConfigError, ValueError) as exc:
-        console.print(f"[red]error:[/red] {exc}", soft_wrap=True)
-        raise typer.Exit(1) from None
+        fail(str(exc))

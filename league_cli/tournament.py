@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 from rich.table import Table
@@ -19,13 +19,9 @@ from games.strategies import build, strategies_for
 from games.tournament import round_robin
 from games.tournament_results import TournamentResult
 from league_cli.console import console
+from league_cli.console import fail as _fail
 
 __all__ = ["ranking_table", "matrix_table", "tournament", "write_csv"]
-
-
-def _fail(message: str) -> NoReturn:
-    console.print(f"[red]error:[/red] {message}")
-    raise typer.Exit(1)
 
 
 def ranking_table(result: TournamentResult) -> Table:

@@ -76,12 +76,14 @@ def test_against_an_llm_opponent_the_transcript_counts_its_tokens(
     assert transcript.tokens.prompt_tokens > 0 and transcript.tokens.completion_tokens > 0
 
 
-def test_a_bad_opponent_is_one_line_and_exit_1(tmp_path: Path) -> None:
+@pytest.mark.parametrize("opponent", ["no_such_strategy", "[bold]x[/bold]"])
+def test_a_bad_opponent_is_one_line_and_exit_1(tmp_path: Path, opponent: str) -> None:
+    """Said as written: an error is text, never terminal markup (brackets included)."""
     run = subprocess.run([sys.executable, "-m", "league_cli", "play", "--game",
-                          "prisoners_dilemma", "--opponent", "no_such_strategy"],
+                          "prisoners_dilemma", "--opponent", opponent],
                          input="", capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert run.returncode == 1
-    assert "unknown strategy 'no_such_strategy'" in run.stdout
+    assert f"unknown strategy '{opponent}'" in run.stdout
 
 
 @pytest.fixture
