@@ -46,7 +46,8 @@ def create_app(
     app = FastAPI(title=f"Agent League player {settings.display_name}", lifespan=lifespan)
     app.state.player = host
     JsonRpcEndpoint(player_methods(host), sender=lambda: host.sender, log=host.log,
-                    limits=host.system.http).mount(app)
+                    limits=host.system.http,
+                    league_manager_sender=host.system.league_manager_sender).mount(app)
 
     @app.get("/health")
     async def health() -> dict[str, Any]:

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 from players.history import MatchRecord, Outcome
 from sdk.messages import GameInvitation, GameOver, GameResult, Role, UtcTimestamp
 from sdk.timeutil import utc_now
+from sdk.variants import RECIPIENT_STATUS
 
 __all__ = ["MatchBook", "MatchInfo", "outcome_for", "record_of"]
 
@@ -66,7 +67,12 @@ class MatchBook:
 
 
 def outcome_for(player_id: str, result: GameResult) -> Outcome:
-    """The match from ``player_id``'s side: a technical loss of the opponent is our win."""
+    """The match from ``player_id``'s side: a technical loss of the opponent is our win; a
+    GAME_OVER that told it from our side without naming a winner (``recipient_status``,
+    ``sdk.variants``) says our WIN or LOSS itself."""
+    told = (result.model_extra or {}).get(RECIPIENT_STATUS)
+    if result.winner_player_id is None and told in ("WIN", "LOSS"):
+        return "WIN" if told == "WIN" else "LOSS"
     if result.status == "DRAW":
         return "DRAW"
     if result.winner_player_id == player_id:
@@ -87,6 +93,10 @@ def record_of(
         if not others and result.winner_player_id not in (None, player_id):
             others = [result.winner_player_id]
         opponent_id = others[0] if others else None
+    outcome = outcome_for(player_id, result)
+    winner = result.winner_player_id
+    if winner is None and result.status == "WIN":  # told from our side: the winner is known
+        winner = player_id if outcome == "WIN" else opponent_id
     my_choice = choices.get(player_id) or (known.my_choice if known else None)
     return MatchRecord(
         match_id=message.match_id,
@@ -99,7 +109,7 @@ def record_of(
         opponent_choice=choices.get(opponent_id) if opponent_id else None,
         drawn_number=result.drawn_number,
         status=result.status,
-        winner_player_id=result.winner_player_id,
-        outcome=outcome_for(player_id, result),
+        winner_player_id=winner,
+        outcome=outcome,
         at=at or utc_now(),
     )

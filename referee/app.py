@@ -42,7 +42,8 @@ def create_app(settings: RefereeSettings, *,
                   lifespan=lifespan)
     app.state.referee = service
     JsonRpcEndpoint(rpc_methods(service), sender=service.sender, log=service.log,
-                    limits=service.system.http).mount(app)
+                    limits=service.system.http,
+                    league_manager_sender=service.system.league_manager_sender).mount(app)
 
     @app.get("/health")
     async def health() -> dict[str, Any]:

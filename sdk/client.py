@@ -29,6 +29,11 @@ METHOD_NOT_FOUND = -32601
 _TOO_DEEP = object()
 _ID_SHOWN = 40
 """Characters of a wrong answer id quoted in the error (a peer chooses its length)."""
+ERROR_BODY_BYTES = 4096
+"""How much of the body of an HTTP error status is read: the evidence of why a peer refused
+(a JSON-RPC error object, a sentence), bounded whatever the peer sends."""
+_ERROR_SHOWN = 300
+"""Characters of a peer's error message or body quoted in the error's description."""
 
 OnRetry = Callable[[int, TransportError], Awaitable[None]]
 """Called before retry number N (1-based) with the failure that caused it."""
@@ -185,8 +190,9 @@ class RpcClient:
 
     async def _post(self, endpoint: str, method: str, content: str) -> tuple[int, bytes]:
         """The answer's status and body, read as a stream so that a body above
-        ``http.max_response_bytes`` is refused before it is held (declared or not); the
-        body of a status other than 200 is never read (it changes nothing).
+        ``http.max_response_bytes`` is refused before it is held (declared or not); of the
+        body of a status other than 200, only the first ``ERROR_BODY_BYTES`` (the evidence
+        of why, never a result).
 
         Raises:
             RemoteError: E002, the answer is larger than the limit.
@@ -196,7 +202,7 @@ class RpcClient:
                 "POST", endpoint, content=content,
                 headers={"content-type": "application/json"}) as response:
             if response.status_code != 200:
-                return response.status_code, b""
+                return response.status_code, await _first_bytes(response, ERROR_BODY_BYTES)
             declared = response.headers.get("content-length", "")
             if declared.isdigit() and int(declared) > cap:
                 raise self._too_large(endpoint, method, f"of {int(declared)} bytes")
@@ -218,7 +224,9 @@ class RpcClient:
     def _result_of(self, status: int, content: bytes, endpoint: str, method: str,
                    request_id: int) -> dict[str, Any]:
         if status != 200:
-            raise RemoteError(f"HTTP_{status}", f"{endpoint} answered {method} with HTTP {status}")
+            why, evidence = _error_evidence(content)
+            raise RemoteError(f"HTTP_{status}",
+                              f"{endpoint} answered {method} with HTTP {status}{why}", evidence)
         try:
             body = json.loads(content)
         except ValueError:
@@ -285,3 +293,37 @@ class RpcClient:
                 if loop.time() + interval > deadline:
                     raise
                 await asyncio.sleep(interval)
+
+
+async def _first_bytes(response: httpx.Response, limit: int) -> bytes:
+    """At most ``limit`` bytes of a streamed body; the rest is never read."""
+    body = bytearray()
+    async for chunk in response.aiter_bytes():
+        body += chunk[:limit - len(body)]
+        if len(body) >= limit:
+            break
+    return bytes(body)
+
+
+def _error_evidence(content: bytes) -> tuple[str, dict[str, Any]]:
+    """What the body of an HTTP error status says (``: JSON-RPC error -32001 ...`` or its
+    text, cut), and what of it a transcript keeps: the JSON object, or the text."""
+    text = content.decode("utf-8", errors="replace").strip()
+    if not text:
+        return "", {}
+    try:
+        body = json.loads(text)
+    except ValueError:
+        body = None
+    if isinstance(body, dict):
+        error = body.get("error")
+        if isinstance(error, dict):
+            said = f"JSON-RPC error {error.get('code')} {error.get('message', '')}".rstrip()
+            data = error.get("data")
+            if data not in (None, ""):
+                said += f" ({json.dumps(data)[:_ERROR_SHOWN]})"
+        else:
+            said = json.dumps(body)
+        return f": {said[:_ERROR_SHOWN]}", body
+    cut = text[:_ERROR_SHOWN] + ("..." if len(text) > _ERROR_SHOWN else "")
+    return f": {cut!r}", {"body": text}

@@ -116,7 +116,11 @@ class SystemConfig(_File):
     protocol_version: str = "2.1.0"
     default_league_id: str
     league_manager: HostPort = HostPort(port=8000)
-    league_manager_sender: str = "league_manager"
+    league_manager_sender: str = Field(
+        default="league_manager", pattern=r"^league_manager(:[A-Za-z0-9_.-]+)?$",
+        description="how the League Manager signs its messages: league_manager, as the "
+        "protocol's examples do, or league_manager:<id> (e.g. league_manager:LM01), as some "
+        "published agents expect")
     timeouts_sec: dict[str, float] = Field(default_factory=dict)
     default_timeout_sec: float = Field(default=10.0, gt=0)
     retry_policy: RetryPolicy = RetryPolicy()

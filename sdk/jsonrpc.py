@@ -173,11 +173,16 @@ class JsonRpcEndpoint:
         log: AgentLog,
         limits: HttpConfig | None = None,
         mode: Callable[[], ProtocolMode] = lambda: "lenient",
+        league_manager_sender: str | None = None,
     ):
+        """``league_manager_sender``: the form in which this league's League Manager signs
+        (``system.json``), so that the other form is noted (and refused in a strict league);
+        None where no League Manager calls this agent."""
         self._sender = sender
         self._log = log
         self._limits = limits or HttpConfig()
         self._mode = mode
+        self._league_manager_sender = league_manager_sender
         self._methods = {name: self._adapt(name, method, alias_of)
                          for name, (method, alias_of) in served_methods(methods).items()}
 
@@ -307,7 +312,8 @@ class JsonRpcEndpoint:
         try:
             payload: Any = params
             if method.model is not None:
-                fixed, repairs = repair(method.model, params, request_defaults(method.model))
+                fixed, repairs = repair(method.model, params, request_defaults(method.model),
+                                        league_manager_sender=self._league_manager_sender)
                 deviations += repairs
                 refusal = strict_refusal(deviations) if self._mode() == "strict" else None
                 if refusal is not None:

@@ -12,8 +12,9 @@ from league_cli.conformance.probe import Exchange
 from league_cli.conformance.report import Recorder
 from sdk.client import answer_id_mismatch
 from sdk.messages import PROTOCOL, Message
-from sdk.timeutil import parse_utc
+from sdk.timeutil import PROTOCOL_TIMESTAMP_FORM, parse_utc, protocol_form
 from sdk.tolerance import ENVELOPE_FIELDS, Deviation, answer_defaults, repair
+from sdk.variants import is_league_manager
 
 __all__ = [
     "ENVELOPE_CHECKS",
@@ -146,7 +147,9 @@ def judge_envelope(recorder: Recorder, message: dict[str, Any], *, where: str,
     if missing:
         recorder.tolerated("envelope.fields", f"{where}: the message has no "
                            f"{', '.join(missing)} (a lenient league fills them in, a strict "
-                           "one refuses the message with E003)", evidence=evidence)
+                           "one refuses the message with E003)", evidence=evidence,
+                           field=", ".join(missing), expected="present in every message",
+                           got="absent")
     elif missing is not None:
         recorder.passed("envelope.fields", "every envelope field is present")
     if message.get("protocol") not in (None, ""):
@@ -154,14 +157,17 @@ def judge_envelope(recorder: Recorder, message: dict[str, Any], *, where: str,
             recorder.passed("envelope.protocol", f"protocol is {PROTOCOL}")
         else:
             recorder.failed("envelope.protocol", f"{where}: protocol is {message['protocol']!r}, "
-                            f"not {PROTOCOL!r} (refused with E018)", evidence=evidence)
+                            f"not {PROTOCOL!r} (refused with E018)", evidence=evidence,
+                            field="protocol", expected=PROTOCOL, got=message["protocol"])
     if message.get("message_type") not in (None, "") and expected_type is not None:
         if message["message_type"] == expected_type:
             recorder.passed("envelope.message_type", "message_type is the method's")
         else:
             recorder.failed("envelope.message_type",
                             f"{where}: message_type is {message['message_type']!r}, not "
-                            f"{expected_type!r} (refused with E016)", evidence=evidence)
+                            f"{expected_type!r} (refused with E016)", evidence=evidence,
+                            field="message_type", expected=expected_type,
+                            got=message["message_type"])
     if message.get("sender") not in (None, ""):
         _judge_sender(recorder, message["sender"], where, expected_sender, sender_role, evidence)
     if message.get("timestamp") not in (None, ""):
@@ -172,16 +178,28 @@ def judge_envelope(recorder: Recorder, message: dict[str, Any], *, where: str,
             parse_utc(stamp)
         except ValueError as exc:
             recorder.failed("envelope.timestamp", f"{where}: timestamp {stamp!r} is not "
-                            f"ISO-8601 in UTC: {exc} (refused with E021)", evidence=evidence)
+                            f"ISO-8601 in UTC: {exc} (refused with E021)", evidence=evidence,
+                            field="timestamp", expected=f"ISO-8601 in UTC, best "
+                            f"{PROTOCOL_TIMESTAMP_FORM}", got=stamp)
         else:
-            recorder.passed("envelope.timestamp", "timestamps are ISO-8601 in UTC")
+            if protocol_form(stamp):
+                recorder.passed("envelope.timestamp", "timestamps are ISO-8601 in UTC")
+            else:
+                recorder.tolerated("envelope.timestamp", f"{where}: timestamp {stamp!r} is "
+                                   "ISO-8601 in UTC in another form than the protocol's, "
+                                   f"{PROTOCOL_TIMESTAMP_FORM} (a lenient league takes it, a "
+                                   "strict one refuses it with E021)", evidence=evidence,
+                                   field="timestamp", expected=PROTOCOL_TIMESTAMP_FORM,
+                                   got=stamp)
     if message.get("conversation_id") not in (None, "") and conversation_id is not None:
         if message["conversation_id"] == conversation_id:
             recorder.passed("envelope.conversation_id", "conversation_id echoes the request's")
         else:
             recorder.tolerated("envelope.conversation_id",
                                f"{where}: conversation_id is {message['conversation_id']!r}, "
-                               f"the request's was {conversation_id!r}", evidence=evidence)
+                               f"the request's was {conversation_id!r}", evidence=evidence,
+                               field="conversation_id", expected=conversation_id,
+                               got=message["conversation_id"])
 
 
 def _judge_sender(recorder: Recorder, sender: Any, where: str, expected: str,
@@ -190,13 +208,21 @@ def _judge_sender(recorder: Recorder, sender: Any, where: str, expected: str,
         recorder.passed("envelope.sender", f"sender is {expected}")
     elif not isinstance(sender, str):
         recorder.failed("envelope.sender", f"{where}: sender {sender!r} is not a string",
-                        evidence=evidence)
+                        evidence=evidence, field="sender", expected=expected, got=sender)
     elif role is not None and sender.startswith(role) and len(sender) > len(role):
         recorder.warned("envelope.sender", f"{where}: sender is {sender!r}; it was addressed "
-                        f"as {expected!r}", evidence=evidence)
+                        f"as {expected!r}", evidence=evidence, field="sender",
+                        expected=expected, got=sender)
+    elif is_league_manager(sender) and is_league_manager(expected):
+        recorder.tolerated("envelope.sender", f"{where}: sender is {sender!r}, the League "
+                           f"Manager's other form; this league's is {expected!r} "
+                           "(league_manager_sender: a lenient league takes both, a strict one "
+                           "refuses the other with E002)", evidence=evidence, field="sender",
+                           expected=expected, got=sender)
     else:
         recorder.tolerated("envelope.sender", f"{where}: sender is {sender!r}, not in the "
-                           f"protocol's form {expected!r}", evidence=evidence)
+                           f"protocol's form {expected!r}", evidence=evidence, field="sender",
+                           expected=expected, got=sender)
 
 
 _M = TypeVar("_M", bound=Message)

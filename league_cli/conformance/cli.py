@@ -26,6 +26,11 @@ SharedOpt = Annotated[Path | None, typer.Option(
     "--shared-dir", help="the SHARED folder whose system.json sets the timeouts (default: "
     "$LEAGUE_SHARED_DIR, else ./SHARED, else the protocol's)")]
 
+SenderOpt = Annotated[str | None, typer.Option(
+    "--league-manager-sender", help="how the League Manager signs: league_manager or "
+    "league_manager:<id> (default: league_manager_sender in system.json, else "
+    "league_manager)")]
+
 _MCP_URL = TypeAdapter(McpUrl)
 
 
@@ -34,7 +39,8 @@ def _usage_error(message: str) -> NoReturn:
     raise typer.Exit(EXIT_UNREACHABLE)
 
 
-def _prepare(url: str, shared_dir: Path | None) -> tuple[SystemConfig, str | None]:
+def _prepare(url: str, shared_dir: Path | None, sender: str | None
+             ) -> tuple[SystemConfig, str | None]:
     from league_cli.conformance.timeouts import load_system
 
     try:
@@ -42,9 +48,17 @@ def _prepare(url: str, shared_dir: Path | None) -> tuple[SystemConfig, str | Non
     except ValidationError as exc:
         _usage_error(exc.errors(include_url=False)[0]["msg"].removeprefix("Value error, "))
     try:
-        return load_system(shared_dir)
+        system, note = load_system(shared_dir)
     except ConfigError as exc:
         _usage_error(str(exc))
+    if sender is None:
+        return system, note
+    try:
+        return SystemConfig.model_validate(
+            {**system.model_dump(), "league_manager_sender": sender}), note
+    except ValidationError:
+        _usage_error(f"--league-manager-sender {sender!r}: the League Manager signs "
+                     "league_manager or league_manager:<id>")
 
 
 def _finish(report: ConformanceReport, note: str | None, as_json: bool) -> None:
@@ -69,9 +83,11 @@ def check_player(
     matches: Annotated[int, typer.Option(
         "--matches", min=1, max=50, help="complete matches to play")] = 3,
     token: Annotated[str | None, typer.Option(
-        "--token", help="the player's own auth_token, sent on the League Manager's "
-        "notifications as a League Manager does (default: a made-up one)")] = None,
+        "--token", help="the player's own auth_token: the kit's referee and League Manager "
+        "messages carry proofs made from it, as ours do (default: from a made-up one)")
+        ] = None,
     shared_dir: SharedOpt = None,
+    league_manager_sender: SenderOpt = None,
 ) -> None:
     """Check a running player against the league.v2 protocol.
 
@@ -80,7 +96,7 @@ def check_player(
     """
     from league_cli.conformance.player_checks import check_player as run_checks
 
-    system, note = _prepare(url, shared_dir)
+    system, note = _prepare(url, shared_dir, league_manager_sender)
     report = asyncio.run(run_checks(url, system=system, strict=strict, player_id=player_id,
                                     matches=matches, token=token))
     _finish(report, note, as_json)
@@ -106,6 +122,7 @@ def check_league(
         "--referee-secret", help="the league's referee secret, for the test referee (default: "
         "$LEAGUE_REFEREE_SECRET, system.json, or the file of our League Manager on this "
         "machine)")] = None,
+    league_manager_sender: SenderOpt = None,
 ) -> None:
     """Check a running League Manager against the league.v2 protocol.
 
@@ -114,7 +131,7 @@ def check_league(
     """
     from league_cli.conformance.league_checks import check_league as run_checks
 
-    system, note = _prepare(url, shared_dir)
+    system, note = _prepare(url, shared_dir, league_manager_sender)
     referee_secret = referee_secret or SharedDir(shared_dir).referee_secret()
     try:
         report = asyncio.run(run_checks(url, system=system, strict=strict, players=players,

@@ -12,7 +12,6 @@ from league_cli.conformance.answers import (
     judge_framing,
     kind_of,
 )
-from league_cli.conformance.league_watch import LM_SENDER
 from league_cli.conformance.probe import Exchange, Probe
 from league_cli.conformance.report import Recorder
 from sdk.config import SystemConfig
@@ -82,5 +81,6 @@ class LeagueCalls:
                        conversation_id: str, missing: list[str]) -> None:
         judge_envelope(self.recorder, message, where=exchange.method,
                        evidence=exchange.evidence(), expected_type=expected_type,
-                       expected_sender=LM_SENDER, conversation_id=conversation_id,
+                       expected_sender=self.system.league_manager_sender,
+                       conversation_id=conversation_id,
                        missing=missing)

@@ -127,7 +127,8 @@ class LeagueChecker:
             await self.stand_ins.stop()
             await self.probe.aclose()
         WatchJudge(self.recorder, self.stand_ins, league_id=self.league_id,
-                   watch=self.watch).judge()
+                   watch=self.watch,
+                   league_manager_sender=self.system.league_manager_sender).judge()
         gone = self._calls.gone
         if gone:
             self.recorder.not_run_reason = gone

@@ -14,7 +14,6 @@ from league_cli.conformance.answers import (
     read_answer,
 )
 from league_cli.conformance.league_calls import LeagueCalls
-from league_cli.conformance.league_watch import LM_SENDER
 from league_cli.conformance.player_messages import GAME_TYPE
 from league_cli.conformance.probe import Exchange
 from sdk.auth import issue_token
@@ -99,7 +98,8 @@ class Registration:
         """The (agent id, token) granted, or None; every problem recorded under ``check``."""
         answer: dict[str, Any] = exchange.result
         evidence = exchange.evidence()
-        message, problems, repairs = read_answer(model, answer, sender=LM_SENDER,
+        message, problems, repairs = read_answer(model, answer,
+                                                 sender=self.calls.system.league_manager_sender,
                                                  conversation_id=conversation_id)
         self.calls.judge_envelope(answer, exchange, model.MESSAGE_TYPE, conversation_id,
                                   missing_envelope(repairs))
@@ -157,7 +157,8 @@ class Registration:
                 continue
             answer: dict[str, Any] = exchange.result
             message, problems, repairs = read_answer(LeagueQueryResponse, answer,
-                                                     sender=LM_SENDER,
+                                                     sender=self.calls.system
+                                                     .league_manager_sender,
                                                      conversation_id=conversation_id)
             self.calls.judge_envelope(answer, exchange, LeagueQueryResponse.MESSAGE_TYPE,
                                       conversation_id, missing_envelope(repairs))

@@ -23,8 +23,6 @@ if TYPE_CHECKING:  # the stand-ins import uvicorn: only when check-league runs
 
 __all__ = ["WATCHED_CHECKS", "WatchJudge"]
 
-LM_SENDER = "league_manager"
-
 _NOTIFICATIONS: dict[str, tuple[str, type[Message]]] = {
     "notify_round": ("notify.round_announcement", RoundAnnouncement),
     "update_standings": ("notify.standings_update", LeagueStandingsUpdate),
@@ -45,7 +43,8 @@ class WatchJudge:
     """Judges ``stand_ins.received`` into ``recorder``."""
 
     def __init__(self, recorder: Recorder, stand_ins: StandIns, *, league_id: str | None,
-                 watch: float):
+                 watch: float, league_manager_sender: str = "league_manager"):
+        self._league_manager_sender = league_manager_sender
         self._recorder = recorder
         self._stand_ins = stand_ins
         self._league_id = league_id
@@ -128,7 +127,8 @@ class WatchJudge:
             return
         message, problems, repairs = read_message(model, params, request_defaults(model))
         judge_envelope(self._recorder, params, where=where, evidence=evidence,
-                       expected_type=model.MESSAGE_TYPE, expected_sender=LM_SENDER,
+                       expected_type=model.MESSAGE_TYPE,
+                       expected_sender=self._league_manager_sender,
                        missing=missing_envelope(repairs))
         if message is not None:
             if self._league_id and message.league_id != self._league_id:

@@ -44,7 +44,10 @@ class AnswerJudge:
             hint = " (a player need not check the tokens of calls it receives; pass your " \
                    "player's own token with --token if it does)"
         self.recorder.failed(check, f"{exchange.method}: {describe(exchange)}{hint}",
-                             latency_ms=latency, evidence=exchange.evidence())
+                             latency_ms=latency, evidence=exchange.evidence(),
+                             expected="a JSON-RPC result" + ("" if any_shape
+                                                             else " holding an object"),
+                             got=describe(exchange))
         return False
 
     def deadline(self, check: str, exchange: Exchange, method: str) -> bool:
@@ -54,7 +57,8 @@ class AnswerJudge:
         if exchange.failure == "timeout":
             self.recorder.failed(check, f"{method}: no answer within {limit:g} s "
                                  f"(waited {exchange.latency_ms or 0:.0f} ms)",
-                                 latency_ms=latency, evidence=exchange.evidence())
+                                 latency_ms=latency, evidence=exchange.evidence(),
+                                 expected=f"an answer within {limit:g} s", got="no answer")
             return False
         if latency is None:
             self.recorder.skipped(check, "no answer to time (the answer check says why)")
@@ -65,7 +69,9 @@ class AnswerJudge:
             return True
         self.recorder.failed(check, f"{method}: answered in {latency:.0f} ms, after its "
                              f"{limit:g} s timeout; a referee would have given up (E001)",
-                             latency_ms=latency, evidence=exchange.evidence())
+                             latency_ms=latency, evidence=exchange.evidence(),
+                             expected=f"an answer within {limit:g} s",
+                             got=f"an answer after {latency:.0f} ms")
         return False
 
     def envelope(self, message: dict[str, Any], exchange: Exchange, *,
@@ -101,7 +107,8 @@ class AnswerJudge:
             hint = f" (found {', '.join(others)}: the field is named parity_choice)" \
                 if others else ""
             self.recorder.failed("move.parity_value", f"the answer has no parity_choice{hint}",
-                                 evidence=evidence)
+                                 evidence=evidence, field="parity_choice",
+                                 expected='"even" or "odd"', got="absent")
             return False
         value = answer["parity_choice"]
         if value in ("even", "odd"):
@@ -109,7 +116,8 @@ class AnswerJudge:
             return True
         self.recorder.failed("move.parity_value", f"parity_choice is {value!r}; it must be "
                              "exactly \"even\" or \"odd\", lower case (refused with E004)",
-                             evidence=evidence)
+                             evidence=evidence, field="parity_choice",
+                             expected='"even" or "odd"', got=value)
         return False
 
     def consistency(self) -> None:

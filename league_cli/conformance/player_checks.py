@@ -38,7 +38,8 @@ class PlayerChecker:
 
     def __init__(self, url: str, *, system: SystemConfig, strict: bool = False,
                  player_id: str = "P01", matches: int = 3, token: str | None = None,
-                 seed: int | None = None, probe: Probe | None = None):
+                 seed: int | None = None, probe: Probe | None = None,
+                 league_manager_sender: str | None = None):
         if matches < 1:
             raise ValueError("a run plays at least one match")
         self.url = url
@@ -49,8 +50,9 @@ class PlayerChecker:
         self.probe = probe or Probe(url)
         self._own_probe = probe is None
         league_id = system.default_league_id
-        self.referee = RefereeSide(league_id, player_id)
-        self.league = LeagueSide(league_id, player_id, token)
+        self.referee = RefereeSide(league_id, player_id, token)
+        self.league = LeagueSide(league_id, player_id, token,
+                                 league_manager_sender or system.league_manager_sender)
         self._run_id = uuid.uuid4().hex[:8]
         self.opponents = [f"P{n:02d}" for n in range(1, matches + 3)
                           if f"P{n:02d}" != player_id][:matches]
@@ -76,7 +78,7 @@ class PlayerChecker:
             await send_bad_input(self._calls, self.referee, self.league, self.table,
                                  run_id=self._run_id, opponent_id=self.opponents[0],
                                  last_round=self.matches)
-            await ask_player_state(self._calls, run_id=self._run_id)
+            await ask_player_state(self._calls, self.league, run_id=self._run_id)
             await self._match.notify("league_completed",
                                      self.league.league_completed(len(plans), self.table))
             self._judge.consistency()
@@ -106,7 +108,10 @@ class PlayerChecker:
 
 async def check_player(url: str, *, system: SystemConfig, strict: bool = False,
                        player_id: str = "P01", matches: int = 3, token: str | None = None,
-                       seed: int | None = None) -> ConformanceReport:
-    """Run every player check against ``url`` (an agent's /mcp endpoint)."""
+                       seed: int | None = None, league_manager_sender: str | None = None
+                       ) -> ConformanceReport:
+    """Run every player check against ``url`` (an agent's /mcp endpoint); the League
+    Manager's messages signed ``league_manager_sender`` (default: system.json's)."""
     return await PlayerChecker(url, system=system, strict=strict, player_id=player_id,
-                               matches=matches, token=token, seed=seed).run()
+                               matches=matches, token=token, seed=seed,
+                               league_manager_sender=league_manager_sender).run()

@@ -46,20 +46,15 @@ class MatchPlay:
         self._system = calls.system
         self._player_id = judge.player_id
 
-    async def notify(self, prefix: str, params: dict[str, Any],
-                     conversation_id: str | None = None) -> Exchange | None:
-        """A notification: any acknowledgement will do; the envelope fields an object
-        acknowledgement carries must be right."""
+    async def notify(self, prefix: str, params: dict[str, Any]) -> Exchange | None:
+        """A notification: any acknowledgement will do, in any shape, since league.v2
+        defines no acknowledgement message: only that it comes, in time."""
         method = NOTIFICATIONS[prefix][0]
         exchange = await self.calls.call(method, params)
         if exchange is None:
             return None
         self.judge.answer(f"{prefix}.ack", exchange, any_shape=True)
         self.judge.deadline(f"{prefix}.deadline", exchange, method)
-        if isinstance(exchange.result, dict) and kind_of(exchange) == AnswerKind.RESULT:
-            self.judge.envelope(exchange.result, exchange, expected_type=None,
-                                conversation_id=conversation_id or params.get("conversation_id"),
-                                missing=None)
         return exchange
 
     async def play(self, plan: MatchPlan, *, first: bool, last: bool) -> None:
@@ -80,8 +75,7 @@ class MatchPlay:
                 plan, code=fault[0], description=fault[1], retryable=False, retry_count=0,
                 max_retries=max_retries))
         result = decide(self._player_id, plan.choice, plan.opponent_id, self._rng)
-        exchange = await self.notify("game_over", self.referee.game_over(plan, result),
-                                     conversation_id=plan.conversation_id)
+        exchange = await self.notify("game_over", self.referee.game_over(plan, result))
         plan.steps["GAME_OVER acknowledged"] = exchange is not None and \
             kind_of(exchange) == AnswerKind.RESULT
         self.calls.after_game_over = plan.match_id
@@ -113,7 +107,9 @@ class MatchPlay:
         problems += self.judge.echoes(ack, plan)
         if problems:
             self._recorder.failed("invitation.fields", "GAME_JOIN_ACK: " + "; ".join(problems),
-                                  evidence=evidence)
+                                  evidence=evidence, field=_fields_of(problems),
+                                  expected="GAME_JOIN_ACK's fields, the invitation's match_id, "
+                                  f"player_id {self._player_id!r}", got=ack)
         else:
             self._recorder.passed("invitation.fields", "GAME_JOIN_ACK fields and echoes are "
                                   "right")
@@ -125,10 +121,12 @@ class MatchPlay:
             self._recorder.passed("invitation.accept", "accepted the invitation")
         elif accept is False:
             self._recorder.failed("invitation.accept", "declined an even_odd invitation; a "
-                                  "referee counts that as a technical loss", evidence=evidence)
+                                  "referee counts that as a technical loss", evidence=evidence,
+                                  field="accept", expected="true", got=False)
         else:
             self._recorder.failed("invitation.accept", f"accept is {accept!r}: neither an "
-                                  "acceptance nor a refusal", evidence=evidence)
+                                  "acceptance nor a refusal", evidence=evidence,
+                                  field="accept", expected="true", got=accept)
         plan.steps["invitation accepted"] = accept is True and not problems
 
     async def _move(self, plan: MatchPlan) -> tuple[str, str] | None:
@@ -162,7 +160,10 @@ class MatchPlay:
         field_problems += self.judge.echoes(answer, plan)
         if field_problems:
             self._recorder.failed("move.fields", "CHOOSE_PARITY_RESPONSE: "
-                                  + "; ".join(field_problems), evidence=evidence)
+                                  + "; ".join(field_problems), evidence=evidence,
+                                  field=_fields_of(field_problems),
+                                  expected="CHOOSE_PARITY_RESPONSE's fields, the call's "
+                                  f"match_id, player_id {self._player_id!r}", got=answer)
         else:
             self._recorder.passed("move.fields", "CHOOSE_PARITY_RESPONSE fields and echoes are "
                                   "right")
@@ -192,3 +193,9 @@ class MatchPlay:
         why = self.calls.gone or "see the checks above"
         self._recorder.failed("match.sequence", f"{plan.match_id}: not played through: "
                               f"{', '.join(broken)} failed ({why})")
+
+
+def _fields_of(problems: list[str]) -> str:
+    """The fields a list of ``field: what`` problems names."""
+    return ", ".join(dict.fromkeys(problem.split(":", 1)[0].split(" ", 1)[0]
+                                   for problem in problems))

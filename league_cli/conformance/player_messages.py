@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from sdk.auth import issue_token
+from sdk.auth import issue_token, league_manager_proof, match_proof
 from sdk.messages import (
     Champion,
     ChooseParityCall,
@@ -33,8 +33,8 @@ from sdk.timeutil import utc_now
 __all__ = ["GAME_TYPE", "LeagueSide", "MatchPlan", "RefereeSide", "Table", "decide"]
 
 GAME_TYPE = "even_odd"
-REFEREE_SENDER = "referee:REF01"
-LM_SENDER = "league_manager"
+REFEREE_ID = "REF01"
+REFEREE_SENDER = f"referee:{REFEREE_ID}"
 
 
 @dataclass
@@ -114,17 +114,28 @@ def decide(player_id: str, choice: str | None, opponent_id: str, rng: random.Ran
                       choices=choices, reason=f"both chose alike; the number was {drawn}")
 
 
-class RefereeSide:
-    """The messages of a referee, with the match's envelope and no token (ours sends none)."""
+def _signing_key(token: str | None) -> str:
+    """What the kit's proofs are made from: the player's token, or a made-up one (a player
+    that checks only that a token is there takes either)."""
+    return token or issue_token()
 
-    def __init__(self, league_id: str, player_id: str):
+
+class RefereeSide:
+    """The messages of a referee, with the match's envelope and, as our referees send, the
+    proof of the match in auth_token (made from the player's token when the student gives
+    it, so a player that verifies proofs can; from a made-up one otherwise)."""
+
+    def __init__(self, league_id: str, player_id: str, token: str | None = None):
         self.league_id = league_id
         self.player_id = player_id
+        self._key = _signing_key(token)
 
     def envelope(self, plan: MatchPlan) -> dict[str, Any]:
         return {"sender": REFEREE_SENDER, "conversation_id": plan.conversation_id,
                 "league_id": self.league_id, "round_id": plan.round_id,
-                "match_id": plan.match_id}
+                "match_id": plan.match_id,
+                "auth_token": match_proof(self._key, self.league_id, plan.match_id,
+                                          REFEREE_ID)}
 
     def invitation(self, plan: MatchPlan) -> dict[str, Any]:
         """GAME_INVITATION, plus ``player_id`` so a player that never registered knows whom
@@ -158,20 +169,25 @@ class RefereeSide:
 
 
 class LeagueSide:
-    """The League Manager's notifications, signed with a token as our League Manager signs
-    them (the player's own; a made-up one unless the student gives theirs)."""
+    """The League Manager's notifications, signed as our League Manager signs them: with
+    ``sender`` (system.json's ``league_manager_sender``) and the League Manager's proof of
+    the conversation in auth_token (made from the player's token when the student gives it,
+    from a made-up one otherwise)."""
 
-    def __init__(self, league_id: str, player_id: str, token: str | None):
+    def __init__(self, league_id: str, player_id: str, token: str | None,
+                 sender: str = "league_manager"):
         self.league_id = league_id
         self.player_id = player_id
-        self.token = token or issue_token()
+        self.sender = sender
+        self._key = _signing_key(token)
 
     def envelope(self, topic: str, *, token: str | None | bool = True) -> dict[str, Any]:
-        envelope: dict[str, Any] = {"sender": LM_SENDER,
-                                    "conversation_id": f"{self.league_id}:{topic}",
+        conversation_id = f"{self.league_id}:{topic}"
+        envelope: dict[str, Any] = {"sender": self.sender, "conversation_id": conversation_id,
                                     "league_id": self.league_id}
         if token is True:
-            envelope["auth_token"] = self.token
+            envelope["auth_token"] = league_manager_proof(self._key, self.league_id,
+                                                          conversation_id)
         elif isinstance(token, str):
             envelope["auth_token"] = token
         return envelope

@@ -27,9 +27,8 @@ async def send_bad_input(calls: PlayerCalls, referee: RefereeSide, league: Leagu
     timeout = calls.system.timeout_for("choose_parity")
     record = table.record(player_id)
 
-    unknown = {"protocol": "league.v2", "message_type": "CONFORMANCE_PROBE",
-               "sender": "referee:REF01", "timestamp": utc_now_str(),
-               "conversation_id": spare.conversation_id}
+    unknown = {**referee.envelope(spare), "protocol": "league.v2",
+               "message_type": "CONFORMANCE_PROBE", "timestamp": utc_now_str()}
     exchange = await calls.call("conformance_no_such_method", unknown, aliases=False)
     if exchange is not None:
         bad_input.unknown_method(recorder, exchange)
@@ -64,11 +63,11 @@ async def send_bad_input(calls: PlayerCalls, referee: RefereeSide, league: Leagu
             bad_input.any_answer(recorder, check, exchange)
 
 
-async def ask_player_state(calls: PlayerCalls, *, run_id: str) -> None:
-    """player_state.answer: optional, so never worse than a WARN."""
-    params: dict[str, Any] = {"protocol": "league.v2", "sender": "league_manager",
-                              "timestamp": utc_now_str(),
-                              "conversation_id": f"conformance-{run_id}"}
+async def ask_player_state(calls: PlayerCalls, league: LeagueSide, *, run_id: str) -> None:
+    """player_state.answer: optional, so never worse than a WARN. Asked as the League
+    Manager asks, with its proof (a player that requires a token has one)."""
+    params: dict[str, Any] = {**league.envelope(f"state-{run_id}"), "protocol": "league.v2",
+                              "timestamp": utc_now_str()}
     exchange = await calls.call("get_player_state", params)
     if exchange is None:
         return

@@ -45,19 +45,32 @@ def report_table(report: ConformanceReport) -> Table:
 def _evidence(result: CheckResult) -> Panel:
     text = json.dumps(result.evidence, ensure_ascii=False, default=str)
     body: Text
-    if len(text) > _EVIDENCE_CHARS:
+    if result.evidence is None:
+        body = Text("")
+    elif len(text) > _EVIDENCE_CHARS:
         body = Text(text[:_EVIDENCE_CHARS] + " …(cut; --json has it all)")
     else:
         body = JSON(text).text
         body.no_wrap, body.overflow = False, "fold"
-    return Panel(Group(Text(result.reason), body), title=f"{result.name} {result.status.value}",
-                 title_align="left", border_style=_STYLE[result.status])
+    return Panel(Group(Text(result.reason), *_particulars(result), body),
+                 title=f"{result.name} {result.status.value}", title_align="left",
+                 border_style=_STYLE[result.status])
+
+
+def _particulars(result: CheckResult) -> list[Text]:
+    """The field, what was expected, what came, and the protocol line, where known."""
+    lines = [Text(f"{label}: {value}", style="bold" if label != "rests on" else "dim")
+             for label, value in (("field", result.field), ("expected", result.expected),
+                                  ("got", result.got), ("rests on", result.rests_on))
+             if value is not None]
+    return lines
 
 
 def print_report(report: ConformanceReport, console: Console) -> None:
     console.print(report_table(report))
     for result in report.results:
-        if result.evidence and result.status in (Status.WARN, Status.FAIL):
+        if result.status in (Status.WARN, Status.FAIL) and (result.evidence
+                                                            or result.rests_on):
             console.print(_evidence(result))
     not_run = [result for result in report.results if _not_run(result)]
     if not_run:

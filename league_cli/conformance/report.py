@@ -3,12 +3,14 @@ merges every observation of a check into that result."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from enum import Enum
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, computed_field
 
+from league_cli.conformance.protocol_lines import rests_on
 from sdk.auth import redact_tokens
 
 __all__ = [
@@ -54,6 +56,11 @@ class CheckResult(BaseModel):
     evidence: dict[str, Any] | None = Field(
         default=None, description="the offending request and answer (tokens redacted)")
     observations: int = Field(default=0, description="how many times the check was applied")
+    field: str | None = Field(default=None, description="the field a WARN or FAIL is about")
+    expected: str | None = Field(default=None, description="what the protocol expects there")
+    got: str | None = Field(default=None, description="what came")
+    rests_on: str | None = Field(
+        default=None, description="the protocol line a WARN or FAIL rests on")
 
 
 class ConformanceReport(BaseModel):
@@ -103,6 +110,9 @@ class _Observation(BaseModel):
     reason: str
     latency_ms: float | None = None
     evidence: dict[str, Any] | None = None
+    field: str | None = None
+    expected: str | None = None
+    got: str | None = None
 
 
 class Recorder:
@@ -119,13 +129,19 @@ class Recorder:
         self.not_run_reason: str | None = None
 
     def record(self, name: str, status: Status, reason: str, *,
-               latency_ms: float | None = None, evidence: dict[str, Any] | None = None) -> None:
+               latency_ms: float | None = None, evidence: dict[str, Any] | None = None,
+               field: str | None = None, expected: str | None = None,
+               got: Any = None) -> None:
+        """One observation; a WARN or FAIL says, where it can, which ``field`` was wrong,
+        what was ``expected`` and what was ``got`` (shown as JSON)."""
         if name not in self._catalogue:
             raise ValueError(f"check {name!r} is not in the catalogue")
-        kept = redact_tokens(evidence) if evidence and status in (Status.WARN, Status.FAIL) \
-            else None
+        bad = status in (Status.WARN, Status.FAIL)
+        kept = redact_tokens(evidence) if evidence and bad else None
+        shown = _shown(redact_tokens({"got": got})["got"]) if bad and got is not None else None
         self._seen.setdefault(name, []).append(_Observation(
-            status=status, reason=reason, latency_ms=latency_ms, evidence=kept))
+            status=status, reason=reason, latency_ms=latency_ms, evidence=kept,
+            field=field if bad else None, expected=expected if bad else None, got=shown))
 
     def passed(self, name: str, reason: str, **details: Any) -> None:
         self.record(name, Status.PASS, reason, **details)
@@ -163,6 +179,18 @@ class Recorder:
             reason += f" ({len(worst)} of {len(seen)} observations)"
         latencies = [o.latency_ms for o in seen if o.latency_ms is not None]
         evidence = next((o.evidence for o in worst if o.evidence), None)
+        bad = status in (Status.WARN, Status.FAIL)
         return CheckResult(name=name, status=status, reason=reason,
                            latency_ms=max(latencies) if latencies else None,
-                           evidence=evidence, observations=len(seen))
+                           evidence=evidence, observations=len(seen), field=worst[0].field,
+                           expected=worst[0].expected, got=worst[0].got,
+                           rests_on=rests_on(name) if bad else None)
+
+
+_GOT_CHARS = 200
+
+
+def _shown(value: Any) -> str:
+    """What came, as the report shows it: JSON, cut."""
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= _GOT_CHARS else text[:_GOT_CHARS] + "…"

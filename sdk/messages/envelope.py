@@ -25,7 +25,7 @@ from pydantic_core import PydanticCustomError
 from typing_extensions import Self
 
 from sdk.errors import ErrorCode, ProtocolError
-from sdk.timeutil import ensure_utc, format_utc, utc_now
+from sdk.timeutil import ensure_utc, format_utc, parse_iso8601, utc_now
 
 __all__ = [
     "PROTOCOL",
@@ -56,11 +56,15 @@ def _require_utc(moment: datetime) -> datetime:
 
 
 def _iso_text(value: Any) -> Any:
-    """Only ISO-8601 text (or a datetime) is a timestamp: no Unix epoch numbers."""
+    """Only ISO-8601 text (in any of its forms) or a datetime is a timestamp: no Unix epoch
+    numbers, nothing else."""
     if isinstance(value, datetime):
         return value
     if isinstance(value, str) and not value.strip().lstrip("+-").replace(".", "").isdigit():
-        return value
+        try:
+            return parse_iso8601(value)
+        except ValueError:
+            pass
     raise PydanticCustomError(
         _TIMESTAMP_ERROR,
         "a timestamp is ISO-8601 text in UTC, such as 2025-01-01T12:00:00Z",
@@ -73,7 +77,8 @@ UtcTimestamp = Annotated[
     AfterValidator(_require_utc),
     PlainSerializer(format_utc, return_type=str, when_used="json"),
 ]
-"""An aware UTC datetime; ``Z``, ``+00:00`` and fractions accepted, whole-second ``Z`` sent."""
+"""An aware UTC datetime: any ISO-8601 form in UTC accepted (``sdk.timeutil``; a strict league
+refuses those not in the protocol's form, ``sdk.tolerance``), whole-second ``Z`` sent."""
 
 
 def _version_tuple(version: str) -> tuple[int, ...]:

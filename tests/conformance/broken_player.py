@@ -13,6 +13,15 @@ standard library and nothing shared with Agent League, as a student's player wou
     message_type_methods  serves each method under its message_type (GAME_INVITATION...)
                         and answers -32601 to the protocol's method names
     wrong_id            answers every call under another request's id
+    basic_timestamps    writes its timestamps in ISO-8601's basic form (20261121T041449Z)
+
+and ways of a correct player that the kit must not fail:
+
+    require_token       refuses every request without an auth_token with HTTP 401 and a
+                        JSON-RPC error (the protocol: the token is required after
+                        registration; any non-empty one will do, it checks no proof)
+    own_acks            acknowledges notifications in a shape of its own (league.v2 defines
+                        none): {"ack": true, "sender": "P01", "timestamp": "21/11/2026"}
 """
 
 import argparse
@@ -24,7 +33,8 @@ from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 FAULTS = ("none", "wrong_field_names", "uppercase_parity", "slow_move", "crash_on_game_over",
-          "missing_envelope", "message_type_methods", "wrong_id")
+          "missing_envelope", "message_type_methods", "wrong_id", "basic_timestamps",
+          "require_token", "own_acks")
 BY_MESSAGE_TYPE = {
     "GAME_INVITATION": "handle_game_invitation", "CHOOSE_PARITY_CALL": "choose_parity",
     "GAME_OVER": "notify_match_result", "GAME_ERROR": "notify_game_error",
@@ -35,8 +45,9 @@ NOTIFICATIONS = ("notify_round", "update_standings", "notify_round_completed",
                  "notify_league_completed", "notify_game_error", "notify_match_result")
 
 
-def now():
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+def stamp(basic=False):
+    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ" if basic
+                                               else "%Y-%m-%dT%H:%M:%SZ")
 
 
 class Player:
@@ -45,18 +56,21 @@ class Player:
         self.fault = fault
         self.slow_sec = slow_sec
 
+    def now(self):
+        return stamp(self.fault == "basic_timestamps")
+
     def message(self, message_type, request, **fields):
         if self.fault == "missing_envelope":
             return fields
         envelope = {"protocol": "league.v2", "message_type": message_type,
-                    "sender": "player:" + self.player_id, "timestamp": now(),
+                    "sender": "player:" + self.player_id, "timestamp": self.now(),
                     "conversation_id": request.get("conversation_id", "none")}
         envelope.update(fields)
         return envelope
 
     def refusal(self, code, description, request):
         return {"protocol": "league.v2", "message_type": "LEAGUE_ERROR",
-                "sender": "player:" + self.player_id, "timestamp": now(),
+                "sender": "player:" + self.player_id, "timestamp": self.now(),
                 "conversation_id": request.get("conversation_id", "none"),
                 "error_code": code, "error_description": description,
                 "original_message_type": request.get("message_type"), "context": {}}
@@ -69,7 +83,7 @@ class Player:
             method = BY_MESSAGE_TYPE.get(method, method)
         if method == "handle_game_invitation":
             return self.message("GAME_JOIN_ACK", params, match_id=params.get("match_id"),
-                                player_id=self.player_id, arrival_timestamp=now(),
+                                player_id=self.player_id, arrival_timestamp=self.now(),
                                 accept=True), None
         if method == "choose_parity":
             missing = [name for name in ("match_id", "player_id", "deadline", "context")
@@ -89,6 +103,8 @@ class Player:
         if method in NOTIFICATIONS:
             if method == "notify_match_result" and self.fault == "crash_on_game_over":
                 os._exit(3)
+            if self.fault == "own_acks":
+                return {"ack": True, "sender": self.player_id, "timestamp": "21/11/2026"}, None
             return self.message("ACK", params, status="ok"), None
         if method == "get_player_state":
             return self.message("PLAYER_STATE", params, player_id=self.player_id,
@@ -121,6 +137,10 @@ def handler_for(player):
                 self.reply({"jsonrpc": "2.0", "id": request.get("id"),
                             "error": {"code": -32602, "message": "Invalid params"}})
                 return
+            if player.fault == "require_token" and not params.get("auth_token"):
+                self.reply({"jsonrpc": "2.0", "id": request.get("id"), "error": {
+                    "code": -32001, "message": "Unauthorized: auth_token required"}}, 401)
+                return
             result, error = player.answer(request.get("method"), params)
             answer = {"jsonrpc": "2.0", "id": request.get("id")}
             if player.fault == "wrong_id":
@@ -128,9 +148,9 @@ def handler_for(player):
             answer.update({"result": result} if error is None else {"error": error})
             self.reply(answer)
 
-        def reply(self, answer):
+        def reply(self, answer, status=200):
             data = json.dumps(answer).encode()
-            self.send_response(200)
+            self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()

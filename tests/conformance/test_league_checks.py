@@ -39,16 +39,34 @@ def test_our_league_manager_passes_and_runs_a_league(launch: Launch, shared: Sha
     assert report["duration_ms"] < float(WATCH_SEC) * 1000, "the watch did not end early"
 
 
-async def test_our_league_manager_passes_in_strict_mode(launch: Launch, shared: SharedDir
-                                                        ) -> None:
-    """In-process this time: the test agents are served inside the test's event loop."""
+@pytest.mark.parametrize("sender", ["league_manager", "league_manager:LM01"])
+async def test_our_league_manager_passes_in_strict_mode(launch: Launch, tmp_path: Path,
+                                                        sender: str) -> None:
+    """In-process this time: the test agents are served inside the test's event loop. The
+    kit reads league_manager_sender (it demanded exactly league_manager)."""
+    shared = make_shared_dir(tmp_path / "STRICT", league_manager_sender=sender)
     manager = launch("-m", "league_cli", "manager", "--shared-dir", str(shared.root),
                      "--auto-start-players", "2")
     secret = shared.referee_secret_path(shared.system().default_league_id).read_text().strip()
     report = await check_league(manager.url, system=shared.system(), strict=True, players=2,
                                 watch=float(WATCH_SEC), referee_secret=secret)
     assert report.exit_code == 0, [r for r in report.results if r.status == "FAIL"]
+    assert report.result("envelope.sender").status == "PASS"
     assert report.result("notify.league_completed").status == "PASS"
+
+
+def test_the_other_sender_form_is_named_with_the_option_it_breaks(launch: Launch,
+                                                                  tmp_path: Path) -> None:
+    shared = make_shared_dir(tmp_path / "LM01", league_manager_sender="league_manager:LM01")
+    manager = launch("-m", "league_cli", "manager", "--shared-dir", str(shared.root))
+    code, report = run_check("league", manager.url, "--shared-dir", str(shared.root),
+                             "--league-manager-sender", "league_manager")
+    assert code == 0, failures(report)
+    sender = next(r for r in report["results"] if r["name"] == "envelope.sender")
+    assert sender["status"] == "WARN", sender
+    assert (sender["field"], sender["expected"], sender["got"]) == (
+        "sender", "league_manager", '"league_manager:LM01"')
+    assert "league_manager:LM01" in sender["rests_on"]
 
 
 def test_the_league_is_started_with_the_admin_token(launch: Launch, tmp_path: Path) -> None:

@@ -13,6 +13,10 @@ LEAGUE_STANDINGS_UPDATE and ROUND_COMPLETED (with ``matches_played``, as one ver
 protocol text names it); at the end LEAGUE_COMPLETED to everyone. ``GET /state`` shows what
 it recorded: registrations exactly as received, reports, standings and every call it made
 with its answer.
+
+``--sender league_manager:LM01`` signs its messages in that form (published League Managers
+use both), ``--basic-timestamps`` writes its timestamps in ISO-8601's basic form
+(20261121T041449Z).
 """
 
 import argparse
@@ -24,13 +28,15 @@ from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 PROTOCOL = "league.v2"
-SENDER = "league_manager"
 CALL_TIMEOUT_SEC = 10
 REPORT_PATIENCE_SEC = 60
+BASIC = False
+"""Whether timestamps are written in the basic form (--basic-timestamps)."""
 
 
 def utc_now():
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ" if BASIC
+                                               else "%Y-%m-%dT%H:%M:%SZ")
 
 
 def new_token():
@@ -57,8 +63,9 @@ def post_json(url, body):
 
 
 class LeagueManager:
-    def __init__(self, league_id):
+    def __init__(self, league_id, sender="league_manager"):
         self.league_id = league_id
+        self.sender = sender
         self.lock = threading.Lock()
         self.reported = threading.Condition(self.lock)
         self.state = "REGISTRATION"
@@ -78,7 +85,7 @@ class LeagueManager:
                         "get_standings": self.get_standings}
 
     def envelope(self, message_type, conversation_id, **context):
-        return {"protocol": PROTOCOL, "message_type": message_type, "sender": SENDER,
+        return {"protocol": PROTOCOL, "message_type": message_type, "sender": self.sender,
                 "timestamp": utc_now(), "conversation_id": conversation_id, **context}
 
     def league_error(self, request, code, description):
@@ -374,9 +381,13 @@ def main():
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--league-id", default="league_2025_even_odd")
+    parser.add_argument("--sender", default="league_manager")
+    parser.add_argument("--basic-timestamps", action="store_true")
     args = parser.parse_args()
+    global BASIC
+    BASIC = args.basic_timestamps
     server = ThreadingHTTPServer((args.host, args.port), Handler)
-    server.manager = LeagueManager(args.league_id)
+    server.manager = LeagueManager(args.league_id, args.sender)
     server.serve_forever()
 
 

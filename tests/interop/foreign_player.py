@@ -24,10 +24,19 @@ and a comma list combines them:
     fractional_timestamps   timestamps with microseconds and +00:00
     extra_fields            adds fields the protocol does not know to everything it sends
 
-and two that a league must refuse:
+two that a league must refuse:
 
     upper_parity            chooses "EVEN" or "ODD"
     local_offset            stamps its moves (CHOOSE_PARITY_RESPONSE) in local time, +02:00
+
+and two that answer some requests with an HTTP error status and a JSON-RPC error body:
+
+    require_token           once registered, refuses every request without an auth_token
+                            with HTTP 401 (the protocol: the token is required after
+                            registration; it has nothing to check a proof against, so any
+                            non-empty auth_token will do)
+    error_status            its strategy crashes: every CHOOSE_PARITY_CALL is answered HTTP
+                            500 with a JSON-RPC error saying why
 """
 
 import argparse
@@ -43,7 +52,7 @@ PROTOCOL = "league.v2"
 PROTOCOL_VERSION = "2.1.0"
 STYLES = ("spec", "message_type_methods", "bare_answers", "meta_only_registration",
           "string_ids", "error_null", "odd_acks", "fractional_timestamps", "extra_fields",
-          "upper_parity", "local_offset")
+          "upper_parity", "local_offset", "require_token", "error_status")
 
 # The protocol's table "JSON-RPC methods and the messages they carry", player side.
 MESSAGE_OF_METHOD = {
@@ -57,6 +66,7 @@ MESSAGE_OF_METHOD = {
     "notify_game_error": "GAME_ERROR",
 }
 ODD_ACKS = ({"status": "ok"}, True, "ack")
+CRASH = "strategy crashed: ZeroDivisionError: division by zero"
 EXTRA_FIELDS = {"student_note": "Even/Odd homework, group 7", "client": {"language": "python"}}
 REGISTRATION_PATIENCE_SEC = 30
 
@@ -139,14 +149,30 @@ class Player:
             return shape
         return self.answer("ACK", notification, {"status": "ok"})
 
+    def refusal(self, method, params):
+        """(HTTP status, JSON-RPC error) for a request its styles refuse, else None."""
+        if self.uses("require_token") and self.auth_token and not params.get("auth_token"):
+            return 401, {"code": -32001, "message": "Unauthorized: auth_token required after "
+                                                    "registration"}
+        if self.uses("error_status") and MESSAGE_OF_METHOD.get(method, method) \
+                == "CHOOSE_PARITY_CALL":
+            return 500, {"code": -32603, "message": "Internal error", "data": CRASH}
+        return None
+
     def dispatch(self, request):
-        """One JSON-RPC 2.0 request in, one response out."""
+        """One JSON-RPC 2.0 request in, (HTTP status, response) out."""
         if (not isinstance(request, dict) or request.get("jsonrpc") != "2.0"
                 or not isinstance(request.get("method"), str)):
-            return {"jsonrpc": "2.0", "id": None,
-                    "error": {"code": -32600, "message": "Invalid Request"}}
+            return 200, {"jsonrpc": "2.0", "id": None,
+                         "error": {"code": -32600, "message": "Invalid Request"}}
         method, params = request["method"], request.get("params") or {}
         handler = self.methods.get(method)
+        refused = self.refusal(method, params)
+        if refused is not None:
+            status, error = refused
+            response = {"jsonrpc": "2.0", "id": request.get("id"), "error": error}
+            self.write_down("received", method, params, response, status)
+            return status, response
         if handler is None:
             response = {"jsonrpc": "2.0", "id": request.get("id"),
                         "error": {"code": -32601, "message": "Method not found", "data": method}}
@@ -155,7 +181,7 @@ class Player:
             if self.uses("error_null"):
                 response["error"] = None
         self.write_down("received", method, params, response)
-        return response
+        return 200, response
 
     # -- registration -----------------------------------------------------------------
 
@@ -193,9 +219,9 @@ class Player:
         else:
             self.registration = f"REFUSED: {json.dumps(response.get('error') or result)}"
 
-    def write_down(self, direction, method, params, response):
+    def write_down(self, direction, method, params, response, status=200):
         line = json.dumps({"direction": direction, "method": method, "params": params,
-                           "response": response})
+                           "response": response, "status": status})
         with self.lock, open(self.record_path, "a") as record:
             record.write(line + "\n")
 
@@ -227,7 +253,7 @@ class Handler(BaseHTTPRequestHandler):
             self.send_json(200, {"jsonrpc": "2.0", "id": None,
                                  "error": {"code": -32700, "message": "Parse error"}})
             return
-        self.send_json(200, self.server.player.dispatch(request))
+        self.send_json(*self.server.player.dispatch(request))
 
     def send_json(self, status, payload):
         body = json.dumps(payload).encode()

@@ -18,6 +18,18 @@ fails a check, or who does not answer, loses by technical loss.
 
 Every request it receives or sends goes to the --record file as one JSON line: direction,
 method, peer, params, the JSON-RPC response and the problems found in it.
+
+A League Manager that says nothing of proofs in its registration answer (``auth_proofs``)
+proves itself with this referee's own token instead, and gives no player proofs.
+
+--style says how it speaks (a comma list; ``spec``, the default, is the protocol's text),
+each a variation that published referees show:
+
+    upper_status        GAME_OVER's status told from each player's side: "WIN", "LOSS" or
+                        "DRAW" (the winner still named)
+    bare_game_over      GAME_OVER sent as just match_id, winner_id, drawn_number and choices:
+                        no envelope, no game_result, no auth_token
+    basic_timestamps    every timestamp it writes in ISO-8601's basic form, 20261121T041449Z
 """
 
 import argparse
@@ -40,11 +52,14 @@ TIMEOUTS = {"handle_game_invitation": 5, "choose_parity": 30, "notify_match_resu
 # Scoring from the rules of play: win 3, draw 1, loss 0.
 WIN, DRAW, LOSS = 3, 1, 0
 REGISTRATION_PATIENCE_SEC = 30
+STYLES = ("spec", "upper_status", "bare_game_over", "basic_timestamps")
+BASIC = False
+"""Whether timestamps are written in the basic form (--style basic_timestamps)."""
 
 
 def utc_now(seconds_ahead=0):
     moment = datetime.now(timezone.utc) + timedelta(seconds=seconds_ahead)
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.strftime("%Y%m%dT%H%M%SZ" if BASIC else "%Y-%m-%dT%H:%M:%SZ")
 
 
 def timestamp_problem(name, text):
@@ -145,6 +160,8 @@ class Referee:
         self.referee_id = None
         self.auth_token = None
         self.referee_secret = args.referee_secret
+        self.styles = set(args.style.split(","))
+        self.league_proofs = True
         self.registration = "PENDING"
         self.methods = {"start_match": self.start_match,
                         "notify_league_completed": self.league_completed}
@@ -191,6 +208,7 @@ class Referee:
         if isinstance(result, dict) and result.get("status") == "ACCEPTED":
             self.referee_id = result["referee_id"]
             self.auth_token = result["auth_token"]
+            self.league_proofs = result.get("auth_proofs") == "hmac-sha256-v1"
             self.registration = "ACCEPTED"
         else:
             self.registration = f"REFUSED: {problems or result}"
@@ -204,6 +222,8 @@ class Referee:
                                str(start.get("conversation_id"))))
         mac = hmac.new(str(self.auth_token).encode(), context.encode(), hashlib.sha256)
         expected = base64.urlsafe_b64encode(mac.digest()).rstrip(b"=").decode()
+        if not self.league_proofs:  # a League Manager without proofs shows our own token
+            expected = str(self.auth_token)
         if not hmac.compare_digest(str(start.get("auth_token") or ""), expected):
             code = "E011" if not start.get("auth_token") else "E012"
             return {**self.envelope("LEAGUE_ERROR", start.get("conversation_id")),
@@ -313,8 +333,8 @@ class Match:
         result = self.decide()
         # GAME_OVER (match_id, game_type, game_result{status, winner_player_id, drawn_number,
         # number_parity, choices, reason}) to both players
-        both(lambda me, _: self.call_player(me, "notify_match_result", self.to_player(
-            me, "GAME_OVER", game_type="even_odd", game_result=result)), *self.seats)
+        both(lambda me, _: self.call_player(me, "notify_match_result", self.game_over(
+            me, result)), *self.seats)
         # MATCH_RESULT_REPORT (league_id, round_id, match_id, game_type, result{winner,
         # score{pid: points}, details}), signed with the referee's token
         winner = result["winner_player_id"]
@@ -323,6 +343,17 @@ class Match:
                               game_type="even_odd",
                               result={"winner": winner, "score": score, "details": result})
         self.referee.call("league_manager", self.referee.lm_url, "report_match_result", report)
+
+    def game_over(self, me, result):
+        """GAME_OVER to one player, in the referee's style."""
+        styles = self.referee.styles
+        if "bare_game_over" in styles:
+            return {"match_id": self.ids["match_id"], "winner_id": result["winner_player_id"],
+                    "drawn_number": result["drawn_number"], "choices": result["choices"]}
+        if "upper_status" in styles and result["status"] == "WIN":
+            won = result["winner_player_id"] == me["player_id"]
+            result = {**result, "status": "WIN" if won else "LOSS"}
+        return self.to_player(me, "GAME_OVER", game_type="even_odd", game_result=result)
 
     def decide(self):
         """The game_result: a technical loss if anyone failed, else the draw of 1..10."""
@@ -387,7 +418,13 @@ def main():
     parser.add_argument("--max-concurrent", type=int, default=4)
     parser.add_argument("--referee-secret", required=True, help="the league's referee secret")
     parser.add_argument("--record", required=True, help="JSON Lines file of every request")
+    parser.add_argument("--style", default="spec", help="comma list of: " + ", ".join(STYLES))
     args = parser.parse_args()
+    unknown = set(args.style.split(",")) - set(STYLES)
+    if unknown:
+        parser.error(f"unknown style(s) {', '.join(sorted(unknown))}")
+    global BASIC
+    BASIC = "basic_timestamps" in args.style.split(",")
     referee = Referee(args)
     server = ThreadingHTTPServer((args.host, args.port), Handler)
     server.referee = referee

@@ -106,17 +106,20 @@ class Agents:
         return self._spawn("foreign_player.py", name,
                            ["--lm", lm, "--name", name, "--style", styles], recorded=True)
 
-    def foreign_referee(self, lm: str, name: str = "ForeignRef") -> ForeignAgent:
-        """A foreign referee in our league: the operator hands it the referee secret that
-        our League Manager (started first) wrote."""
-        secret = self.shared.referee_secret_path(LEAGUE).read_text().strip()
+    def foreign_referee(self, lm: str, name: str = "ForeignRef", styles: str = "spec",
+                        secret: str | None = None) -> ForeignAgent:
+        """A foreign referee: in our league the operator hands it the referee secret that
+        our League Manager (started first) wrote; a foreign League Manager needs none."""
+        if secret is None:
+            secret = self.shared.referee_secret_path(LEAGUE).read_text().strip()
         return self._spawn("foreign_referee.py", name,
-                           ["--lm", lm, "--name", name, "--referee-secret", secret],
-                           recorded=True)
+                           ["--lm", lm, "--name", name, "--referee-secret", secret,
+                            "--style", styles], recorded=True)
 
-    def foreign_league_manager(self) -> ForeignAgent:
+    def foreign_league_manager(self, *options: str) -> ForeignAgent:
+        """``options``: its flags (``--sender league_manager:LM01``, ``--basic-timestamps``)."""
         manager = self._spawn("foreign_league_manager.py", "foreign_league_manager",
-                              ["--league-id", LEAGUE], recorded=False)
+                              ["--league-id", LEAGUE, *options], recorded=False)
         self.wait_healthy(manager)
         return manager
 

@@ -6,6 +6,8 @@ our League Manager without its sender's token, or with a wrong one, is refused (
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.interop.harness import LEAGUE, Agents, league_query, rpc, start_our_league
@@ -79,3 +81,27 @@ def test_a_request_without_its_token_is_refused(agents: Agents) -> None:
         "LEAGUE_ERROR", "E012"), answers["wrong"]
     assert (answers["right"]["message_type"], answers["right"]["success"]) == (
         "LEAGUE_QUERY_RESPONSE", True), answers["right"]
+
+
+@pytest.mark.parametrize("mode", ["lenient", "strict"])
+def test_a_basic_form_timestamp_is_taken_or_refused_naming_it(agents: Agents, mode: str
+                                                              ) -> None:
+    """ISO-8601's basic form is ISO-8601: a lenient league answers; a strict one refuses it
+    with E021, naming the field and the protocol's form."""
+    config = agents.shared.root / "config" / "leagues" / f"{LEAGUE}.json"
+    config.write_text(json.dumps({**json.loads(config.read_text()), "protocol_mode": mode}))
+    manager = agents.our_manager()
+    player = agents.foreign_player(manager.mcp_url, "Asker")
+    assert agents.wait_registered(player) == "ACCEPTED"
+    issued = next(record for record in player.records()
+                  if record["direction"] == "sent")["response"]["result"]
+    query = {**league_query(f"player:{issued['player_id']}", auth_token=issued["auth_token"]),
+             "timestamp": "20261121T041449Z"}
+    answer = rpc(manager.mcp_url, "league_query", query)["result"]
+    if mode == "lenient":
+        assert (answer["message_type"], answer["success"]) == ("LEAGUE_QUERY_RESPONSE", True)
+        return
+    assert (answer["message_type"], answer["error_code"]) == ("LEAGUE_ERROR", "E021"), answer
+    assert answer["error_description"].startswith("strict league: timestamp '20261121T041449Z'")
+    assert "YYYY-MM-DDTHH:MM:SS" in answer["error_description"]
+    assert [d["field"] for d in answer["context"]["deviations"]] == ["timestamp"]

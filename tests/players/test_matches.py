@@ -7,6 +7,7 @@ import pytest
 from players.matches import MatchBook, MatchInfo, outcome_for, record_of
 from sdk.messages import GameInvitation, GameOver, GameResult
 from sdk.timeutil import utc_now
+from sdk.tolerance import receive
 from tests.players.conftest import game_over, invitation
 
 
@@ -47,6 +48,22 @@ def test_without_an_invitation_the_choices_name_the_opponent() -> None:
         "P02", "even", "odd", None)
     assert (record.league_id, record.round_id, record.drawn_number, record.outcome) == (
         "league_2025_even_odd", 1, 7, "LOSS")
+
+
+@pytest.mark.parametrize(("told", "outcome", "winner"), [("WIN", "WIN", "P01"),
+                                                         ("LOSS", "LOSS", "P02")])
+def test_a_game_over_told_from_the_recipient_s_side_records_its_outcome(
+        told: str, outcome: str, winner: str) -> None:
+    """A published referee's per-recipient status without a winner (read by
+    ``sdk.variants``): the record names the winner all the same."""
+    known = MatchInfo.from_invitation(GameInvitation.model_validate(invitation()))
+    wire = game_over(choices={}, status=told, winner=None)
+    message, _ = receive(GameOver, wire, "lenient", {})
+
+    record = record_of(message, "P01", known)
+
+    assert (record.outcome, record.winner_player_id, record.opponent_id) == (
+        outcome, winner, "P02")
 
 
 def test_the_match_book_forgets_the_oldest_past_its_capacity() -> None:

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from sdk.agent_log import AgentLog
-from sdk.client import RpcClient
+from sdk.client import ERROR_BODY_BYTES, RpcClient
 from sdk.errors import ErrorCode, RemoteError, TransportError
 from sdk.examples import example
 from sdk.messages import Acknowledgement, LeagueQuery, Message
@@ -454,7 +454,7 @@ async def test_an_undeclared_answer_is_cut_at_the_limit(
     assert sum(pulled) <= LIMIT + 1024, "reading stops at the first chunk past the limit"
 
 
-async def test_the_body_of_an_http_error_is_never_read(
+async def test_of_the_body_of_an_http_error_only_a_bounded_start_is_read(
     make_client: Callable[..., RpcClient],
 ) -> None:
     pulled: list[int] = []
@@ -471,7 +471,32 @@ async def test_the_body_of_an_http_error_is_never_read(
         await make_client(Recorder(reply), **small_limit()).call(
             ENDPOINT, "choose_parity", query())
     assert caught.value.code == "HTTP_500"
-    assert pulled == []
+    assert len(pulled) <= ERROR_BODY_BYTES // 1024 + 1
+    assert len(caught.value.payload["body"]) <= ERROR_BODY_BYTES
+
+
+@pytest.mark.parametrize(("response", "said", "kept"), [
+    (httpx.Response(401, json={"jsonrpc": "2.0", "id": 1, "error": {
+        "code": -32001, "message": "auth_token required", "data": {"field": "auth_token"}}}),
+     'HTTP 401: JSON-RPC error -32001 auth_token required ({"field": "auth_token"})',
+     {"jsonrpc": "2.0", "id": 1, "error": {"code": -32001, "message": "auth_token required",
+                                           "data": {"field": "auth_token"}}}),
+    (httpx.Response(503, text="strategy crashed: ZeroDivisionError"),
+     "HTTP 503: 'strategy crashed: ZeroDivisionError'",
+     {"body": "strategy crashed: ZeroDivisionError"}),
+    (httpx.Response(500), "HTTP 500", {}),
+], ids=["jsonrpc-error", "text", "empty"])
+async def test_the_body_of_an_http_error_is_kept_as_evidence(
+        make_client: Callable[..., RpcClient], response: httpx.Response, said: str,
+        kept: dict[str, Any]) -> None:
+    """Why the peer refused, in the description (cut) and whole in the payload (bounded)."""
+    async def reply(request: httpx.Request) -> httpx.Response:
+        return response
+
+    with pytest.raises(RemoteError) as caught:
+        await make_client(Recorder(reply)).call(ENDPOINT, "choose_parity", query())
+    assert caught.value.description.endswith(said)
+    assert caught.value.payload == kept
 
 
 async def test_a_trickled_answer_is_a_timeout_of_the_whole_call(

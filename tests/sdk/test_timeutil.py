@@ -9,7 +9,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sdk.timeutil import ensure_utc, format_utc, parse_utc, utc_now, utc_now_str
+from sdk.timeutil import (
+    ensure_utc,
+    format_utc,
+    parse_utc,
+    protocol_form,
+    utc_now,
+    utc_now_str,
+)
 
 WIRE_TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
 
@@ -56,9 +63,28 @@ def test_parse_utc_accepts_utc_forms(text: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "text",
+    ["20250115T103000Z", "20250115T103000+0000", "2025-01-15T10:30:00+00", "20250115T1030Z",
+     "2025-W03-3T10:30:00Z", "2025W033T103000Z", "2025-015T10:30:00Z", "2025015T103000Z",
+     "2025-01-15T10:30:00,0Z", "2025-01-15 10:30:00+00:00"],
+)
+def test_parse_utc_accepts_every_iso_8601_form_in_utc_and_rfc_3339_s_space(text: str) -> None:
+    assert parse_utc(text) == datetime(2025, 1, 15, 10, 30, tzinfo=timezone.utc)
+    assert not protocol_form(text)
+
+
+@pytest.mark.parametrize("text", ["2025-01-15T10:30:00Z", "2025-01-15T10:30:00.5+00:00"])
+def test_the_protocol_s_form_is_the_extended_calendar_one(text: str) -> None:
+    assert protocol_form(text)
+
+
+@pytest.mark.parametrize(
     ("text", "reason"),
     [
         ("2025-01-15T10:30:00", "no time zone"),
+        ("20250115T103000", "no time zone"),
+        ("20250115T123000+0200", "not in UTC"),
+        ("2025-01-15_10:30:00Z", "not an ISO-8601"),
         ("2025-01-15T12:30:00+02:00", "not in UTC"),
         ("next tuesday", "not an ISO-8601"),
     ],
