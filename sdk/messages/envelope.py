@@ -25,7 +25,7 @@ from pydantic_core import PydanticCustomError
 from typing_extensions import Self
 
 from sdk.errors import ErrorCode, ProtocolError
-from sdk.timeutil import ensure_utc, format_utc, parse_iso8601, utc_now
+from sdk.timeutil import ensure_utc, format_utc, parse_iso8601, protocol_form, utc_now
 
 __all__ = [
     "PROTOCOL",
@@ -60,6 +60,8 @@ def _iso_text(value: Any) -> Any:
     numbers, nothing else."""
     if isinstance(value, datetime):
         return value
+    if isinstance(value, str) and protocol_form(value):
+        return value  # the common case: pydantic's own parser, ten times dateutil's speed
     if isinstance(value, str) and not value.strip().lstrip("+-").replace(".", "").isdigit():
         try:
             return parse_iso8601(value)
