@@ -25,6 +25,7 @@ from typing import Any
 from referee.outcome import MatchOutcome
 from sdk.agent_log import AgentLog
 from sdk.config import SHARED_DIR_ENV
+from sdk.errors import file_access
 
 __all__ = ["TRANSCRIPT_MAX_BYTES", "Transcript", "episode_summary", "transcript_folder"]
 
@@ -84,7 +85,8 @@ class Transcript:
         if self.path is None:
             self._log = AgentLog(Path(os.devnull), AGENT_ID, keep=_nothing)
             return self._log
-        self.path.unlink(missing_ok=True)
+        with file_access(self.path, "write"):
+            self.path.unlink(missing_ok=True)
         self._log = AgentLog(self.path, AGENT_ID, keep=None if self.full else _in_summary,
                              max_bytes=self.max_bytes)
         return self._log

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from league_cli.evaluation.transcript import Transcript, transcript_folder
 from sdk.config import SHARED_DIR_ENV
+from tests.conftest import make_shared_dir
+from tests.evaluation.conftest import base_suite, evaluate
 
 
 def test_the_folder_is_the_one_the_user_gave(monkeypatch: pytest.MonkeyPatch,
@@ -56,3 +59,16 @@ def test_without_a_folder_nothing_is_written(tmp_path: Path,
     assert list(tmp_path.iterdir()) == []
     assert transcript.to_json() == {"path": None, "mode": "summary", "bytes": 0,
                                     "max_bytes": 64 * 2**20, "withheld": 0}
+
+
+def test_a_folder_that_cannot_hold_it_is_refused_in_one_line(
+        tmp_path: Path, write_suite: Callable[..., Path]) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the folder should be\n")
+    suite = base_suite(agents=[{"id": "me", "endpoint": "http://127.0.0.1:9/mcp"},
+                               {"id": "you", "strategy": "always_cooperate"}])
+    run = evaluate(str(write_suite(suite)), "--shared-dir", str(make_shared_dir(
+        tmp_path / "SHARED").root), "--output", str(blocker))
+    assert run.exit_code == 2, run.output
+    assert run.output.strip().startswith("error: cannot write ") and str(blocker) in run.output
+    assert "Traceback" not in run.output and len(run.output.strip().splitlines()) == 1
