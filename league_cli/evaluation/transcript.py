@@ -31,7 +31,8 @@ __all__ = ["TRANSCRIPT_MAX_BYTES", "Transcript", "episode_summary", "transcript_
 
 TRANSCRIPT_MAX_BYTES = 64 * 2**20
 """The default bound of a transcript file (a full one of the shipped prisoner's dilemma
-suite, 50 episodes of 100 rounds, is about 20 MB: ``doc/evaluation.md``)."""
+suite, 50 episodes of 100 rounds, is 30 MB with one agent remote, 60 MB with both; the
+summary 21 KB: ``doc/evaluation.md``)."""
 
 AGENT_ID = "evaluation"
 _SUMMARY_EVENTS = frozenset({"evaluation_started", "episode", "evaluation_finished"})
