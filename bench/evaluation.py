@@ -19,6 +19,10 @@ stopped by their pids at the end, also on errors.
     .venv/bin/python bench/evaluation.py                          # 50 episodes, --parallel 1,4,16
     .venv/bin/python bench/evaluation.py --episodes 20 --parallel 4 --json out.json
     .venv/bin/python bench/evaluation.py --profile remote.prof    # cProfile one remote run
+    .venv/bin/python bench/evaluation.py --modes remote --parallel 4 --full-transcript
+
+Each remote run writes its transcript (``league_cli.evaluation.transcript``: the summary, or
+with --full-transcript every message) in the run's temporary folder; its size is printed.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ sys.path.insert(0, str(REPO))
 
 from league_cli.evaluation.report import Evaluation, evaluate  # noqa: E402
 from league_cli.evaluation.suite import Suite, load_suite  # noqa: E402
+from league_cli.evaluation.transcript import Transcript  # noqa: E402
 from league_cli.launcher import AgentProcess, Launcher  # noqa: E402
 from sdk.config import SharedDir  # noqa: E402
 
@@ -100,7 +105,8 @@ def cpu_seconds(pid: int) -> float:
 
 
 def timed(suite: Suite, parallel: int, shared: SharedDir | None,
-          profile: Path | None = None) -> tuple[Evaluation, float, float]:
+          profile: Path | None = None, transcript: Transcript | None = None
+          ) -> tuple[Evaluation, float, float]:
     """(the evaluation, seconds to the last episode's end, seconds in all)."""
     last_done = [0.0]
     profiler = cProfile.Profile() if profile else None
@@ -108,7 +114,7 @@ def timed(suite: Suite, parallel: int, shared: SharedDir | None,
     if profiler:
         profiler.enable()
     evaluation = evaluate(suite, str(SUITE), parallel=parallel, shared=shared,
-                          on_done=lambda _episode: last_done.__setitem__(0,
+                          transcript=transcript, on_done=lambda _episode: last_done.__setitem__(0,
                                                                          time.perf_counter()))
     if profiler and profile:
         profiler.disable()
@@ -131,6 +137,8 @@ def row(mode: str, parallel: int, evaluation: Evaluation, play: float, total: fl
     if served is not None:
         result["served_move_calls"] = served
         result["served_move_calls_per_s"] = served / play
+    if evaluation.transcript is not None:
+        result["transcript"] = evaluation.transcript.to_json()
     return result
 
 
@@ -141,8 +149,16 @@ def show(result: dict[str, Any]) -> None:
     print(f"{result['mode']:<10} {result['parallel']:>8} {result['finished']:>4}/"
           f"{result['episodes']:<4} {result['play_s']:>7.2f} {result['total_s']:>7.2f} "
           f"{result['episodes_per_s']:>9.1f} {result['moves_per_s']:>9.0f}{served}  cpu s: "
-          + ", ".join(f"{who} {secs:.1f}" for who, secs in result["cpu_s"].items()),
-          flush=True)
+          + ", ".join(f"{who} {secs:.1f}" for who, secs in result["cpu_s"].items())
+          + _transcript_note(result.get("transcript")), flush=True)
+
+
+def _transcript_note(transcript: dict[str, Any] | None) -> str:
+    if transcript is None:
+        return ""
+    over = (f", {transcript['withheld']} records over its bound" if transcript["withheld"]
+            else "")
+    return f"  transcript ({transcript['mode']}) {transcript['bytes']:,} bytes{over}"
 
 
 def main() -> int:
@@ -151,6 +167,8 @@ def main() -> int:
     parser.add_argument("--parallel", default="1,4,16", help="comma-separated values")
     parser.add_argument("--modes", default="local,remote", help="comma-separated: local, remote")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--full-transcript", action="store_true",
+                        help="remote runs write every message, not the summary")
     parser.add_argument("--profile", type=Path,
                         help="cProfile the remote run at the largest --parallel into this file")
     args = parser.parse_args()
@@ -188,7 +206,9 @@ def main() -> int:
                 cpu_before = {p.name: cpu_seconds(p.popen.pid) for p in players}
                 cpu_before["evaluator"] = time.process_time()
                 profile = args.profile if parallel == levels[-1] else None
-                evaluation, play, total = timed(suite, parallel, shared, profile)
+                transcript = Transcript(workdir / "transcripts" / f"parallel-{parallel}",
+                                        suite.name, full=args.full_transcript)
+                evaluation, play, total = timed(suite, parallel, shared, profile, transcript)
                 cpu = {"evaluator": time.process_time() - cpu_before["evaluator"],
                        **{p.name: cpu_seconds(p.popen.pid) - cpu_before[p.name]
                           for p in players}}

@@ -45,6 +45,8 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -103,17 +105,35 @@ class CheckFailed(RuntimeError):
     """The League Manager answered wrongly under load, or a league's result is wrong."""
 
 
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM wait until the block is done (then they are delivered): a second
+    Ctrl-C cannot cut a clean-up short and leave processes or files behind."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 @dataclass
 class Workspace:
     """A private copy of SHARED/config in a temporary folder, and the processes started on
-    it; ``close`` stops every one of them by pid and removes the folder."""
+    it; ``close`` stops every one of them by pid and removes the folder (kept with ``keep``,
+    and after a failure with ``keep_failed``)."""
 
     keep: bool = False
+    keep_failed: bool = True
     root: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="league-load-")))
 
     def __post_init__(self) -> None:
         self.shared = self.root / "SHARED"
-        shutil.copytree(REPO / "SHARED" / "config", self.shared / "config")
+        try:
+            shutil.copytree(REPO / "SHARED" / "config", self.shared / "config")
+        except BaseException:
+            shutil.rmtree(self.root, ignore_errors=True)
+            raise
         self.launcher = Launcher(self.shared)
 
     @property
@@ -124,11 +144,12 @@ class Workspace:
         return (self.league_dir / "admin_token").read_text().strip()
 
     def close(self, failed: bool) -> None:
-        self.launcher.stop_all()
-        if self.keep or failed:
-            print(f"  (kept {self.root})", flush=True)
-        else:
-            shutil.rmtree(self.root, ignore_errors=True)
+        with signals_held():
+            self.launcher.stop_all()
+            if self.keep or (failed and self.keep_failed):
+                print(f"  (kept {self.root})", flush=True)
+            else:
+                shutil.rmtree(self.root, ignore_errors=True)
 
 
 # -- part (a): a burst of registrations ----------------------------------------------------
@@ -635,7 +656,7 @@ def _print_streams(streams: dict[str, Any]) -> None:
               + (f" e.g. {stream['error_examples']}" if stream["errors"] else ""), flush=True)
 
 
-def _stop_on_signals() -> None:
+def stop_on_signals() -> None:
     """SIGTERM unwinds like Ctrl-C, so every ``finally`` stops its processes; SIGINT too,
     even when started in the background of a script (which ignores it there)."""
     def handler(signum: int, frame: FrameType | None) -> None:
@@ -671,7 +692,7 @@ def main() -> None:
     if args.rate <= 0 or args.register < 1 or args.players < 2 or args.referees < 1:
         parser.error("--rate, --register, --players and --referees must be positive "
                      "(at least 2 players)")
-    _stop_on_signals()
+    stop_on_signals()
 
     figures: dict[str, Any] = {"argv": sys.argv[1:]}
     failed = False

@@ -25,6 +25,20 @@ process's CPU seconds (user + system, /proc/<pid>/stat) are read. The League Man
 per result (its CPU seconds over the results recorded) gives the ceiling of one League
 Manager on one core: 1 / that. On a small machine every process shares the same cores,
 so the machine's busy share is printed too: near 100 %, adding referees cannot help.
+
+Ports: every process serves on a socket this driver bound to a port the kernel chose and
+handed down to it (``sdk.service.listening_socket``, ``LISTEN_FD_ENV``); a player host binds
+its players' sockets itself, the same way. No port is ever chosen free and let go before its
+process binds it, so no other process (another run, a colleague's tests) can take it in
+between and fail the run with "address already in use". Handing down a bound socket rather
+than letting each agent bind port 0 and report its port: an agent announces its endpoint
+(registration) while it starts, so it must know its port before it serves; and rather than
+retrying on "address already in use": a port taken in between may be taken by another
+agent that answers our ``/health``, which a retry would not notice.
+
+Clean-up: however a run ends (measured, failed, SIGINT or SIGTERM), every process it
+started is stopped by its pid and its temporary folder removed (``--keep`` keeps it); a
+second signal during the clean-up waits for it to finish.
 """
 
 from __future__ import annotations
@@ -55,12 +69,19 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench.load import Workspace, cpu_seconds, free_port, machine_busy_seconds  # noqa: E402
-from league_cli.launcher import AgentProcess, LaunchError  # noqa: E402
+from bench.load import (  # noqa: E402
+    Workspace,
+    cpu_seconds,
+    machine_busy_seconds,
+    signals_held,
+    stop_on_signals,
+)
+from league_cli.launcher import AgentProcess, LaunchError, port_number  # noqa: E402
 from league_cli.up import wait_for  # noqa: E402
 from players.app import create_app  # noqa: E402
 from players.config import PlayerSettings  # noqa: E402
 from sdk.config import SharedDir  # noqa: E402
+from sdk.service import inherited_socket, listening_socket  # noqa: E402
 
 LEAGUE = "league_2025_even_odd"
 PLAYERS_PREFIX = "/p"
@@ -140,9 +161,10 @@ def hosted_settings(shared_dir: Path, ports: list[int], lm_mcp: str, keys: range
 
 
 def serve_players(shared_dir: Path, port: int, lm_mcp: str, keys: range, strategy: str) -> None:
-    """Serve the players of ``keys``, each on a port of its own (bound here, any free one),
-    and the host's ``/health`` on ``port``; until SIGINT/SIGTERM."""
-    sockets = [_bound(port)] + [_bound(0) for _ in keys]
+    """Serve the players of ``keys``, each on a port of its own (bound here, any free one,
+    and held from then on), and the host's ``/health`` on ``port`` (the socket the driver
+    handed down, bound since it chose the port); until SIGINT/SIGTERM."""
+    sockets = [inherited_socket(port) or _bound(port)] + [_bound(0) for _ in keys]
     ports = [sock.getsockname()[1] for sock in sockets[1:]]
     app = player_host_app(hosted_settings(shared_dir, ports, lm_mcp, keys, strategy))
     config = uvicorn.Config(app, log_level="warning", access_log=False,
@@ -162,25 +184,27 @@ def _bound(port: int) -> socket.socket:
 
 def start_player_host(space: Workspace, index: int, keys: range, lm_mcp: str,
                       strategy: str) -> AgentProcess:
-    """Start one host process serving players ``keys``."""
-    port = free_port()
-    return space.launcher.start("players", f"player-host-{index}", port, [
+    """Start one host process serving players ``keys``, its ``/health`` on a socket bound
+    here and handed down."""
+    sock = listening_socket()
+    return space.launcher.start("players", f"player-host-{index}", sock, [
         sys.executable, str(Path(__file__).resolve()), "--serve-players",
-        "--shared-dir", str(space.shared), "--port", str(port), "--lm-url", lm_mcp,
+        "--shared-dir", str(space.shared), "--port", str(port_number(sock)), "--lm-url", lm_mcp,
         "--first", str(keys.start), "--count", str(len(keys)), "--strategy", strategy],
         {"PYTHONPATH": str(REPO)})
 
 
 def start_manager(space: Workspace, profile: Path | None) -> AgentProcess:
     """The League Manager as ``league manager`` runs it; with ``profile``, under cProfile,
-    its statistics written to that file when it stops (and its CPU figures inflated)."""
+    its statistics written to that file when it stops (and its CPU figures inflated). On a
+    socket bound here and handed down, as every process of the run."""
+    sock = listening_socket()
     if profile is None:
-        return space.launcher.manager(free_port())
-    port = free_port()
-    return space.launcher.start("manager", "league_manager", port, [
+        return space.launcher.manager(sock)
+    return space.launcher.start("manager", "league_manager", sock, [
         sys.executable, "-m", "cProfile", "-o", str(profile.resolve()), "-m", "league_cli",
         "manager", "--shared-dir", str(space.shared), "--host", "127.0.0.1", "--port",
-        str(port)], {"PYTHONPATH": str(REPO)})
+        str(port_number(sock))], {"PYTHONPATH": str(REPO)})
 
 
 # -- one league ------------------------------------------------------------------------------
@@ -237,7 +261,8 @@ def _start(run: LeagueRun, space: Workspace, client: httpx.Client) -> tuple[str,
     launcher = space.launcher
     manager = start_manager(space, run.profile_lm)
     launcher.wait_healthy(manager)
-    referees = [launcher.referee(f"R{i + 1}", free_port(), manager.mcp_url, run.capacity)
+    referees = [launcher.referee(f"R{i + 1}", listening_socket(), manager.mcp_url,
+                                 run.capacity)
                 for i in range(run.referees)]
     per_host = -(-run.players // run.player_hosts)
     hosts = [start_player_host(space, i, range(first, min(first + per_host, run.players)),
@@ -256,11 +281,14 @@ def _start(run: LeagueRun, space: Workspace, client: httpx.Client) -> tuple[str,
 
 
 def run_league(run: LeagueRun) -> dict[str, Any]:
-    """Play ``run`` and measure it; every process is stopped by its pid, also on errors."""
-    space = Workspace(keep=run.keep)
-    _configure_league(space, run.players + run.referees, run.broadcasts)
+    """Play ``run`` and measure it. However it ends (measured, failed, interrupted by
+    SIGINT or SIGTERM: ``stop_on_signals``), every process it started is stopped by its
+    pid and its temporary folder is removed (kept with ``run.keep``)."""
+    space: Workspace | None = None
     failed = True
     try:
+        space = Workspace(keep=run.keep, keep_failed=False)
+        _configure_league(space, run.players + run.referees, run.broadcasts)
         with httpx.Client(timeout=30) as client:
             lm_url, roles = _start(run, space, client)
             pids = {p.name: p.popen.pid for p in space.launcher.processes}
@@ -283,9 +311,14 @@ def run_league(run: LeagueRun) -> dict[str, Any]:
         phases = round_phases(SharedDir(space.shared).league_log_path(LEAGUE), len(ends))
         failed = False
     finally:
-        if run.profile_lm is not None:
-            _stop_profiled_manager(space)
-        space.close(failed)
+        if space is not None:
+            with signals_held():
+                if run.profile_lm is not None:
+                    _stop_profiled_manager(space)
+                space.close(failed)
+                if failed and not run.keep:
+                    print(f"  (the run failed; its folder {space.root} is removed: --keep "
+                          f"keeps it)", file=sys.stderr, flush=True)
     cpu = {name: after[name] - before[name] for name in pids}
     manager = roles["manager"].name
     matches = status["matches_completed"]
@@ -459,7 +492,7 @@ def main() -> None:
     if args.players < 2 or args.player_hosts < 1 or args.capacity < 1:
         parser.error("a league needs --players 2 or more, --player-hosts and --capacity 1 "
                      "or more")
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    stop_on_signals()
     counts = ([int(c) for c in args.scaleout.split(",")] if args.scaleout
               else [args.referees])
     if min(counts) < 1:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -14,9 +15,21 @@ from pathlib import Path
 
 import httpx
 
-__all__ = ["AgentProcess", "Launcher", "LaunchError", "stop_from_pid_files"]
+from sdk.service import LISTEN_FD_ENV
+
+__all__ = ["AgentProcess", "Launcher", "LaunchError", "Port", "port_number",
+           "stop_from_pid_files"]
 
 _MODULE = "league_cli"
+
+
+Port = int | socket.socket
+"""An agent's port, or a socket already bound to it that the agent takes over."""
+
+
+def port_number(port: Port) -> int:
+    """The port itself, or the one the socket is bound to."""
+    return port if isinstance(port, int) else int(port.getsockname()[1])
 
 
 class LaunchError(RuntimeError):
@@ -55,31 +68,46 @@ class Launcher:
     def run_dir(self) -> Path:
         return self.shared_dir / "run"
 
-    def _spawn(self, kind: str, name: str, port: int, args: list[str],
+    def _spawn(self, kind: str, name: str, port: Port, args: list[str],
                env: dict[str, str] | None = None) -> AgentProcess:
         command = [sys.executable, "-m", _MODULE, kind, "--shared-dir", str(self.shared_dir),
-                   "--host", self.host, "--port", str(port), *args]
+                   "--host", self.host, "--port", str(port_number(port)), *args]
         return self.start(kind, name, port, command, env)
 
-    def start(self, kind: str, name: str, port: int, command: list[str],
+    def start(self, kind: str, name: str, port: Port, command: list[str],
               env: dict[str, str] | None = None) -> AgentProcess:
         """Start ``command`` as an agent of this launcher (its own session, its output to
-        ``logs/processes/<name>.out``, a pid file), stopped by ``stop_all`` with the rest."""
-        self.run_dir.mkdir(parents=True, exist_ok=True)
+        ``logs/processes/<name>.out``, a pid file), stopped by ``stop_all`` with the rest.
+
+        ``port`` is the agent's port, or a socket bound to it
+        (``sdk.service.listening_socket``): the agent then serves on that very socket
+        (``LISTEN_FD_ENV``), so no other process can take the port between its choice and
+        the agent's start. The socket is the child's from then on: it is closed here."""
+        number = port_number(port)
+        env = dict(env or {})
+        handed: tuple[int, ...] = ()
+        if isinstance(port, socket.socket):
+            handed = (port.fileno(),)
+            env[LISTEN_FD_ENV] = str(port.fileno())
         output = self.shared_dir / "logs" / "processes" / f"{name}.out"
-        output.parent.mkdir(parents=True, exist_ok=True)
-        with open(output, "ab") as sink:
-            popen = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL, env={**os.environ, **(env or {})},
-                                     start_new_session=True)
+        try:
+            self.run_dir.mkdir(parents=True, exist_ok=True)
+            output.parent.mkdir(parents=True, exist_ok=True)
+            with open(output, "ab") as sink:
+                popen = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT,
+                                         stdin=subprocess.DEVNULL, env={**os.environ, **env},
+                                         start_new_session=True, pass_fds=handed)
+        finally:
+            if isinstance(port, socket.socket):
+                port.close()
         pid_file = self.run_dir / f"{name}.pid"
         pid_file.write_text(json.dumps({"pid": popen.pid, "name": name, "kind": kind,
-                                        "port": port, "command": command}))
-        process = AgentProcess(name, kind, port, popen, pid_file, output)
+                                        "port": number, "command": command}))
+        process = AgentProcess(name, kind, number, popen, pid_file, output)
         self.processes.append(process)
         return process
 
-    def manager(self, port: int, league_id: str | None = None,
+    def manager(self, port: Port, league_id: str | None = None,
                 auto_start_players: int | None = None) -> AgentProcess:
         args = []
         if league_id:
@@ -89,7 +117,7 @@ class Launcher:
             args += ["--auto-start-players", str(auto_start_players)]
         return self._spawn("manager", "league_manager", port, args)
 
-    def referee(self, name: str, port: int, lm_url: str, max_concurrent: int = 4,
+    def referee(self, name: str, port: Port, lm_url: str, max_concurrent: int = 4,
                 seed: int | None = None, game_type: str | None = None, *,
                 standalone: bool = False, advertise: str | None = None) -> AgentProcess:
         """``standalone``: no registration, the referee serves ``/run_match`` only;
@@ -107,7 +135,7 @@ class Launcher:
             args += ["--advertise", advertise]
         return self._spawn("referee", f"referee-{name}", port, args)
 
-    def player(self, name: str, port: int, lm_url: str, strategy: str = "random",
+    def player(self, name: str, port: Port, lm_url: str, strategy: str = "random",
                game_type: str | None = None, *, player_id: str | None = None,
                standalone: bool = False, advertise: str | None = None) -> AgentProcess:
         """``standalone`` with a ``player_id``: no registration, for a referee's

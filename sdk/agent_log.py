@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable, Mapping
 from itertools import islice
 from pathlib import Path
 from typing import Any, BinaryIO, cast
@@ -20,7 +21,8 @@ from sdk.auth import redact_tokens
 from sdk.errors import file_access
 from sdk.store import append_whole
 
-__all__ = ["LOG_KEYS_MAX", "LOG_LIST_MAX", "LOG_STRING_MAX", "AgentLog"]
+__all__ = ["LIMIT_NOTE_ROOM", "LOG_KEYS_MAX", "LOG_LIST_MAX", "LOG_STRING_MAX", "AgentLog",
+           "Keep"]
 
 LOG_LIST_MAX = 64
 """A record's lists are logged up to this many items, then counted: a league of
@@ -62,9 +64,18 @@ def _redact(_: Any, __: str, event_dict: dict[str, Any]) -> dict[str, Any]:
     return redact_tokens(event_dict)
 
 
+Keep = Callable[[str, Mapping[str, Any]], bool]
+"""Whether a record is written: given its level method ("info", "warning", ...) and its
+fields before they are rendered (event, message_type, data...)."""
+
+LIMIT_NOTE_ROOM = 512
+"""Bytes a log with ``max_bytes`` keeps free for the one record that says it is full."""
+
+_STAMP = structlog.processors.TimeStamper(fmt="iso", utc=True, key="timestamp")
+
 _PROCESSORS: list[Any] = [
     structlog.processors.add_log_level,
-    structlog.processors.TimeStamper(fmt="iso", utc=True, key="timestamp"),
+    _STAMP,
     _abridge,
     _redact,
     structlog.processors.format_exc_info,
@@ -110,6 +121,45 @@ class _Sink:
             self._fd = -1
 
 
+class _Filter:
+    """The first processor of a log with ``keep``: a record it does not keep is dropped
+    before any work is spent on it."""
+
+    def __init__(self, keep: Keep):
+        self._keep = keep
+
+    def __call__(self, _: Any, method: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+        if not self._keep(method, event_dict):
+            raise structlog.DropEvent
+        return event_dict
+
+
+class _Limit:
+    """The last processor of a log with ``max_bytes``: the rendered record that would take
+    the file past ``max_bytes - LIMIT_NOTE_ROOM`` is replaced by one ``log_limit_reached``
+    record, and every later one is dropped and counted (``withheld``)."""
+
+    def __init__(self, sink: _Sink, agent_id: str, max_bytes: int):
+        self._sink = sink
+        self._agent_id = agent_id
+        self.max_bytes = max_bytes
+        self.withheld = 0
+
+    def __call__(self, _: Any, __: str, rendered: bytes) -> bytes:
+        if self.withheld:  # full: a smaller record that would still fit is not written either
+            self.withheld += 1
+            raise structlog.DropEvent
+        if self._sink.size + len(rendered) + 1 <= self.max_bytes - LIMIT_NOTE_ROOM:
+            return rendered
+        self.withheld += 1
+        note = _STAMP(None, "warning", {
+            "event": "log_limit_reached", "level": "warning", "agent_id": self._agent_id,
+            "max_bytes": self.max_bytes,
+            "detail": f"this file reached its limit of {self.max_bytes} bytes: the records "
+                      f"after this one are not written"})
+        return orjson.dumps(note)
+
+
 class AgentLog:
     """The log of one agent, written to ``<logs>/agents/<agent_id>.log.jsonl``.
 
@@ -117,10 +167,21 @@ class AgentLog:
     A file the file system refuses raises FileSystemError naming it (opening it, or writing
     a record: an agent writes its first record while it starts, so a full disk stops it
     there).
+
+    ``keep`` chooses the records written (the others cost nothing); ``max_bytes`` bounds the
+    file: the record that would take it past the limit is replaced by one
+    ``log_limit_reached`` record, the later ones are not written (``withheld`` counts them).
     """
 
-    def __init__(self, path: Path, agent_id: str):
+    def __init__(self, path: Path, agent_id: str, *, keep: Keep | None = None,
+                 max_bytes: int | None = None):
+        if max_bytes is not None and max_bytes < 2 * LIMIT_NOTE_ROOM:
+            raise ValueError(f"max_bytes must be at least {2 * LIMIT_NOTE_ROOM}, not "
+                             f"{max_bytes}")
         self._handle: _Sink | None = None
+        self._keep = keep
+        self._max_bytes = max_bytes
+        self._limit: _Limit | None = None
         self._open(path, agent_id)
 
     def _open(self, path: Path, agent_id: str) -> None:
@@ -129,9 +190,16 @@ class AgentLog:
         self.path = path
         self.agent_id = agent_id
         self._handle = sink
+        processors = list(_PROCESSORS)
+        if self._keep is not None:
+            processors.insert(0, _Filter(self._keep))
+        self._limit = None
+        if self._max_bytes is not None:
+            self._limit = _Limit(sink, agent_id, self._max_bytes)
+            processors.append(self._limit)
         self._logger = structlog.wrap_logger(
             structlog.BytesLogger(cast(BinaryIO, sink)),  # it calls write, flush
-            processors=_PROCESSORS,
+            processors=processors,
             wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG),
         ).bind(agent_id=agent_id)
 
@@ -144,6 +212,11 @@ class AgentLog:
     def size(self) -> int:
         """The bytes in the current file: a caller's share of the log is measured by it."""
         return self._handle.size if self._handle is not None else 0
+
+    @property
+    def withheld(self) -> int:
+        """Records not written because the current file reached ``max_bytes``."""
+        return self._limit.withheld if self._limit is not None else 0
 
     @property
     def dropped(self) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 import resource
 import socket
 import sys
@@ -13,9 +14,10 @@ import uvicorn
 from fastapi import FastAPI
 from uvicorn.config import STARTUP_FAILURE
 
+from sdk.config import ConfigError
 from sdk.connections import ConnectionGuard
 
-__all__ = ["FD_RESERVE", "serve"]
+__all__ = ["FD_RESERVE", "LISTEN_FD_ENV", "inherited_socket", "listening_socket", "serve"]
 
 
 KEEP_ALIVE_SEC = 15
@@ -39,6 +41,51 @@ def _fit_to_file_limit(guard: ConnectionGuard) -> None:
         guard.max_connections = max(16, min(guard.max_connections, soft - FD_RESERVE))
 
 
+LISTEN_FD_ENV = "LEAGUE_LISTEN_FD"
+"""The environment variable that hands an agent the file descriptor of a socket already
+bound to its port (``listening_socket``): it serves on that socket instead of binding the
+port itself, so no other process can take the port between its choice and the agent's start."""
+
+
+def listening_socket(host: str = "127.0.0.1") -> socket.socket:
+    """A TCP socket bound to a port the kernel chose (``getsockname()[1]``), for a child
+    process to serve on (``LISTEN_FD_ENV``, ``pass_fds``). The port is held from this moment:
+    unlike a port picked free and let go, nothing else can bind it before the child serves.
+    Not listening yet: a connection before the child serves is refused, as to a port nobody
+    holds."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.bind((host, 0))
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def inherited_socket(port: int) -> socket.socket | None:
+    """The socket handed down in ``LISTEN_FD_ENV`` (the variable is removed, so a process
+    this one starts does not read it), or None when there is none.
+
+    Raises:
+        ConfigError: the variable is not a socket's file descriptor, or its socket is bound
+            to another port than ``port`` (the agent would announce the wrong endpoint).
+    """
+    raw = os.environ.pop(LISTEN_FD_ENV, None)
+    if raw is None:
+        return None
+    try:
+        sock = socket.socket(fileno=int(raw))
+    except (ValueError, OSError) as exc:
+        raise ConfigError(f"{LISTEN_FD_ENV}={raw!r} is not the file descriptor of a socket "
+                         f"({exc})") from None
+    bound = sock.getsockname()[1]
+    if bound != port:
+        sock.close()
+        raise ConfigError(f"the socket handed down in {LISTEN_FD_ENV} is bound to port "
+                         f"{bound}, not to the configured port {port}")
+    return sock
+
+
 class _Server(uvicorn.Server):
     """uvicorn's server that says when it starts closing, before it waits for the open
     connections: a response that never ends by itself (a stream of server-sent events)
@@ -58,13 +105,16 @@ def serve(app: FastAPI, host: str, port: int, *,
           on_closing: Callable[[], None] | None = None,
           guard: ConnectionGuard | None = None) -> None:
     """Run ``app`` until SIGINT/SIGTERM; quiet access logs (the agent log has the traffic).
-    ``on_closing`` is called once the server stops taking connections; ``guard`` bounds
-    the connections and how long each may take to send a request (``sdk.connections``).
+    On the socket handed down in ``LISTEN_FD_ENV`` when there is one (``inherited_socket``),
+    else on ``host:port``. ``on_closing`` is called once the server stops taking
+    connections; ``guard`` bounds the connections and how long each may take to send a
+    request (``sdk.connections``).
 
     The objects alive now (the imported libraries, the app) live as long as the process:
     ``gc.freeze`` moves them out of the collector's sight, so a full collection no longer
     rescans tens of thousands of them while the agent answers calls.
     """
+    sock = inherited_socket(port)
     gc.collect()
     gc.freeze()
     extra: dict[str, Any] = {}
@@ -76,7 +126,7 @@ def serve(app: FastAPI, host: str, port: int, *,
                             **extra)
     server = _Server(config, on_closing)
     try:
-        server.run()
+        server.run(sockets=None if sock is None else [sock])
     except KeyboardInterrupt:
         pass
     if not server.started:  # the port was taken, or the app refused to start: as uvicorn.run

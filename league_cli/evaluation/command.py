@@ -1,6 +1,7 @@
 """``league evaluate``: run an evaluation suite, show the verdicts, exit 1 when one fails.
 
     league evaluate suites/prisoners_dilemma.yaml --json out.json --parallel 8 --episodes 5
+    league evaluate mine.yaml --output runs/ --full-transcript   # every message, bounded
 
 Exit codes: 0 every threshold passed (warnings allowed), 1 a threshold failed or no episode
 finished, 2 the suite (or a flag) is unusable — one line, no traceback.
@@ -21,7 +22,13 @@ from league_cli.console import console
 from league_cli.evaluation.report import evaluate as run_evaluation
 from league_cli.evaluation.report import metrics_table, verdict_table, write_json
 from league_cli.evaluation.suite import SuiteError, load_suite
+from league_cli.evaluation.transcript import (
+    TRANSCRIPT_MAX_BYTES,
+    Transcript,
+    transcript_folder,
+)
 from sdk.config import ConfigError, SharedDir
+from sdk.errors import FileSystemError
 
 __all__ = ["evaluate"]
 
@@ -32,6 +39,18 @@ def _refuse(message: str) -> NoReturn:
     """One line (never wrapped, markup in the message shown as typed), exit 2."""
     console.print(f"[red]error:[/red] {escape(message)}", soft_wrap=True)
     raise typer.Exit(BAD_SUITE)
+
+
+def _show_transcript(transcript: Transcript) -> None:
+    if transcript.path is None:
+        console.print("no transcript written: --output DIR (or --shared-dir) keeps one")
+        return
+    line = (f"transcript ({transcript.mode}, {transcript.size / 1024:,.0f} KiB): "
+            f"{escape(str(transcript.path))}")
+    if transcript.withheld:
+        line += (f" [yellow]— stopped at {transcript.max_bytes // 2**20} MiB, "
+                 f"{transcript.withheld} records not written[/yellow]")
+    console.print(line, soft_wrap=True)
 
 
 def evaluate(
@@ -46,6 +65,17 @@ def evaluate(
     shared_dir: Annotated[Path | None, typer.Option(
         "--shared-dir", help="SHARED folder for remote agents' timeouts and retries "
                              "(default: $LEAGUE_SHARED_DIR, else ./SHARED)")] = None,
+    output: Annotated[Path | None, typer.Option(
+        "--output", help="folder for a remote run's transcript (default: the --shared-dir "
+                         "or $LEAGUE_SHARED_DIR given, under logs/evaluations; neither: "
+                         "none is written)")] = None,
+    full_transcript: Annotated[bool, typer.Option(
+        "--full-transcript", help="every message sent and received, not the summary (one "
+                                  "record per episode, warnings and errors in full)")] = False,
+    transcript_max_mb: Annotated[int, typer.Option(
+        "--transcript-max-mb", min=1,
+        help="the transcript stops at this size, with a record saying so")]
+        = TRANSCRIPT_MAX_BYTES // 2**20,
 ) -> None:
     """Evaluate the suite's agent under test: play its episodes, compute its metrics with
     confidence intervals, check its thresholds (exit 1 when one fails)."""
@@ -57,6 +87,10 @@ def evaluate(
                  if value is not None}
     if overrides:
         suite = suite.model_copy(update=overrides)
+    transcript = None
+    if suite.has_remote:
+        transcript = Transcript(transcript_folder(output, shared_dir), suite.name,
+                                full=full_transcript, max_bytes=transcript_max_mb * 2**20)
     try:
         shared = SharedDir(shared_dir) if suite.has_remote else None
         with Progress("[progress.description]{task.description}", BarColumn(),
@@ -65,15 +99,20 @@ def evaluate(
             task = progress.add_task(f"{suite.name}", total=suite.episodes)
             evaluation = run_evaluation(suite, str(suite_path),
                                         parallel=parallel or suite.parallel, shared=shared,
+                                        transcript=transcript,
                                         on_done=lambda _episode: progress.advance(task))
     except (ConfigError, UnknownGameError, ValidationError) as exc:
         _refuse(f"{suite_path}: {exc}")
+    except FileSystemError as exc:
+        _refuse(str(exc))
     console.print(metrics_table(evaluation))
     console.print(verdict_table(evaluation))
     for episode in evaluation.episodes:
         if episode.failure:
             console.print(f"[yellow]episode {episode.index}:[/yellow] "
                           f"{escape(episode.failure)}", soft_wrap=True)
+    if transcript is not None:
+        _show_transcript(transcript)
     if json_path:
         write_json(evaluation, json_path)
         console.print(f"wrote {json_path}")

@@ -13,6 +13,8 @@ from __future__ import annotations
 import asyncio
 import random
 import tempfile
+import time
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,12 +25,12 @@ from games.analysis import AnalysisError, History, history_from_match, record_ep
 from games.strategies import ObservationStrategy
 from league_cli.evaluation.agents import build_local
 from league_cli.evaluation.suite import Suite
+from league_cli.evaluation.transcript import Transcript, episode_summary
 from referee.match import MatchRunner
 from referee.match_file import MatchRecord
 from referee.outcome import Fault, MatchOutcome
 from referee.plan import MatchPlan
 from referee.rules import GameRules, load_rules
-from sdk.agent_log import AgentLog
 from sdk.client import RpcClient
 from sdk.config import ScoringConfig, SharedDir
 from sdk.messages import Communication, MatchSeat, MoveData, seat_role
@@ -90,14 +92,22 @@ class EvaluationRunner(MatchRunner):
 
 
 class _Remote:
-    """What the referee path needs for one run: rules, client, log, a folder for match
-    files (deleted after the run)."""
+    """What the referee path needs for one run: rules, client, the transcript's log, a
+    folder for match files (deleted after the run)."""
 
-    def __init__(self, suite: Suite, shared: SharedDir):
+    def __init__(self, suite: Suite, shared: SharedDir, transcript: Transcript,
+                 parallel: int):
         self.suite = suite
         self.rules = load_rules(shared, suite.game.type)
         self.system = shared.system()
-        self.log = AgentLog(shared.agent_log_path("evaluation"), "evaluation")
+        self.transcript = transcript
+        self.log = transcript.open()
+        self.log.log.info("evaluation_started", suite=suite.name, game=suite.game.type,
+                          episodes=suite.episodes, seed=suite.seed, parallel=parallel,
+                          remote={a.id: a.endpoint for a in suite.agents if a.endpoint},
+                          transcript=transcript.mode, max_bytes=transcript.max_bytes)
+        self.started = time.perf_counter()
+        self.outcomes: Counter[str] = Counter()
         self.client = RpcClient(self.system, self.log)
         self.folder = tempfile.TemporaryDirectory(prefix="league-evaluation-")
 
@@ -120,15 +130,22 @@ class _Remote:
                                   client=self.client, system=self.system, log=self.log,
                                   record=record, sender=_SENDER, report_to=None)
         outcome = await runner.run()
+        snapshot = record.snapshot()
+        self.log.log.info("episode", episode=index, seed=seed,
+                          **episode_summary(snapshot, outcome))
+        self.outcomes[outcome.status] += 1
         try:
-            history = history_from_match(record.snapshot())
+            history = history_from_match(snapshot)
         except AnalysisError:
             return Episode(index, seed, None, f"{match_id}: {outcome.reason}")
         return Episode(index, seed, history)
 
     async def close(self) -> None:
+        self.log.log.info("evaluation_finished", suite=self.suite.name,
+                          episodes=sum(self.outcomes.values()), outcomes=dict(self.outcomes),
+                          seconds=round(time.perf_counter() - self.started, 3))
         await self.client.aclose()
-        self.log.close()
+        self.transcript.close()
         self.folder.cleanup()
 
 
@@ -139,18 +156,22 @@ def _play_local(suite: Suite, index: int, seed: int) -> Episode:
 
 
 async def play_episodes(suite: Suite, *, parallel: int, shared: SharedDir | None = None,
+                        transcript: Transcript | None = None,
                         on_done: Callable[[Episode], None] | None = None) -> list[Episode]:
     """Every episode of ``suite``, at most ``parallel`` at a time, in episode order.
 
     In-process episodes run in worker threads (the bound keeps memory flat; the GIL keeps
-    them from running faster than one core); remote ones are concurrent calls.
+    them from running faster than one core); remote ones are concurrent calls, recorded in
+    ``transcript`` (``league_cli.evaluation.transcript``; None: no transcript is written).
 
     Raises:
         ConfigError, UnknownGameError: a remote suite whose SHARED config cannot be read
             or does not list the game.
+        FileSystemError: the transcript's file cannot be created.
     """
     gate = asyncio.Semaphore(parallel)
-    remote = _Remote(suite, shared or SharedDir()) if suite.has_remote else None
+    remote = _Remote(suite, shared or SharedDir(), transcript or Transcript(None, suite.name),
+                     parallel) if suite.has_remote else None
 
     async def one(index: int) -> Episode:
         seed = suite.seed + index

@@ -24,6 +24,7 @@ from league_cli.evaluation.scoring import (
     summarise,
 )
 from league_cli.evaluation.suite import Exploitability, Suite
+from league_cli.evaluation.transcript import Transcript
 from sdk.config import SharedDir
 
 __all__ = ["Evaluation", "evaluate", "metrics_table", "to_json", "verdict_table",
@@ -43,6 +44,8 @@ class Evaluation:
     score: float | None
     thresholds: list[ThresholdResult]
     seconds: float
+    transcript: Transcript | None = None
+    """A remote run's transcript (where it went, its size), once the run is over."""
 
     @property
     def finished(self) -> list[Episode]:
@@ -58,16 +61,19 @@ class Evaluation:
 
 
 def evaluate(suite: Suite, source: str, *, parallel: int, shared: SharedDir | None = None,
+             transcript: Transcript | None = None,
              on_done: Callable[[Episode], None] | None = None) -> Evaluation:
-    """Play the suite's episodes and judge them (blocking; runs its own event loop)."""
+    """Play the suite's episodes and judge them (blocking; runs its own event loop). A
+    remote suite's messages are recorded in ``transcript`` (None: nowhere)."""
     started = time.perf_counter()
     episodes = asyncio.run(play_episodes(suite, parallel=parallel, shared=shared,
-                                         on_done=on_done))
+                                         transcript=transcript, on_done=on_done))
     histories = [episode.history for episode in episodes if episode.history is not None]
     metrics = summarise(suite, histories)
     total = score(metrics)
     return Evaluation(suite, source, episodes, metrics, total,
-                      judge(suite.thresholds, metrics, total), time.perf_counter() - started)
+                      judge(suite.thresholds, metrics, total), time.perf_counter() - started,
+                      transcript if suite.has_remote else None)
 
 
 def _number(value: float | None) -> str:
@@ -140,6 +146,8 @@ def to_json(evaluation: Evaluation) -> dict[str, Any]:
         "seconds": evaluation.seconds,
         "episodes_per_second": len(evaluation.episodes) / evaluation.seconds,
     }
+    if evaluation.transcript is not None:
+        document["transcript"] = evaluation.transcript.to_json()
     if suite.report.per_episode:
         document["per_episode"] = [
             {"episode": e.index, "seed": e.seed, "payoffs": e.history.payoffs,

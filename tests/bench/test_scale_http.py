@@ -1,8 +1,17 @@
 """bench/scale_http.py: many real player apps behind one port, each its own player, and a
-small league measured with real League Manager, referee and player-host processes."""
+small league measured with real League Manager, referee and player-host processes; however
+a run ends (measured, failed, interrupted), its processes are stopped and its folder gone."""
 
 from __future__ import annotations
 
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +19,9 @@ import httpx
 import pytest
 
 from bench.scale_http import HostedPlayerSettings, LeagueRun, player_host_app, run_league
+from league_cli.launcher import AgentProcess, Launcher, LaunchError
 from sdk.config import SharedDir
+from tests.conftest import REPO_ROOT
 from tests.players.conftest import LM_URL, parity_call
 
 
@@ -53,8 +64,36 @@ async def test_each_path_is_its_own_player(shared_dir: SharedDir) -> None:
                                         "to /p/1")
 
 
+@pytest.fixture
+def temp_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The folder the benchmark's temporary folders go to (``tempfile.gettempdir()``)."""
+    root = tmp_path / "tmp"
+    root.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(root))
+    return root
+
+
+@pytest.fixture
+def started_pids(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """The pid of every process the benchmark starts, also when it fails."""
+    pids: list[int] = []
+    start = Launcher.start
+
+    def recording(self: Launcher, *args: Any, **kwargs: Any) -> AgentProcess:
+        process = start(self, *args, **kwargs)
+        pids.append(process.popen.pid)
+        return process
+
+    monkeypatch.setattr(Launcher, "start", recording)
+    yield pids
+
+
+def _alive(pids: list[int]) -> list[int]:
+    return [pid for pid in pids if Path(f"/proc/{pid}").exists()]
+
+
 @pytest.mark.e2e
-def test_a_small_league_is_measured_and_every_process_stopped() -> None:
+def test_a_small_league_is_measured_and_every_process_stopped(temp_root: Path) -> None:
     row = run_league(LeagueRun(players=8, referees=2, capacity=2, rounds=1))
 
     assert row["rounds_played"] >= 1 and row["matches"] >= 4
@@ -67,3 +106,49 @@ def test_a_small_league_is_measured_and_every_process_stopped() -> None:
     assert row["peak_rss_mb"]["league_manager"] > 10
     gone = [pid for pid in row["pids"].values() if Path(f"/proc/{pid}").exists()]
     assert gone == [], f"still running after the benchmark: {gone}"
+    assert list(temp_root.iterdir()) == [], "the run's temporary folder is left behind"
+
+
+@pytest.mark.e2e
+def test_a_failed_run_stops_its_processes_and_removes_its_folder(
+        temp_root: Path, started_pids: list[int]) -> None:
+    with pytest.raises(LaunchError, match="rounds completed within 0 s"):
+        run_league(LeagueRun(players=4, referees=1, capacity=2, timeout=0))
+
+    assert len(started_pids) == 3, started_pids  # League Manager, referee, player host
+    assert _alive(started_pids) == [], "still running after the failed run"
+    assert list(temp_root.iterdir()) == [], "the failed run's temporary folder is left behind"
+
+
+def _pid_files(temp_root: Path) -> list[Path]:
+    return sorted(temp_root.glob("league-load-*/SHARED/run/*.pid"))
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_an_interrupted_run_stops_its_processes_and_removes_its_folder(
+        temp_root: Path, signum: signal.Signals) -> None:
+    """The benchmark as a user runs it, interrupted once every process is started."""
+    bench = subprocess.Popen(
+        [sys.executable, str(REPO_ROOT / "bench" / "scale_http.py"), "--players", "20",
+         "--referees", "1", "--capacity", "2"],
+        cwd=REPO_ROOT, env={**os.environ, "TMPDIR": str(temp_root)},
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while len(_pid_files(temp_root)) < 3 and bench.poll() is None:
+            assert time.monotonic() < deadline, "the benchmark did not start its processes"
+            time.sleep(0.05)
+        pids = [json.loads(path.read_text())["pid"] for path in _pid_files(temp_root)]
+        assert bench.poll() is None, "the run ended before it could be interrupted"
+        bench.send_signal(signum)
+        output, _ = bench.communicate(timeout=60)
+    finally:
+        if bench.poll() is None:
+            bench.kill()
+            bench.wait(10)
+
+    assert bench.returncode == 130, output.decode(errors="replace")
+    assert b"interrupted: every process this run started is stopped" in output
+    assert len(pids) == 3 and _alive(pids) == [], f"still running: {_alive(pids)}"
+    assert list(temp_root.iterdir()) == [], "the interrupted run's folder is left behind"

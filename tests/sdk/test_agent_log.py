@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from sdk.agent_log import LOG_LIST_MAX, AgentLog
+from sdk.agent_log import LIMIT_NOTE_ROOM, LOG_LIST_MAX, AgentLog
 from sdk.auth import redact
 from sdk.errors import FileSystemError
 from sdk.timeutil import parse_utc, utc_now
@@ -120,3 +120,52 @@ def test_a_log_the_file_system_refuses_raises_naming_it(tmp_path: Path) -> None:
     with pytest.raises(FileSystemError, match=re.escape(f"cannot write {path}: {tmp_path}/agents "
                                                         "is a file where a folder should be")):
         AgentLog(path, "P01")
+
+
+def test_keep_chooses_the_records_written(tmp_path: Path) -> None:
+    path = tmp_path / "filtered.log.jsonl"
+    seen: list[tuple[str, str]] = []
+
+    def keep(level: str, record: Any) -> bool:
+        seen.append((level, record["event"]))
+        return level != "info" or record.get("message_type") == "GAME_ERROR"
+
+    log = AgentLog(path, "evaluation", keep=keep)
+    log.message("message_sent", {"message_type": "GAME_MOVE_CALL"})
+    log.message("message_sent", {"message_type": "GAME_ERROR"})
+    log.log.warning("call_retry", retry=1)
+    log.log.info("match_state")
+    log.close()
+    assert [(r["event"], r.get("message_type")) for r in records(path)] == [
+        ("message_sent", "GAME_ERROR"), ("call_retry", None)]
+    assert seen == [("info", "message_sent"), ("info", "message_sent"),
+                    ("warning", "call_retry"), ("info", "match_state")]
+
+
+def test_a_log_with_max_bytes_stops_there_and_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "bounded.log.jsonl"
+    log = AgentLog(path, "evaluation", max_bytes=4096)
+    for number in range(100):
+        log.log.info("episode", episode=number, padding="x" * 1000)
+    assert log.withheld > 0
+    written = records(path)
+    note = written[-1]
+    assert note["event"] == "log_limit_reached" and note["level"] == "warning"
+    assert note["agent_id"] == "evaluation" and note["max_bytes"] == 4096
+    assert "records after this one are not written" in note["detail"]
+    assert note["timestamp"].endswith("Z")
+    kept = [r["episode"] for r in written[:-1]]
+    assert kept == list(range(len(kept))), "the records kept are the first ones, in order"
+    assert len(kept) + log.withheld == 100, "the note replaces a record: it is counted"
+    assert path.stat().st_size == log.size <= 4096
+    before_note = log.size - len(path.read_bytes().splitlines(keepends=True)[-1])
+    assert 4096 - LIMIT_NOTE_ROOM - before_note > 200, "a small record would still fit"
+    log.log.warning("later")
+    assert records(path)[-1] == note, "nothing is written after the note, small or not"
+    assert log.withheld == 100 - len(kept) + 1
+    log.close()
+
+
+def test_max_bytes_leaves_room_for_the_note(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="max_bytes must be at least 1024"):
+        AgentLog(tmp_path / "tiny.log.jsonl", "evaluation", max_bytes=100)
