@@ -56,8 +56,12 @@ class RetryPolicy(_Settings):
     max_backoff_sec: float = Field(default=10.0, ge=0)
 
     def delay(self, retry_number: int) -> float:
-        """Seconds to wait before retry ``retry_number`` (1-based)."""
-        raw = self.backoff_sec * self.backoff_multiplier ** (retry_number - 1)
+        """Seconds to wait before retry ``retry_number`` (1-based); any number of retries
+        (a registration retries for as long as it takes) stays at ``max_backoff_sec``."""
+        try:
+            raw = self.backoff_sec * self.backoff_multiplier ** (retry_number - 1)
+        except OverflowError:  # the power went past a float: long past the ceiling
+            return self.max_backoff_sec
         return min(raw, self.max_backoff_sec)
 
 
