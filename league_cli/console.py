@@ -7,9 +7,10 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-__all__ = ["console", "standings_table", "status_line"]
+__all__ = ["console", "error_console", "standings_table", "status_line"]
 
 console = Console()
+error_console = Console(stderr=True)
 
 
 def standings_table(standings: dict[str, Any], title: str = "Standings") -> Table:

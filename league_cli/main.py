@@ -11,13 +11,14 @@ from typing import Annotated, Any, NoReturn, TypeVar
 import httpx
 import typer
 from pydantic import SecretStr, ValidationError
+from rich.markup import escape
 
 from league_cli.conformance.cli import check_league, check_player
-from league_cli.console import console, standings_table, status_line
+from league_cli.console import console, error_console, standings_table, status_line
 from league_cli.launcher import LaunchError, stop_from_pid_files
 from league_cli.up import LeaguePlan, run_league
 from sdk.config import ConfigError, SharedDir
-from sdk.errors import FileSystemError
+from sdk.errors import FileSystemError, RegistrationRefused
 from sdk.store import StoreError
 
 app = typer.Typer(help="Agent League: run agents and leagues (league.v2 over JSON-RPC).",
@@ -69,10 +70,17 @@ def _settings(make: Callable[[], _S]) -> _S:
 EXIT_FILE_SYSTEM = 2
 """The exit code of an agent the file system keeps from starting (read-only, full, a
 directory where a file should be): the machine must change, not the settings (1)."""
+EXIT_REFUSED = 4
+"""The exit code of a referee or player the League Manager refused for a reason no retry
+can fix (a name taken, a full league, a wrong secret, registration closed): the League
+Manager's operator, or the agent's name or settings, must change. (3: the port is taken,
+uvicorn's own code.)"""
 
 
-def _fail(message: str, code: int = 1) -> NoReturn:
-    console.print(f"[red]error:[/red] {message}", soft_wrap=True)  # one line, never wrapped
+def _fail(message: str, code: int = 1, *, stderr: bool = False) -> NoReturn:
+    shown = error_console if stderr else console
+    # one line, never wrapped; the message may quote another agent: never markup
+    shown.print(f"[red]error:[/red] {escape(message)}", soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -80,12 +88,15 @@ def _serve_agent(run: Callable[[_S], None], settings: _S,
                  *refusals: type[Exception]) -> None:
     """Serve an agent until it stops; what keeps it from starting is one line, never a
     traceback: exit 2 when the file system refuses its files, 1 for a bad configuration
-    or a data file it cannot use (``refusals``: the agent's own kinds of those)."""
+    or a data file it cannot use (``refusals``: the agent's own kinds of those), 4 (on
+    stderr) when the League Manager refused its registration for good."""
     refused: tuple[type[Exception], ...] = (ConfigError, StoreError, *refusals)
     try:
         run(settings)
     except FileSystemError as exc:
         _fail(str(exc), EXIT_FILE_SYSTEM)
+    except RegistrationRefused as exc:
+        _fail(str(exc), EXIT_REFUSED, stderr=True)
     except refused as exc:
         _fail(str(exc))
 
