@@ -8,6 +8,8 @@
   registers it.
 - A foreign agent (a raw HTTP client) whose registration answer is lost registers again
   with the same request and gets the same id and token back.
+- ``league up`` (``start_processes``) stops at once, naming the agent and its line, when
+  an agent it started is refused.
 """
 
 from __future__ import annotations
@@ -30,8 +32,8 @@ from typing import Any
 import httpx
 import pytest
 
-from league_cli.launcher import AgentProcess, Launcher
-from league_cli.up import wait_for
+from league_cli.launcher import AgentProcess, Launcher, LaunchError
+from league_cli.up import LeaguePlan, start_processes, wait_for
 from sdk.config import SharedDir
 from tests.conftest import free_port, make_shared_dir
 from tests.reliability.services import TRACEBACK_MARKS
@@ -157,6 +159,23 @@ def test_a_player_refused_by_a_full_league_says_so_and_exits(launcher: Launcher,
 
     assert_one_line_on_stderr(full, "the league is full (2 players)")
     assert_one_line_on_stderr(taken, "the display name", "is taken by P01")
+
+
+def test_league_up_stops_at_once_naming_an_agent_that_was_refused(shared: SharedDir) -> None:
+    plan = LeaguePlan(shared.root, players=[("Twin", free_port(), "random"),
+                                            ("twin", free_port(), "random")],
+                      referees=[("Ref", free_port(), 2)], lm_port=free_port())
+    launcher = Launcher(shared.root)
+    began = time.monotonic()
+    try:
+        with httpx.Client(timeout=10) as client, pytest.raises(LaunchError) as failed:
+            start_processes(plan, launcher, client)
+    finally:
+        launcher.stop_all()
+    assert time.monotonic() - began < 45, "it waited for a registration that cannot come"
+    assert "exited with code 4" in str(failed.value)
+    assert "the display name 'twin' is taken by" in str(failed.value) \
+        or "the display name 'Twin' is taken by" in str(failed.value), str(failed.value)
 
 
 # -- answers an agent cannot read -----------------------------------------------------------
