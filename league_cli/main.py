@@ -130,7 +130,9 @@ def referee(
     shared_dir: SharedOpt = None,
     host: HostOpt = "127.0.0.1",
     port: Annotated[int | None, typer.Option(help="default: defaults/referee.json")] = None,
-    name: Annotated[str | None, typer.Option(help="display name")] = None,
+    name: Annotated[str | None, typer.Option(
+        help="display name (default: defaults/referee.json's and the port: Referee-8001)")
+    ] = None,
     lm_url: LmUrlOpt = None,
     max_concurrent: Annotated[int | None, typer.Option(
         help="max concurrent matches (default: defaults/referee.json)")] = None,
@@ -155,9 +157,10 @@ def referee(
 
     def make() -> RefereeSettings:
         defaults = shared.referee_defaults()
+        listen = defaults.port if port is None else port
         return RefereeSettings(
-            shared_dir=shared.root, host=host, port=defaults.port if port is None else port,
-            display_name=name or defaults.display_name,
+            shared_dir=shared.root, host=host, port=listen,
+            display_name=name or defaults.name_at(listen),
             league_manager_url=f"{_lm_base(shared, lm_url)}/mcp",
             max_concurrent_matches=max_concurrent or defaults.max_concurrent_matches,
             game_types=game_type or defaults.game_types, seed=seed,
@@ -187,7 +190,9 @@ def player(
     shared_dir: SharedOpt = None,
     host: HostOpt = "127.0.0.1",
     port: Annotated[int | None, typer.Option(help="default: defaults/player.json")] = None,
-    name: Annotated[str | None, typer.Option(help="display name")] = None,
+    name: Annotated[str | None, typer.Option(
+        help="display name (default: defaults/player.json's and the port: Player-8101)")
+    ] = None,
     lm_url: LmUrlOpt = None,
     strategy: Annotated[str | None, typer.Option(
         help="a built-in strategy name or module:attribute")] = None,
@@ -219,9 +224,10 @@ def player(
 
     def make() -> PlayerSettings:
         defaults = shared.player_defaults()
+        listen = defaults.port if port is None else port
         return PlayerSettings(
-            shared_dir=shared.root, host=host, port=defaults.port if port is None else port,
-            display_name=name or defaults.display_name,
+            shared_dir=shared.root, host=host, port=listen,
+            display_name=name or defaults.name_at(listen),
             league_manager_url=f"{_lm_base(shared, lm_url)}/mcp",
             strategy=strategy or defaults.strategy, strategy_options=options,
             game_types=game_type or defaults.game_types, player_id=player_id,

@@ -255,6 +255,12 @@ class AgentDefaults(_Settings):
     host: str = "127.0.0.1"
     port: int = Field(ge=1, le=65535)
 
+    def name_at(self, port: int) -> str:
+        """The display name of an agent started without one, on ``port``: the default
+        name and the port (``Referee-8001``). Two agents of one machine never share a
+        port, so they never share such a name, and the League Manager takes both."""
+        return f"{self.display_name}-{port}"
+
 
 class RefereeDefaults(AgentDefaults, _File):
     max_concurrent_matches: int = Field(default=4, ge=1)

@@ -1,5 +1,7 @@
 """Agents that fail to register say so, with real processes on loopback ports.
 
+- Referees and players started by hand without ``--name`` take names of their own (the
+  port), so two of them never collide.
 - One the League Manager refuses for a reason no retry can fix (a name taken, a full
   league, a wrong secret) prints one line on stderr saying why and exits 4.
 - One that cannot read the League Manager's answer (here a timestamp with a local offset,
@@ -99,6 +101,31 @@ def refused_run(shared: SharedDir, agent: str, lm: AgentProcess, *args: str) -> 
             process.wait(10)
     return Ending(process.returncode, stdout.decode(errors="replace"),
                   stderr.decode(errors="replace"))
+
+
+# -- names of agents started by hand --------------------------------------------------------
+
+
+def test_agents_started_by_hand_without_a_name_never_collide(launcher: Launcher) -> None:
+    lm = launcher.manager(free_port())
+    launcher.wait_healthy(lm)
+    agents = [by_hand(launcher, kind, lm.base_url)
+              for kind in ("referee", "referee", "player", "player")]
+    for agent in agents:
+        launcher.wait_healthy(agent)
+
+    def everyone() -> dict[str, Any] | None:
+        status = lm_status(lm)
+        return status if len(status["referees"]) == 2 and len(status["players"]) == 2 else None
+
+    status = wait_for(everyone, 30, "two referees and two players to register")
+    names = {agent["display_name"] for agent in status["referees"] + status["players"]}
+    assert names == {f"{'Referee' if agent.kind == 'referee' else 'Player'}-{agent.port}"
+                     for agent in agents}
+    for agent in agents:
+        health = httpx.get(f"{agent.base_url}/health", timeout=10).json()
+        assert (health["status"], health["registration"]) == ("ok", "registered"), health
+        assert agent.popen.poll() is None
 
 
 # -- refusals no retry can fix --------------------------------------------------------------
