@@ -144,7 +144,7 @@ def read_answer(model: type[_Answer], answer: dict[str, Any], conversation_id: s
                                    f"{error.code.value} {error.description}") from None
     if response.status == "REJECTED":
         reason = response.reason or "no reason given"
-        wait = _retry_after(getattr(response, "retry_after_sec", None))
+        wait = _retry_after(response.retry_after_sec)
         if wait is not None:
             raise RegistrationDeferred(f"the League Manager asks {who} to register again "
                                        f"later: {reason}", wait)
