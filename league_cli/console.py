@@ -9,15 +9,18 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-__all__ = ["console", "fail", "standings_table", "status_line"]
+__all__ = ["console", "error_console", "fail", "standings_table", "status_line"]
 
 console = Console()
+error_console = Console(stderr=True)
 
 
-def fail(message: str, code: int = 1) -> NoReturn:
-    """Print ``error: message`` on one line and exit with ``code``. The message is text,
-    never markup: ``pip install '.[analysis]'`` or a path in brackets prints as written."""
-    console.print(f"[red]error:[/red] {escape(message)}", soft_wrap=True)
+def fail(message: str, code: int = 1, *, stderr: bool = False) -> NoReturn:
+    """Print ``error: message`` on one line (on stderr with ``stderr``) and exit with
+    ``code``. The message is text, never markup: ``pip install '.[analysis]'``, a path in
+    brackets or another agent's words print as written."""
+    (error_console if stderr else console).print(f"[red]error:[/red] {escape(message)}",
+                                                 soft_wrap=True)
     raise typer.Exit(code)
 
 

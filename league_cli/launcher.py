@@ -53,6 +53,21 @@ class AgentProcess:
     def mcp_url(self) -> str:
         return f"{self.base_url}/mcp"
 
+    def exit_problem(self) -> str | None:
+        """None while the process runs; once it has exited, a sentence with its exit code,
+        the last line it printed (an agent says there why it stopped: a refused
+        registration, a taken port) and where the rest of its output is."""
+        code = self.popen.poll()
+        if code is None:
+            return None
+        try:
+            lines = self.output.read_text(errors="replace").splitlines()
+        except OSError:
+            lines = []
+        said = next((line.strip() for line in reversed(lines) if line.strip()), "")
+        return (f"{self.name} exited with code {code}" + (f" ({said})" if said else "")
+                + f"; its output is in {self.output}")
+
 
 @dataclass
 class Launcher:
@@ -157,9 +172,9 @@ class Launcher:
         deadline = time.monotonic() + timeout
         with httpx.Client(timeout=1.0) as client:
             while time.monotonic() < deadline:
-                if process.popen.poll() is not None:
-                    raise LaunchError(f"{process.name} exited with code {process.popen.returncode};"
-                                      f" its output is in {process.output}")
+                problem = process.exit_problem()
+                if problem is not None:
+                    raise LaunchError(problem)
                 try:
                     if client.get(f"{process.base_url}/health").status_code == 200:
                         return

@@ -18,7 +18,7 @@ from league_cli.console import fail as _fail
 from league_cli.launcher import LaunchError, stop_from_pid_files
 from league_cli.up import LeaguePlan, run_league
 from sdk.config import ConfigError, SharedDir
-from sdk.errors import FileSystemError
+from sdk.errors import FileSystemError, RegistrationRefused
 from sdk.store import StoreError
 
 app = typer.Typer(help="Agent League: run agents and leagues (league.v2 over JSON-RPC).",
@@ -70,18 +70,26 @@ def _settings(make: Callable[[], _S]) -> _S:
 EXIT_FILE_SYSTEM = 2
 """The exit code of an agent the file system keeps from starting (read-only, full, a
 directory where a file should be): the machine must change, not the settings (1)."""
+EXIT_REFUSED = 4
+"""The exit code of a referee or player the League Manager refused for a reason no retry
+can fix (a name taken, a full league, a wrong secret, registration closed): the League
+Manager's operator, or the agent's name or settings, must change. (3: the port is taken,
+uvicorn's own code.)"""
 
 
 def _serve_agent(run: Callable[[_S], None], settings: _S,
                  *refusals: type[Exception]) -> None:
     """Serve an agent until it stops; what keeps it from starting is one line, never a
     traceback: exit 2 when the file system refuses its files, 1 for a bad configuration
-    or a data file it cannot use (``refusals``: the agent's own kinds of those)."""
+    or a data file it cannot use (``refusals``: the agent's own kinds of those), 4 (on
+    stderr) when the League Manager refused its registration for good."""
     refused: tuple[type[Exception], ...] = (ConfigError, StoreError, *refusals)
     try:
         run(settings)
     except FileSystemError as exc:
         _fail(str(exc), EXIT_FILE_SYSTEM)
+    except RegistrationRefused as exc:
+        _fail(str(exc), EXIT_REFUSED, stderr=True)
     except refused as exc:
         _fail(str(exc))
 
@@ -115,7 +123,9 @@ def referee(
     shared_dir: SharedOpt = None,
     host: HostOpt = "127.0.0.1",
     port: Annotated[int | None, typer.Option(help="default: defaults/referee.json")] = None,
-    name: Annotated[str | None, typer.Option(help="display name")] = None,
+    name: Annotated[str | None, typer.Option(
+        help="display name (default: defaults/referee.json's and the port: Referee-8001)")
+    ] = None,
     lm_url: LmUrlOpt = None,
     max_concurrent: Annotated[int | None, typer.Option(
         help="max concurrent matches (default: defaults/referee.json)")] = None,
@@ -140,9 +150,10 @@ def referee(
 
     def make() -> RefereeSettings:
         defaults = shared.referee_defaults()
+        listen = defaults.port if port is None else port
         return RefereeSettings(
-            shared_dir=shared.root, host=host, port=defaults.port if port is None else port,
-            display_name=name or defaults.display_name,
+            shared_dir=shared.root, host=host, port=listen,
+            display_name=name or defaults.name_at(listen),
             league_manager_url=f"{_lm_base(shared, lm_url)}/mcp",
             max_concurrent_matches=max_concurrent or defaults.max_concurrent_matches,
             game_types=game_type or defaults.game_types, seed=seed,
@@ -172,7 +183,9 @@ def player(
     shared_dir: SharedOpt = None,
     host: HostOpt = "127.0.0.1",
     port: Annotated[int | None, typer.Option(help="default: defaults/player.json")] = None,
-    name: Annotated[str | None, typer.Option(help="display name")] = None,
+    name: Annotated[str | None, typer.Option(
+        help="display name (default: defaults/player.json's and the port: Player-8101)")
+    ] = None,
     lm_url: LmUrlOpt = None,
     strategy: Annotated[str | None, typer.Option(
         help="a built-in strategy name or module:attribute")] = None,
@@ -204,9 +217,10 @@ def player(
 
     def make() -> PlayerSettings:
         defaults = shared.player_defaults()
+        listen = defaults.port if port is None else port
         return PlayerSettings(
-            shared_dir=shared.root, host=host, port=defaults.port if port is None else port,
-            display_name=name or defaults.display_name,
+            shared_dir=shared.root, host=host, port=listen,
+            display_name=name or defaults.name_at(listen),
             league_manager_url=f"{_lm_base(shared, lm_url)}/mcp",
             strategy=strategy or defaults.strategy, strategy_options=options,
             game_types=game_type or defaults.game_types, player_id=player_id,

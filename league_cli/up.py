@@ -62,6 +62,12 @@ def start_processes(plan: LeaguePlan, launcher: Launcher, client: httpx.Client) 
         launcher.wait_healthy(process)
 
     def registered() -> bool:
+        """Every agent registered; one that exited (its registration refused for good)
+        fails the start at once, with its last line."""
+        for process in [manager, *started]:
+            problem = process.exit_problem()
+            if problem is not None:
+                raise LaunchError(problem)
         status = _status(client, manager.base_url)
         return (len(status["referees"]) >= len(plan.referees)
                 and len(status["players"]) >= len(plan.players))

@@ -20,8 +20,9 @@ class RegistrationLimit:
         self.per_minute = per_minute
         self._times: dict[str, deque[float]] = {}
 
-    def refusal(self, address: str | None) -> str | None:
-        """Count one registration from ``address``; a sentence when it is one too many."""
+    def refusal(self, address: str | None) -> tuple[str, float] | None:
+        """Count one registration from ``address``; when it is one too many, a sentence
+        and the seconds until the next one would be counted instead."""
         if address is None:
             return None
         now = time.monotonic()
@@ -31,8 +32,8 @@ class RegistrationLimit:
         while times and now - times[0] > WINDOW_SEC:
             times.popleft()
         if len(times) >= self.per_minute:
-            wait = WINDOW_SEC - (now - times[0])
+            wait = max(0.0, WINDOW_SEC - (now - times[0]))
             return (f"too many registrations from {address}: at most {self.per_minute} a "
-                    f"minute; try again in {wait:.0f} s")
+                    f"minute; try again in {wait:.0f} s"), wait
         times.append(now)
         return None

@@ -238,24 +238,28 @@ class LeagueManager:
 
     def register_referee(self, request: RefereeRegisterRequest) -> RefereeRegisterResponse:
         self._check_referee_secret(request.auth_token)
-        agent, token, refusal = self._register("referee", request.referee_meta,
-                                               request.conversation_id, request.auth_token)
-        common = {"sender": self.sender, "conversation_id": request.conversation_id,
-                  "league_id": self.league_id}
+        agent, token, refusal, wait = self._register("referee", request.referee_meta,
+                                                     request.conversation_id,
+                                                     request.auth_token)
+        common: dict[str, Any] = {"sender": self.sender, "league_id": self.league_id,
+                                  "conversation_id": request.conversation_id}
         if agent is None:
-            return RefereeRegisterResponse(status="REJECTED", reason=refusal, **common)
+            return RefereeRegisterResponse(status="REJECTED", reason=refusal,
+                                           retry_after_sec=wait, **common)
         self.runner.add_referee(agent)
         self._auto_start()
         return RefereeRegisterResponse(status="ACCEPTED", referee_id=agent.agent_id,
                                        auth_token=token, auth_proofs=PROOF_SCHEME, **common)
 
     def register_player(self, request: LeagueRegisterRequest) -> LeagueRegisterResponse:
-        agent, token, refusal = self._register("player", request.player_meta,
-                                               request.conversation_id, request.auth_token)
-        common = {"sender": self.sender, "conversation_id": request.conversation_id,
-                  "league_id": self.league_id}
+        agent, token, refusal, wait = self._register("player", request.player_meta,
+                                                     request.conversation_id,
+                                                     request.auth_token)
+        common: dict[str, Any] = {"sender": self.sender, "league_id": self.league_id,
+                                  "conversation_id": request.conversation_id}
         if agent is None:
-            return LeagueRegisterResponse(status="REJECTED", reason=refusal, **common)
+            return LeagueRegisterResponse(status="REJECTED", reason=refusal,
+                                          retry_after_sec=wait, **common)
         self._auto_start()
         return LeagueRegisterResponse(status="ACCEPTED", player_id=agent.agent_id,
                                       auth_token=token, auth_proofs=PROOF_SCHEME, **common)
@@ -273,23 +277,26 @@ class LeagueManager:
 
     def _register(self, kind: AgentKind, meta: RefereeMeta | PlayerMeta,
                   conversation_id: str, presented: str | None
-                  ) -> tuple[RegisteredAgent | None, str | None, str | None]:
-        """(agent, token, None) when accepted, (None, None, reason) when refused. The
-        same agent registering again gets its id and token back, so a lost answer costs
-        one retry; its key is the conversation and the caller's address."""
+                  ) -> tuple[RegisteredAgent | None, str | None, str | None, float | None]:
+        """(agent, token, None, None) when accepted, (None, None, reason, wait) when
+        refused, ``wait`` the seconds after which to register again when that may help
+        (the per-address limit), else None. The same agent registering again gets its id
+        and token back, so a lost answer costs one retry; its key is the conversation and
+        the caller's address."""
         address = caller_address()
         key = f"{address}|{conversation_id}"
         flood = self.registrations.refusal(address)  # every attempt counts, a retry too
-        again, refusal = (None, flood) if flood else self._repeated(kind, meta, key, presented)
+        again, refusal = ((None, flood[0]) if flood
+                          else self._repeated(kind, meta, key, presented))
         if again is not None:
             self.event("registration_repeated", kind=kind, agent_id=again.agent_id,
                        endpoint=again.contact_endpoint)
-            return again, self.agents.token_of(again.agent_id), None
+            return again, self.agents.token_of(again.agent_id), None, None
         refusal = refusal or self._registration_refusal(kind, meta)
         if refusal:
             self.event("registration_rejected", kind=kind, endpoint=meta.contact_endpoint,
                        reason=refusal)
-            return None, None, refusal
+            return None, None, refusal, round(flood[1], 1) if flood else None
         try:
             agent, token = self.agents.add(kind, meta, key)
         except (OSError, StoreError) as exc:
@@ -301,7 +308,7 @@ class LeagueManager:
         self.event(f"{kind}_registered", agent_id=agent.agent_id,
                    display_name=agent.display_name, endpoint=agent.contact_endpoint,
                    capacity=agent.max_concurrent_matches)
-        return agent, token, None
+        return agent, token, None, None
 
     def set_state(self, agent_id: str, state: AgentState) -> None:
         self.set_states([agent_id], state)

@@ -1,5 +1,7 @@
 """The player's FastAPI app: JSON-RPC at ``POST /mcp`` and the ``/health``, ``/status``,
-``/stats`` and ``/history`` routes. Nothing is built at import time."""
+``/stats`` and ``/history`` routes. Nothing is built at import time. /health answers 200
+while the process serves, registered or not: its ``registration`` says which
+(``registered``, ``standalone``, ``not registered: <why>``)."""
 
 from __future__ import annotations
 
@@ -52,7 +54,8 @@ def create_app(
     @app.get("/health")
     async def health() -> dict[str, Any]:
         return {"status": "ok", "agent": "player", "player_id": host.state.player_id,
-                "state": host.state.lifecycle.value}
+                "state": host.state.lifecycle.value,
+                "registration": host.state.registration.summary()}
 
     @app.get("/status")
     async def status() -> StatusReport:
@@ -70,5 +73,8 @@ def create_app(
 
 
 def run(settings: PlayerSettings) -> None:
-    """Serve one player until SIGINT/SIGTERM (what ``league player`` calls)."""
-    serve(create_app(settings), settings.host, settings.port)
+    """Serve one player until SIGINT/SIGTERM (what ``league player`` calls), or until the
+    League Manager refuses it for good (``RegistrationRefused`` is raised then, once the
+    server has closed)."""
+    app = create_app(settings)
+    serve(app, settings.host, settings.port, exit_switch=app.state.player.exit_switch)

@@ -8,7 +8,6 @@ import re
 from typing import Any
 
 import httpx
-from pydantic import ValidationError
 
 from games.spec import ActionSpace
 from players.callers import CallerCheck
@@ -19,13 +18,13 @@ from players.history import MatchRecord, PlayerHistory
 from players.matches import MatchBook, MatchInfo, record_of
 from players.registration import register
 from players.reports import StatsReport, StatusReport, stats_report, status_report
-from players.state import Lifecycle, PlayerState, Registration, RegistrationStatus
+from players.state import Lifecycle, PlayerState, Registration
 from players.strategies import PARITIES, MoveView, Record, build_strategy
 from sdk.agent_log import AgentLog
 from sdk.auth import redact
 from sdk.client import RpcClient
 from sdk.config import SharedDir
-from sdk.errors import ErrorCode, FileSystemError, ProtocolError, RemoteError
+from sdk.errors import ErrorCode, FileSystemError, ProtocolError, RegistrationRefused
 from sdk.messages import (
     ChooseParityCall,
     GameError,
@@ -36,6 +35,7 @@ from sdk.messages import (
     Message,
     RoundAnnouncement,
 )
+from sdk.service import ExitSwitch
 
 __all__ = ["PlayerHost"]
 
@@ -106,6 +106,8 @@ class PlayerHost:
         self._auth_token: str | None = None
         self.callers = CallerCheck()
         self._registration: asyncio.Task[None] | None = None
+        self.exit_switch = ExitSwitch()
+        """Tripped when the League Manager refuses this player for good."""
         self._load_known_identity()
 
     def _load_known_identity(self) -> None:
@@ -145,33 +147,26 @@ class PlayerHost:
         self.log.close()
 
     async def wait_for_registration(self) -> Registration:
-        """The registration's outcome, once the League Manager has answered."""
+        """The registration's outcome: accepted, or refused for good (an answer this
+        player cannot use is tried again, and this waits on)."""
         if self._registration is not None:
             await asyncio.shield(self._registration)
         return self.state.registration
 
+    def _registration_problem(self, reason: str) -> None:
+        self.state.registration = Registration(status="PENDING", reason=reason)
+
     async def _register(self, client: RpcClient) -> None:
-        """The background registration; every way it can end is shown in ``/status``."""
+        """The background registration, shown in ``/status`` and ``/health`` while it
+        tries; refused for good, it ends the process (``exit_switch``)."""
         try:
-            response = await register(client, self.settings)
-        except RemoteError as exc:
-            self._registration_over("REJECTED", f"{exc.code}: {exc.description}")
+            response = await register(client, self.settings, log=self.log,
+                                      on_problem=self._registration_problem)
+        except RegistrationRefused as exc:
+            self.state.registration = Registration(status="REJECTED", reason=str(exc))
+            self.exit_switch.trip(exc)
             return
-        except ValidationError as exc:
-            self._registration_over("FAILED", f"the answer is not a LEAGUE_REGISTER_RESPONSE: "
-                                              f"{exc.errors(include_url=False)[0]['msg']}")
-            return
-        except Exception as exc:
-            self.log.log.exception("registration_crashed")
-            self._registration_over("FAILED", f"{type(exc).__name__}: {exc}")
-            return
-        if response.status == "REJECTED":
-            self._registration_over("REJECTED", response.reason or "no reason given")
-            return
-        if not response.player_id or not re.fullmatch(AGENT_ID_PATTERN, response.player_id):
-            self._registration_over("FAILED", f"accepted with an unusable player_id "
-                                              f"{response.player_id!r}")
-            return
+        assert response.player_id is not None  # register() returns a usable id only
         self._auth_token = response.auth_token
         self.callers.registered(response.auth_token, response.auth_proofs)
         self.state.league_id = response.league_id or self.state.league_id
@@ -181,14 +176,9 @@ class PlayerHost:
         if not self.callers.verifying:
             self.log.log.warning("callers_unverified", detail=self.callers.status.detail)
         self._take_identity(response.player_id, source="registration")
-        self._registration_over("ACCEPTED", None)
+        self.state.registration = Registration(status="ACCEPTED")
         if self.state.lifecycle == Lifecycle.INIT:
             self._enter(Lifecycle.REGISTERED)
-
-    def _registration_over(self, status: RegistrationStatus, reason: str | None) -> None:
-        self.state.registration = Registration(status=status, reason=reason)
-        if status != "ACCEPTED":
-            self.log.log.error("registration_" + status.lower(), reason=reason)
 
     def _enter(self, lifecycle: Lifecycle) -> None:
         if lifecycle != self.state.lifecycle:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -18,6 +18,7 @@ from sdk.messages import (
     RoundCompleted,
     StandingsRow,
 )
+from sdk.registration import RegistrationProgress, RegistrationState
 
 __all__ = ["Lifecycle", "PlayerState", "Registration", "RegistrationStatus"]
 
@@ -35,13 +36,11 @@ class Lifecycle(str, Enum):
     SHUTDOWN = "SHUTDOWN"
 
 
-RegistrationStatus = Literal["DISABLED", "PENDING", "ACCEPTED", "REJECTED", "FAILED"]
-"""DISABLED: standalone (join_league=False); FAILED: no usable answer from the League Manager."""
+RegistrationStatus = RegistrationProgress
+"""DISABLED: standalone (join_league=False); PENDING: trying, ``reason`` the last attempt's
+problem (an answer it could not use); REJECTED: refused for good, the process is ending."""
 
-
-class Registration(BaseModel):
-    status: RegistrationStatus
-    reason: str | None = None
+Registration = RegistrationState
 
 
 class PlayerState(BaseModel):

@@ -1,6 +1,7 @@
 """The referee's FastAPI app: ``create_app(settings)`` builds it (nothing at import time),
 ``run(settings)`` serves it. Routes: POST /mcp (JSON-RPC), GET /health, GET /status,
-POST /run_match (admin)."""
+POST /run_match (admin). /health answers 200 while the process serves, registered or not:
+its ``registration`` says which (``registered``, ``standalone``, ``not registered: <why>``)."""
 
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ def create_app(settings: RefereeSettings, *,
     @app.get("/health")
     async def health() -> dict[str, Any]:
         return {"status": "ok", "agent": "referee", "referee_id": service.referee_id,
-                "state": service.state}
+                "state": service.state, "registration": service.registration.summary()}
 
     @app.get("/status")
     async def status() -> RefereeStatus:
@@ -59,5 +60,7 @@ def create_app(settings: RefereeSettings, *,
 
 
 def run(settings: RefereeSettings) -> None:
-    """Serve one referee until SIGINT/SIGTERM."""
-    serve(create_app(settings), settings.host, settings.port)
+    """Serve one referee until SIGINT/SIGTERM, or until the League Manager refuses it for
+    good (``RegistrationRefused`` is raised then, once the server has closed)."""
+    app = create_app(settings)
+    serve(app, settings.host, settings.port, exit_switch=app.state.referee.exit_switch)

@@ -1,26 +1,21 @@
-"""Registration with the League Manager: REFEREE_REGISTER_REQUEST until it answers."""
+"""Registration with the League Manager: REFEREE_REGISTER_REQUEST until it registers this
+referee, or refuses it for good (``sdk.registration`` says which answers are which)."""
 
 from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
-
-from pydantic import ValidationError
 
 from referee.config import REFEREE_VERSION, RefereeSettings
 from sdk.agent_log import AgentLog
 from sdk.auth import PROOF_SCHEME
 from sdk.client import RpcClient
 from sdk.config import SharedDir
-from sdk.errors import LeagueSDKError, RemoteError, TransportError
-from sdk.messages import (
-    RefereeMeta,
-    RefereeRegisterRequest,
-    RefereeRegisterResponse,
-    protocol_error_from_validation,
-)
-from sdk.tolerance import answer_defaults, receive
+from sdk.errors import RegistrationRefused
+from sdk.messages import RefereeMeta, RefereeRegisterRequest, RefereeRegisterResponse
+from sdk.registration import RegistrationDeferred, read_answer, register_until_settled
 
 __all__ = ["SAFE_ID", "Registration", "RegistrationRefused", "referee_secret",
            "register_referee"]
@@ -30,11 +25,8 @@ SAFE_ID = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
 
 METHOD = "register_referee"
 RETRY_INTERVAL_SEC = 1.0
-PATIENCE_SEC = 30.0
-
-
-class RegistrationRefused(LeagueSDKError):
-    """The League Manager answered, and the answer was not a usable registration."""
+"""Between calls while the League Manager does not answer."""
+WHO = "this referee"
 
 
 @dataclass(frozen=True)
@@ -74,47 +66,41 @@ def _request(settings: RefereeSettings, sender: str,
 
 
 def _registration(answer: dict[str, object], conversation_id: str) -> Registration:
-    try:
-        response, _ = receive(RefereeRegisterResponse, answer, "lenient", answer_defaults(
-            RefereeRegisterResponse, sender="league_manager", conversation_id=conversation_id))
-    except ValidationError as exc:
-        error = protocol_error_from_validation(exc, RefereeRegisterResponse.MESSAGE_TYPE)
-        raise RegistrationRefused(f"the League Manager's answer is invalid: {error}") from None
-    if response.status != "ACCEPTED":
-        raise RegistrationRefused(f"the League Manager rejected this referee: {response.reason}")
+    """What an ACCEPTED answer issued.
+
+    Raises:
+        RegistrationDeferred: an answer this referee cannot use (unreadable, an unusable
+            id, no token).
+        RegistrationRefused: REJECTED.
+    """
+    response = read_answer(RefereeRegisterResponse, answer, conversation_id, WHO)
     if not response.referee_id or not SAFE_ID.match(response.referee_id):
-        raise RegistrationRefused(f"the League Manager issued an unusable referee_id "
-                                  f"{response.referee_id!r}")
+        raise RegistrationDeferred(f"the League Manager issued an unusable referee_id "
+                                   f"{response.referee_id!r}")
     if not response.auth_token:
-        raise RegistrationRefused("the League Manager accepted this referee but sent no auth_token")
+        raise RegistrationDeferred("the League Manager accepted this referee but sent no "
+                                   "auth_token")
     if response.league_id is not None and not SAFE_ID.match(response.league_id):
-        raise RegistrationRefused(f"the League Manager sent an unusable league_id "
-                                  f"{response.league_id!r}")
+        raise RegistrationDeferred(f"the League Manager sent an unusable league_id "
+                                   f"{response.league_id!r}")
     return Registration(response.referee_id, response.auth_token, response.league_id,
                         proofs=response.auth_proofs == PROOF_SCHEME)
 
 
 async def register_referee(client: RpcClient, settings: RefereeSettings, *, sender: str,
-                           log: AgentLog) -> Registration:
-    """Register, waiting as long as it takes for the League Manager to come up.
+                           log: AgentLog, on_problem: Callable[[str], None]) -> Registration:
+    """Register, waiting as long as it takes for the League Manager to come up and to
+    answer something this referee can use; ``on_problem`` hears why each attempt did not
+    register.
 
     Raises:
-        RegistrationRefused: it answered with a rejection, an error or an unusable answer.
+        RegistrationRefused: it refused this referee for good (REJECTED, or an error no
+            retry changes: a wrong secret, registration closed...).
     """
     conversation_id = f"register:{uuid.uuid4().hex}"
-    while True:
-        try:
-            answer = await client.call_until_answered(
-                settings.league_manager_url, METHOD,
-                lambda: _request(settings, sender, conversation_id),
-                interval=RETRY_INTERVAL_SEC, give_up_after=PATIENCE_SEC,
-            )
-        except TransportError as exc:
-            log.log.warning("league_manager_unreachable", endpoint=settings.league_manager_url,
-                            error_code=exc.code.value, reason=exc.description)
-            continue
-        except RemoteError as exc:
-            raise RegistrationRefused(
-                f"the League Manager refused the registration: {exc.code} {exc.description}"
-            ) from None
-        return _registration(answer, conversation_id)
+    return await register_until_settled(
+        client, settings.league_manager_url, METHOD,
+        lambda: _request(settings, sender, conversation_id),
+        lambda answer: _registration(answer, conversation_id),
+        interval=RETRY_INTERVAL_SEC, policy=client.retry_policy, log=log,
+        on_problem=on_problem, who=WHO)

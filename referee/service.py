@@ -1,7 +1,8 @@
 """The referee as one object: its settings, log, client, registration and running matches.
 
 ``start`` (registration in the background) and ``stop`` (cancel matches, close the client
-and the log) are what the app's lifespan calls; tests call them directly.
+and the log) are what the app's lifespan calls; tests call them directly. A registration
+the League Manager refuses for good trips ``exit_switch``: the process ends, saying why.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from sdk.client import RpcClient
 from sdk.config import ConfigError, ScoringConfig, SharedDir
 from sdk.errors import ErrorCode, FileSystemError, ProtocolError
 from sdk.messages import Communication, MatchSeat
+from sdk.registration import RegistrationState
+from sdk.service import ExitSwitch
 from sdk.tolerance import ProtocolMode
 
 __all__ = ["RefereeService", "RefereeState", "RefereeStatus"]
@@ -45,7 +48,9 @@ class RefereeStatus(BaseModel):
     running_matches: list[str]
     finished_matches: int
     capacity: int
+    registration: RegistrationState
     registration_error: str | None
+    """Why this referee is not registered (None once it is, or standalone)."""
     league_completed: bool
 
 
@@ -74,9 +79,12 @@ class RefereeService:
         admin_token = self.system.security.configured_admin_token()
         self._admin_digest = token_digest(admin_token) if admin_token else None
         self._registration: Registration | None = None
-        self._registration_error: str | None = None
+        self.registration = RegistrationState(
+            status="PENDING" if settings.join_league else "DISABLED")
         self._registration_task: asyncio.Task[None] | None = None
         self.registration_settled = asyncio.Event()
+        """Set once registered, or refused for good."""
+        self.exit_switch = ExitSwitch()
         self._state: RefereeState = "INIT"
         self._league_completed = False
         self._terms: dict[str, tuple[ScoringConfig, ProtocolMode]] = {}
@@ -114,7 +122,8 @@ class RefereeService:
             running_matches=self.matches.running_ids,
             finished_matches=self.matches.finished_count,
             capacity=self.settings.max_concurrent_matches,
-            registration_error=self._registration_error,
+            registration=self.registration,
+            registration_error=self.registration.reason,
             league_completed=self._league_completed,
         )
 
@@ -128,14 +137,20 @@ class RefereeService:
             self.registration_settled.set()
             self._set_state("ACTIVE")
 
+    def _registration_problem(self, reason: str) -> None:
+        self.registration = RegistrationState(status="PENDING", reason=reason)
+
     async def _register(self) -> None:
+        """Register until registered; refused for good, end the process (``exit_switch``)."""
         try:
             registration = await register_referee(self.client, self.settings,
-                                                  sender=self.sender(), log=self.log)
+                                                  sender=self.sender(), log=self.log,
+                                                  on_problem=self._registration_problem)
         except RegistrationRefused as exc:
-            self._registration_error = str(exc)
-            self.log.log.error("registration_refused", reason=str(exc))
+            self.registration = RegistrationState(status="REJECTED", reason=str(exc))
+            self.exit_switch.trip(exc)
         else:
+            self.registration = RegistrationState(status="ACCEPTED")
             self._registration = registration
             self.log.rename(self.shared.agent_log_path(registration.referee_id),
                             registration.referee_id)

@@ -56,8 +56,12 @@ class RetryPolicy(_Settings):
     max_backoff_sec: float = Field(default=10.0, ge=0)
 
     def delay(self, retry_number: int) -> float:
-        """Seconds to wait before retry ``retry_number`` (1-based)."""
-        raw = self.backoff_sec * self.backoff_multiplier ** (retry_number - 1)
+        """Seconds to wait before retry ``retry_number`` (1-based); any number of retries
+        (a registration retries for as long as it takes) stays at ``max_backoff_sec``."""
+        try:
+            raw = self.backoff_sec * self.backoff_multiplier ** (retry_number - 1)
+        except OverflowError:  # the power went past a float: long past the ceiling
+            return self.max_backoff_sec
         return min(raw, self.max_backoff_sec)
 
 
@@ -254,6 +258,12 @@ class AgentDefaults(_Settings):
     game_types: list[str] = Field(default_factory=lambda: ["even_odd"])
     host: str = "127.0.0.1"
     port: int = Field(ge=1, le=65535)
+
+    def name_at(self, port: int) -> str:
+        """The display name of an agent started without one, on ``port``: the default
+        name and the port (``Referee-8001``). Two agents of one machine never share a
+        port, so they never share such a name, and the League Manager takes both."""
+        return f"{self.display_name}-{port}"
 
 
 class RefereeDefaults(AgentDefaults, _File):

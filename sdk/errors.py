@@ -19,6 +19,7 @@ __all__ = [
     "FileSystemError",
     "LeagueSDKError",
     "ProtocolError",
+    "RegistrationRefused",
     "RemoteError",
     "TransportError",
     "file_access",
@@ -74,6 +75,12 @@ class RemoteError(LeagueSDKError):
         self.code = code
         self.description = description
         self.payload = payload or {}
+
+
+class RegistrationRefused(LeagueSDKError):
+    """The League Manager refused this agent for a reason no retry can fix (a name taken,
+    a full league, a wrong secret, registration closed): the agent's process ends on it,
+    with its one-line message and an exit code of its own (``sdk.service.ExitSwitch``)."""
 
 
 class TransportError(LeagueSDKError):

@@ -16,8 +16,10 @@ from uvicorn.config import STARTUP_FAILURE
 
 from sdk.config import ConfigError
 from sdk.connections import ConnectionGuard
+from sdk.errors import LeagueSDKError
 
-__all__ = ["FD_RESERVE", "LISTEN_FD_ENV", "inherited_socket", "listening_socket", "serve"]
+__all__ = ["FD_RESERVE", "LISTEN_FD_ENV", "ExitSwitch", "inherited_socket", "listening_socket",
+           "serve"]
 
 
 KEEP_ALIVE_SEC = 15
@@ -86,6 +88,30 @@ def inherited_socket(port: int) -> socket.socket | None:
     return sock
 
 
+class ExitSwitch:
+    """How a task of an agent ends its whole process, when the agent cannot go on (the
+    League Manager refused its registration for good): ``trip(error)`` stops the server as
+    SIGTERM would (the app's shutdown runs, the log is closed) and ``serve`` raises
+    ``error`` once the server has closed, for the command to print it in one line with its
+    exit code. Without a server (the app under a test client) the error is only kept."""
+
+    def __init__(self) -> None:
+        self.error: LeagueSDKError | None = None
+        self._server: uvicorn.Server | None = None
+
+    def attach(self, server: uvicorn.Server) -> None:
+        self._server = server
+        if self.error is not None:
+            server.should_exit = True
+
+    def trip(self, error: LeagueSDKError) -> None:
+        """End the process on ``error`` (the first one, if tripped twice)."""
+        if self.error is None:
+            self.error = error
+        if self._server is not None:
+            self._server.should_exit = True
+
+
 class _Server(uvicorn.Server):
     """uvicorn's server that says when it starts closing, before it waits for the open
     connections: a response that never ends by itself (a stream of server-sent events)
@@ -103,16 +129,20 @@ class _Server(uvicorn.Server):
 
 def serve(app: FastAPI, host: str, port: int, *,
           on_closing: Callable[[], None] | None = None,
-          guard: ConnectionGuard | None = None) -> None:
+          guard: ConnectionGuard | None = None,
+          exit_switch: ExitSwitch | None = None) -> None:
     """Run ``app`` until SIGINT/SIGTERM; quiet access logs (the agent log has the traffic).
     On the socket handed down in ``LISTEN_FD_ENV`` when there is one (``inherited_socket``),
     else on ``host:port``. ``on_closing`` is called once the server stops taking
     connections; ``guard`` bounds the connections and how long each may take to send a
-    request (``sdk.connections``).
+    request (``sdk.connections``); ``exit_switch`` lets the app's tasks end the process.
 
     The objects alive now (the imported libraries, the app) live as long as the process:
     ``gc.freeze`` moves them out of the collector's sight, so a full collection no longer
     rescans tens of thousands of them while the agent answers calls.
+
+    Raises:
+        LeagueSDKError: what tripped ``exit_switch``, once the server has closed.
     """
     sock = inherited_socket(port)
     gc.collect()
@@ -125,9 +155,13 @@ def serve(app: FastAPI, host: str, port: int, *,
                             timeout_graceful_shutdown=5, timeout_keep_alive=KEEP_ALIVE_SEC,
                             **extra)
     server = _Server(config, on_closing)
+    if exit_switch is not None:
+        exit_switch.attach(server)
     try:
         server.run(sockets=None if sock is None else [sock])
     except KeyboardInterrupt:
         pass
+    if exit_switch is not None and exit_switch.error is not None:
+        raise exit_switch.error
     if not server.started:  # the port was taken, or the app refused to start: as uvicorn.run
         sys.exit(STARTUP_FAILURE)

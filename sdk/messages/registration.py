@@ -55,6 +55,11 @@ class RefereeRegisterResponse(Message):
     auth_proofs: str | None = None
     """Ours: the League Manager signs its calls to this agent with proofs of this scheme
     (``sdk.auth``); absent from a League Manager that does not."""
+    retry_after_sec: float | None = None
+    """Ours: with REJECTED, register again after this many seconds (the League Manager's
+    per-address limit turned this attempt away); left out of the message when None."""
+
+    _OPTIONAL_CONTEXT = Message._OPTIONAL_CONTEXT | {"retry_after_sec"}
 
 
 class LeagueRegisterRequest(Message):
@@ -70,3 +75,8 @@ class LeagueRegisterResponse(Message):
     auth_proofs: str | None = None
     """Ours: its referees and the League Manager show this player proofs of this scheme
     (``sdk.auth``) in auth_token; absent from a League Manager that does not."""
+    retry_after_sec: float | None = None
+    """Ours: with REJECTED, register again after this many seconds (the League Manager's
+    per-address limit turned this attempt away); left out of the message when None."""
+
+    _OPTIONAL_CONTEXT = Message._OPTIONAL_CONTEXT | {"retry_after_sec"}

@@ -93,3 +93,21 @@ async def test_a_referee_registering_again_keeps_its_id(world: World) -> None:
     assert again["referee_id"] == first["referee_id"]
     assert world.manager.agents.count("referee") == 1
     assert again["auth_proofs"] == "hmac-sha256-v1"
+
+
+async def test_a_registration_the_per_address_limit_turns_away_says_when_to_come_back(
+        world: World) -> None:
+    world.manager.registrations.per_minute = 1
+    first = await answer(world, "register_player", player_request("Ann", "http://ann.test/mcp"))
+    flooded = await answer(world, "register_player",
+                           player_request("Ben", "http://ben.test/mcp", "reg-2"))
+    assert first["status"] == "ACCEPTED" and "retry_after_sec" not in first
+    assert flooded["status"] == "REJECTED" and "too many registrations" in flooded["reason"]
+    assert 0 < flooded["retry_after_sec"] <= 60, "an agent of ours waits this long, then retries"
+
+
+async def test_a_refusal_no_wait_can_fix_says_no_time_to_come_back(world: World) -> None:
+    await answer(world, "register_player", player_request("Ann", "http://ann.test/mcp"))
+    namesake = await answer(world, "register_player",
+                            player_request("ann", "http://other.test/mcp", "reg-2"))
+    assert namesake["status"] == "REJECTED" and "retry_after_sec" not in namesake

@@ -25,7 +25,8 @@ async def test_health_and_status_describe_the_player(make_settings: SettingsFact
         health = await player.get("/health")
         status = await player.get("/status")
 
-    assert health == {"status": "ok", "agent": "player", "player_id": "P01", "state": "INIT"}
+    assert health == {"status": "ok", "agent": "player", "player_id": "P01", "state": "INIT",
+                      "registration": "standalone"}
     assert (status["display_name"], status["strategy"], status["state"]) == (
         "Alice", "history", "INIT")
     assert status["registration"] == {"status": "DISABLED", "reason": None}
@@ -87,13 +88,15 @@ def test_run_serves_the_app_on_the_configured_address(
     make_settings: SettingsFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     served: list[Any] = []
-    monkeypatch.setattr(players.app, "serve", lambda app, host, port: served.append(
-        (app, host, port)))
+    monkeypatch.setattr(players.app, "serve", lambda app, host, port, **options: served.append(
+        (app, host, port, options)))
     settings: PlayerSettings = make_settings(host="127.0.0.1", port=8123)
 
     players.app.run(settings)
 
-    [(app, host, port)] = served
+    [(app, host, port, options)] = served
     assert (host, port) == ("127.0.0.1", 8123)
     assert app.state.player.settings is settings
+    assert options == {"exit_switch": app.state.player.exit_switch}, \
+        "a refused registration must be able to end the process"
     app.state.player.log.close()

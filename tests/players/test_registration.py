@@ -11,7 +11,9 @@ from typing import Any
 import httpx
 import pytest
 
+from sdk import registration as registration_sdk
 from sdk.auth import redact
+from sdk.errors import RegistrationRefused
 from tests.players.conftest import LEAGUE, LM_URL, SettingsFactory, league_message, serving
 
 TOKEN = "tok-" + "s3cr3t" * 8
@@ -153,24 +155,89 @@ async def unsafe_id(params: dict[str, Any]) -> dict[str, Any]:
     return response(params, status="ACCEPTED", player_id="../../etc", auth_token=TOKEN)
 
 
-@pytest.mark.parametrize(("answer", "expected_status", "expected_reason"), [
-    (reject, "REJECTED", "the league is full"),
-    (league_error, "REJECTED", "E010: registration is closed"),
-    (garbage, "FAILED", "not a LEAGUE_REGISTER_RESPONSE"),
-    (unsafe_id, "FAILED", "unusable player_id"),
+@pytest.mark.parametrize(("answer", "expected_reason"), [
+    (reject, "the League Manager refused this player: the league is full"),
+    (league_error, "the League Manager refused this player: E010 registration is closed"),
 ])
-async def test_rejections_and_bad_answers_are_shown_and_logged(
-    make_settings: SettingsFactory, answer: Answer, expected_status: str, expected_reason: str
+async def test_a_refusal_for_good_ends_the_player_saying_why(
+    make_settings: SettingsFactory, answer: Answer, expected_reason: str
 ) -> None:
+    lm = FakeLeagueManager(answer)
     settings = make_settings(join_league=True, player_id=None, register_retry_sec=0.01)
-    async with serving(settings, FakeLeagueManager(answer).transport) as player:
-        await asyncio.wait_for(player.host.wait_for_registration(), 5)
+    async with serving(settings, lm.transport) as player:
+        registration = await asyncio.wait_for(player.host.wait_for_registration(), 5)
         status = await player.get("/status")
+        health = await player.get("/health")
         log_text = player.host.log.path.read_text()
+        ended_on = player.host.exit_switch.error
 
-    assert status["registration"]["status"] == expected_status
-    assert expected_reason in status["registration"]["reason"]
+    assert registration.status == "REJECTED"
+    assert status["registration"] == {"status": "REJECTED", "reason": expected_reason}
+    assert health["registration"] == f"not registered: {expected_reason}"
     assert (status["state"], status["player_id"], status["has_auth_token"]) == (
         "INIT", None, False)
-    assert f"registration_{expected_status.lower()}" in log_text
-    assert expected_reason in log_text
+    assert isinstance(ended_on, RegistrationRefused), "the process must end"
+    assert str(ended_on) == expected_reason
+    assert len(lm.requests) == 1, "a refusal no retry can fix is not sent again"
+    assert "registration_refused" in log_text and expected_reason in log_text
+
+
+async def local_offset(params: dict[str, Any]) -> dict[str, Any]:
+    return {**await accept(params), "timestamp": "2025-01-15T12:00:00+02:00"}
+
+
+async def busy(params: dict[str, Any]) -> dict[str, Any]:
+    return {**await league_error(params), "error_code": "E022",
+            "error_description": "cannot record a registration now; register again later"}
+
+
+@pytest.mark.parametrize(("answer", "expected_reason"), [
+    (garbage, "the League Manager's answer cannot be read: E003"),
+    (local_offset, "the League Manager's answer cannot be read: E021"),
+    (unsafe_id, "accepted this player with an unusable player_id '../../etc'"),
+    (busy, "the League Manager answered an error: E022 cannot record a registration now"),
+])
+async def test_an_answer_it_cannot_use_is_shown_and_tried_again_with_backoff(
+    make_settings: SettingsFactory, monkeypatch: pytest.MonkeyPatch, answer: Answer,
+    expected_reason: str
+) -> None:
+    monkeypatch.setattr(registration_sdk, "MIN_BACKOFF_SEC", 0.2)
+    release = asyncio.Event()
+    answers = [answer, answer]
+
+    async def bad_then_accept(params: dict[str, Any]) -> dict[str, Any]:
+        if answers:
+            return await answers.pop()(params)
+        await release.wait()
+        return await accept(params)
+
+    lm = FakeLeagueManager(bad_then_accept)
+    settings = make_settings(join_league=True, player_id=None, register_retry_sec=0.01)
+    async with serving(settings, lm.transport) as player:
+        for _ in range(100):
+            if len(lm.requests) == 3:
+                break
+            await asyncio.sleep(0.05)
+        health = await player.get("/health")
+        status = await player.get("/status")
+        release.set()
+        registration = await asyncio.wait_for(player.host.wait_for_registration(), 5)
+        after = await player.get("/health")
+        log = [json.loads(line) for path in sorted(player.host.log.path.parent.iterdir())
+               for line in path.read_text().splitlines()]
+        ended_on = player.host.exit_switch.error
+
+    assert len(lm.requests) == 3
+    assert status["registration"]["status"] == "PENDING"
+    assert expected_reason in status["registration"]["reason"]
+    assert health["status"] == "ok"
+    assert health["registration"] == f"not registered: {status['registration']['reason']}"
+    assert (registration.status, after["registration"], after["player_id"]) == (
+        "ACCEPTED", "registered", "P03")
+    assert ended_on is None
+    assert len({r["params"]["conversation_id"] for r in lm.requests}) == 1, \
+        "every attempt repeats the conversation: the League Manager knows it as a retry"
+    retries = [record for record in log if record["event"] == "registration_retry"]
+    assert [record["attempt"] for record in retries] == [1, 2]
+    assert all(expected_reason in record["reason"] for record in retries)
+    assert all(record["retry_in_sec"] >= 0.2 for record in retries), "never a hot loop"

@@ -8,14 +8,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import SecretStr
 
 import referee.app
 from referee import RefereeSettings, create_app
+from sdk import registration as registration_sdk
 from sdk.config import ConfigError, SharedDir
+from sdk.errors import RegistrationRefused
 from tests.referee.conftest import (
     FakeLeagueManager,
     Network,
     ScriptedPlayer,
+    eventually,
     fast_shared_dir,
     referee_settings,
     registered,
@@ -84,14 +88,104 @@ async def test_after_registration_the_log_moves_and_never_holds_the_token(
         assert FakeLeagueManager.TOKEN not in path.read_text(), f"token in full in {path.name}"
 
 
-async def test_a_rejected_registration_is_shown_in_status(
+async def test_a_rejected_registration_is_shown_and_ends_the_referee(
         fast_shared: SharedDir, lm: FakeLeagueManager) -> None:
     lm.status = "REJECTED"
     async with running_referee(referee_settings(fast_shared), Network(lm)) as (http, service):
         await registered(service)
         status = (await http.get("/status")).json()
+        health = (await http.get("/health")).json()
+    reason = "the League Manager refused this referee: the league is full"
     assert status["state"] == "INIT"
-    assert "the league is full" in status["registration_error"]
+    assert status["registration"] == {"status": "REJECTED", "reason": reason}
+    assert status["registration_error"] == reason
+    assert health["registration"] == f"not registered: {reason}"
+    assert isinstance(service.exit_switch.error, RegistrationRefused), "the process must end"
+    assert len(lm.received("register_referee")) == 1, "a refusal for good is not sent again"
+
+
+@pytest.mark.parametrize(("code", "final"), [
+    ("E012", True), ("E011", True), ("E010", True), ("E018", True),
+    ("E022", False), ("E020", False), ("E999", False),
+])
+async def test_an_error_answer_ends_the_referee_only_when_no_retry_can_fix_it(
+        fast_shared: SharedDir, lm: FakeLeagueManager, monkeypatch: pytest.MonkeyPatch,
+        code: str, final: bool) -> None:
+    monkeypatch.setattr(registration_sdk, "MIN_BACKOFF_SEC", 0.05)
+    secret = "the-referee-secret-0123456789"
+    errors = [code]
+
+    def refuse_once(params: dict[str, Any]) -> dict[str, Any]:
+        if errors:  # a League Manager that echoes what it was sent must not make it shown
+            return {"message_type": "LEAGUE_ERROR", "error_code": errors.pop(),
+                    "error_description": f"not with {params['auth_token']}"}
+        return lm.answer("register_referee", params)
+
+    lm.overrides["register_referee"] = refuse_once
+    settings = referee_settings(fast_shared, referee_secret=SecretStr(secret))
+    async with running_referee(settings, Network(lm)) as (http, service):
+        await registered(service)
+        status = (await http.get("/status")).json()
+    log = (fast_shared.logs_dir / "agents").glob("*.log.jsonl")
+    log_text = "".join(line for path in log for line in path.read_text().splitlines()
+                       if '"event":"registration_' in line)
+    assert secret not in json.dumps(status) + log_text, "the secret echoed back is shown"
+    if final:
+        assert status["registration"]["status"] == "REJECTED"
+        assert status["registration_error"] == (
+            f"the League Manager refused this referee: {code} not with …")
+        assert str(service.exit_switch.error) == status["registration_error"]
+        assert len(lm.received("register_referee")) == 1
+    else:
+        assert (status["registration"], status["referee_id"]) == (
+            {"status": "ACCEPTED", "reason": None}, "REF07")
+        assert status["registration_error"] is None and service.exit_switch.error is None
+        assert len(lm.received("register_referee")) == 2
+        assert f"the League Manager answered an error: {code} not with …" in log_text
+
+
+@pytest.mark.parametrize("bad", [
+    {"status": "MAYBE"},
+    {"timestamp": "2025-01-15T12:00:00+02:00"},
+    {"referee_id": "../REF07"},
+    {"auth_token": None},
+])
+async def test_an_answer_the_referee_cannot_use_is_retried_and_shown_meanwhile(
+        fast_shared: SharedDir, lm: FakeLeagueManager, monkeypatch: pytest.MonkeyPatch,
+        bad: dict[str, Any]) -> None:
+    monkeypatch.setattr(registration_sdk, "MIN_BACKOFF_SEC", 0.1)
+    gate = asyncio.Event()
+    answers = iter([False, False])
+
+    async def bad_then_good(params: dict[str, Any]) -> dict[str, Any]:
+        good = lm.answer("register_referee", params)
+        if next(answers, True):
+            await gate.wait()
+            return good
+        return {**good, **bad}
+
+    lm.overrides["register_referee"] = bad_then_good
+    async with running_referee(referee_settings(fast_shared), Network(lm)) as (http, service):
+        await eventually(lambda: len(lm.received("register_referee")) == 3)
+        health = (await http.get("/health")).json()
+        status = (await http.get("/status")).json()
+        gate.set()
+        await registered(service)
+        after = (await http.get("/health")).json()
+    assert (health["status"], health["state"], health["referee_id"]) == ("ok", "INIT", None)
+    assert status["registration"]["status"] == "PENDING"
+    assert health["registration"] == f"not registered: {status['registration']['reason']}"
+    assert status["registration_error"] == status["registration"]["reason"]
+    assert (after["registration"], after["referee_id"]) == ("registered", "REF07")
+    assert service.exit_switch.error is None
+    conversations = {params["conversation_id"] for params in lm.received("register_referee")}
+    assert len(conversations) == 1, "every attempt repeats the registration's conversation"
+    events = [json.loads(line) for line in
+              "".join(path.read_text() for path in sorted(
+                  (fast_shared.logs_dir / "agents").iterdir())).splitlines()]
+    retries = [event for event in events if event["event"] == "registration_retry"]
+    assert [event["attempt"] for event in retries] == [1, 2]
+    assert all(event["reason"] == status["registration"]["reason"] for event in retries)
 
 
 async def test_a_standalone_referee_never_calls_the_league_manager(

@@ -119,6 +119,8 @@ def test_registration_answers_are_documented_refusals(league: dict[str, Any]) ->
     assert answers["flood"]["status"] == "REJECTED"
     assert re.search(rf"too many registrations from 127\.0\.0\.1: at most {PER_MINUTE} a "
                      r"minute; try again in \d+ s", answers["flood"]["reason"])
+    assert 0 < answers["flood"]["retry_after_sec"] <= 60, "our agents wait that long, then retry"
+    assert "retry_after_sec" not in answers["full"], "no wait changes a full league"
 
 
 def test_every_request_needs_its_own_senders_token(league: dict[str, Any]) -> None:

@@ -66,6 +66,11 @@ def test_every_other_committed_file_loads() -> None:
     assert COMMITTED.player_defaults().port == 8101
 
 
+def test_an_agent_started_without_a_name_is_named_for_its_port() -> None:
+    assert COMMITTED.referee_defaults().name_at(8001) == "Referee-8001"
+    assert COMMITTED.player_defaults().name_at(8117) == "Player-8117"
+
+
 def test_every_league_file_is_named_for_its_league_id() -> None:
     files = sorted((COMMITTED.config_dir / "leagues").glob("*.json"))
     assert files, "SHARED/config/leagues holds no league"
