@@ -25,13 +25,21 @@ once, and two agents of one test given the same port collide (one cannot bind, o
 registers an endpoint that is taken)."""
 
 
+_WORKER = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+_WORKERS = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+_BLOCK = 64
+"""Under pytest-xdist each worker takes its ports from its own blocks of 64 (the system
+picks odd ports for a bind to port 0, so a split by parity would starve one worker)."""
+
+
 def free_port() -> int:
-    """A port nobody listens on right now, on 127.0.0.1, never the same twice in a run."""
+    """A port nobody listens on right now, on 127.0.0.1, never the same twice in a run (nor
+    the same as another xdist worker's: ``_WORKER``)."""
     while True:
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
             sock.bind(("127.0.0.1", 0))
             port = int(sock.getsockname()[1])
-        if port not in _HANDED_OUT:
+        if port not in _HANDED_OUT and (port // _BLOCK) % _WORKERS == _WORKER:
             _HANDED_OUT.add(port)
             return port
 

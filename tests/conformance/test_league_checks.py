@@ -12,6 +12,8 @@ from sdk.config import SharedDir
 from tests.conformance.conftest import Launch, broken_league, failures, run_check, statuses
 from tests.conftest import free_port, make_shared_dir
 
+pytestmark = pytest.mark.e2e  # the agents and the checks run as real processes
+
 WATCH_SEC = "30"
 """An upper bound: the watch ends as soon as every test player has LEAGUE_COMPLETED."""
 

@@ -20,6 +20,8 @@ from tests.conformance.conftest import (
 )
 from tests.conftest import free_port, make_shared_dir
 
+pytestmark = pytest.mark.e2e  # the agents and the checks run as real processes
+
 TOLERATED = {"missing_envelope", "message_type_methods", "basic_timestamps"}
 """Faults a lenient league takes (WARN) and a strict one refuses (FAIL)."""
 FAIR = {"require_token", "own_acks"}
