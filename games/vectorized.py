@@ -87,4 +87,5 @@ def play_vectorized(game: MatrixGame, strategies: Sequence[Strategy],
             totals[1] += second_pay[outcome]
             counts[rows, actions[partner]] += 1
             own_last = actions
-    return totals.reshape(2, len(pairs), repetitions).transpose(1, 2, 0)
+    by_pair: np.ndarray = totals.reshape(2, len(pairs), repetitions).transpose(1, 2, 0)
+    return by_pair

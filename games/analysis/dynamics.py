@@ -100,7 +100,8 @@ def population_payoffs(payoffs: ArrayLike | TournamentResult,
 
 def _velocity(matrix: np.ndarray, shares: np.ndarray) -> np.ndarray:
     fitness = matrix @ shares
-    return shares * (fitness - shares @ fitness)
+    velocity: np.ndarray = shares * (fitness - shares @ fitness)
+    return velocity
 
 
 def replicator_dynamics(payoffs: ArrayLike | TournamentResult, *,
@@ -155,7 +156,8 @@ def replicator_dynamics(payoffs: ArrayLike | TournamentResult, *,
 def _fitness(matrix: np.ndarray, counts: np.ndarray, intensity: float) -> np.ndarray:
     total = counts.sum()
     payoff = (matrix @ counts - np.diag(matrix)) / (total - 1)
-    return np.exp(intensity * (payoff - payoff.max()))
+    fitness: np.ndarray = np.exp(intensity * (payoff - payoff.max()))
+    return fitness
 
 
 def moran_process(payoffs: ArrayLike | TournamentResult,

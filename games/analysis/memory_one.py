@@ -90,7 +90,8 @@ class MemoryOne(Strategy):
             cumulative = np.broadcast_to(self._first_cumulative, (len(draws), size))
         else:
             cumulative = self._cumulative[view.own_last * size + view.opponent_last]
-        return np.minimum((draws[:, None] >= cumulative).sum(axis=1), size - 1)
+        picked: np.ndarray = np.minimum((draws[:, None] >= cumulative).sum(axis=1), size - 1)
+        return picked
 
     def __repr__(self) -> str:
         return f"MemoryOne({self.label})"

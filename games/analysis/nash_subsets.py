@@ -68,8 +68,9 @@ def _together(game: NormalFormGame, rows: np.ndarray, columns: np.ndarray) -> np
     row_gets = rows @ row_values                           # (rows, columns)
     column_values = rows @ game.payoff_array(1)            # (rows, column actions)
     column_gets = column_values @ columns.T                # (rows, columns)
-    return ((row_gets >= row_values.max(axis=0)[None, :] - tolerance)
-            & (column_gets >= column_values.max(axis=1)[:, None] - tolerance))
+    together: np.ndarray = ((row_gets >= row_values.max(axis=0)[None, :] - tolerance)
+                            & (column_gets >= column_values.max(axis=1)[:, None] - tolerance))
+    return together
 
 
 def nash_subsets(game: NormalFormGame, equilibria: Sequence[Sequence[np.ndarray]]

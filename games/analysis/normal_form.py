@@ -174,7 +174,8 @@ def check_strategy(strategy: ArrayLike, size: int, what: str = "a strategy") -> 
     if abs(total - 1.0) > _PROBABILITY_TOLERANCE:
         raise AnalysisError(f"the probabilities of {what} sum to {total:g}, not 1")
     clipped = np.clip(vector, 0.0, None)
-    return clipped / clipped.sum()
+    normalised: np.ndarray = clipped / clipped.sum()
+    return normalised
 
 
 def check_profile(game: NormalFormGame, profile: Profile) -> tuple[np.ndarray, ...]:

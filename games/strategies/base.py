@@ -88,7 +88,8 @@ def uniform_indices(mask: np.ndarray, draws: np.ndarray) -> np.ndarray:
     ``uniform_index(count, draw)``-th true column, exactly as the scalar form picks it."""
     counts = mask.sum(axis=1)
     nth = np.floor(draws * counts).astype(np.int64)
-    return np.argmax(np.cumsum(mask, axis=1) > nth[:, None], axis=1)
+    chosen: np.ndarray = np.argmax(np.cumsum(mask, axis=1) > nth[:, None], axis=1)
+    return chosen
 
 
 def plays_from_history(history: Sequence[Mapping[str, Any]], player_id: str

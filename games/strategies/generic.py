@@ -37,7 +37,8 @@ class Random(Strategy):
         return self.game.actions[uniform_index(len(self.game.actions), draw)]
 
     def play(self, view: BatchView, draws: np.ndarray) -> np.ndarray:
-        return np.floor(draws * len(self.game.actions)).astype(np.int64)
+        picked: np.ndarray = np.floor(draws * len(self.game.actions)).astype(np.int64)
+        return picked
 
 
 class Biased(Strategy):
@@ -101,9 +102,10 @@ class FrequencyCounter(Strategy):
         counts = Counter(opponent)
         most = max(counts[a] for a in self.game.actions)
         tied = [i for i, a in enumerate(self.game.actions) if counts[a] == most]
-        return self.game.actions[self.replies[tied[uniform_index(len(tied), draw)]]]
+        return self.game.actions[int(self.replies[tied[uniform_index(len(tied), draw)]])]
 
     def play(self, view: BatchView, draws: np.ndarray) -> np.ndarray:
         counts = view.opponent_counts
         tied = counts == counts.max(axis=1, keepdims=True)
-        return self.replies[uniform_indices(tied, draws)]
+        replies: np.ndarray = self.replies[uniform_indices(tied, draws)]
+        return replies
