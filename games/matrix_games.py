@@ -63,11 +63,17 @@ class MatrixGame:
         return column.index(max(column))
 
 
+def _pair(payoff: tuple[float, ...]) -> tuple[float, float]:
+    """A 2-player profile's payoffs, (row player's, column player's), as floats."""
+    row, column = payoff
+    return float(row), float(column)
+
+
 PRISONERS_DILEMMA = MatrixGame(prisoners_dilemma.GAME_ID, prisoners_dilemma.ACTIONS,
                                prisoners_dilemma.PAYOFF_TABLE)
 ROCK_PAPER_SCISSORS = MatrixGame(
     rock_paper_scissors.GAME_ID, rock_paper_scissors.ACTIONS,
-    tuple(tuple(tuple(float(x) for x in rock_paper_scissors.TABLE.payoffs[row, column])
+    tuple(tuple(_pair(rock_paper_scissors.TABLE.payoffs[row, column])
                 for column in rock_paper_scissors.ACTIONS)
           for row in rock_paper_scissors.ACTIONS),
 )

@@ -9,8 +9,10 @@ the same array.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from games.matrix_games import MatrixGame
 from games.strategies import Strategy
@@ -20,7 +22,7 @@ __all__ = ["play_reference"]
 
 def play_reference(game: MatrixGame, strategies: Sequence[Strategy],
                    pairs: Sequence[tuple[int, int]], turns: int, repetitions: int,
-                   noise: float, rng: np.random.Generator) -> np.ndarray:
+                   noise: float, rng: np.random.Generator) -> NDArray[Any]:
     """Play every pair's matches, one turn of one match at a time.
 
     Args:

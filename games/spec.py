@@ -200,17 +200,30 @@ class Game:
     def players(self) -> tuple[str, ...]:
         return self._players
 
+    # Every game defines these four (see GameState); the methods below build on them.
+    def acting_players(self) -> tuple[str, ...]:
+        raise NotImplementedError
+
+    def action_space(self, player: str) -> ActionSpace:
+        raise NotImplementedError
+
+    def is_terminal(self) -> bool:
+        raise NotImplementedError
+
+    def returns(self) -> dict[str, float]:
+        raise NotImplementedError
+
     def _check_player(self, player: str) -> None:
         if player not in self._players:
             raise ValueError(f"{player!r} does not play this game; the players are "
                              f"{', '.join(self._players)}")
 
     def legal_actions(self, player: str) -> list[Action]:
-        space = self.action_space(player)  # type: ignore[attr-defined]
+        space = self.action_space(player)
         return sorted(space.choices) if space.kind == "choice" else []
 
     def payoffs(self) -> dict[str, float]:
-        return self.returns()  # type: ignore[attr-defined,no-any-return]
+        return self.returns()
 
     def _check_joint_action(self, actions: Mapping[str, Action]) -> None:
         """Every acting player and nobody else, each with a legal move.
@@ -219,9 +232,9 @@ class Game:
             ValueError: the game is over, a player is missing, unknown or not acting, or a
                 move is not in its space.
         """
-        if self.is_terminal():  # type: ignore[attr-defined]
+        if self.is_terminal():
             raise ValueError("the game is over; reset it to play again")
-        acting = self.acting_players()  # type: ignore[attr-defined]
+        acting = self.acting_players()
         unknown = sorted(set(actions) - set(acting))
         if unknown:
             raise ValueError(f"{', '.join(map(str, unknown))} does not move now; "
@@ -230,7 +243,7 @@ class Game:
         if missing:
             raise ValueError(f"the move of {', '.join(missing)} is missing")
         for player in acting:
-            space = self.action_space(player)  # type: ignore[attr-defined]
+            space = self.action_space(player)
             if not space.contains(actions[player]):
                 raise ValueError(f"{actions[player]!r} is not a legal move for {player}: "
                                  f"{space.describe()}")

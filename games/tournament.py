@@ -21,8 +21,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from games.matrix_games import MatrixGame, matrix_game
 from games.strategies import Strategy
@@ -32,7 +34,7 @@ from games.vectorized import play_vectorized
 __all__ = ["Engine", "round_robin", "round_robin_pairs", "strategy_labels"]
 
 Engine = Callable[[MatrixGame, Sequence[Strategy], Sequence[tuple[int, int]], int, int,
-                   float, np.random.Generator], np.ndarray]
+                   float, np.random.Generator], NDArray[Any]]
 """A match engine: ``play_vectorized`` or ``games.reference.play_reference``."""
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 __all__ = ["PairScore", "Standing", "TournamentResult", "summarise"]
 
@@ -45,7 +46,7 @@ class TournamentResult:
     noise: float
     seed: int | None
     pairs: tuple[PairScore, ...]
-    payoff_matrix: np.ndarray
+    payoff_matrix: NDArray[Any]
     ranking: tuple[Standing, ...]
 
     def to_json(self) -> dict[str, Any]:
@@ -61,7 +62,7 @@ class TournamentResult:
 
 
 def summarise(game_type: str, names: Sequence[str], pairs: Sequence[tuple[int, int]],
-              totals: np.ndarray, *, turns: int, noise: float, seed: int | None
+              totals: NDArray[Any], *, turns: int, noise: float, seed: int | None
               ) -> TournamentResult:
     """The results of a round robin from its matches' scores.
 

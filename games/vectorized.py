@@ -16,8 +16,10 @@ than two actions, one draw per slot that picks the replacement among the other a
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from games.matrix_games import MatrixGame
 from games.strategies import BatchView, Strategy
@@ -30,7 +32,7 @@ _CHUNK = 64
 
 def play_vectorized(game: MatrixGame, strategies: Sequence[Strategy],
                     pairs: Sequence[tuple[int, int]], turns: int, repetitions: int,
-                    noise: float, rng: np.random.Generator) -> np.ndarray:
+                    noise: float, rng: np.random.Generator) -> NDArray[Any]:
     """Play every pair's matches, all repetitions at once.
 
     Args:
@@ -63,7 +65,7 @@ def play_vectorized(game: MatrixGame, strategies: Sequence[Strategy],
     first_pay, second_pay = payoffs[..., 0].ravel(), payoffs[..., 1].ravel()
     rows = np.arange(slots)
 
-    own_last = np.full(slots, -1, dtype=np.int64)
+    own_last: NDArray[np.int64] = np.full(slots, -1, dtype=np.int64)
     counts = np.zeros((slots, size), dtype=np.int64)
     totals = np.zeros((2, matches))
     for start in range(0, turns, _CHUNK):
@@ -74,7 +76,7 @@ def play_vectorized(game: MatrixGame, strategies: Sequence[Strategy],
         for offset, draws in enumerate(chunk):
             turn = start + offset
             opponent_last = own_last[partner]
-            actions = np.empty(slots, dtype=np.int64)
+            actions: NDArray[np.int64] = np.empty(slots, dtype=np.int64)
             for strategy, low, high in groups:
                 view = BatchView(turn, own_last[low:high], opponent_last[low:high],
                                  counts[low:high])
@@ -87,4 +89,5 @@ def play_vectorized(game: MatrixGame, strategies: Sequence[Strategy],
             totals[1] += second_pay[outcome]
             counts[rows, actions[partner]] += 1
             own_last = actions
-    return totals.reshape(2, len(pairs), repetitions).transpose(1, 2, 0)
+    by_pair: NDArray[Any] = totals.reshape(2, len(pairs), repetitions).transpose(1, 2, 0)
+    return by_pair

@@ -4,7 +4,7 @@ mailed or archived. Every text from the league (names, ids) is escaped."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
 from pathlib import Path
 
@@ -81,7 +81,7 @@ def heat_map_svg(meta: MetaGame, cell: int = 44) -> str:
             f'aria-label="meta-game payoff heat map">{"".join(parts)}</svg>')
 
 
-def line_chart_svg(xs: Sequence[float], series: dict[str, Sequence[float]], *,
+def line_chart_svg(xs: Sequence[float], series: Mapping[str, Sequence[float]], *,
                    css_class: str, y_label: str, width: int = 640, height: int = 260) -> str:
     """A line chart of ``series`` (name → values at ``xs``) on a 0..max axis, with a
     legend; the names are escaped."""

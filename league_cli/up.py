@@ -45,7 +45,8 @@ def wait_for(condition: Any, timeout: float, what: str, interval: float = 0.1) -
 def _status(client: httpx.Client, lm_url: str) -> dict[str, Any]:
     response = client.get(f"{lm_url}/status")
     response.raise_for_status()
-    return response.json()  # type: ignore[no-any-return]
+    status: dict[str, Any] = response.json()
+    return status
 
 
 def start_processes(plan: LeaguePlan, launcher: Launcher, client: httpx.Client) -> str:
@@ -103,7 +104,7 @@ def run_league(plan: LeaguePlan, admin_token: Callable[[], str], *, stop_at_end:
                     current = status["current_round"] or (status["total_rounds"] if done else "-")
                     progress.update(task, completed=status["matches_completed"],
                                     description=f"round {current}/{status['total_rounds']}")
-            standings = client.get(f"{lm_url}/standings").json()
+            standings: dict[str, Any] = client.get(f"{lm_url}/standings").json()
         console.print(standings_table(standings, "Final standings"))
         return standings
     finally:

@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 from fastapi import FastAPI, Header, Query, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from league_manager.admin_routes import admin_action
 from league_manager.admin_routes import router as admin_router
@@ -55,7 +55,8 @@ def create_app(settings: LeagueManagerSettings, *,
     app.state.events = hub
 
     def manager_of(request: Request) -> LeagueManager:
-        return request.app.state.manager  # type: ignore[no-any-return]
+        found: LeagueManager = request.app.state.manager
+        return found
 
     app.include_router(games_router(manager))  # /api/games and the /play page
 
@@ -114,12 +115,12 @@ def create_app(settings: LeagueManagerSettings, *,
 
     @app.post("/start_league")
     async def start_league(request: Request,
-                           authorization: str | None = Header(default=None)) -> JSONResponse:
+                           authorization: str | None = Header(default=None)) -> Response:
         return admin_action(request, authorization, lambda m: JSONResponse(m.start()))
 
     @app.post("/create_schedule")
     async def create_schedule(request: Request,
-                              authorization: str | None = Header(default=None)) -> JSONResponse:
+                              authorization: str | None = Header(default=None)) -> Response:
         return admin_action(request, authorization,
                             lambda m: JSONResponse(m.create_schedule()))
 

@@ -376,6 +376,7 @@ class LeagueBook:
         if not self.rounds:
             return
         expected = self.standings_document()
+        problem: str | None
         try:
             on_disk = read_json(self._standings_path)
         except FileNotFoundError:
@@ -535,7 +536,7 @@ class LeagueBook:
                 not fresh and time.monotonic() - ranked.at < ranked.cost / _RANKING_SHARE)):
             return ranked
         started = time.monotonic()
-        rows = [
+        rows: list[dict[str, Any]] = [
             {"rank": rank, "player_id": r.player_id, "display_name": r.display_name,
              "played": r.played, "wins": r.wins, "draws": r.draws, "losses": r.losses,
              "points": r.points, "technical_losses": r.technical_losses}

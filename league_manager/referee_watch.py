@@ -31,7 +31,7 @@ from pydantic import ValidationError
 from league_manager.agents import RegisteredAgent
 from league_manager.book import MatchRecord
 from sdk.errors import ErrorCode, ProtocolError, RemoteError, TransportError
-from sdk.messages import MatchResultReport
+from sdk.messages import MatchResult, MatchResultReport
 
 if TYPE_CHECKING:
     from league_manager.service import LeagueManager
@@ -135,7 +135,7 @@ class RefereeWatch:
                 sender=f"referee:{referee.agent_id}",
                 conversation_id=f"{lm.league_id}:{match.match_id}", league_id=lm.league_id,
                 round_id=match.round_id, match_id=match.match_id,
-                game_type=lm.config.game_type, result=view.result)
+                game_type=lm.config.game_type, result=MatchResult.model_validate(view.result))
             ack = await lm.take_result(match, referee.agent_id, report)
         except (ProtocolError, ValidationError) as exc:
             lm.event("referee_result_unusable", match_id=match.match_id,

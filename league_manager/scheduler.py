@@ -258,9 +258,7 @@ def group_rounds(player_ids: Sequence[str], size: int,
         while free:
             group = [free.pop(0)]
             while len(group) < size:
-                best = min(range(len(free)), key=lambda i, g=group: (
-                    sum(met[_pair(free[i], q)] for q in g), i))
-                group.append(free.pop(best))
+                group.append(free.pop(_least_met(free, group, met)))
             seated = _seat(group, seat_counts, order)
             for first, second in combinations(seated, 2):
                 met[_pair(first, second)] += 1
@@ -269,6 +267,11 @@ def group_rounds(player_ids: Sequence[str], size: int,
         sat_out.update(byes)
         schedule.append(ScheduledRound(round_id=round_id, matches=matches, byes=byes))
     return schedule
+
+
+def _least_met(free: list[str], group: list[str], met: Counter[tuple[str, str]]) -> int:
+    """The index in ``free`` of the player who has met ``group`` least (the first on a tie)."""
+    return min(range(len(free)), key=lambda i: (sum(met[_pair(free[i], q)] for q in group), i))
 
 
 def _pair(first: str, second: str) -> tuple[str, str]:

@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import httpx
 
@@ -46,6 +46,7 @@ from sdk.messages import (
     MatchResultAck,
     MatchResultReport,
     PlayerMeta,
+    QueryType,
     RefereeMeta,
     RefereeRegisterRequest,
     RefereeRegisterResponse,
@@ -54,6 +55,22 @@ from sdk.store import StoreError
 from sdk.timeutil import utc_now_str
 
 __all__ = ["AdminError", "LeagueManager"]
+
+
+class _Answer(TypedDict):
+    """The envelope fields an answer of the League Manager shares with its request."""
+
+    sender: str
+    conversation_id: str
+    league_id: str
+
+
+class _MatchAnswer(_Answer):
+    match_id: str
+
+
+class _QueryAnswer(_Answer):
+    query_type: QueryType
 
 
 class LeagueManager:
@@ -241,8 +258,8 @@ class LeagueManager:
         agent, token, refusal, wait = self._register("referee", request.referee_meta,
                                                      request.conversation_id,
                                                      request.auth_token)
-        common: dict[str, Any] = {"sender": self.sender, "league_id": self.league_id,
-                                  "conversation_id": request.conversation_id}
+        common: _Answer = {"sender": self.sender, "league_id": self.league_id,
+                           "conversation_id": request.conversation_id}
         if agent is None:
             return RefereeRegisterResponse(status="REJECTED", reason=refusal,
                                            retry_after_sec=wait, **common)
@@ -255,8 +272,8 @@ class LeagueManager:
         agent, token, refusal, wait = self._register("player", request.player_meta,
                                                      request.conversation_id,
                                                      request.auth_token)
-        common: dict[str, Any] = {"sender": self.sender, "league_id": self.league_id,
-                                  "conversation_id": request.conversation_id}
+        common: _Answer = {"sender": self.sender, "league_id": self.league_id,
+                           "conversation_id": request.conversation_id}
         if agent is None:
             return LeagueRegisterResponse(status="REJECTED", reason=refusal,
                                           retry_after_sec=wait, **common)
@@ -418,8 +435,8 @@ class LeagueManager:
         Raises:
             ProtocolError: E002 a report that does not fit the match.
         """
-        common = {"sender": self.sender, "conversation_id": report.conversation_id,
-                  "league_id": self.league_id, "match_id": report.match_id}
+        common: _MatchAnswer = {"sender": self.sender, "conversation_id": report.conversation_id,
+                                "league_id": self.league_id, "match_id": report.match_id}
         if report.match_id in self.book.results:
             await self.book.durable()  # the first report of it may still be on its way
             return MatchResultAck(status="DUPLICATE", **common)
@@ -503,15 +520,15 @@ class LeagueManager:
         asker = self.agents.authenticate(request.sender, request.auth_token)
         self.health.answered(asker.agent_id)
         params = request.query_params
-        common = {"sender": self.sender, "conversation_id": request.conversation_id,
-                  "league_id": self.league_id, "query_type": request.query_type}
+        common: _QueryAnswer = {"sender": self.sender, "conversation_id": request.conversation_id,
+                                "league_id": self.league_id, "query_type": request.query_type}
         if request.query_type == "GET_STANDINGS":
             data: Any = self.book.standings_document(fresh=False)
         elif request.query_type == "GET_SCHEDULE":
             data = self._schedule_page(params)
         else:
             player_id = str(params.get("player_id") or asker.agent_id)
-            if self.agents.get(player_id) is None or self.agents.get(player_id).kind != "player":
+            if (agent := self.agents.get(player_id)) is None or agent.kind != "player":
                 return LeagueQueryResponse(success=False, data=None,
                                            error=f"{player_id!r} is not a registered player",
                                            **common)

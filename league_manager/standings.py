@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from functools import partial
 from typing import Literal
 
 from pydantic import BaseModel
@@ -136,7 +137,7 @@ class StandingsTable:
         for key in sorted(by_score, reverse=True):
             tied = by_score[key]
             group = set(tied) if len(tied) > 1 else set()
-            ordered.extend(sorted(tied, key=lambda p, group=group: self._tie_key(p, group)))
+            ordered.extend(sorted(tied, key=partial(self._tie_key, group=group)))
         return [(rank, self._records[p]) for rank, p in enumerate(ordered, start=1)]
 
     def _tie_key(self, player_id: str, group: set[str]) -> tuple[float, int, int]:

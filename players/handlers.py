@@ -54,7 +54,7 @@ def player_methods(host: PlayerHost) -> dict[str, RpcMethod]:
         decision = await host.choose_parity(call)
         return ChooseParityResponse(
             **answer_to(call), match_id=call.match_id, player_id=call.player_id,
-            parity_choice=decision.choice,  # type: ignore[arg-type]  # always a legal parity
+            parity_choice=decision.choice,  # always a legal parity
         )
 
     async def make_move(call: GameMoveCall) -> GameMoveResponse:

@@ -131,9 +131,9 @@ def load_csv_messages(path: Path) -> list[TranscriptMessage]:
         pydantic.ValidationError: a row is not a message.
     """
     with path.open(newline="", encoding="utf-8") as handle:
-        return [TranscriptMessage(role=row["role"], text=row["text"],
-                                  visibility="visible" if row["visible"] == "true"
-                                  else "internal",
-                                  time=datetime.fromisoformat(row["time"]),
-                                  speaker=row["speaker"] or None)
+        return [TranscriptMessage.model_validate({
+                    "role": row["role"], "text": row["text"],
+                    "visibility": "visible" if row["visible"] == "true" else "internal",
+                    "time": datetime.fromisoformat(row["time"]),
+                    "speaker": row["speaker"] or None})
                 for row in csv.DictReader(handle)]

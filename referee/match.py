@@ -178,13 +178,12 @@ class MatchRunner:
     async def invite(self, seat: MatchSeat) -> Fault | None:
         """GAME_INVITATION; a refusal or a failure is this seat's fault."""
         opponents = [other.player_id for other in self._plan.seats if other is not seat]
-        more = {"opponent_ids": opponents} if len(opponents) > 1 else {}
 
         def build() -> GameInvitation:
             return GameInvitation(**self._channel.envelope(seat.player_id),
                                   game_type=self._plan.game_type, role_in_match=seat.role,
                                   opponent_id=opponents[0], assignment=self._plan.assignment,
-                                  **more)
+                                  opponent_ids=opponents if len(opponents) > 1 else None)
 
         answer = await self._calls.call(seat, INVITATION_METHOD, build, GameJoinAck)
         if isinstance(answer, Fault):

@@ -61,7 +61,8 @@ def _abridge(_: Any, __: str, event_dict: dict[str, Any]) -> dict[str, Any]:
 
 
 def _redact(_: Any, __: str, event_dict: dict[str, Any]) -> dict[str, Any]:
-    return redact_tokens(event_dict)
+    redacted: dict[str, Any] = redact_tokens(event_dict)
+    return redacted
 
 
 Keep = Callable[[str, Mapping[str, Any]], bool]

@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
+from numpy.typing import NDArray
 
 from games.analysis.errors import AnalysisError, SolverTimeoutError
 from games.analysis.exploitability import deviation_gains
@@ -60,7 +61,7 @@ class ApproximateEquilibrium:
     method: Method
 
 
-def _values(game: NormalFormGame, strategies: list[np.ndarray]) -> list[np.ndarray]:
+def _values(game: NormalFormGame, strategies: list[NDArray[Any]]) -> list[NDArray[Any]]:
     return [game.action_values(strategies, i, checked=False) for i in range(game.num_players)]
 
 
@@ -95,8 +96,8 @@ def approximate_equilibrium(game: NormalFormGame, *, method: Method = "fictitiou
         raise AnalysisError(f"max_iterations, timeout and step must be positive, got "
                             f"{max_iterations}, {timeout} and {step}")
     target = DEFAULT_TOLERANCE * game.scale if tolerance is None else float(tolerance)
-    start = ([np.full(size, 1.0 / size) for size in game.shape] if initial is None
-             else list(check_profile(game, initial)))
+    start: list[NDArray[Any]] = ([np.full(size, 1.0 / size) for size in game.shape]
+                                 if initial is None else list(check_profile(game, initial)))
     deadline = time.monotonic() + timeout
     run = _fictitious_play if method == "fictitious_play" else _replicator
     best, gains, iterations = run(game, start, target, max_iterations, deadline, timeout,
@@ -113,10 +114,11 @@ def _check_clock(iteration: int, deadline: float, timeout: float, method: str) -
         raise SolverTimeoutError(f"{method} (after {iteration} iterations)", timeout)
 
 
-def _fictitious_play(game: NormalFormGame, average: list[np.ndarray], target: float,
+def _fictitious_play(game: NormalFormGame, average: list[NDArray[Any]], target: float,
                      max_iterations: int, deadline: float, timeout: float, _: float
-                     ) -> tuple[list[np.ndarray], np.ndarray, int]:
-    best, best_gains = [s.copy() for s in average], np.full(game.num_players, np.inf)
+                     ) -> tuple[list[NDArray[Any]], NDArray[Any], int]:
+    best = [s.copy() for s in average]
+    best_gains: NDArray[Any] = np.full(game.num_players, np.inf)
     for iteration in range(1, max_iterations + 1):
         _check_clock(iteration, deadline, timeout, "fictitious play")
         values = _values(game, average)
@@ -132,12 +134,13 @@ def _fictitious_play(game: NormalFormGame, average: list[np.ndarray], target: fl
     return best, best_gains, max_iterations
 
 
-def _replicator(game: NormalFormGame, current: list[np.ndarray], target: float,
+def _replicator(game: NormalFormGame, current: list[NDArray[Any]], target: float,
                 max_iterations: int, deadline: float, timeout: float, rate: float
-                ) -> tuple[list[np.ndarray], np.ndarray, int]:
+                ) -> tuple[list[NDArray[Any]], NDArray[Any], int]:
     logits = [np.log(np.clip(s, 1e-300, None)) for s in current]
     total = [np.zeros_like(s) for s in current]
-    best, best_gains = [s.copy() for s in current], np.full(game.num_players, np.inf)
+    best = [s.copy() for s in current]
+    best_gains: NDArray[Any] = np.full(game.num_players, np.inf)
     for iteration in range(1, max_iterations + 1):
         _check_clock(iteration, deadline, timeout, "the replicator dynamic")
         values = _values(game, current)

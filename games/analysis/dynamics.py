@@ -24,9 +24,10 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from games.analysis.errors import AnalysisError
 from games.analysis.normal_form import check_strategy
@@ -47,8 +48,8 @@ class ReplicatorTrajectory:
     strategy of ``names``; the first row is the initial population."""
 
     names: tuple[str, ...]
-    times: np.ndarray
-    shares: np.ndarray
+    times: NDArray[Any]
+    shares: NDArray[Any]
 
     @property
     def final(self) -> dict[str, float]:
@@ -62,7 +63,7 @@ class MoranResult:
     mutation the process then stops)."""
 
     names: tuple[str, ...]
-    counts: np.ndarray
+    counts: NDArray[Any]
     fixated: str | None
 
     @property
@@ -76,7 +77,7 @@ class MoranResult:
 
 def population_payoffs(payoffs: ArrayLike | TournamentResult,
                        names: Sequence[str] | None = None
-                       ) -> tuple[np.ndarray, tuple[str, ...]]:
+                       ) -> tuple[NDArray[Any], tuple[str, ...]]:
     """A square payoff matrix and its strategies' names, from a matrix or a tournament.
 
     Raises:
@@ -98,9 +99,10 @@ def population_payoffs(payoffs: ArrayLike | TournamentResult,
     return matrix, tuple(labels)
 
 
-def _velocity(matrix: np.ndarray, shares: np.ndarray) -> np.ndarray:
+def _velocity(matrix: NDArray[Any], shares: NDArray[Any]) -> NDArray[Any]:
     fitness = matrix @ shares
-    return shares * (fitness - shares @ fitness)
+    velocity: NDArray[Any] = shares * (fitness - shares @ fitness)
+    return velocity
 
 
 def replicator_dynamics(payoffs: ArrayLike | TournamentResult, *,
@@ -152,10 +154,11 @@ def replicator_dynamics(payoffs: ArrayLike | TournamentResult, *,
                                 shares=trajectory)
 
 
-def _fitness(matrix: np.ndarray, counts: np.ndarray, intensity: float) -> np.ndarray:
+def _fitness(matrix: NDArray[Any], counts: NDArray[Any], intensity: float) -> NDArray[Any]:
     total = counts.sum()
     payoff = (matrix @ counts - np.diag(matrix)) / (total - 1)
-    return np.exp(intensity * (payoff - payoff.max()))
+    fitness: NDArray[Any] = np.exp(intensity * (payoff - payoff.max()))
+    return fitness
 
 
 def moran_process(payoffs: ArrayLike | TournamentResult,
@@ -207,7 +210,7 @@ def moran_process(payoffs: ArrayLike | TournamentResult,
 
 
 def _start_counts(counts: Sequence[int] | Mapping[str, int],
-                  labels: tuple[str, ...]) -> np.ndarray:
+                  labels: tuple[str, ...]) -> NDArray[Any]:
     if isinstance(counts, Mapping):
         unknown = sorted(set(counts) - set(labels))
         if unknown:

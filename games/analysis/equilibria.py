@@ -22,8 +22,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from games.analysis.errors import AnalysisError, SolverError
 from games.analysis.exploitability import regrets
@@ -54,7 +56,7 @@ class Equilibrium:
     payoffs: tuple[float, ...]
     exact: tuple[tuple[Fraction, ...], ...] | None = None
 
-    def profile(self) -> tuple[np.ndarray, ...]:
+    def profile(self) -> tuple[NDArray[Any], ...]:
         """The strategies as arrays, the profile form the other functions take."""
         return tuple(np.array(s) for s in self.strategies)
 

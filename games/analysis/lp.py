@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from games.analysis.errors import SolverError, SolverTimeoutError
 
@@ -17,7 +18,7 @@ _TIME_LIMIT_STATUS = 1  # scipy: "iteration or time limit reached"
 _INFEASIBLE_STATUS = 2
 
 
-def _run(cost: np.ndarray, what: str, timeout: float, constraints: dict[str, Any]) -> Any:
+def _run(cost: NDArray[Any], what: str, timeout: float, constraints: dict[str, Any]) -> Any:
     from scipy.optimize import linprog
 
     result = linprog(cost, method="highs", options={"time_limit": float(timeout)},
@@ -27,8 +28,8 @@ def _run(cost: np.ndarray, what: str, timeout: float, constraints: dict[str, Any
     return result
 
 
-def solve_lp(cost: np.ndarray, *, what: str, timeout: float = DEFAULT_LP_TIMEOUT,
-             **constraints: Any) -> np.ndarray:
+def solve_lp(cost: NDArray[Any], *, what: str, timeout: float = DEFAULT_LP_TIMEOUT,
+             **constraints: Any) -> NDArray[Any]:
     """The minimiser of ``cost @ x`` under ``constraints`` (``A_ub``, ``b_ub``, ``A_eq``,
     ``b_eq``, ``bounds``, as ``scipy.optimize.linprog`` takes them).
 
@@ -50,7 +51,7 @@ def solve_lp(cost: np.ndarray, *, what: str, timeout: float = DEFAULT_LP_TIMEOUT
     return np.asarray(result.x, dtype=np.float64)
 
 
-def feasible(cost: np.ndarray, *, what: str, timeout: float = DEFAULT_LP_TIMEOUT,
+def feasible(cost: NDArray[Any], *, what: str, timeout: float = DEFAULT_LP_TIMEOUT,
              **constraints: Any) -> bool:
     """Whether the constraints (as ``solve_lp`` takes them) have a solution.
 
@@ -66,8 +67,8 @@ def feasible(cost: np.ndarray, *, what: str, timeout: float = DEFAULT_LP_TIMEOUT
     return True
 
 
-def l1_distance_to_hull(point: np.ndarray, vertices: np.ndarray, *, what: str,
-                        timeout: float = DEFAULT_LP_TIMEOUT) -> tuple[float, np.ndarray]:
+def l1_distance_to_hull(point: NDArray[Any], vertices: NDArray[Any], *, what: str,
+                        timeout: float = DEFAULT_LP_TIMEOUT) -> tuple[float, NDArray[Any]]:
     """The L1 distance from ``point`` to the convex hull of the rows of ``vertices``, and
     the nearest point of the hull (one row alone needs no program)."""
     if len(vertices) == 1:

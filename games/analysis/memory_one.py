@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator, Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from games.analysis.errors import AnalysisError
 from games.analysis.normal_form import check_strategy
@@ -84,19 +84,20 @@ class MemoryOne(Strategy):
             cumulative = self._cumulative[row]
         return self.game.actions[_pick(cumulative, draw)]
 
-    def play(self, view: BatchView, draws: np.ndarray) -> np.ndarray:
+    def play(self, view: BatchView, draws: NDArray[Any]) -> NDArray[Any]:
         size = len(self.game.actions)
         if view.turn == 0:
             cumulative = np.broadcast_to(self._first_cumulative, (len(draws), size))
         else:
             cumulative = self._cumulative[view.own_last * size + view.opponent_last]
-        return np.minimum((draws[:, None] >= cumulative).sum(axis=1), size - 1)
+        picked: NDArray[Any] = np.minimum((draws[:, None] >= cumulative).sum(axis=1), size - 1)
+        return picked
 
     def __repr__(self) -> str:
         return f"MemoryOne({self.label})"
 
 
-def _pick(cumulative: np.ndarray, draw: float) -> int:
+def _pick(cumulative: NDArray[Any], draw: float) -> int:
     """The action whose cumulative probability first exceeds ``draw`` (as ``play`` picks)."""
     return int(min(int((draw >= cumulative).sum()), len(cumulative) - 1))
 

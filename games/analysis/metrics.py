@@ -21,8 +21,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from games import bargaining, ultimatum
 from games.analysis.cooperation import cooperation_levels
@@ -134,7 +136,7 @@ def reciprocity(histories: Iterable[History]) -> dict[str, float | None]:
     return result
 
 
-def gini(values: Sequence[float] | np.ndarray) -> float:
+def gini(values: Sequence[float] | NDArray[Any]) -> float:
     """The Gini coefficient of non-negative values: the mean absolute difference over
     twice the mean (0 when all are equal, or all zero).
 
@@ -184,7 +186,7 @@ def stage_game(history: History) -> NormalFormGame:
 
 
 def empirical_profile(history: History, game: NormalFormGame | None = None
-                      ) -> tuple[np.ndarray, ...]:
+                      ) -> tuple[NDArray[Any], ...]:
     """Each player's empirical mixed strategy: how often it played each action of the stage
     game, in seat order.
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from games.analysis.errors import AnalysisError
 from games.analysis.lp import DEFAULT_LP_TIMEOUT, l1_distance_to_hull
@@ -52,15 +53,15 @@ class NashDistance:
     nearest: tuple[tuple[float, ...], tuple[float, ...]]
 
 
-def _distinct(points: Sequence[np.ndarray]) -> list[np.ndarray]:
+def _distinct(points: Sequence[NDArray[Any]]) -> list[NDArray[Any]]:
     """The points, each once (equal to 9 decimals), in first-seen order."""
-    kept: dict[tuple[float, ...], np.ndarray] = {}
+    kept: dict[tuple[float, ...], NDArray[Any]] = {}
     for point in points:
         kept.setdefault(tuple(np.round(point, 9).tolist()), point)
     return list(kept.values())
 
 
-def _together(game: NormalFormGame, rows: np.ndarray, columns: np.ndarray) -> np.ndarray:
+def _together(game: NormalFormGame, rows: NDArray[Any], columns: NDArray[Any]) -> NDArray[Any]:
     """``together[i, j]``: whether (rows[i], columns[j]) is an equilibrium, each a best
     response to the other."""
     tolerance = _BEST * game.scale
@@ -68,11 +69,12 @@ def _together(game: NormalFormGame, rows: np.ndarray, columns: np.ndarray) -> np
     row_gets = rows @ row_values                           # (rows, columns)
     column_values = rows @ game.payoff_array(1)            # (rows, column actions)
     column_gets = column_values @ columns.T                # (rows, columns)
-    return ((row_gets >= row_values.max(axis=0)[None, :] - tolerance)
-            & (column_gets >= column_values.max(axis=1)[:, None] - tolerance))
+    together: NDArray[Any] = ((row_gets >= row_values.max(axis=0)[None, :] - tolerance)
+                            & (column_gets >= column_values.max(axis=1)[:, None] - tolerance))
+    return together
 
 
-def nash_subsets(game: NormalFormGame, equilibria: Sequence[Sequence[np.ndarray]]
+def nash_subsets(game: NormalFormGame, equilibria: Sequence[Sequence[NDArray[Any]]]
                  ) -> tuple[NashSubset, ...]:
     """The maximal Nash subsets spanned by a 2-player game's extreme equilibria.
 

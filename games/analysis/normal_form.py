@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from games.analysis.errors import AnalysisError
 from games.matrix import PayoffTable
@@ -37,7 +38,7 @@ _PROBABILITY_TOLERANCE = 1e-6
 class NormalFormGame:
     """A finite n-player game: a read-only payoff array and each player's action names."""
 
-    payoffs: np.ndarray
+    payoffs: NDArray[Any]
     """Shape ``(*shape, num_players)``: the payoff of every player at every pure profile."""
     actions: tuple[tuple[str, ...], ...]
 
@@ -121,12 +122,12 @@ class NormalFormGame:
         """The spread of the payoffs (at least 1): tolerances are relative to it."""
         return max(1.0, float(np.ptp(self.payoffs)))
 
-    def payoff_array(self, player: int) -> np.ndarray:
+    def payoff_array(self, player: int) -> NDArray[Any]:
         """``player``'s payoffs alone, shape ``self.shape``."""
         return self.payoffs[..., self._check_player(player)]
 
     def action_values(self, profile: Profile, player: int, *,
-                      checked: bool = True) -> np.ndarray:
+                      checked: bool = True) -> NDArray[Any]:
         """What each of ``player``'s pure actions earns against the others' mixed
         strategies in ``profile`` (``player``'s own entry is not read). ``checked=False``
         skips the profile's validation, for loops over strategies already checked."""
@@ -138,7 +139,7 @@ class NormalFormGame:
                 values = np.tensordot(values, strategies[other], axes=([other], [0]))
         return np.asarray(values, dtype=np.float64)
 
-    def expected_payoffs(self, profile: Profile) -> np.ndarray:
+    def expected_payoffs(self, profile: Profile) -> NDArray[Any]:
         """Every player's expected payoff under the mixed profile, shape (num_players,)."""
         strategies = check_profile(self, profile)
         return np.array([float(self.action_values(strategies, i, checked=False)
@@ -159,7 +160,7 @@ def _names(shape: tuple[int, ...],
     return tuple(tuple(str(a) for a in acts) for acts in actions)
 
 
-def check_strategy(strategy: ArrayLike, size: int, what: str = "a strategy") -> np.ndarray:
+def check_strategy(strategy: ArrayLike, size: int, what: str = "a strategy") -> NDArray[Any]:
     """``strategy`` as a probability vector of length ``size`` (tiny rounding renormalised).
 
     Raises:
@@ -174,10 +175,11 @@ def check_strategy(strategy: ArrayLike, size: int, what: str = "a strategy") -> 
     if abs(total - 1.0) > _PROBABILITY_TOLERANCE:
         raise AnalysisError(f"the probabilities of {what} sum to {total:g}, not 1")
     clipped = np.clip(vector, 0.0, None)
-    return clipped / clipped.sum()
+    normalised: NDArray[Any] = clipped / clipped.sum()
+    return normalised
 
 
-def check_profile(game: NormalFormGame, profile: Profile) -> tuple[np.ndarray, ...]:
+def check_profile(game: NormalFormGame, profile: Profile) -> tuple[NDArray[Any], ...]:
     """``profile`` as one checked probability vector per player of ``game``.
 
     Raises:

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-import numpy as np
+from numpy.typing import NDArray
 
 from games.analysis import solver_worker
 from games.analysis.errors import SolverError, SolverTimeoutError
@@ -52,7 +52,7 @@ class SolveRequest:
     """One call of a pygambit solver on a 2-player game given by its two payoff arrays."""
 
     method: Literal["enummixed", "lcp"]
-    arrays: tuple[np.ndarray, ...]
+    arrays: tuple[NDArray[Any], ...]
     rational: bool
     stop_after: int | None = None
 

@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import null_space
 
 from games.analysis.dynamics import population_payoffs
@@ -98,7 +99,7 @@ def is_evolutionarily_stable(payoffs: ArrayLike | TournamentResult, strategy: Ar
                      "earns strictly less against, directly or in the mutant's own matches")
 
 
-def _invadable(form: np.ndarray, face: list[int], free: list[int], scale: float) -> bool:
+def _invadable(form: NDArray[Any], face: list[int], free: list[int], scale: float) -> bool:
     """Whether zᵀ·form·z ≥ 0 for some z ≠ 0 on ``face`` that sums to 0 and is > 0 on
     ``free`` (the best replies outside the support that this face adds): an eigenvector of
     the form restricted to the face, with a non-negative eigenvalue, pointing that way."""

@@ -12,9 +12,10 @@ an error, never a silent answer.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from games.analysis.errors import AnalysisError, SolverError
 from games.analysis.lp import DEFAULT_LP_TIMEOUT, solve_lp
@@ -40,7 +41,7 @@ class ZeroSumSolution:
 
 
 def maxmin(matrix: ArrayLike, *, timeout: float = DEFAULT_LP_TIMEOUT
-           ) -> tuple[float, np.ndarray]:
+           ) -> tuple[float, NDArray[Any]]:
     """The best payoff the row player can guarantee against any column, and a strategy
     that guarantees it.
 

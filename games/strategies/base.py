@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
+from numpy.typing import NDArray
 
 from games.matrix_games import MatrixGame
 
@@ -47,9 +48,9 @@ class BatchView:
     """
 
     turn: int
-    own_last: np.ndarray
-    opponent_last: np.ndarray
-    opponent_counts: np.ndarray
+    own_last: NDArray[Any]
+    opponent_last: NDArray[Any]
+    opponent_counts: NDArray[Any]
 
 
 class Strategy:
@@ -70,7 +71,7 @@ class Strategy:
         """This turn's action, from both players' past actions (oldest first) and a draw."""
         raise NotImplementedError
 
-    def play(self, view: BatchView, draws: np.ndarray) -> np.ndarray:
+    def play(self, view: BatchView, draws: NDArray[Any]) -> NDArray[Any]:
         """This turn's action index in every match of the batch (one draw per match)."""
         raise NotImplementedError
 
@@ -83,12 +84,13 @@ def uniform_index(count: int, draw: float) -> int:
     return int(draw * count)
 
 
-def uniform_indices(mask: np.ndarray, draws: np.ndarray) -> np.ndarray:
+def uniform_indices(mask: NDArray[Any], draws: NDArray[Any]) -> NDArray[Any]:
     """Per row, one of the columns where ``mask`` is true, each as likely: the
     ``uniform_index(count, draw)``-th true column, exactly as the scalar form picks it."""
     counts = mask.sum(axis=1)
     nth = np.floor(draws * counts).astype(np.int64)
-    return np.argmax(np.cumsum(mask, axis=1) > nth[:, None], axis=1)
+    chosen: NDArray[Any] = np.argmax(np.cumsum(mask, axis=1) > nth[:, None], axis=1)
+    return chosen
 
 
 def plays_from_history(history: Sequence[Mapping[str, Any]], player_id: str

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from games.matrix_games import MatrixGame
 from games.strategies.base import (
@@ -36,8 +38,9 @@ class Random(Strategy):
     def choose(self, own: Sequence[str], opponent: Sequence[str], draw: float) -> str:
         return self.game.actions[uniform_index(len(self.game.actions), draw)]
 
-    def play(self, view: BatchView, draws: np.ndarray) -> np.ndarray:
-        return np.floor(draws * len(self.game.actions)).astype(np.int64)
+    def play(self, view: BatchView, draws: NDArray[Any]) -> NDArray[Any]:
+        picked: NDArray[Any] = np.floor(draws * len(self.game.actions)).astype(np.int64)
+        return picked
 
 
 class Biased(Strategy):
@@ -70,7 +73,7 @@ class Biased(Strategy):
         others = [a for i, a in enumerate(self.game.actions) if i != self.favoured]
         return others[uniform_index(len(others), (draw - self.weight) / (1.0 - self.weight))]
 
-    def play(self, view: BatchView, draws: np.ndarray) -> np.ndarray:
+    def play(self, view: BatchView, draws: NDArray[Any]) -> NDArray[Any]:
         favoured = np.full(len(draws), self.favoured)
         if self.weight >= 1.0:
             return favoured
@@ -101,9 +104,10 @@ class FrequencyCounter(Strategy):
         counts = Counter(opponent)
         most = max(counts[a] for a in self.game.actions)
         tied = [i for i, a in enumerate(self.game.actions) if counts[a] == most]
-        return self.game.actions[self.replies[tied[uniform_index(len(tied), draw)]]]
+        return self.game.actions[int(self.replies[tied[uniform_index(len(tied), draw)]])]
 
-    def play(self, view: BatchView, draws: np.ndarray) -> np.ndarray:
+    def play(self, view: BatchView, draws: NDArray[Any]) -> NDArray[Any]:
         counts = view.opponent_counts
         tied = counts == counts.max(axis=1, keepdims=True)
-        return self.replies[uniform_indices(tied, draws)]
+        replies: NDArray[Any] = self.replies[uniform_indices(tied, draws)]
+        return replies

@@ -8,8 +8,10 @@ Names and rules as in the Axelrod library's strategy index
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from games.matrix_games import MatrixGame
 from games.strategies.base import BatchView, Classifier, Strategy
@@ -41,7 +43,7 @@ class TitForTat(_PDStrategy):
     def choose(self, own: Sequence[str], opponent: Sequence[str], draw: float) -> str:
         return opponent[-1] if opponent else "C"
 
-    def play(self, view: BatchView, draws: np.ndarray) -> np.ndarray:
+    def play(self, view: BatchView, draws: NDArray[Any]) -> NDArray[Any]:
         if view.turn == 0:
             return np.full(len(draws), _C)
         return view.opponent_last
@@ -59,7 +61,7 @@ class AlwaysCooperate(_PDStrategy):
     def choose(self, own: Sequence[str], opponent: Sequence[str], draw: float) -> str:
         return "C"
 
-    def play(self, view: BatchView, draws: np.ndarray) -> np.ndarray:
+    def play(self, view: BatchView, draws: NDArray[Any]) -> NDArray[Any]:
         return np.full(len(draws), _C)
 
 
@@ -75,7 +77,7 @@ class AlwaysDefect(_PDStrategy):
     def choose(self, own: Sequence[str], opponent: Sequence[str], draw: float) -> str:
         return "D"
 
-    def play(self, view: BatchView, draws: np.ndarray) -> np.ndarray:
+    def play(self, view: BatchView, draws: NDArray[Any]) -> NDArray[Any]:
         return np.full(len(draws), _D)
 
 
@@ -92,7 +94,7 @@ class GrimTrigger(_PDStrategy):
     def choose(self, own: Sequence[str], opponent: Sequence[str], draw: float) -> str:
         return "D" if "D" in opponent else "C"
 
-    def play(self, view: BatchView, draws: np.ndarray) -> np.ndarray:
+    def play(self, view: BatchView, draws: NDArray[Any]) -> NDArray[Any]:
         return np.where(view.opponent_counts[:, _D] > 0, _D, _C)
 
 
@@ -113,7 +115,7 @@ class Pavlov(_PDStrategy):
             return "C"
         return own[-1] if opponent[-1] == "C" else ("D" if own[-1] == "C" else "C")
 
-    def play(self, view: BatchView, draws: np.ndarray) -> np.ndarray:
+    def play(self, view: BatchView, draws: NDArray[Any]) -> NDArray[Any]:
         if view.turn == 0:
             return np.full(len(draws), _C)
         return np.where(view.own_last == view.opponent_last, _C, _D)

@@ -94,9 +94,11 @@ class ConditionalCooperator(_Contributor):
     def contribution(self, observation: Mapping[str, Any], space: ActionSpace) -> float:
         history = observation.get("history") or []
         if not history:
-            return observation["endowment"] / 2
+            endowment: float = observation["endowment"]
+            return endowment / 2
         me = observation["player_id"]
-        others = [c for player, c in history[-1]["contributions"].items() if player != me]
+        others: list[float] = [c for player, c in history[-1]["contributions"].items()
+                               if player != me]
         return sum(others) / len(others)
 
 

@@ -19,6 +19,7 @@ from sdk.messages import (
     GameResult,
     LeagueCompleted,
     LeagueStandingsUpdate,
+    ParityChoice,
     ParityContext,
     Role,
     RoundAnnouncement,
@@ -98,7 +99,7 @@ def decide(player_id: str, choice: str | None, opponent_id: str, rng: random.Ran
     """The even/odd rules on one match: a missing or illegal choice is a technical loss."""
     opponent_choice = rng.choice(["even", "odd"])
     drawn = rng.randint(1, 10)
-    parity = "even" if drawn % 2 == 0 else "odd"
+    parity: ParityChoice = "even" if drawn % 2 == 0 else "odd"
     choices: dict[str, str | None] = {player_id: choice, opponent_id: opponent_choice}
     if choice not in ("even", "odd"):
         return GameResult(status="TECHNICAL_LOSS", winner_player_id=opponent_id,
@@ -108,9 +109,9 @@ def decide(player_id: str, choice: str | None, opponent_id: str, rng: random.Ran
     if len(right) == 1:
         winner = right.pop()
         return GameResult(status="WIN", winner_player_id=winner, drawn_number=drawn,
-                          number_parity=parity, choices=choices,  # type: ignore[arg-type]
+                          number_parity=parity, choices=choices,
                           reason=f"{winner} chose {parity}; the number was {drawn}")
-    return GameResult(status="DRAW", drawn_number=drawn, number_parity=parity,  # type: ignore[arg-type]
+    return GameResult(status="DRAW", drawn_number=drawn, number_parity=parity,
                       choices=choices, reason=f"both chose alike; the number was {drawn}")
 
 

@@ -75,7 +75,7 @@ class ConformanceReport(BaseModel):
     results: list[CheckResult]
     notes: list[str] = Field(default_factory=list)
 
-    @computed_field  # type: ignore[prop-decorator]
+    @computed_field  # type: ignore[prop-decorator]  # mypy allows no decorator over @property
     @property
     def summary(self) -> dict[str, int]:
         counts = {status.value: 0 for status in Status}
@@ -83,7 +83,7 @@ class ConformanceReport(BaseModel):
             counts[result.status.value] += 1
         return counts
 
-    @computed_field  # type: ignore[prop-decorator]
+    @computed_field  # type: ignore[prop-decorator]  # mypy allows no decorator over @property
     @property
     def exit_code(self) -> int:
         """0 without a FAIL, 1 with one, 2 when the target could not be reached at all."""

@@ -25,7 +25,8 @@ start); only ids in the schedule are then read from the match folder."""
 
 
 def manager_of(request: Request) -> LeagueManager:
-    return request.app.state.manager  # type: ignore[no-any-return]
+    manager: LeagueManager = request.app.state.manager
+    return manager
 
 
 def known_match(manager: LeagueManager, match_id: str) -> MatchRecord | None:

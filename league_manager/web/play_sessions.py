@@ -73,7 +73,7 @@ class PlayLimits(BaseModel):
         given = {name: env[ENV_PREFIX + name.upper()] for name in cls.model_fields
                  if env.get(ENV_PREFIX + name.upper())}
         try:
-            return cls(**given)
+            return cls.model_validate(given)
         except ValidationError as exc:
             first = exc.errors(include_url=False)[0]
             raise ConfigError(f"{ENV_PREFIX}{str(first['loc'][0]).upper()}: "

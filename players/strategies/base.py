@@ -147,5 +147,5 @@ class FunctionStrategy(Strategy):
         self.name = name  # type: ignore[misc]  # per instance: one class serves every function
         self.__doc__ = function.__doc__
 
-    def choose(self, view: MoveView) -> str:
+    def choose(self, view: MoveView) -> Action:
         return self._function(view)

@@ -13,6 +13,7 @@ import random
 from collections import Counter
 from typing import ClassVar
 
+from games import Action
 from players.strategies.base import PARITIES, Classifier, MoveView, Strategy
 from players.strategies.registry import register_strategy
 
@@ -37,7 +38,7 @@ class RandomStrategy(_Seeded):
 
     classifier: ClassVar[Classifier] = Classifier(memory_depth=0, stochastic=True, inline=True)
 
-    def choose(self, view: MoveView) -> str:
+    def choose(self, view: MoveView) -> Action:
         return view.space().sample(self._rng)
 
 
@@ -67,7 +68,7 @@ class HistoryStrategy(_Seeded):
 
     classifier: ClassVar[Classifier] = Classifier(memory_depth=None, stochastic=True, inline=True)
 
-    def choose(self, view: MoveView) -> str:
+    def choose(self, view: MoveView) -> Action:
         seen = [m.opponent_choice for m in view.against_opponent
                 if m.opponent_choice in view.legal_moves]
         if not seen or len(view.legal_moves) != 2:

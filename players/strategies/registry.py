@@ -12,7 +12,7 @@ import re
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeGuard, TypeVar
 
 from games.strategies import baseline_names
 from players.errors import StrategyError
@@ -36,7 +36,7 @@ _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 _STRATEGIES: dict[str, Any] = {}
 
 
-def _is_strategy_class(target: Any) -> bool:
+def _is_strategy_class(target: object) -> TypeGuard[type[Strategy]]:
     return inspect.isclass(target) and issubclass(target, Strategy)
 
 
@@ -70,7 +70,7 @@ def register_strategy(name: str) -> Callable[[_T], _T]:
                 f"({existing.__module__}.{existing.__qualname__})"
             )
         if _is_strategy_class(target):
-            target.name = name  # type: ignore[attr-defined]
+            target.name = name
         _STRATEGIES[name] = target
         return target
 
@@ -144,7 +144,7 @@ def resolve_strategy(name: str) -> StrategyFactory:
     else:
         target = _STRATEGIES.get(name)
         if target is None and name in baseline_names():
-            return functools.partial(Baseline, name)  # type: ignore[return-value]
+            return functools.partial(Baseline, name)
         if target is None:
             raise StrategyError(
                 f"unknown strategy {name!r}; known strategies: {', '.join(known_strategies())}; "
@@ -152,7 +152,7 @@ def resolve_strategy(name: str) -> StrategyFactory:
                 "(or 'package.module:attribute' for your own)"
             )
     if _is_strategy_class(target):
-        return target  # type: ignore[no-any-return]
+        return target
 
     def function_strategy() -> Strategy:
         return FunctionStrategy(target, name)
