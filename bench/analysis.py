@@ -52,8 +52,10 @@ def pygambit_enummixed(a: np.ndarray, b: np.ndarray) -> list[Profile]:
 
     game = pygambit.Game.from_arrays(a, b)
     result = pygambit.nash.enummixed_solve(game, rational=False)
-    return [tuple(float(eq[s]) for player in game.players for s in player.strategies)
-            for eq in result.equilibria]
+    return [
+        tuple(float(eq[s]) for player in game.players for s in player.strategies)
+        for eq in result.equilibria
+    ]
 
 
 def nashpy_support_enumeration(a: np.ndarray, b: np.ndarray) -> list[Profile]:
@@ -61,20 +63,23 @@ def nashpy_support_enumeration(a: np.ndarray, b: np.ndarray) -> list[Profile]:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return [tuple(np.concatenate(eq).tolist())
-                for eq in nashpy.Game(a, b).support_enumeration()]
+        return [
+            tuple(np.concatenate(eq).tolist()) for eq in nashpy.Game(a, b).support_enumeration()
+        ]
 
 
-def _child(connection: Any, solve: Callable[..., list[Profile]], a: np.ndarray,
-           b: np.ndarray) -> None:
+def _child(
+    connection: Any, solve: Callable[..., list[Profile]], a: np.ndarray, b: np.ndarray
+) -> None:
     start = time.perf_counter()
     found = solve(a, b)
     connection.send((time.perf_counter() - start, found))
     connection.close()
 
 
-def timed_in_child(solve: Callable[..., list[Profile]], a: np.ndarray, b: np.ndarray,
-                   timeout: float) -> tuple[float, list[Profile]] | None:
+def timed_in_child(
+    solve: Callable[..., list[Profile]], a: np.ndarray, b: np.ndarray, timeout: float
+) -> tuple[float, list[Profile]] | None:
     """(seconds, equilibria) of ``solve`` in a forked child, or None past ``timeout``."""
     context = multiprocessing.get_context("fork")
     parent, child = context.Pipe(duplex=False)
@@ -95,8 +100,14 @@ def differences(found: Sequence[Profile], reference: Sequence[Profile]) -> tuple
     unmatched = [np.array(p) for p in reference]
     extra = 0
     for profile in found:
-        match = next((i for i, other in enumerate(unmatched)
-                      if np.max(np.abs(np.array(profile) - other)) <= SAME), None)
+        match = next(
+            (
+                i
+                for i, other in enumerate(unmatched)
+                if np.max(np.abs(np.array(profile) - other)) <= SAME
+            ),
+            None,
+        )
         if match is None:
             extra += 1
         else:
@@ -104,8 +115,9 @@ def differences(found: Sequence[Profile], reference: Sequence[Profile]) -> tuple
     return len(unmatched), extra
 
 
-def bench_size(size: int, games: int, seed: int, timeout: float,
-               nashpy_timeout: float | None) -> dict[str, Any]:
+def bench_size(
+    size: int, games: int, seed: int, timeout: float, nashpy_timeout: float | None
+) -> dict[str, Any]:
     rng = np.random.default_rng(seed + size)
     ours, lcp, direct, nashpy = [], [], [], []
     counts: list[int] = []
@@ -136,9 +148,12 @@ def bench_size(size: int, games: int, seed: int, timeout: float,
                 nashpy_missing += missing
                 nashpy_extra += extra
     row: dict[str, Any] = {
-        "size": size, "games": games, "equilibria_median": statistics.median(counts),
+        "size": size,
+        "games": games,
+        "equilibria_median": statistics.median(counts),
         "equilibria_max": max(counts),
-        "ours_s": statistics.median(ours), "ours_lcp_s": statistics.median(lcp),
+        "ours_s": statistics.median(ours),
+        "ours_lcp_s": statistics.median(lcp),
         "pygambit_s": statistics.median(direct),
         "ours_same_as_pygambit": agree_ours,
     }
@@ -156,55 +171,84 @@ def bench_size(size: int, games: int, seed: int, timeout: float,
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, nargs=3, default=[20, 10, 3],
-                        metavar=("N4", "N8", "N12"), help="games per size (0 skips a size)")
+    parser.add_argument(
+        "--games",
+        type=int,
+        nargs=3,
+        default=[20, 10, 3],
+        metavar=("N4", "N8", "N12"),
+        help="games per size (0 skips a size)",
+    )
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--timeout", type=float, default=600.0,
-                        help="our bound (and pygambit's) per game, seconds")
-    parser.add_argument("--nashpy-timeout", type=float, default=120.0,
-                        help="nashpy's bound per game, seconds")
+    parser.add_argument(
+        "--timeout", type=float, default=600.0, help="our bound (and pygambit's) per game, seconds"
+    )
+    parser.add_argument(
+        "--nashpy-timeout", type=float, default=120.0, help="nashpy's bound per game, seconds"
+    )
     parser.add_argument("--json", type=Path, help="write the figures here")
     args = parser.parse_args()
     import pygambit  # noqa: F401  (imported before the children fork: not timed in them)
 
     try:
         import nashpy  # noqa: F401
+
         nashpy_timeout: float | None = args.nashpy_timeout
     except ImportError:
-        print("nashpy is not installed: pip install 'nashpy>=0.0.41,<0.1' (the 'bench' "
-              "extra); only ours and pygambit are timed.")
+        print(
+            "nashpy is not installed: pip install 'nashpy>=0.0.41,<0.1' (the 'bench' "
+            "extra); only ours and pygambit are timed."
+        )
         nashpy_timeout = None
 
     start = time.perf_counter()
     one_equilibrium(NormalFormGame.zero_sum([[1, -1], [-1, 1]]))
     startup = time.perf_counter() - start
-    print(f"random games, payoffs uniform in [0, 1), seed {args.seed}; load average "
-          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; worker start {startup:.2f} s")
+    print(
+        f"random games, payoffs uniform in [0, 1), seed {args.seed}; load average "
+        f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; worker start {startup:.2f} s"
+    )
     rows = []
     for size, games in zip(SIZES, args.games, strict=True):
         if games < 1:
             continue
         row = bench_size(size, games, args.seed, args.timeout, nashpy_timeout)
         rows.append(row)
-        line = (f"{size:>2}x{size:<2} {games:>3} games, equilibria median "
-                f"{row['equilibria_median']:g} (max {row['equilibria_max']})  "
-                f"ours {row['ours_s'] * 1000:9.1f} ms  pygambit {row['pygambit_s'] * 1000:9.1f} ms "
-                f"({row['ratio_pygambit_to_ours']:.2f}x)  ours LCP "
-                f"{row['ours_lcp_s'] * 1000:6.1f} ms  same set as pygambit: ours "
-                f"{row['ours_same_as_pygambit']}/{games}")
+        line = (
+            f"{size:>2}x{size:<2} {games:>3} games, equilibria median "
+            f"{row['equilibria_median']:g} (max {row['equilibria_max']})  "
+            f"ours {row['ours_s'] * 1000:9.1f} ms  pygambit {row['pygambit_s'] * 1000:9.1f} ms "
+            f"({row['ratio_pygambit_to_ours']:.2f}x)  ours LCP "
+            f"{row['ours_lcp_s'] * 1000:6.1f} ms  same set as pygambit: ours "
+            f"{row['ours_same_as_pygambit']}/{games}"
+        )
         if nashpy_timeout is not None:
             finished = row["nashpy_finished"]
-            timing = (f"{row['nashpy_s'] * 1000:9.1f} ms ({row['ratio_nashpy_to_ours']:.1f}x)"
-                      if "nashpy_s" in row else "       n/a")
-            line += (f", nashpy {row['nashpy_same_as_pygambit']}/{finished} (missed "
-                     f"{row['nashpy_missed']}, extra {row['nashpy_extra']})  nashpy {timing}, "
-                     f"finished {finished}/{games} within {nashpy_timeout:g} s")
+            timing = (
+                f"{row['nashpy_s'] * 1000:9.1f} ms ({row['ratio_nashpy_to_ours']:.1f}x)"
+                if "nashpy_s" in row
+                else "       n/a"
+            )
+            line += (
+                f", nashpy {row['nashpy_same_as_pygambit']}/{finished} (missed "
+                f"{row['nashpy_missed']}, extra {row['nashpy_extra']})  nashpy {timing}, "
+                f"finished {finished}/{games} within {nashpy_timeout:g} s"
+            )
         print(line, flush=True)
     default_solver().close()
     if args.json:
-        args.json.write_text(json.dumps({"seed": args.seed, "worker_start_s": startup,
-                                         "load_average": os.getloadavg()[0],
-                                         "rows": rows}, indent=2) + "\n")
+        args.json.write_text(
+            json.dumps(
+                {
+                    "seed": args.seed,
+                    "worker_start_s": startup,
+                    "load_average": os.getloadavg()[0],
+                    "rows": rows,
+                },
+                indent=2,
+            )
+            + "\n"
+        )
     return 0 if all(r["ours_same_as_pygambit"] == r["games"] for r in rows) else 1
 
 

@@ -66,8 +66,9 @@ def remote_suite_file(endpoints: dict[str, str], folder: Path) -> Path:
     """The shipped suite with every agent an ``endpoint:`` and no exploitability, as YAML."""
     data = yaml.safe_load(SUITE.read_text())
     data["name"] = f"{data['name']}-remote"
-    data["agents"] = [{"id": player, "endpoint": endpoints[player]}
-                      for player, _strategy in REMOTE_PLAYERS]
+    data["agents"] = [
+        {"id": player, "endpoint": endpoints[player]} for player, _strategy in REMOTE_PLAYERS
+    ]
     data["metrics"] = [m for m in data["metrics"] if m["name"] != "exploitability"]
     data["thresholds"] = [t for t in data["thresholds"] if t["metric"] != "exploitability"]
     path = folder / "prisoners_dilemma_remote.yaml"
@@ -78,9 +79,18 @@ def remote_suite_file(endpoints: dict[str, str], folder: Path) -> Path:
 def start_players(launcher: Launcher) -> list[AgentProcess]:
     """Two standalone players (no League Manager), healthy."""
     unused_lm = f"http://127.0.0.1:{free_port()}/mcp"  # a standalone player never calls it
-    players = [launcher.player(player.capitalize(), free_port(), unused_lm, strategy=strategy,
-                               game_type=GAME, player_id=player, standalone=True)
-               for player, strategy in REMOTE_PLAYERS]
+    players = [
+        launcher.player(
+            player.capitalize(),
+            free_port(),
+            unused_lm,
+            strategy=strategy,
+            game_type=GAME,
+            player_id=player,
+            standalone=True,
+        )
+        for player, strategy in REMOTE_PLAYERS
+    ]
     for process in players:
         launcher.wait_healthy(process)
     return players
@@ -93,8 +103,9 @@ def served_move_calls(shared: SharedDir) -> int:
         if path.name.startswith("evaluation"):
             continue
         with open(path, encoding="utf-8") as handle:
-            served += sum('"message_received"' in line and '"GAME_MOVE_CALL"' in line
-                          for line in handle)
+            served += sum(
+                '"message_received"' in line and '"GAME_MOVE_CALL"' in line for line in handle
+            )
     return served
 
 
@@ -104,18 +115,27 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def timed(suite: Suite, parallel: int, shared: SharedDir | None,
-          profile: Path | None = None, transcript: Transcript | None = None
-          ) -> tuple[Evaluation, float, float]:
+def timed(
+    suite: Suite,
+    parallel: int,
+    shared: SharedDir | None,
+    profile: Path | None = None,
+    transcript: Transcript | None = None,
+) -> tuple[Evaluation, float, float]:
     """(the evaluation, seconds to the last episode's end, seconds in all)."""
     last_done = [0.0]
     profiler = cProfile.Profile() if profile else None
     started = time.perf_counter()
     if profiler:
         profiler.enable()
-    evaluation = evaluate(suite, str(SUITE), parallel=parallel, shared=shared,
-                          transcript=transcript, on_done=lambda _episode: last_done.__setitem__(0,
-                                                                         time.perf_counter()))
+    evaluation = evaluate(
+        suite,
+        str(SUITE),
+        parallel=parallel,
+        shared=shared,
+        transcript=transcript,
+        on_done=lambda _episode: last_done.__setitem__(0, time.perf_counter()),
+    )
     if profiler and profile:
         profiler.disable()
         profiler.dump_stats(profile)
@@ -123,16 +143,31 @@ def timed(suite: Suite, parallel: int, shared: SharedDir | None,
     return evaluation, last_done[0] - started, total
 
 
-def row(mode: str, parallel: int, evaluation: Evaluation, play: float, total: float,
-        served: int | None, cpu: dict[str, float]) -> dict[str, Any]:
+def row(
+    mode: str,
+    parallel: int,
+    evaluation: Evaluation,
+    play: float,
+    total: float,
+    served: int | None,
+    cpu: dict[str, float],
+) -> dict[str, Any]:
     finished = evaluation.finished
-    moves = sum(len(e.history.stages) * len(e.history.players)
-                for e in finished if e.history is not None)
+    moves = sum(
+        len(e.history.stages) * len(e.history.players) for e in finished if e.history is not None
+    )
     result: dict[str, Any] = {
-        "mode": mode, "parallel": parallel, "episodes": len(evaluation.episodes),
-        "finished": len(finished), "play_s": play, "total_s": total,
-        "episodes_per_s": len(evaluation.episodes) / play, "moves": moves,
-        "moves_per_s": moves / play, "verdict": evaluation.verdict, "cpu_s": cpu,
+        "mode": mode,
+        "parallel": parallel,
+        "episodes": len(evaluation.episodes),
+        "finished": len(finished),
+        "play_s": play,
+        "total_s": total,
+        "episodes_per_s": len(evaluation.episodes) / play,
+        "moves": moves,
+        "moves_per_s": moves / play,
+        "verdict": evaluation.verdict,
+        "cpu_s": cpu,
     }
     if served is not None:
         result["served_move_calls"] = served
@@ -143,21 +178,25 @@ def row(mode: str, parallel: int, evaluation: Evaluation, play: float, total: fl
 
 
 def show(result: dict[str, Any]) -> None:
-    served = (f"  served {result['served_move_calls']:>6} "
-              f"({result['served_move_calls_per_s']:7.0f}/s)"
-              if "served_move_calls" in result else "")
-    print(f"{result['mode']:<10} {result['parallel']:>8} {result['finished']:>4}/"
-          f"{result['episodes']:<4} {result['play_s']:>7.2f} {result['total_s']:>7.2f} "
-          f"{result['episodes_per_s']:>9.1f} {result['moves_per_s']:>9.0f}{served}  cpu s: "
-          + ", ".join(f"{who} {secs:.1f}" for who, secs in result["cpu_s"].items())
-          + _transcript_note(result.get("transcript")), flush=True)
+    served = (
+        f"  served {result['served_move_calls']:>6} ({result['served_move_calls_per_s']:7.0f}/s)"
+        if "served_move_calls" in result
+        else ""
+    )
+    print(
+        f"{result['mode']:<10} {result['parallel']:>8} {result['finished']:>4}/"
+        f"{result['episodes']:<4} {result['play_s']:>7.2f} {result['total_s']:>7.2f} "
+        f"{result['episodes_per_s']:>9.1f} {result['moves_per_s']:>9.0f}{served}  cpu s: "
+        + ", ".join(f"{who} {secs:.1f}" for who, secs in result["cpu_s"].items())
+        + _transcript_note(result.get("transcript")),
+        flush=True,
+    )
 
 
 def _transcript_note(transcript: dict[str, Any] | None) -> str:
     if transcript is None:
         return ""
-    over = (f", {transcript['withheld']} records over its bound" if transcript["withheld"]
-            else "")
+    over = f", {transcript['withheld']} records over its bound" if transcript["withheld"] else ""
     return f"  transcript ({transcript['mode']}) {transcript['bytes']:,} bytes{over}"
 
 
@@ -167,25 +206,44 @@ def main() -> int:
     parser.add_argument("--parallel", default="1,4,16", help="comma-separated values")
     parser.add_argument("--modes", default="local,remote", help="comma-separated: local, remote")
     parser.add_argument("--json", type=Path, help="also write the figures here")
-    parser.add_argument("--full-transcript", action="store_true",
-                        help="remote runs write every message, not the summary")
-    parser.add_argument("--profile", type=Path,
-                        help="cProfile the remote run at the largest --parallel into this file")
+    parser.add_argument(
+        "--full-transcript",
+        action="store_true",
+        help="remote runs write every message, not the summary",
+    )
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        help="cProfile the remote run at the largest --parallel into this file",
+    )
     args = parser.parse_args()
     levels = sorted({int(p) for p in args.parallel.split(",")})
     modes = args.modes.split(",")
-    print(f"{SUITE.relative_to(REPO)}, {args.episodes} episodes; load average "
-          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
-    print(f"{'mode':<10} {'parallel':>8} {'finished':>9} {'play s':>7} {'total s':>7} "
-          f"{'episodes/s':>9} {'moves/s':>9}")
+    print(
+        f"{SUITE.relative_to(REPO)}, {args.episodes} episodes; load average "
+        f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+    )
+    print(
+        f"{'mode':<10} {'parallel':>8} {'finished':>9} {'play s':>7} {'total s':>7} "
+        f"{'episodes/s':>9} {'moves/s':>9}"
+    )
     rows = []
     if "local" in modes:
         suite = load_suite(SUITE).model_copy(update={"episodes": args.episodes})
         for parallel in levels:
             before = time.process_time()
             evaluation, play, total = timed(suite, parallel, None)
-            rows.append(row("in-process", parallel, evaluation, play, total, None,
-                            {"evaluator": time.process_time() - before}))
+            rows.append(
+                row(
+                    "in-process",
+                    parallel,
+                    evaluation,
+                    play,
+                    total,
+                    None,
+                    {"evaluator": time.process_time() - before},
+                )
+            )
             show(rows[-1])
 
     if "remote" in modes:
@@ -195,25 +253,40 @@ def main() -> int:
         launcher = Launcher(shared.root)
         try:
             players = start_players(launcher)
-            endpoints = {player: process.mcp_url
-                         for (player, _strategy), process in zip(REMOTE_PLAYERS, players,
-                                                                 strict=True)}
+            endpoints = {
+                player: process.mcp_url
+                for (player, _strategy), process in zip(REMOTE_PLAYERS, players, strict=True)
+            }
             suite = load_suite(remote_suite_file(endpoints, workdir)).model_copy(
-                update={"episodes": args.episodes})
+                update={"episodes": args.episodes}
+            )
             timed(suite.model_copy(update={"episodes": 2}), 2, shared)  # warm up both players
             for parallel in levels:
                 before = served_move_calls(shared)
                 cpu_before = {p.name: cpu_seconds(p.popen.pid) for p in players}
                 cpu_before["evaluator"] = time.process_time()
                 profile = args.profile if parallel == levels[-1] else None
-                transcript = Transcript(workdir / "transcripts" / f"parallel-{parallel}",
-                                        suite.name, full=args.full_transcript)
+                transcript = Transcript(
+                    workdir / "transcripts" / f"parallel-{parallel}",
+                    suite.name,
+                    full=args.full_transcript,
+                )
                 evaluation, play, total = timed(suite, parallel, shared, profile, transcript)
-                cpu = {"evaluator": time.process_time() - cpu_before["evaluator"],
-                       **{p.name: cpu_seconds(p.popen.pid) - cpu_before[p.name]
-                          for p in players}}
-                rows.append(row("remote", parallel, evaluation, play, total,
-                                served_move_calls(shared) - before, cpu))
+                cpu = {
+                    "evaluator": time.process_time() - cpu_before["evaluator"],
+                    **{p.name: cpu_seconds(p.popen.pid) - cpu_before[p.name] for p in players},
+                }
+                rows.append(
+                    row(
+                        "remote",
+                        parallel,
+                        evaluation,
+                        play,
+                        total,
+                        served_move_calls(shared) - before,
+                        cpu,
+                    )
+                )
                 show(rows[-1])
         finally:
             launcher.stop_all()
@@ -221,10 +294,19 @@ def main() -> int:
     if args.profile and "remote" in modes:
         print(f"profile of the remote run at --parallel {levels[-1]}: {args.profile}")
     if args.json:
-        args.json.write_text(json.dumps({"suite": str(SUITE.relative_to(REPO)),
-                                         "episodes": args.episodes,
-                                         "load_average": os.getloadavg()[0],
-                                         "cpus": os.cpu_count(), "rows": rows}, indent=2) + "\n")
+        args.json.write_text(
+            json.dumps(
+                {
+                    "suite": str(SUITE.relative_to(REPO)),
+                    "episodes": args.episodes,
+                    "load_average": os.getloadavg()[0],
+                    "cpus": os.cpu_count(),
+                    "rows": rows,
+                },
+                indent=2,
+            )
+            + "\n"
+        )
     return 0 if all(r["finished"] == r["episodes"] for r in rows) else 1
 
 

@@ -61,8 +61,13 @@ def draw(strategy: st.SearchStrategy[bytes], count: int, draw_seed: int) -> list
     drawn: list[bytes] = []
 
     @seed(draw_seed)
-    @settings(max_examples=-(-count // per_example), database=None, deadline=None,
-              phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=-(-count // per_example),
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
     @given(st.lists(strategy, min_size=per_example, max_size=per_example))
     def collect(bodies: list[bytes]) -> None:
         drawn.extend(bodies)
@@ -74,8 +79,11 @@ def draw(strategy: st.SearchStrategy[bytes], count: int, draw_seed: int) -> list
 def draw_corpus(service: Service, size: int, corpus_seed: int) -> list[bytes]:
     """``size`` bodies for ``service`` from the test suite's strategies, every kind alike."""
     per_kind = max(1, size // len(KINDS))
-    return [body for offset, strategy in enumerate(body_kinds(service.methods).values())
-            for body in draw(strategy, per_kind, corpus_seed + offset)]
+    return [
+        body
+        for offset, strategy in enumerate(body_kinds(service.methods).values())
+        for body in draw(strategy, per_kind, corpus_seed + offset)
+    ]
 
 
 class Mutator:
@@ -112,8 +120,9 @@ class Mutator:
         rng = self._rng
         value = json.loads(json.dumps(rng.choice(self._parsed)))
         if rng.random() < 0.15:
-            return [json.loads(json.dumps(rng.choice(self._parsed)))
-                    for _ in range(rng.randint(1, 8))]
+            return [
+                json.loads(json.dumps(rng.choice(self._parsed))) for _ in range(rng.randint(1, 8))
+            ]
         places = paths_in(value)
         if not places:
             return rng.choice(self._parsed)
@@ -140,12 +149,12 @@ class Mutator:
         if roll < 0.25:
             data[at] = rng.randrange(256)
         elif roll < 0.5:
-            del data[at:at + rng.randint(1, 16)]
+            del data[at : at + rng.randint(1, 16)]
         elif roll < 0.75:
             data[at:at] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 8)))
         else:
             other = rng.choice(self._corpus)
-            data = data[:at] + other[rng.randrange(len(other) + 1):]
+            data = data[:at] + other[rng.randrange(len(other) + 1) :]
         return bytes(data)
 
 
@@ -163,8 +172,9 @@ def answer_kinds(response: httpx.Response) -> list[str]:
         if not isinstance(item, dict):
             kinds.append("not an object")
         elif "error" in item:
-            kinds.append(str(item["error"].get("code") if isinstance(item["error"], dict)
-                             else "error"))
+            kinds.append(
+                str(item["error"].get("code") if isinstance(item["error"], dict) else "error")
+            )
         elif isinstance(item.get("result"), dict):
             result = item["result"]
             kinds.append(str(result.get("error_code") or result.get("message_type")))
@@ -192,8 +202,9 @@ class Outcome:
             self.examples.append((problem, body))
 
 
-async def fuzz_service(service: Service, bodies: list[bytes], concurrency: int,
-                       timeout: float) -> Outcome:
+async def fuzz_service(
+    service: Service, bodies: list[bytes], concurrency: int, timeout: float
+) -> Outcome:
     outcome = Outcome(service.name)
     output_mark = service.output_size()
     pending = iter(bodies)
@@ -203,8 +214,9 @@ async def fuzz_service(service: Service, bodies: list[bytes], concurrency: int,
         for body in pending:
             outcome.tried += 1
             try:
-                response = await client.post(service.mcp_url, content=body,
-                                             headers={"content-type": "application/json"})
+                response = await client.post(
+                    service.mcp_url, content=body, headers={"content-type": "application/json"}
+                )
             except httpx.TimeoutException:
                 outcome.fail(f"no answer within {timeout:g} s", body)
                 continue
@@ -242,40 +254,58 @@ def save_failures(outcomes: list[Outcome], folder: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=20_000, help="per service")
-    parser.add_argument("--corpus", type=int, default=700,
-                        help="bodies drawn by hypothesis per service (the rest are mutations)")
+    parser.add_argument(
+        "--corpus",
+        type=int,
+        default=700,
+        help="bodies drawn by hypothesis per service (the rest are mutations)",
+    )
     parser.add_argument("--concurrency", type=int, default=16, help="requests in flight")
     parser.add_argument("--seed", type=int, default=2025)
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds per request")
-    parser.add_argument("--strict", action="store_true",
-                        help="the League Manager's league in strict protocol mode")
+    parser.add_argument(
+        "--strict", action="store_true", help="the League Manager's league in strict protocol mode"
+    )
     parser.add_argument("--save-failures", type=Path, help="write failing bodies here")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
 
     outcomes: list[Outcome] = []
-    with tempfile.TemporaryDirectory(prefix="league-fuzz-") as workdir, \
-            running_services(Path(workdir), strict_league=args.strict) as services:
+    with (
+        tempfile.TemporaryDirectory(prefix="league-fuzz-") as workdir,
+        running_services(Path(workdir), strict_league=args.strict) as services,
+    ):
         for offset, service in enumerate(services):
             started = time.perf_counter()
             corpus = draw_corpus(service, args.corpus, args.seed + 100 * offset)
             mutator = Mutator(corpus, random.Random(args.seed + offset))
-            bodies = corpus[:args.requests] + [
-                mutator.body() for _ in range(max(0, args.requests - len(corpus)))]
-            print(f"{service.name}: {len(corpus)} bodies drawn by hypothesis, "
-                  f"{len(bodies) - min(len(corpus), len(bodies))} mutated, "
-                  f"in {time.perf_counter() - started:.1f} s", flush=True)
+            bodies = corpus[: args.requests] + [
+                mutator.body() for _ in range(max(0, args.requests - len(corpus)))
+            ]
+            print(
+                f"{service.name}: {len(corpus)} bodies drawn by hypothesis, "
+                f"{len(bodies) - min(len(corpus), len(bodies))} mutated, "
+                f"in {time.perf_counter() - started:.1f} s",
+                flush=True,
+            )
             outcome = asyncio.run(fuzz_service(service, bodies, args.concurrency, args.timeout))
             outcomes.append(outcome)
-            statuses = ", ".join(f"{status}: {count}"
-                                 for status, count in sorted(outcome.statuses.items()))
-            print(f"{service.name}: {outcome.tried} tried in {outcome.seconds:.1f} s "
-                  f"({outcome.tried / outcome.seconds:,.0f}/s), "
-                  f"{sum(outcome.failures.values())} failures; HTTP {statuses}", flush=True)
+            statuses = ", ".join(
+                f"{status}: {count}" for status, count in sorted(outcome.statuses.items())
+            )
+            print(
+                f"{service.name}: {outcome.tried} tried in {outcome.seconds:.1f} s "
+                f"({outcome.tried / outcome.seconds:,.0f}/s), "
+                f"{sum(outcome.failures.values())} failures; HTTP {statuses}",
+                flush=True,
+            )
             for problem, count in outcome.failures.most_common():
                 print(f"    {count:>6} x {problem}")
-            print("    answers: " + ", ".join(f"{kind} {count}" for kind, count
-                                            in outcome.answers.most_common()), flush=True)
+            print(
+                "    answers: "
+                + ", ".join(f"{kind} {count}" for kind, count in outcome.answers.most_common()),
+                flush=True,
+            )
 
     tried = sum(o.tried for o in outcomes)
     failed = sum(sum(o.failures.values()) for o in outcomes)
@@ -285,12 +315,27 @@ def main() -> None:
         save_failures(outcomes, args.save_failures)
         print(f"failing bodies written to {args.save_failures}")
     if args.json:
-        args.json.write_text(json.dumps({
-            "seed": args.seed, "corpus": args.corpus, "concurrency": args.concurrency,
-            "services": [{"service": o.service, "tried": o.tried, "seconds": o.seconds,
-                          "failures": dict(o.failures), "statuses": dict(o.statuses),
-                          "answers": dict(o.answers)}
-                         for o in outcomes]}, indent=2))
+        args.json.write_text(
+            json.dumps(
+                {
+                    "seed": args.seed,
+                    "corpus": args.corpus,
+                    "concurrency": args.concurrency,
+                    "services": [
+                        {
+                            "service": o.service,
+                            "tried": o.tried,
+                            "seconds": o.seconds,
+                            "failures": dict(o.failures),
+                            "statuses": dict(o.statuses),
+                            "answers": dict(o.answers),
+                        }
+                        for o in outcomes
+                    ],
+                },
+                indent=2,
+            )
+        )
     sys.exit(1 if failed else 0)
 
 

@@ -61,19 +61,27 @@ def echo_app() -> FastAPI:
 
 
 async def _hammer(url: str, calls: int, concurrency: int, shared_client: bool) -> float:
-    params = {"protocol": "league.v2", "message_type": "CHOOSE_PARITY_RESPONSE",
-              "sender": "player:P01", "timestamp": "2026-01-01T00:00:00Z",
-              "conversation_id": "bench", "match_id": "R1M1", "player_id": "P01",
-              "parity_choice": "even"}
+    params = {
+        "protocol": "league.v2",
+        "message_type": "CHOOSE_PARITY_RESPONSE",
+        "sender": "player:P01",
+        "timestamp": "2026-01-01T00:00:00Z",
+        "conversation_id": "bench",
+        "match_id": "R1M1",
+        "player_id": "P01",
+        "parity_choice": "even",
+    }
     remaining = iter(range(calls))
     count = 1 if shared_client else concurrency
-    clients = [httpx.AsyncClient(limits=httpx.Limits(max_connections=concurrency))
-               for _ in range(count)]
+    clients = [
+        httpx.AsyncClient(limits=httpx.Limits(max_connections=concurrency)) for _ in range(count)
+    ]
 
     async def worker(client: httpx.AsyncClient) -> None:
         for request_id in remaining:
-            response = await client.post(url, json={"jsonrpc": "2.0", "method": "echo",
-                                                    "params": params, "id": request_id})
+            response = await client.post(
+                url, json={"jsonrpc": "2.0", "method": "echo", "params": params, "id": request_id}
+            )
             response.raise_for_status()
 
     started = time.perf_counter()
@@ -87,10 +95,14 @@ async def _hammer(url: str, calls: int, concurrency: int, shared_client: bool) -
 def measure_floor(calls: int, levels: list[tuple[int, bool]]) -> dict[tuple[int, bool], float]:
     """Calls per second of the echo server for each (concurrency, one shared client?)."""
     port = free_port()
-    server = subprocess.Popen([sys.executable, __file__, "--echo-server", str(port)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [sys.executable, __file__, "--echo-server", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}/mcp"
     try:
+
         def up() -> bool:
             try:
                 return httpx.post(url, json={}).status_code == 200
@@ -135,15 +147,23 @@ def run_league(players: int, referees: int, capacity: int) -> dict[str, Any]:
     try:
         with httpx.Client(timeout=30) as client:
             lm_url = start_processes(plan, launcher, client)
-            token = (shared / "data" / "leagues" / "league_2025_even_odd"
-                     / "admin_token").read_text().strip()
+            token = (
+                (shared / "data" / "leagues" / "league_2025_even_odd" / "admin_token")
+                .read_text()
+                .strip()
+            )
             before = {p.popen.pid: cpu_seconds(p.popen.pid) for p in launcher.processes}
             started = time.perf_counter()
-            response = client.post(f"{lm_url}/start_league",
-                                   headers={"Authorization": f"Bearer {token}"})
+            response = client.post(
+                f"{lm_url}/start_league", headers={"Authorization": f"Bearer {token}"}
+            )
             response.raise_for_status()
-            wait_for(lambda: client.get(f"{lm_url}/status").json()["state"] == "COMPLETED",
-                     1800, "the league to complete", interval=0.05)
+            wait_for(
+                lambda: client.get(f"{lm_url}/status").json()["state"] == "COMPLETED",
+                1800,
+                "the league to complete",
+                interval=0.05,
+            )
             wall = time.perf_counter() - started
             status = client.get(f"{lm_url}/status").json()
             cpu: dict[str, float] = {}
@@ -154,10 +174,17 @@ def run_league(players: int, referees: int, capacity: int) -> dict[str, Any]:
         launcher.stop_all()
     calls = count_served_calls(shared / "logs")
     shutil.rmtree(workdir, ignore_errors=True)
-    return {"players": players, "referees": referees, "capacity": capacity,
-            "matches": status["matches_completed"], "wall_s": wall,
-            "matches_per_s": status["matches_completed"] / wall, "rpc_calls": calls,
-            "calls_per_s": calls / wall, "cpu_s": cpu}
+    return {
+        "players": players,
+        "referees": referees,
+        "capacity": capacity,
+        "matches": status["matches_completed"],
+        "wall_s": wall,
+        "matches_per_s": status["matches_completed"] / wall,
+        "rpc_calls": calls,
+        "calls_per_s": calls / wall,
+        "cpu_s": cpu,
+    }
 
 
 def main() -> None:
@@ -177,37 +204,56 @@ def main() -> None:
         serve(echo_app(), "127.0.0.1", args.echo_server)
         return
 
-    levels = [(c, shared) for c in sorted({int(c) for c in args.floor_concurrency.split(",")}
-                                          | {args.reference_concurrency})
-              for shared in (True, False) if c > 1 or shared]
+    levels = [
+        (c, shared)
+        for c in sorted(
+            {int(c) for c in args.floor_concurrency.split(",")} | {args.reference_concurrency}
+        )
+        for shared in (True, False)
+        if c > 1 or shared
+    ]
     floors = measure_floor(args.floor_calls, levels)
     floor = floors[(args.reference_concurrency, True)]
     best = max(floors.values())
     for (concurrency, shared), rate in floors.items():
         style = "one shared client" if shared else "a client per worker"
-        print(f"floor: bare FastAPI echo /mcp, httpx, concurrency {concurrency:>2}, {style}: "
-              f"{rate:,.0f} calls/s")
+        print(
+            f"floor: bare FastAPI echo /mcp, httpx, concurrency {concurrency:>2}, {style}: "
+            f"{rate:,.0f} calls/s"
+        )
     rows = []
-    print(f"{'players':>7} {'refs':>4} {'matches':>7} {'wall s':>7} {'matches/s':>9} "
-          f"{'calls':>6} {'calls/s':>8} {'of ref':>6} {'of best':>7}")
+    print(
+        f"{'players':>7} {'refs':>4} {'matches':>7} {'wall s':>7} {'matches/s':>9} "
+        f"{'calls':>6} {'calls/s':>8} {'of ref':>6} {'of best':>7}"
+    )
     for size in (int(s) for s in args.sizes.split(",")):
         for referees in (int(r) for r in args.referees.split(",")):
             row = run_league(size, referees, args.capacity)
             row["share_of_floor"] = row["calls_per_s"] / floor
             row["share_of_best_floor"] = row["calls_per_s"] / best
             rows.append(row)
-            print(f"{size:>7} {referees:>4} {row['matches']:>7} {row['wall_s']:>7.2f} "
-                  f"{row['matches_per_s']:>9.1f} {row['rpc_calls']:>6} "
-                  f"{row['calls_per_s']:>8.0f} {row['share_of_floor']:>6.0%} "
-                  f"{row['share_of_best_floor']:>7.0%}  cpu s: "
-                  + ", ".join(f"{kind} {secs:.1f}" for kind, secs in row["cpu_s"].items()),
-                  flush=True)
+            print(
+                f"{size:>7} {referees:>4} {row['matches']:>7} {row['wall_s']:>7.2f} "
+                f"{row['matches_per_s']:>9.1f} {row['rpc_calls']:>6} "
+                f"{row['calls_per_s']:>8.0f} {row['share_of_floor']:>6.0%} "
+                f"{row['share_of_best_floor']:>7.0%}  cpu s: "
+                + ", ".join(f"{kind} {secs:.1f}" for kind, secs in row["cpu_s"].items()),
+                flush=True,
+            )
     if args.json:
-        args.json.write_text(json.dumps({"floor_calls_per_s": {
-                                             f"c{c}-{'shared' if shared else 'per-worker'}": r
-                                             for (c, shared), r in floors.items()},
-                                         "reference_concurrency": args.reference_concurrency,
-                                         "leagues": rows}, indent=2))
+        args.json.write_text(
+            json.dumps(
+                {
+                    "floor_calls_per_s": {
+                        f"c{c}-{'shared' if shared else 'per-worker'}": r
+                        for (c, shared), r in floors.items()
+                    },
+                    "reference_concurrency": args.reference_concurrency,
+                    "leagues": rows,
+                },
+                indent=2,
+            )
+        )
 
 
 if __name__ == "__main__":

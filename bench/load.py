@@ -165,12 +165,20 @@ async def _register_burst(mcp_url: str, count: int) -> dict[str, Any]:
     async def register(index: int, client: httpx.AsyncClient) -> None:
         name = f"Load{index + 1:03d}"
         request = LeagueRegisterRequest(
-            sender=f"player:{name}", conversation_id=f"register-{name}",
-            player_meta=PlayerMeta(display_name=name, contact_endpoint=f"http://127.0.0.1:"
-                                   f"{20000 + index}/mcp", protocol_version=PROTOCOL_VERSION),
+            sender=f"player:{name}",
+            conversation_id=f"register-{name}",
+            player_meta=PlayerMeta(
+                display_name=name,
+                contact_endpoint=f"http://127.0.0.1:{20000 + index}/mcp",
+                protocol_version=PROTOCOL_VERSION,
+            ),
         )
-        body = {"jsonrpc": "2.0", "method": "register_player", "params": request.to_wire(),
-                "id": index}
+        body = {
+            "jsonrpc": "2.0",
+            "method": "register_player",
+            "params": request.to_wire(),
+            "id": index,
+        }
         await go.wait()
         sent = time.perf_counter()
         try:
@@ -200,15 +208,27 @@ async def _check_tokens(mcp_url: str, answers: list[dict[str, Any]]) -> int:
     accepted = 0
     async with httpx.AsyncClient(timeout=30) as client:
         for answer in answers:
-            query = LeagueQuery(sender=f"player:{answer['player_id']}", conversation_id="check",
-                                auth_token=answer["auth_token"], league_id=LEAGUE,
-                                query_type="GET_STANDINGS")
-            response = await client.post(mcp_url, json={"jsonrpc": "2.0", "id": 1,
-                                                         "method": "league_query",
-                                                         "params": query.to_wire()})
+            query = LeagueQuery(
+                sender=f"player:{answer['player_id']}",
+                conversation_id="check",
+                auth_token=answer["auth_token"],
+                league_id=LEAGUE,
+                query_type="GET_STANDINGS",
+            )
+            response = await client.post(
+                mcp_url,
+                json={
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "league_query",
+                    "params": query.to_wire(),
+                },
+            )
             result = response.json().get("result", {})
-            accepted += result.get("message_type") == "LEAGUE_QUERY_RESPONSE" and \
-                result.get("success") is True
+            accepted += (
+                result.get("message_type") == "LEAGUE_QUERY_RESPONSE"
+                and result.get("success") is True
+            )
     return accepted
 
 
@@ -221,8 +241,11 @@ def registration_burst(count: int, keep: bool) -> dict[str, Any]:
         referee = space.launcher.referee("R1", free_port(), manager.mcp_url, 8)
         space.launcher.wait_healthy(referee)
         with httpx.Client(timeout=10) as client:
-            wait_for(lambda: client.get(f"{manager.base_url}/status").json()["referees"], 30,
-                     "the referee to register")
+            wait_for(
+                lambda: client.get(f"{manager.base_url}/status").json()["referees"],
+                30,
+                "the referee to register",
+            )
             burst = asyncio.run(_register_burst(manager.mcp_url, count))
             status = client.get(f"{manager.base_url}/status").json()
         answers = burst["answers"]
@@ -233,8 +256,11 @@ def registration_burst(count: int, keep: bool) -> dict[str, Any]:
         listed = {p["agent_id"] for p in status["players"]}
         problems = []
         if len(accepted) != count:
-            refused = Counter(str(a.get("reason") or a.get("error_description") or a)
-                              for a in answers if a.get("status") != "ACCEPTED")
+            refused = Counter(
+                str(a.get("reason") or a.get("error_description") or a)
+                for a in answers
+                if a.get("status") != "ACCEPTED"
+            )
             problems.append(f"{count - len(accepted)} not ACCEPTED: {dict(refused)}")
         if len(ids) != len(accepted) or None in ids:
             problems.append(f"{len(accepted)} accepted but {len(ids)} distinct ids")
@@ -245,9 +271,15 @@ def registration_burst(count: int, keep: bool) -> dict[str, Any]:
         if listed != ids:
             problems.append(f"/status lists {len(listed)} players, {len(listed ^ ids)} differ")
         failed = bool(problems)
-        return {"total_s": burst["total_s"], "latencies": burst["latencies"],
-                "accepted": len(accepted), "distinct_ids": len(ids),
-                "tokens_accepted": valid_tokens, "listed": len(listed), "problems": problems}
+        return {
+            "total_s": burst["total_s"],
+            "latencies": burst["latencies"],
+            "accepted": len(accepted),
+            "distinct_ids": len(ids),
+            "tokens_accepted": valid_tokens,
+            "listed": len(listed),
+            "problems": problems,
+        }
     except KeyboardInterrupt:
         failed = False  # nothing to look into: stop and clean up
         raise
@@ -278,18 +310,22 @@ class Stream:
         """``seconds``: how long requests were sent; ``drained``: until the last answer."""
         done = len(self.latencies)
         ms = [1000 * x for x in self.latencies]
-        return {"requests": done + sum(self.errors.values()), "answered": done,
-                "sent_per_s": (done + sum(self.errors.values())) / seconds if seconds else 0.0,
-                "answered_per_s": done / drained if drained else 0.0,
-                "p50_ms": percentile(ms, 0.5) if ms else None,
-                "p99_ms": percentile(ms, 0.99) if ms else None,
-                "max_ms": max(ms) if ms else None,
-                "send_lag_p99_ms": 1000 * percentile(self.lags, 0.99) if self.lags else None,
-                "slowest_at_s": [round(at, 2) for at, _ in sorted(
-                    self.slowest, key=lambda pair: -pair[1])[:5]],
-                "errors": dict(self.errors), "error_examples": self.examples,
-                "versions_seen": (min(self.versions), max(self.versions))
-                if self.versions else None}
+        return {
+            "requests": done + sum(self.errors.values()),
+            "answered": done,
+            "sent_per_s": (done + sum(self.errors.values())) / seconds if seconds else 0.0,
+            "answered_per_s": done / drained if drained else 0.0,
+            "p50_ms": percentile(ms, 0.5) if ms else None,
+            "p99_ms": percentile(ms, 0.99) if ms else None,
+            "max_ms": max(ms) if ms else None,
+            "send_lag_p99_ms": 1000 * percentile(self.lags, 0.99) if self.lags else None,
+            "slowest_at_s": [
+                round(at, 2) for at, _ in sorted(self.slowest, key=lambda pair: -pair[1])[:5]
+            ],
+            "errors": dict(self.errors),
+            "error_examples": self.examples,
+            "versions_seen": (min(self.versions), max(self.versions)) if self.versions else None,
+        }
 
 
 def _standings_problem(document: Any, players: int) -> str | None:
@@ -299,11 +335,15 @@ def _standings_problem(document: Any, players: int) -> str | None:
         return "not a standings document"
     rows = document["standings"]
     if len(rows) != players or len({r.get("player_id") for r in rows}) != players:
-        return f"{len(rows)} rows ({len({r.get('player_id') for r in rows})} players) for " \
-               f"{players} players"
+        return (
+            f"{len(rows)} rows ({len({r.get('player_id') for r in rows})} players) for "
+            f"{players} players"
+        )
     if sum(r["played"] for r in rows) != 2 * document["matches_completed"]:
-        return (f"played adds up to {sum(r['played'] for r in rows)}, "
-                f"{document['matches_completed']} matches counted")
+        return (
+            f"played adds up to {sum(r['played'] for r in rows)}, "
+            f"{document['matches_completed']} matches counted"
+        )
     if document["version"] != document["matches_completed"]:
         return f"version {document['version']} for {document['matches_completed']} matches"
     return None
@@ -318,14 +358,19 @@ class QueryLoad:
     every queued request, so one shared pool with hundreds of requests in flight makes the
     load generator, not the League Manager, the bottleneck."""
 
-    def __init__(self, lm_url: str, rate: float, players: int, player_id: str, token: str,
-                 max_in_flight: int):
+    def __init__(
+        self, lm_url: str, rate: float, players: int, player_id: str, token: str, max_in_flight: int
+    ):
         self.lm_url = lm_url
         self.rate = rate
         self.players = players
-        self.query = LeagueQuery(sender=f"player:{player_id}", conversation_id="load",
-                                 auth_token=token, league_id=LEAGUE,
-                                 query_type="GET_STANDINGS").to_wire()
+        self.query = LeagueQuery(
+            sender=f"player:{player_id}",
+            conversation_id="load",
+            auth_token=token,
+            league_id=LEAGUE,
+            query_type="GET_STANDINGS",
+        ).to_wire()
         self.streams = {"GET /standings": Stream(), "league_query": Stream()}
         self.sent = 0
         self.seconds = 0.0
@@ -341,8 +386,13 @@ class QueryLoad:
             return self._idle.pop()
         # An idle connection is dropped after 2 s, before uvicorn's 5 s keep-alive timeout:
         # with both at 5 s, a request sent as the server closes fails (RemoteProtocolError).
-        client = httpx.AsyncClient(timeout=10, verify=self._ssl, limits=httpx.Limits(
-            max_connections=1, max_keepalive_connections=1, keepalive_expiry=2.0))
+        client = httpx.AsyncClient(
+            timeout=10,
+            verify=self._ssl,
+            limits=httpx.Limits(
+                max_connections=1, max_keepalive_connections=1, keepalive_expiry=2.0
+            ),
+        )
         self.clients.append(client)
         return client
 
@@ -363,10 +413,20 @@ class QueryLoad:
             if name == "GET /standings":
                 response = await client.get(f"{self.lm_url}/standings")
             else:
-                params = {**self.query, "timestamp": utc_now_str(),
-                          "conversation_id": f"load-{index}"}
-                response = await client.post(f"{self.lm_url}/mcp", json={
-                    "jsonrpc": "2.0", "method": "league_query", "params": params, "id": index})
+                params = {
+                    **self.query,
+                    "timestamp": utc_now_str(),
+                    "conversation_id": f"load-{index}",
+                }
+                response = await client.post(
+                    f"{self.lm_url}/mcp",
+                    json={
+                        "jsonrpc": "2.0",
+                        "method": "league_query",
+                        "params": params,
+                        "id": index,
+                    },
+                )
         except httpx.TimeoutException as exc:
             stream.fail("timeout", repr(exc))
             return
@@ -426,16 +486,18 @@ class QueryLoad:
                 await client.aclose()
 
 
-async def _play(lm_url: str, admin_token: str, load: QueryLoad | None, seconds: float | None,
-                timeout: float) -> float:
+async def _play(
+    lm_url: str, admin_token: str, load: QueryLoad | None, seconds: float | None, timeout: float
+) -> float:
     """Start the league and wait for it to complete, under ``load`` if given; its wall time."""
     stop = asyncio.Event()
     async with httpx.AsyncClient(timeout=30) as client:
         loader = asyncio.create_task(load.run(stop, seconds)) if load else None
         try:
             started = time.perf_counter()
-            response = await client.post(f"{lm_url}/start_league",
-                                         headers={"Authorization": f"Bearer {admin_token}"})
+            response = await client.post(
+                f"{lm_url}/start_league", headers={"Authorization": f"Bearer {admin_token}"}
+            )
             response.raise_for_status()
             deadline = started + timeout
             while (await client.get(f"{lm_url}/status")).json()["state"] != "COMPLETED":
@@ -465,11 +527,21 @@ def _load_alone(load: QueryLoad, space: Workspace, seconds: float) -> dict[str, 
     lm_cpu = cpu_seconds(manager.popen.pid) - lm_before
     own = own_cpu_seconds() - own_before
     busy = machine_busy_seconds() - machine_before
-    return {"seconds": load.drained, "sent": load.sent, "connections": len(load.clients),
-            "cpu_s": {"manager": lm_cpu, "bench": own, "all": busy,
-                      "available": load.drained * (os.cpu_count() or 1)},
-            "streams": {name: stream.summary(load.seconds, load.drained)
-                        for name, stream in load.streams.items()}}
+    return {
+        "seconds": load.drained,
+        "sent": load.sent,
+        "connections": len(load.clients),
+        "cpu_s": {
+            "manager": lm_cpu,
+            "bench": own,
+            "all": busy,
+            "available": load.drained * (os.cpu_count() or 1),
+        },
+        "streams": {
+            name: stream.summary(load.seconds, load.drained)
+            for name, stream in load.streams.items()
+        },
+    }
 
 
 def check_league(space: Workspace, final: dict[str, Any], players: int) -> list[str]:
@@ -480,12 +552,17 @@ def check_league(space: Workspace, final: dict[str, Any], players: int) -> list[
     scheduled = sorted(m["match_id"] for r in schedule["rounds"] for m in r["matches"])
     if len(scheduled) != players * (players - 1) // 2:
         problems.append(f"{len(scheduled)} matches scheduled for {players} players")
-    journaled = Counter(json.loads(line)["match_id"] for line in
-                        (space.league_dir / "journal.jsonl").read_text().splitlines() if line)
+    journaled = Counter(
+        json.loads(line)["match_id"]
+        for line in (space.league_dir / "journal.jsonl").read_text().splitlines()
+        if line
+    )
     if sorted(journaled) != scheduled or set(journaled.values()) != {1}:
         twice = [m for m, n in journaled.items() if n > 1]
-        problems.append(f"journal: {len(journaled)} matches of {len(scheduled)}, "
-                        f"{len(twice)} more than once {twice[:5]}")
+        problems.append(
+            f"journal: {len(journaled)} matches of {len(scheduled)}, "
+            f"{len(twice)} more than once {twice[:5]}"
+        )
     matches = match_files(shared, LEAGUE)
     if sorted(m["match_id"] for m in matches) != scheduled:
         problems.append(f"{len(matches)} match files for {len(scheduled)} matches")
@@ -495,9 +572,11 @@ def check_league(space: Workspace, final: dict[str, Any], players: int) -> list[
     for row in on_disk["standings"]:
         mine = recomputed.get(row["player_id"], Counter())
         if tuple(row[k] for k in keys) != tuple(mine[k] for k in keys):
-            problems.append(f"standings.json {row['player_id']}: "
-                            f"{[row[k] for k in keys]} but the match files say "
-                            f"{[mine[k] for k in keys]}")
+            problems.append(
+                f"standings.json {row['player_id']}: "
+                f"{[row[k] for k in keys]} but the match files say "
+                f"{[mine[k] for k in keys]}"
+            )
         if row["played"] != players - 1:
             problems.append(f"{row['player_id']} played {row['played']} of {players - 1}")
     if len(on_disk["standings"]) != players:
@@ -509,8 +588,9 @@ def check_league(space: Workspace, final: dict[str, Any], players: int) -> list[
     return problems
 
 
-def _start_league_processes(players: int, referees: int, capacity: int, keep: bool,
-                            attempts: int = 3) -> tuple[Workspace, str]:
+def _start_league_processes(
+    players: int, referees: int, capacity: int, keep: bool, attempts: int = 3
+) -> tuple[Workspace, str]:
     """A workspace with every agent up and registered. A free port can be taken by another
     process between our choosing it and the agent binding it: then start again, anew."""
     for attempt in range(1, attempts + 1):
@@ -546,9 +626,17 @@ def _log_events(space: Workspace, *events: str) -> Counter[str]:
     return counts
 
 
-def league_run(players: int, referees: int, capacity: int, rate: float | None,
-               seconds: float | None, timeout: float, keep: bool, max_in_flight: int = 256,
-               before_seconds: float = 0.0) -> dict[str, Any]:
+def league_run(
+    players: int,
+    referees: int,
+    capacity: int,
+    rate: float | None,
+    seconds: float | None,
+    timeout: float,
+    keep: bool,
+    max_in_flight: int = 256,
+    before_seconds: float = 0.0,
+) -> dict[str, Any]:
     space, lm_url = _start_league_processes(players, referees, capacity, keep)
     failed = True
     try:
@@ -563,11 +651,15 @@ def league_run(players: int, referees: int, capacity: int, rate: float | None,
             if before_seconds:
                 # The schedule fixed first, so the standings hold every player, as later.
                 with httpx.Client(timeout=30) as client:
-                    client.post(f"{lm_url}/create_schedule", headers={
-                        "Authorization": f"Bearer {space.admin_token()}"}).raise_for_status()
+                    client.post(
+                        f"{lm_url}/create_schedule",
+                        headers={"Authorization": f"Bearer {space.admin_token()}"},
+                    ).raise_for_status()
                 row["before_league"] = _load_alone(
-                    QueryLoad(lm_url, rate, players, player_id, tokens[player_id],
-                              max_in_flight), space, before_seconds)
+                    QueryLoad(lm_url, rate, players, player_id, tokens[player_id], max_in_flight),
+                    space,
+                    before_seconds,
+                )
         pids = {p.popen.pid: p.kind for p in space.launcher.processes}
         before = {pid: cpu_seconds(pid) for pid in pids}
         machine_before, own_before = machine_busy_seconds(), own_cpu_seconds()
@@ -582,14 +674,22 @@ def league_run(players: int, referees: int, capacity: int, rate: float | None,
             final = client.get(f"{lm_url}/standings").json()
             status = client.get(f"{lm_url}/status").json()
         problems = check_league(space, final, players)
-        row.update({"loaded": bool(rate), "wall_s": wall, "cpu_s": cpu,
-                    "matches": status["matches_completed"], "problems": problems})
+        row.update(
+            {
+                "loaded": bool(rate),
+                "wall_s": wall,
+                "cpu_s": cpu,
+                "matches": status["matches_completed"],
+                "problems": problems,
+            }
+        )
         if load is not None:
             row["load_s"] = load.seconds
             row["sent"] = load.sent
             row["connections"] = len(load.clients)
-            row["streams"] = {name: s.summary(load.seconds, load.drained)
-                              for name, s in load.streams.items()}
+            row["streams"] = {
+                name: s.summary(load.seconds, load.drained) for name, s in load.streams.items()
+            }
         log = SharedDir(space.shared).agent_log_path("league_manager")
         row["lm_log_mb"] = log.stat().st_size / 1e6 if log.exists() else 0.0
         row["log_events"] = dict(_log_events(space, "call_retry", "handler_failed"))
@@ -608,37 +708,50 @@ def league_run(players: int, referees: int, capacity: int, rate: float | None,
 
 
 def _print_register(bursts: list[dict[str, Any]], count: int) -> None:
-    print(f"registration: {count} players at once, {len(bursts)} burst(s), fresh League "
-          "Manager + 1 referee each")
+    print(
+        f"registration: {count} players at once, {len(bursts)} burst(s), fresh League "
+        "Manager + 1 referee each"
+    )
     for number, burst in enumerate(bursts, 1):
         ms = [1000 * x for x in burst["latencies"]] or [math.nan]
-        print(f"  burst {number}: all {count} in {1000 * burst['total_s']:.0f} ms; "
-              f"register_player p50 {percentile(ms, 0.5):.0f} ms, p99 {percentile(ms, 0.99):.0f}"
-              f" ms; {burst['accepted']} ACCEPTED, {burst['distinct_ids']} distinct ids, "
-              f"{burst['tokens_accepted']} tokens valid, {burst['listed']} in /status"
-              + (f"; PROBLEMS: {burst['problems']}" if burst["problems"] else ""), flush=True)
+        print(
+            f"  burst {number}: all {count} in {1000 * burst['total_s']:.0f} ms; "
+            f"register_player p50 {percentile(ms, 0.5):.0f} ms, p99 {percentile(ms, 0.99):.0f}"
+            f" ms; {burst['accepted']} ACCEPTED, {burst['distinct_ids']} distinct ids, "
+            f"{burst['tokens_accepted']} tokens valid, {burst['listed']} in /status"
+            + (f"; PROBLEMS: {burst['problems']}" if burst["problems"] else ""),
+            flush=True,
+        )
     pooled = [1000 * x for b in bursts for x in b["latencies"]] or [math.nan]
-    print(f"  pooled over {len(pooled)} calls: p50 {percentile(pooled, 0.5):.0f} ms, "
-          f"p99 {percentile(pooled, 0.99):.0f} ms, max {max(pooled):.0f} ms", flush=True)
+    print(
+        f"  pooled over {len(pooled)} calls: p50 {percentile(pooled, 0.5):.0f} ms, "
+        f"p99 {percentile(pooled, 0.99):.0f} ms, max {max(pooled):.0f} ms",
+        flush=True,
+    )
 
 
 def _print_league(row: dict[str, Any]) -> None:
     label = "with load" if row["loaded"] else "alone    "
     cpu = row["cpu_s"]
-    print(f"  league {label}: {row['matches']} matches in {row['wall_s']:.2f} s; CPU s: "
-          f"manager {cpu['manager']:.1f}, referees {cpu['referee']:.1f}, players "
-          f"{cpu['player']:.1f}, bench {cpu['bench']:.1f}, other processes {cpu['others']:.1f}"
-          f" (of {cpu['available']:.0f}); manager log {row['lm_log_mb']:.1f} MB; "
-          f"retries in the league {row['log_events'].get('call_retry', 0)}"
-          + (f"; {row['connections']} client connections" if "connections" in row else "")
-          + (f"; PROBLEMS: {row['problems']}" if row["problems"] else "; result checked"),
-          flush=True)
+    print(
+        f"  league {label}: {row['matches']} matches in {row['wall_s']:.2f} s; CPU s: "
+        f"manager {cpu['manager']:.1f}, referees {cpu['referee']:.1f}, players "
+        f"{cpu['player']:.1f}, bench {cpu['bench']:.1f}, other processes {cpu['others']:.1f}"
+        f" (of {cpu['available']:.0f}); manager log {row['lm_log_mb']:.1f} MB; "
+        f"retries in the league {row['log_events'].get('call_retry', 0)}"
+        + (f"; {row['connections']} client connections" if "connections" in row else "")
+        + (f"; PROBLEMS: {row['problems']}" if row["problems"] else "; result checked"),
+        flush=True,
+    )
     before = row.get("before_league")
     if before:
         cpu = before["cpu_s"]
-        print(f"    before the league starts, {before['seconds']:.1f} s of the same load: CPU s:"
-              f" manager {cpu['manager']:.1f}, bench {cpu['bench']:.1f}, whole machine "
-              f"{cpu['all']:.1f} (of {cpu['available']:.0f})", flush=True)
+        print(
+            f"    before the league starts, {before['seconds']:.1f} s of the same load: CPU s:"
+            f" manager {cpu['manager']:.1f}, bench {cpu['bench']:.1f}, whole machine "
+            f"{cpu['all']:.1f} (of {cpu['available']:.0f})",
+            flush=True,
+        )
         _print_streams(before["streams"])
     if row.get("streams"):
         print("    during the league:", flush=True)
@@ -647,18 +760,22 @@ def _print_league(row: dict[str, Any]) -> None:
 
 def _print_streams(streams: dict[str, Any]) -> None:
     for name, stream in streams.items():
-        print(f"      {name:<15} {stream['requests']:>5} sent, {stream['sent_per_s']:5.1f}/s, "
-              f"answered {stream['answered_per_s']:5.1f}/s; "
-              f"p50 {stream['p50_ms'] or 0:6.1f} ms, p99 {stream['p99_ms'] or 0:6.1f} ms, "
-              f"max {stream['max_ms'] or 0:6.1f} ms; send lag p99 "
-              f"{stream['send_lag_p99_ms'] or 0:.1f} ms; versions {stream['versions_seen']}; "
-              f"slowest at {stream['slowest_at_s']} s; errors {stream['errors'] or 0}"
-              + (f" e.g. {stream['error_examples']}" if stream["errors"] else ""), flush=True)
+        print(
+            f"      {name:<15} {stream['requests']:>5} sent, {stream['sent_per_s']:5.1f}/s, "
+            f"answered {stream['answered_per_s']:5.1f}/s; "
+            f"p50 {stream['p50_ms'] or 0:6.1f} ms, p99 {stream['p99_ms'] or 0:6.1f} ms, "
+            f"max {stream['max_ms'] or 0:6.1f} ms; send lag p99 "
+            f"{stream['send_lag_p99_ms'] or 0:.1f} ms; versions {stream['versions_seen']}; "
+            f"slowest at {stream['slowest_at_s']} s; errors {stream['errors'] or 0}"
+            + (f" e.g. {stream['error_examples']}" if stream["errors"] else ""),
+            flush=True,
+        )
 
 
 def stop_on_signals() -> None:
     """SIGTERM unwinds like Ctrl-C, so every ``finally`` stops its processes; SIGINT too,
     even when started in the background of a script (which ignores it there)."""
+
     def handler(signum: int, frame: FrameType | None) -> None:
         raise KeyboardInterrupt(f"signal {signum}")
 
@@ -670,28 +787,52 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--part", choices=("register", "query", "both"), default="both")
     parser.add_argument("--register", type=int, default=64, help="players registering at once")
-    parser.add_argument("--bursts", type=int, default=3, help="registration bursts, each with "
-                        "a fresh League Manager")
+    parser.add_argument(
+        "--bursts",
+        type=int,
+        default=3,
+        help="registration bursts, each with a fresh League Manager",
+    )
     parser.add_argument("--players", type=int, default=32, help="players in the league")
     parser.add_argument("--referees", type=int, default=2)
     parser.add_argument("--capacity", type=int, default=8, help="matches per referee")
-    parser.add_argument("--rate", type=float, default=200.0, help="queries per second, half "
-                        "GET /standings, half league_query")
-    parser.add_argument("--seconds", type=float, default=None, help="stop the load after this "
-                        "long (default: when the league completes, whichever is first)")
-    parser.add_argument("--before", type=float, default=5.0, help="seconds of the same load "
-                        "before each loaded league starts, as a reference (0: none)")
-    parser.add_argument("--max-in-flight", type=int, default=256, help="queries in flight "
-                        "at most (each on its own connection); later ones wait, on the clock")
-    parser.add_argument("--pairs", type=int, default=1, help="leagues played alone and under "
-                        "load, alternately")
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=200.0,
+        help="queries per second, half GET /standings, half league_query",
+    )
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=None,
+        help="stop the load after this "
+        "long (default: when the league completes, whichever is first)",
+    )
+    parser.add_argument(
+        "--before",
+        type=float,
+        default=5.0,
+        help="seconds of the same load before each loaded league starts, as a reference (0: none)",
+    )
+    parser.add_argument(
+        "--max-in-flight",
+        type=int,
+        default=256,
+        help="queries in flight "
+        "at most (each on its own connection); later ones wait, on the clock",
+    )
+    parser.add_argument(
+        "--pairs", type=int, default=1, help="leagues played alone and under load, alternately"
+    )
     parser.add_argument("--timeout", type=float, default=600, help="seconds a league may take")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folders")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
     if args.rate <= 0 or args.register < 1 or args.players < 2 or args.referees < 1:
-        parser.error("--rate, --register, --players and --referees must be positive "
-                     "(at least 2 players)")
+        parser.error(
+            "--rate, --register, --players and --referees must be positive (at least 2 players)"
+        )
     stop_on_signals()
 
     figures: dict[str, Any] = {"argv": sys.argv[1:]}
@@ -701,30 +842,45 @@ def main() -> None:
         _print_register(bursts, args.register)
         pooled = [x for b in bursts for x in b["latencies"]] or [math.nan]
         figures["registration"] = {
-            "players": args.register, "bursts": bursts,
+            "players": args.register,
+            "bursts": bursts,
             "pooled_p50_ms": 1000 * percentile(pooled, 0.5),
             "pooled_p99_ms": 1000 * percentile(pooled, 0.99),
         }
         failed |= any(b["problems"] for b in bursts)
     if args.part in ("query", "both"):
-        print(f"queries during a league: {args.players} players, {args.referees} referee(s) "
-              f"x {args.capacity}, {args.rate:g} queries/s", flush=True)
+        print(
+            f"queries during a league: {args.players} players, {args.referees} referee(s) "
+            f"x {args.capacity}, {args.rate:g} queries/s",
+            flush=True,
+        )
         rows = []
         for pair in range(args.pairs):
             order = (None, args.rate) if pair % 2 == 0 else (args.rate, None)
             for rate in order:
-                row = league_run(args.players, args.referees, args.capacity, rate,
-                                 args.seconds, args.timeout, args.keep, args.max_in_flight,
-                                 args.before)
+                row = league_run(
+                    args.players,
+                    args.referees,
+                    args.capacity,
+                    rate,
+                    args.seconds,
+                    args.timeout,
+                    args.keep,
+                    args.max_in_flight,
+                    args.before,
+                )
                 _print_league(row)
                 rows.append(row)
                 failed |= bool(row["problems"]) or any(
-                    stream["errors"] for stream in row.get("streams", {}).values())
+                    stream["errors"] for stream in row.get("streams", {}).values()
+                )
         alone = [r["wall_s"] for r in rows if not r["loaded"]]
         loaded = [r["wall_s"] for r in rows if r["loaded"]]
-        print(f"  wall time: alone {min(alone):.2f}-{max(alone):.2f} s, under load "
-              f"{min(loaded):.2f}-{max(loaded):.2f} s "
-              f"({sum(loaded) / len(loaded) / (sum(alone) / len(alone)) - 1:+.0%} on average)")
+        print(
+            f"  wall time: alone {min(alone):.2f}-{max(alone):.2f} s, under load "
+            f"{min(loaded):.2f}-{max(loaded):.2f} s "
+            f"({sum(loaded) / len(loaded) / (sum(alone) / len(alone)) - 1:+.0%} on average)"
+        )
         figures["leagues"] = rows
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2))

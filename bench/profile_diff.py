@@ -17,15 +17,22 @@ from collections import defaultdict
 HTTP_CLIENT = "HTTP client (httpx, httpcore, h11, anyio)"
 LOGGING = "logging (sdk.agent_log, structlog, redaction, orjson)"
 GROUPS = (
-    ("/httpx/", HTTP_CLIENT), ("/httpcore/", HTTP_CLIENT), ("/h11/", HTTP_CLIENT),
-    ("/anyio/", HTTP_CLIENT), ("/sniffio/", HTTP_CLIENT),
-    ("sdk/agent_log.py", LOGGING), ("/structlog/", LOGGING), ("sdk/auth.py", LOGGING),
-    ("/pydantic", "messages (pydantic)"), ("sdk/messages", "messages (pydantic)"),
+    ("/httpx/", HTTP_CLIENT),
+    ("/httpcore/", HTTP_CLIENT),
+    ("/h11/", HTTP_CLIENT),
+    ("/anyio/", HTTP_CLIENT),
+    ("/sniffio/", HTTP_CLIENT),
+    ("sdk/agent_log.py", LOGGING),
+    ("/structlog/", LOGGING),
+    ("sdk/auth.py", LOGGING),
+    ("/pydantic", "messages (pydantic)"),
+    ("sdk/messages", "messages (pydantic)"),
     ("/json/", "JSON (stdlib json)"),
     ("/uvicorn/", "HTTP server (uvicorn, starlette, fastapi)"),
     ("/starlette/", "HTTP server (uvicorn, starlette, fastapi)"),
     ("/fastapi/", "HTTP server (uvicorn, starlette, fastapi)"),
-    ("/asyncio/", "asyncio"), ("/uvloop/", "asyncio"),
+    ("/asyncio/", "asyncio"),
+    ("/uvloop/", "asyncio"),
     ("league_manager/", "the League Manager's own code"),
     ("sdk/", "sdk, the rest"),
 )
@@ -36,8 +43,11 @@ RESULT = ("league_manager/service.py", "_record")
 
 def group(path: str, name: str) -> str:
     if path == "~":
-        if name.startswith("<method 'poll'") or name.startswith("<method 'select'") or \
-                name.startswith("<method 'control'"):
+        if (
+            name.startswith("<method 'poll'")
+            or name.startswith("<method 'select'")
+            or name.startswith("<method 'control'")
+        ):
             return IDLE
         if "orjson" in name:
             return LOGGING
@@ -79,8 +89,10 @@ def main() -> None:
     def ms(seconds: dict[str, float], results: int, label: str) -> float:
         return 1000 * seconds.get(label, 0.0) / results
 
-    labels = sorted(set(before) | set(after),
-                    key=lambda k: ms(before, before_results, k) - ms(after, after_results, k))
+    labels = sorted(
+        set(before) | set(after),
+        key=lambda k: ms(before, before_results, k) - ms(after, after_results, k),
+    )
     busy = [label for label in labels if label != IDLE]
     extra = sum(ms(after, after_results, k) - ms(before, before_results, k) for k in busy)
     print(f"results recorded: {before_results} and {after_results}")
@@ -89,8 +101,10 @@ def main() -> None:
         first, second = ms(before, before_results, label), ms(after, after_results, label)
         share = "" if label == IDLE else f"{(second - first) / extra:.0%}"
         print(f"{label:55} {first:10.2f} {second:10.2f} {second - first:8.2f} {share:>7}")
-    print(f"{'busy, in all':55} {sum(ms(before, before_results, k) for k in busy):10.2f} "
-          f"{sum(ms(after, after_results, k) for k in busy):10.2f} {extra:8.2f}")
+    print(
+        f"{'busy, in all':55} {sum(ms(before, before_results, k) for k in busy):10.2f} "
+        f"{sum(ms(after, after_results, k) for k in busy):10.2f} {extra:8.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -72,8 +72,14 @@ def _rss_kb() -> int:
 def _shared_dir(root: Path, players: int, broadcasts: bool) -> SharedDir:
     shutil.copytree(REPO / "SHARED" / "config", root / "config")
     template = json.loads((root / "config" / "leagues" / "league_2025_even_odd.json").read_text())
-    league = {**template, "league_id": LEAGUE, "display_name": "Scale", "max_players": players,
-              "registrations_per_minute": players + REFEREES, "broadcasts": broadcasts}
+    league = {
+        **template,
+        "league_id": LEAGUE,
+        "display_name": "Scale",
+        "max_players": players,
+        "registrations_per_minute": players + REFEREES,
+        "broadcasts": broadcasts,
+    }
     (root / "config" / "leagues" / f"{LEAGUE}.json").write_text(json.dumps(league))
     return SharedDir(root)
 
@@ -98,16 +104,23 @@ class Outside:
             task = asyncio.ensure_future(self._report(referee_id, token, params))
             self._reports.add(task)
             task.add_done_callback(self._reports.discard)
-            result: dict[str, Any] = {"message_type": "START_MATCH_ACK", "accepted": True,
-                                      "match_id": params["match_id"]}
+            result: dict[str, Any] = {
+                "message_type": "START_MATCH_ACK",
+                "accepted": True,
+                "match_id": params["match_id"],
+            }
         else:
             self.notifications += 1
             result = {"message_type": "ACK", "status": "ok"}
-        envelope = {"protocol": "league.v2", "sender": "agent:outside",
-                    "timestamp": "2026-01-01T00:00:00Z",
-                    "conversation_id": params.get("conversation_id", "x")}
-        return httpx.Response(200, json={"jsonrpc": "2.0", "result": envelope | result,
-                                         "id": body["id"]})
+        envelope = {
+            "protocol": "league.v2",
+            "sender": "agent:outside",
+            "timestamp": "2026-01-01T00:00:00Z",
+            "conversation_id": params.get("conversation_id", "x"),
+        }
+        return httpx.Response(
+            200, json={"jsonrpc": "2.0", "result": envelope | result, "id": body["id"]}
+        )
 
     async def _report(self, referee_id: str, token: str, start: dict[str, Any]) -> None:
         """A result decided by the match id: a third drawn, the rest won by either seat."""
@@ -115,10 +128,15 @@ class Outside:
         players = [seat["player_id"] for seat in start["players"]]
         pick = zlib.crc32(start["match_id"].encode()) % 3
         report = MatchResultReport(
-            sender=f"referee:{referee_id}", auth_token=token,
-            conversation_id=start["conversation_id"], league_id=start["league_id"],
-            round_id=start["round_id"], match_id=start["match_id"], game_type="even_odd",
-            result=MatchResult(winner=None if pick == 2 else players[pick]))
+            sender=f"referee:{referee_id}",
+            auth_token=token,
+            conversation_id=start["conversation_id"],
+            league_id=start["league_id"],
+            round_id=start["round_id"],
+            match_id=start["match_id"],
+            game_type="even_odd",
+            result=MatchResult(winner=None if pick == 2 else players[pick]),
+        )
         ack = await self.manager.report_result(report)
         if ack.status != "RECORDED":
             self.rejected += 1
@@ -127,8 +145,10 @@ class Outside:
 async def _measure(players: int, results: int, broadcasts: bool, root: Path) -> dict[str, Any]:
     outside = Outside()
     shared = _shared_dir(root, players, broadcasts)
-    manager = LeagueManager(LeagueManagerSettings(shared_dir=shared.root, league_id=LEAGUE),
-                            transport=httpx.MockTransport(outside.handle))
+    manager = LeagueManager(
+        LeagueManagerSettings(shared_dir=shared.root, league_id=LEAGUE),
+        transport=httpx.MockTransport(outside.handle),
+    )
     outside.manager = manager
     common = {"sender": "agent:bench", "conversation_id": "bench"}
     started = time.perf_counter()
@@ -137,15 +157,36 @@ async def _measure(players: int, results: int, broadcasts: bool, root: Path) -> 
     with mock.patch.object(AgentRegistry, "save", lambda self: None):
         for k in range(REFEREES):
             endpoint = f"http://referee-{k}.bench/mcp"
-            answer = manager.register_referee(RefereeRegisterRequest(
-                **common, auth_token=manager.referee_secret, referee_meta=(
-                RefereeMeta(display_name=f"Referee {k}", version="1", game_types=["even_odd"],
-                            contact_endpoint=endpoint, max_concurrent_matches=REFEREE_CAPACITY))))
+            answer = manager.register_referee(
+                RefereeRegisterRequest(
+                    **common,
+                    auth_token=manager.referee_secret,
+                    referee_meta=(
+                        RefereeMeta(
+                            display_name=f"Referee {k}",
+                            version="1",
+                            game_types=["even_odd"],
+                            contact_endpoint=endpoint,
+                            max_concurrent_matches=REFEREE_CAPACITY,
+                        )
+                    ),
+                )
+            )
             outside.tokens[endpoint] = (str(answer.referee_id), str(answer.auth_token))
         for k in range(players):
-            answer = manager.register_player(LeagueRegisterRequest(**common, player_meta=(
-                PlayerMeta(display_name=f"Player {k}", version="1", game_types=["even_odd"],
-                           contact_endpoint=f"http://player-{k}.bench/mcp"))))
+            answer = manager.register_player(
+                LeagueRegisterRequest(
+                    **common,
+                    player_meta=(
+                        PlayerMeta(
+                            display_name=f"Player {k}",
+                            version="1",
+                            game_types=["even_odd"],
+                            contact_endpoint=f"http://player-{k}.bench/mcp",
+                        )
+                    ),
+                )
+            )
             assert answer.status == "ACCEPTED", answer.reason
     registered = time.perf_counter() - started
     started = time.perf_counter()
@@ -173,13 +214,21 @@ async def _measure(players: int, results: int, broadcasts: bool, root: Path) -> 
     rss_played = _rss_kb()
     await manager.shutdown()
     return {
-        "players": players, "total_matches": book.total_matches, "results": counted,
-        "rounds_completed": book.rounds_completed(), "rejected": outside.rejected,
+        "players": players,
+        "total_matches": book.total_matches,
+        "results": counted,
+        "rounds_completed": book.rounds_completed(),
+        "rejected": outside.rejected,
         "notifications": outside.notifications,
-        "register_s": registered, "agents_save_ms": 1000 * agents_saved,
-        "schedule_s": scheduled, "play_s": elapsed, "play_cpu_s": cpu,
-        "results_per_s": counted / elapsed, "cpu_ms_per_result": 1000 * cpu / counted,
-        "rss_registered_mb": rss_registered / 1024, "rss_scheduled_mb": rss_scheduled / 1024,
+        "register_s": registered,
+        "agents_save_ms": 1000 * agents_saved,
+        "schedule_s": scheduled,
+        "play_s": elapsed,
+        "play_cpu_s": cpu,
+        "results_per_s": counted / elapsed,
+        "cpu_ms_per_result": 1000 * cpu / counted,
+        "rss_registered_mb": rss_registered / 1024,
+        "rss_scheduled_mb": rss_scheduled / 1024,
         "rss_played_mb": rss_played / 1024,
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "bytes_per_result": 1024 * (rss_played - rss_scheduled) / max(counted, 1),
@@ -198,22 +247,40 @@ def _table(rows: list[dict[str, Any]]) -> None:
     from rich.table import Table
 
     table = Table(title="League Manager bookkeeping in process (one core)")
-    for column in ("players", "results", "register", "agents.json", "schedule", "results/s",
-                   "CPU ms/result", "notifications", "peak RSS", "RSS per result"):
+    for column in (
+        "players",
+        "results",
+        "register",
+        "agents.json",
+        "schedule",
+        "results/s",
+        "CPU ms/result",
+        "notifications",
+        "peak RSS",
+        "RSS per result",
+    ):
         table.add_column(column, justify="right")
     for row in rows:
-        table.add_row(f"{row['players']:,}", f"{row['results']:,} of {row['total_matches']:,}",
-                      f"{row['register_s']:.2f} s", f"{row['agents_save_ms']:.0f} ms",
-                      f"{row['schedule_s']:.3f} s",
-                      f"{row['results_per_s']:,.0f}", f"{row['cpu_ms_per_result']:.3f}",
-                      f"{row['notifications']:,}",
-                      f"{row['peak_rss_mb']:,.0f} MB", f"{row['bytes_per_result']:,.0f} B")
+        table.add_row(
+            f"{row['players']:,}",
+            f"{row['results']:,} of {row['total_matches']:,}",
+            f"{row['register_s']:.2f} s",
+            f"{row['agents_save_ms']:.0f} ms",
+            f"{row['schedule_s']:.3f} s",
+            f"{row['results_per_s']:,.0f}",
+            f"{row['cpu_ms_per_result']:.3f}",
+            f"{row['notifications']:,}",
+            f"{row['peak_rss_mb']:,.0f} MB",
+            f"{row['bytes_per_result']:,.0f} B",
+        )
     Console(width=150).print(table)
     if len(rows) > 1:
         first, last = rows[0], rows[-1]
-        print(f"results/s at n={last['players']:,} is "
-              f"{last['results_per_s'] / first['results_per_s']:.2f}x that at "
-              f"n={first['players']:,}")
+        print(
+            f"results/s at n={last['players']:,} is "
+            f"{last['results_per_s'] / first['results_per_s']:.2f}x that at "
+            f"n={first['players']:,}"
+        )
 
 
 def main() -> None:
@@ -222,14 +289,24 @@ def main() -> None:
         os.execv(sys.executable, [sys.executable, str(REPO / "bench" / "scale_http.py"), *rest])
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[100, 1000, 10_000])
-    parser.add_argument("--results", type=int, default=20_000,
-                        help="results to play at each size (0: the whole league)")
-    parser.add_argument("--no-broadcasts", action="store_true",
-                        help="leagues with broadcasts off (players would poll league_query)")
+    parser.add_argument(
+        "--results",
+        type=int,
+        default=20_000,
+        help="results to play at each size (0: the whole league)",
+    )
+    parser.add_argument(
+        "--no-broadcasts",
+        action="store_true",
+        help="leagues with broadcasts off (players would poll league_query)",
+    )
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
-    parser.add_argument("--http", action="store_true",
-                        help="a league over real HTTP instead (bench/scale_http.py's options)")
+    parser.add_argument(
+        "--http",
+        action="store_true",
+        help="a league over real HTTP instead (bench/scale_http.py's options)",
+    )
     args = parser.parse_args()
     broadcasts = not args.no_broadcasts
     if args.one:

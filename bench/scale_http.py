@@ -112,14 +112,17 @@ class PlayerPaths:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         root_path = scope.get("root_path", "")
         path = scope["path"]
-        below = path[len(root_path):] if path.startswith(root_path) else path
+        below = path[len(root_path) :] if path.startswith(root_path) else path
         key = below.lstrip("/").partition("/")[0]
         app = self.apps.get(key)
         if app is None:
             response = JSONResponse(
-                {"detail": f"no player is served at {PLAYERS_PREFIX}/{key}; this host serves "
-                           f"{PLAYERS_PREFIX}/0 to {PLAYERS_PREFIX}/{len(self.apps) - 1}"},
-                status_code=404)
+                {
+                    "detail": f"no player is served at {PLAYERS_PREFIX}/{key}; this host serves "
+                    f"{PLAYERS_PREFIX}/0 to {PLAYERS_PREFIX}/{len(self.apps) - 1}"
+                },
+                status_code=404,
+            )
             await response(scope, receive, send)
             return
         child: MutableMapping[str, Any] = dict(scope)
@@ -139,25 +142,37 @@ def player_host_app(settings: list[HostedPlayerSettings]) -> FastAPI:
                 await stack.enter_async_context(app.router.lifespan_context(app))
             yield
 
-    host = FastAPI(title="Agent League benchmark: many players in one process",
-                   lifespan=lifespan)
+    host = FastAPI(title="Agent League benchmark: many players in one process", lifespan=lifespan)
     host.mount(PLAYERS_PREFIX, PlayerPaths(dict(apps)))
 
     @host.get("/health")
     async def health() -> dict[str, Any]:
         states = [app.state.player.state.registration.status for app in apps.values()]
-        return {"status": "ok", "agent": "player_host", "players": len(apps),
-                "registered": states.count("ACCEPTED")}
+        return {
+            "status": "ok",
+            "agent": "player_host",
+            "players": len(apps),
+            "registered": states.count("ACCEPTED"),
+        }
 
     return host
 
 
-def hosted_settings(shared_dir: Path, ports: list[int], lm_mcp: str, keys: range,
-                    strategy: str) -> list[HostedPlayerSettings]:
+def hosted_settings(
+    shared_dir: Path, ports: list[int], lm_mcp: str, keys: range, strategy: str
+) -> list[HostedPlayerSettings]:
     """Player ``k`` of ``keys`` at ``/p/<k>`` on the port of the same position in ``ports``."""
-    return [HostedPlayerSettings(shared_dir=shared_dir, port=port, path=f"{PLAYERS_PREFIX}/{k}",
-                                 display_name=f"Bench{k}", league_manager_url=lm_mcp,
-                                 strategy=strategy) for k, port in zip(keys, ports, strict=True)]
+    return [
+        HostedPlayerSettings(
+            shared_dir=shared_dir,
+            port=port,
+            path=f"{PLAYERS_PREFIX}/{k}",
+            display_name=f"Bench{k}",
+            league_manager_url=lm_mcp,
+            strategy=strategy,
+        )
+        for k, port in zip(keys, ports, strict=True)
+    ]
 
 
 def serve_players(shared_dir: Path, port: int, lm_mcp: str, keys: range, strategy: str) -> None:
@@ -167,8 +182,7 @@ def serve_players(shared_dir: Path, port: int, lm_mcp: str, keys: range, strateg
     sockets = [inherited_socket(port) or _bound(port)] + [_bound(0) for _ in keys]
     ports = [sock.getsockname()[1] for sock in sockets[1:]]
     app = player_host_app(hosted_settings(shared_dir, ports, lm_mcp, keys, strategy))
-    config = uvicorn.Config(app, log_level="warning", access_log=False,
-                            timeout_graceful_shutdown=5)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=5)
     try:
         uvicorn.Server(config).run(sockets=sockets)
     except KeyboardInterrupt:
@@ -182,16 +196,35 @@ def _bound(port: int) -> socket.socket:
     return sock
 
 
-def start_player_host(space: Workspace, index: int, keys: range, lm_mcp: str,
-                      strategy: str) -> AgentProcess:
+def start_player_host(
+    space: Workspace, index: int, keys: range, lm_mcp: str, strategy: str
+) -> AgentProcess:
     """Start one host process serving players ``keys``, its ``/health`` on a socket bound
     here and handed down."""
     sock = listening_socket()
-    return space.launcher.start("players", f"player-host-{index}", sock, [
-        sys.executable, str(Path(__file__).resolve()), "--serve-players",
-        "--shared-dir", str(space.shared), "--port", str(port_number(sock)), "--lm-url", lm_mcp,
-        "--first", str(keys.start), "--count", str(len(keys)), "--strategy", strategy],
-        {"PYTHONPATH": str(REPO)})
+    return space.launcher.start(
+        "players",
+        f"player-host-{index}",
+        sock,
+        [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--serve-players",
+            "--shared-dir",
+            str(space.shared),
+            "--port",
+            str(port_number(sock)),
+            "--lm-url",
+            lm_mcp,
+            "--first",
+            str(keys.start),
+            "--count",
+            str(len(keys)),
+            "--strategy",
+            strategy,
+        ],
+        {"PYTHONPATH": str(REPO)},
+    )
 
 
 def start_manager(space: Workspace, profile: Path | None) -> AgentProcess:
@@ -201,10 +234,28 @@ def start_manager(space: Workspace, profile: Path | None) -> AgentProcess:
     sock = listening_socket()
     if profile is None:
         return space.launcher.manager(sock)
-    return space.launcher.start("manager", "league_manager", sock, [
-        sys.executable, "-m", "cProfile", "-o", str(profile.resolve()), "-m", "league_cli",
-        "manager", "--shared-dir", str(space.shared), "--host", "127.0.0.1", "--port",
-        str(port_number(sock))], {"PYTHONPATH": str(REPO)})
+    return space.launcher.start(
+        "manager",
+        "league_manager",
+        sock,
+        [
+            sys.executable,
+            "-m",
+            "cProfile",
+            "-o",
+            str(profile.resolve()),
+            "-m",
+            "league_cli",
+            "manager",
+            "--shared-dir",
+            str(space.shared),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port_number(sock)),
+        ],
+        {"PYTHONPATH": str(REPO)},
+    )
 
 
 # -- one league ------------------------------------------------------------------------------
@@ -249,8 +300,9 @@ def _configure_league(space: Workspace, count: int, broadcasts: bool) -> None:
     and every agent here registers from 127.0.0.1; and the run's ``broadcasts``."""
     path = space.shared / "config" / "leagues" / f"{LEAGUE}.json"
     config = json.loads(path.read_text())
-    config["registrations_per_minute"] = max(config.get("registrations_per_minute", 300),
-                                             count + 10)
+    config["registrations_per_minute"] = max(
+        config.get("registrations_per_minute", 300), count + 10
+    )
     config["broadcasts"] = broadcasts
     path.write_text(json.dumps(config, indent=2))
 
@@ -261,20 +313,27 @@ def _start(run: LeagueRun, space: Workspace, client: httpx.Client) -> tuple[str,
     launcher = space.launcher
     manager = start_manager(space, run.profile_lm)
     launcher.wait_healthy(manager)
-    referees = [launcher.referee(f"R{i + 1}", listening_socket(), manager.mcp_url,
-                                 run.capacity)
-                for i in range(run.referees)]
+    referees = [
+        launcher.referee(f"R{i + 1}", listening_socket(), manager.mcp_url, run.capacity)
+        for i in range(run.referees)
+    ]
     per_host = -(-run.players // run.player_hosts)
-    hosts = [start_player_host(space, i, range(first, min(first + per_host, run.players)),
-                               manager.mcp_url, run.strategy)
-             for i, first in enumerate(range(0, run.players, per_host))]
+    hosts = [
+        start_player_host(
+            space,
+            i,
+            range(first, min(first + per_host, run.players)),
+            manager.mcp_url,
+            run.strategy,
+        )
+        for i, first in enumerate(range(0, run.players, per_host))
+    ]
     for process in referees + hosts:
         launcher.wait_healthy(process, timeout=120)
 
     def registered() -> bool:
         status = _status(client, manager.base_url)
-        return (len(status["referees"]) >= run.referees
-                and len(status["players"]) >= run.players)
+        return len(status["referees"]) >= run.referees and len(status["players"]) >= run.players
 
     wait_for(registered, 120, "every referee and player to register", interval=0.25)
     return manager.base_url, {"manager": manager, "referees": referees, "hosts": hosts}
@@ -296,8 +355,9 @@ def run_league(run: LeagueRun) -> dict[str, Any]:
             busy_before = machine_busy_seconds()
             token = (SharedDir(space.shared).league_dir(LEAGUE) / "admin_token").read_text()
             started = time.perf_counter()
-            response = client.post(f"{lm_url}/start_league",
-                                   headers={"Authorization": f"Bearer {token.strip()}"})
+            response = client.post(
+                f"{lm_url}/start_league", headers={"Authorization": f"Bearer {token.strip()}"}
+            )
             if response.status_code != 200:
                 raise LaunchError(f"the League Manager refused to start: {response.text}")
             total_rounds = response.json()["total_rounds"]
@@ -317,18 +377,28 @@ def run_league(run: LeagueRun) -> dict[str, Any]:
                     _stop_profiled_manager(space)
                 space.close(failed)
                 if failed and not run.keep:
-                    print(f"  (the run failed; its folder {space.root} is removed: --keep "
-                          f"keeps it)", file=sys.stderr, flush=True)
+                    print(
+                        f"  (the run failed; its folder {space.root} is removed: --keep keeps it)",
+                        file=sys.stderr,
+                        flush=True,
+                    )
     cpu = {name: after[name] - before[name] for name in pids}
     manager = roles["manager"].name
     matches = status["matches_completed"]
     lm_cpu = cpu[manager]
     rows = standings["standings"]
     return {
-        "players": run.players, "referees": run.referees, "capacity": run.capacity,
-        "player_hosts": len(roles["hosts"]), "strategy": run.strategy,
-        "total_rounds": total_rounds, "total_matches": status["total_matches"],
-        "rounds_asked": target, "rounds_played": len(ends), "matches": matches, "wall_s": wall,
+        "players": run.players,
+        "referees": run.referees,
+        "capacity": run.capacity,
+        "player_hosts": len(roles["hosts"]),
+        "strategy": run.strategy,
+        "total_rounds": total_rounds,
+        "total_matches": status["total_matches"],
+        "rounds_asked": target,
+        "rounds_played": len(ends),
+        "matches": matches,
+        "wall_s": wall,
         "results_per_s": matches / wall,
         "round_ends_s": [round(t, 3) for t in ends],
         "cpu_s": {
@@ -342,9 +412,11 @@ def run_league(run: LeagueRun) -> dict[str, Any]:
         "machine_cores": os.cpu_count(),
         "machine_busy_share": busy / (wall * (os.cpu_count() or 1)),
         "league_share": sum(cpu.values()) / (wall * (os.cpu_count() or 1)),
-        "peak_rss_mb": {"league_manager": peaks[manager],
-                        "referee_max": max(peaks[p.name] for p in roles["referees"]),
-                        "player_host_max": max(peaks[p.name] for p in roles["hosts"])},
+        "peak_rss_mb": {
+            "league_manager": peaks[manager],
+            "referee_max": max(peaks[p.name] for p in roles["referees"]),
+            "player_host_max": max(peaks[p.name] for p in roles["hosts"]),
+        },
         # The standings are read after the window, while the league plays on: their own
         # count of results is what their played sum matches.
         "played_sum": sum(row["played"] for row in rows),
@@ -396,8 +468,9 @@ def _stop_profiled_manager(space: Workspace) -> None:
                 print("  the profiled League Manager did not stop on SIGINT", flush=True)
 
 
-def _wait_for_rounds(run: LeagueRun, client: httpx.Client, lm_url: str, target: int,
-                     started: float) -> tuple[dict[str, Any], float, list[float]]:
+def _wait_for_rounds(
+    run: LeagueRun, client: httpx.Client, lm_url: str, target: int, started: float
+) -> tuple[dict[str, Any], float, list[float]]:
     """Poll until ``target`` rounds have completed. Returns the status then, the seconds
     since ``started``, and when each round was seen completed (to the poll)."""
     deadline = time.monotonic() + run.timeout
@@ -406,18 +479,25 @@ def _wait_for_rounds(run: LeagueRun, client: httpx.Client, lm_url: str, target: 
         status = _status(client, lm_url)
         now = time.perf_counter() - started
         current = status["current_round"]
-        completed = (status["total_rounds"] if status["state"] == "COMPLETED"
-                     else (current - 1 if current else 0))
+        completed = (
+            status["total_rounds"]
+            if status["state"] == "COMPLETED"
+            else (current - 1 if current else 0)
+        )
         while len(round_times) < completed:
             round_times.append(now)
             if run.progress:
-                print(f"  round {len(round_times)}/{status['total_rounds']} done at "
-                      f"{now:.1f} s, {status['matches_completed']} results", flush=True)
+                print(
+                    f"  round {len(round_times)}/{status['total_rounds']} done at "
+                    f"{now:.1f} s, {status['matches_completed']} results",
+                    flush=True,
+                )
         if completed >= target:
             return status, now, round_times
         if time.monotonic() > deadline:
-            raise LaunchError(f"only {completed} of {target} rounds completed within "
-                              f"{run.timeout:g} s")
+            raise LaunchError(
+                f"only {completed} of {target} rounds completed within {run.timeout:g} s"
+            )
         time.sleep(POLL_SEC)
 
 
@@ -429,23 +509,46 @@ def _table(rows: list[dict[str, Any]], title: str) -> None:
     from rich.table import Table
 
     table = Table(title=title)
-    for column in ("players", "refs", "rounds", "results", "wall s", "results/s", "speed-up",
-                   "LM cpu s", "LM share", "LM ms/res", "LM ceil/s", "refs cpu s",
-                   "players cpu s", "ours", "busy", "LM MiB", "TL", "between rounds"):
+    for column in (
+        "players",
+        "refs",
+        "rounds",
+        "results",
+        "wall s",
+        "results/s",
+        "speed-up",
+        "LM cpu s",
+        "LM share",
+        "LM ms/res",
+        "LM ceil/s",
+        "refs cpu s",
+        "players cpu s",
+        "ours",
+        "busy",
+        "LM MiB",
+        "TL",
+        "between rounds",
+    ):
         table.add_column(column, justify="right")
     base = rows[0]["results_per_s"]
     for row in rows:
         cpu = row["cpu_s"]
         table.add_row(
-            str(row["players"]), str(row["referees"]),
-            f"{row['rounds_played']}/{row['total_rounds']}", str(row["matches"]),
-            f"{row['wall_s']:.1f}", f"{row['results_per_s']:.1f}",
-            f"{row['results_per_s'] / base:.2f}x", f"{cpu['league_manager']:.1f}",
-            f"{row['lm_cpu_share']:.0%}", f"{row['lm_cpu_ms_per_result']:.2f}",
+            str(row["players"]),
+            str(row["referees"]),
+            f"{row['rounds_played']}/{row['total_rounds']}",
+            str(row["matches"]),
+            f"{row['wall_s']:.1f}",
+            f"{row['results_per_s']:.1f}",
+            f"{row['results_per_s'] / base:.2f}x",
+            f"{cpu['league_manager']:.1f}",
+            f"{row['lm_cpu_share']:.0%}",
+            f"{row['lm_cpu_ms_per_result']:.2f}",
             f"{row['lm_ceiling_results_per_s']:.0f}",
             " + ".join(f"{s:.1f}" for s in cpu["referees"].values()),
             " + ".join(f"{s:.1f}" for s in cpu["player_hosts"].values()),
-            f"{row['league_share']:.0%}", f"{row['machine_busy_share']:.0%}",
+            f"{row['league_share']:.0%}",
+            f"{row['machine_busy_share']:.0%}",
             f"{row['peak_rss_mb']['league_manager']:.0f}",
             str(row["technical_losses"]),
             f"{row['phases_s']['between_rounds'] / row['wall_s']:.0%}",
@@ -454,10 +557,12 @@ def _table(rows: list[dict[str, Any]], title: str) -> None:
     if not console.is_terminal:
         console = Console(width=160)
     console.print(table)
-    print("LM ms/res: the League Manager's CPU per result; LM ceil/s: 1 / that (one core); "
-          "ours: the league's processes' share of the machine's cores; busy: the machine's cores "
-          "busy (other work included); TL: technical losses; between rounds: the share of the "
-          "wall time from a round's last result to the next round's start")
+    print(
+        "LM ms/res: the League Manager's CPU per result; LM ceil/s: 1 / that (one core); "
+        "ours: the league's processes' share of the machine's cores; busy: the machine's cores "
+        "busy (other work included); TL: technical losses; between rounds: the share of the "
+        "wall time from a round's last result to the next round's start"
+    )
 
 
 def main() -> None:
@@ -465,19 +570,30 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=200)
     parser.add_argument("--referees", type=int, default=4)
     parser.add_argument("--capacity", type=int, default=16, help="matches per referee")
-    parser.add_argument("--rounds", type=int, help="stop after this many rounds "
-                        "(default: the whole league)")
-    parser.add_argument("--player-hosts", type=int, default=1,
-                        help="processes the players are spread over")
+    parser.add_argument(
+        "--rounds", type=int, help="stop after this many rounds (default: the whole league)"
+    )
+    parser.add_argument(
+        "--player-hosts", type=int, default=1, help="processes the players are spread over"
+    )
     parser.add_argument("--strategy", default="random")
-    parser.add_argument("--scaleout", help="referee counts to compare on the same league, "
-                        "e.g. 1,2,4 (instead of --referees)")
+    parser.add_argument(
+        "--scaleout",
+        help="referee counts to compare on the same league, e.g. 1,2,4 (instead of --referees)",
+    )
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--keep", action="store_true", help="keep the temporary SHARED folder")
-    parser.add_argument("--no-broadcasts", action="store_true",
-                        help="the league sends no round notifications (config 'broadcasts')")
-    parser.add_argument("--profile-lm", type=Path, help="run the League Manager under "
-                        "cProfile and write its statistics here (its CPU figures inflate)")
+    parser.add_argument(
+        "--no-broadcasts",
+        action="store_true",
+        help="the league sends no round notifications (config 'broadcasts')",
+    )
+    parser.add_argument(
+        "--profile-lm",
+        type=Path,
+        help="run the League Manager under "
+        "cProfile and write its statistics here (its CPU figures inflate)",
+    )
     parser.add_argument("--serve-players", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--shared-dir", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
@@ -490,23 +606,31 @@ def main() -> None:
         serve_players(args.shared_dir, args.port, args.lm_url, keys, args.strategy)
         return
     if args.players < 2 or args.player_hosts < 1 or args.capacity < 1:
-        parser.error("a league needs --players 2 or more, --player-hosts and --capacity 1 "
-                     "or more")
+        parser.error("a league needs --players 2 or more, --player-hosts and --capacity 1 or more")
     stop_on_signals()
-    counts = ([int(c) for c in args.scaleout.split(",")] if args.scaleout
-              else [args.referees])
+    counts = [int(c) for c in args.scaleout.split(",")] if args.scaleout else [args.referees]
     if min(counts) < 1:
         parser.error("every referee count must be 1 or more")
     rows = []
     for referees in counts:
-        run = LeagueRun(players=args.players, referees=referees, capacity=args.capacity,
-                        rounds=args.rounds, player_hosts=args.player_hosts,
-                        strategy=args.strategy, keep=args.keep, progress=True,
-                        broadcasts=not args.no_broadcasts,
-                        profile_lm=args.profile_lm)
-        print(f"league: {run.players} players ({run.strategy}, {run.player_hosts} host "
-              f"process(es)), {referees} referee(s) of capacity {run.capacity}, "
-              f"{run.rounds or 'all'} round(s)", flush=True)
+        run = LeagueRun(
+            players=args.players,
+            referees=referees,
+            capacity=args.capacity,
+            rounds=args.rounds,
+            player_hosts=args.player_hosts,
+            strategy=args.strategy,
+            keep=args.keep,
+            progress=True,
+            broadcasts=not args.no_broadcasts,
+            profile_lm=args.profile_lm,
+        )
+        print(
+            f"league: {run.players} players ({run.strategy}, {run.player_hosts} host "
+            f"process(es)), {referees} referee(s) of capacity {run.capacity}, "
+            f"{run.rounds or 'all'} round(s)",
+            flush=True,
+        )
         try:
             rows.append(run_league(run))
         except KeyboardInterrupt:

@@ -35,8 +35,9 @@ sys.path.insert(0, str(REPO))
 from tests.reliability.crash_league import check_league, kill_points, running_league  # noqa: E402
 
 
-def play(root: Path, *, players: int, referees: int, kills: int, seed: int,
-         timeout: float) -> dict[str, Any]:
+def play(
+    root: Path, *, players: int, referees: int, kills: int, seed: int, timeout: float
+) -> dict[str, Any]:
     """One league with up to ``kills`` League Manager kills; what happened and was found."""
     started = time.monotonic()
     with running_league(root, players=players, referees=referees) as league:
@@ -48,11 +49,18 @@ def play(root: Path, *, players: int, referees: int, kills: int, seed: int,
         played = time.monotonic() - ready
         check = check_league(league.shared, final)
         restarts = list(league.restarts_sec)
-    return {"seed": seed, "kill_points": points, "kills": done, "scheduled": check.scheduled,
-            "counted": check.counted, "double_counts": check.double_counts,
-            "mismatches": check.mismatches, "setup_sec": round(ready - started, 2),
-            "league_sec": round(played, 2),
-            "restart_sec": [round(seconds, 2) for seconds in restarts]}
+    return {
+        "seed": seed,
+        "kill_points": points,
+        "kills": done,
+        "scheduled": check.scheduled,
+        "counted": check.counted,
+        "double_counts": check.double_counts,
+        "mismatches": check.mismatches,
+        "setup_sec": round(ready - started, 2),
+        "league_sec": round(played, 2),
+        "restart_sec": [round(seconds, 2) for seconds in restarts],
+    }
 
 
 def main() -> None:
@@ -62,8 +70,12 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=16)
     parser.add_argument("--referees", type=int, default=2)
     parser.add_argument("--kills-per-league", type=int, default=10)
-    parser.add_argument("--timeout", type=float, default=120,
-                        help="seconds a league may take to reach a kill point or its end")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=120,
+        help="seconds a league may take to reach a kill point or its end",
+    )
     parser.add_argument("--json", type=Path, help="write the figures to this file")
     parser.add_argument("--keep", action="store_true", help="keep the leagues' folders")
     args = parser.parse_args()
@@ -77,15 +89,23 @@ def main() -> None:
         while sum(league["kills"] for league in leagues) < args.kills:
             left = args.kills - sum(league["kills"] for league in leagues)
             number = len(leagues) + 1
-            league = play(root / f"league-{number}", players=args.players,
-                          referees=args.referees, kills=min(left, args.kills_per_league),
-                          seed=args.seed * 1000 + number, timeout=args.timeout)
+            league = play(
+                root / f"league-{number}",
+                players=args.players,
+                referees=args.referees,
+                kills=min(left, args.kills_per_league),
+                seed=args.seed * 1000 + number,
+                timeout=args.timeout,
+            )
             leagues.append(league)
-            print(f"league {number}: {league['kills']} kill(s) at {league['kill_points']}, "
-                  f"{league['counted']}/{league['scheduled']} matches counted, "
-                  f"{len(league['double_counts'])} double count(s), "
-                  f"{len(league['mismatches'])} mismatch(es), played in "
-                  f"{league['league_sec']} s", flush=True)
+            print(
+                f"league {number}: {league['kills']} kill(s) at {league['kill_points']}, "
+                f"{league['counted']}/{league['scheduled']} matches counted, "
+                f"{len(league['double_counts'])} double count(s), "
+                f"{len(league['mismatches'])} mismatch(es), played in "
+                f"{league['league_sec']} s",
+                flush=True,
+            )
             for problem in league["double_counts"] + league["mismatches"]:
                 print(f"  {problem}", flush=True)
             if league["kills"] == 0:
@@ -106,11 +126,13 @@ def main() -> None:
         "restart_sec_max": round(max(restarts), 2) if restarts else None,
         "seconds": round(elapsed, 1),
     }
-    print(f"kills done {summary['kills']} in {summary['leagues']} league(s); matches "
-          f"{summary['matches_counted']}/{summary['matches_scheduled']} counted; double counts "
-          f"{summary['double_counts']}; mismatches {summary['mismatches']}; restart (kill to "
-          f"healthy) mean {summary['restart_sec_mean']} s, max {summary['restart_sec_max']} s; "
-          f"time {summary['seconds']} s")
+    print(
+        f"kills done {summary['kills']} in {summary['leagues']} league(s); matches "
+        f"{summary['matches_counted']}/{summary['matches_scheduled']} counted; double counts "
+        f"{summary['double_counts']}; mismatches {summary['mismatches']}; restart (kill to "
+        f"healthy) mean {summary['restart_sec_mean']} s, max {summary['restart_sec_max']} s; "
+        f"time {summary['seconds']} s"
+    )
     if args.keep:
         print(f"folders kept in {root}")
     if args.json:

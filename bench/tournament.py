@@ -45,22 +45,25 @@ def best_of(repeat: int, run: Callable[[], Any]) -> float:
 
 def ours(turns: int, repetitions: int, noise: float, seed: int) -> dict[tuple[str, str], Any]:
     players = [build("prisoners_dilemma", name) for name in OURS]
-    result = round_robin("prisoners_dilemma", players, turns=turns, repetitions=repetitions,
-                         noise=noise, seed=seed)
+    result = round_robin(
+        "prisoners_dilemma", players, turns=turns, repetitions=repetitions, noise=noise, seed=seed
+    )
     return {(p.first, p.second): (p.first_score, p.second_score) for p in result.pairs}
 
 
 def axelrod_tournament(axl: Any, turns: int, repetitions: int, noise: float, seed: int) -> None:
     players = [getattr(axl, name)() for name in AXELROD]
-    tournament = axl.Tournament(players, turns=turns, repetitions=repetitions, noise=noise,
-                                seed=seed)
+    tournament = axl.Tournament(
+        players, turns=turns, repetitions=repetitions, noise=noise, seed=seed
+    )
     with warnings.catch_warnings():  # "results will not be accessible": we want none
         warnings.simplefilter("ignore", UserWarning)
         tournament.play(processes=1, progress_bar=False, build_results=False)
 
 
-def axelrod_matches(axl: Any, turns: int, repetitions: int, noise: float, seed: int
-                    ) -> dict[tuple[str, str], Any]:
+def axelrod_matches(
+    axl: Any, turns: int, repetitions: int, noise: float, seed: int
+) -> dict[tuple[str, str], Any]:
     """Mean totals per pair over a plain loop of ``axl.Match``."""
     scores = {}
     for i, first in enumerate(AXELROD):
@@ -71,8 +74,7 @@ def axelrod_matches(axl: Any, turns: int, repetitions: int, noise: float, seed: 
                 match = axl.Match(pair, turns=turns, noise=noise, seed=seed + repetition)
                 match.play()
                 totals.append(match.final_score())
-            scores[OURS[i], OURS[j]] = tuple(statistics.mean(t[k] for t in totals)
-                                             for k in (0, 1))
+            scores[OURS[i], OURS[j]] = tuple(statistics.mean(t[k] for t in totals) for k in (0, 1))
     return scores
 
 
@@ -89,28 +91,39 @@ def main() -> int:
             warnings.simplefilter("ignore")
             import axelrod as axl
     except ImportError:
-        print("axelrod is not installed: pip install 'axelrod>=4.13,<5' (the 'bench' extra); "
-              "only our engine is timed.")
+        print(
+            "axelrod is not installed: pip install 'axelrod>=4.13,<5' (the 'bench' extra); "
+            "only our engine is timed."
+        )
         axl = None
 
     figures: list[dict[str, Any]] = []
-    print(f"6 PD baselines, 21 match-ups (self-play included), {args.turns} turns, "
-          f"{args.repetitions} repetitions, best of {args.repeat}")
+    print(
+        f"6 PD baselines, 21 match-ups (self-play included), {args.turns} turns, "
+        f"{args.repetitions} repetitions, best of {args.repeat}"
+    )
     for noise in (0.0, 0.05):
         row: dict[str, Any] = {"noise": noise}
-        row["ours_s"] = best_of(args.repeat, lambda n=noise: ours(
-            args.turns, args.repetitions, n, args.seed))
+        row["ours_s"] = best_of(
+            args.repeat, lambda n=noise: ours(args.turns, args.repetitions, n, args.seed)
+        )
         line = f"noise {noise:<4}  ours {row['ours_s'] * 1000:8.1f} ms"
         if axl is not None:
-            row["axelrod_tournament_s"] = best_of(args.repeat, lambda n=noise: axelrod_tournament(
-                axl, args.turns, args.repetitions, n, args.seed))
-            row["axelrod_matches_s"] = best_of(args.repeat, lambda n=noise: axelrod_matches(
-                axl, args.turns, args.repetitions, n, args.seed))
+            row["axelrod_tournament_s"] = best_of(
+                args.repeat,
+                lambda n=noise: axelrod_tournament(axl, args.turns, args.repetitions, n, args.seed),
+            )
+            row["axelrod_matches_s"] = best_of(
+                args.repeat,
+                lambda n=noise: axelrod_matches(axl, args.turns, args.repetitions, n, args.seed),
+            )
             row["ratio_tournament"] = row["axelrod_tournament_s"] / row["ours_s"]
             row["ratio_matches"] = row["axelrod_matches_s"] / row["ours_s"]
-            line += (f"  axelrod Tournament {row['axelrod_tournament_s']:7.2f} s "
-                     f"({row['ratio_tournament']:5.0f}x)  axelrod Match loop "
-                     f"{row['axelrod_matches_s']:7.2f} s ({row['ratio_matches']:5.0f}x)")
+            line += (
+                f"  axelrod Tournament {row['axelrod_tournament_s']:7.2f} s "
+                f"({row['ratio_tournament']:5.0f}x)  axelrod Match loop "
+                f"{row['axelrod_matches_s']:7.2f} s ({row['ratio_matches']:5.0f}x)"
+            )
         print(line)
         figures.append(row)
 
@@ -124,8 +137,10 @@ def main() -> int:
             if not same:
                 print(f"DIFFERENT {pair}: ours {mine[pair]}, axelrod {theirs[pair]}")
         count = sum(1 for p in mine if set(p) <= DETERMINISTIC)
-        print(f"deterministic pairs scoring the same in both: "
-              f"{'all ' + str(count) if agree else 'NOT all'}")
+        print(
+            f"deterministic pairs scoring the same in both: "
+            f"{'all ' + str(count) if agree else 'NOT all'}"
+        )
     if args.json:
         args.json.write_text(json.dumps({"figures": figures, "agree": agree}, indent=2) + "\n")
     return 0 if agree else 1

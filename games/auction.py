@@ -79,7 +79,10 @@ SIMULTANEOUS = True
 ZERO_SUM = False
 MOVE_TYPE = "bid"
 DEFAULT_PARAMETERS: dict[str, Any] = {
-    "value_low": 0, "value_high": 100, "bid_cap": 100, "integer_bids": True,
+    "value_low": 0,
+    "value_high": 100,
+    "bid_cap": 100,
+    "integer_bids": True,
 }
 PAYOFF_BOUNDS = (
     float(DEFAULT_PARAMETERS["value_low"] - DEFAULT_PARAMETERS["bid_cap"]),
@@ -105,19 +108,25 @@ def resolve(bids: Sequence[float], mechanism: Mechanism) -> tuple[int, float]:
 class AuctionState(Game):
     """One sealed-bid auction between bidders named by their ids, in seat order."""
 
-    def __init__(self, player_ids: Sequence[str], *, mechanism: Mechanism,
-                 value_low: int = DEFAULT_PARAMETERS["value_low"],
-                 value_high: int = DEFAULT_PARAMETERS["value_high"],
-                 bid_cap: int = DEFAULT_PARAMETERS["bid_cap"],
-                 integer_bids: bool = DEFAULT_PARAMETERS["integer_bids"]):
+    def __init__(
+        self,
+        player_ids: Sequence[str],
+        *,
+        mechanism: Mechanism,
+        value_low: int = DEFAULT_PARAMETERS["value_low"],
+        value_high: int = DEFAULT_PARAMETERS["value_high"],
+        bid_cap: int = DEFAULT_PARAMETERS["bid_cap"],
+        integer_bids: bool = DEFAULT_PARAMETERS["integer_bids"],
+    ):
         self._players = check_players(player_ids, MIN_BIDDERS, MAX_BIDDERS)
         self.mechanism = Mechanism(mechanism)
         self.value_low = check_int("value_low", value_low, 0)
         self.value_high = check_int("value_high", value_high, value_low)
         self.bid_cap = check_int("bid_cap", bid_cap, 0)
         if not isinstance(integer_bids, bool):
-            raise ValueError(f"the parameter integer_bids must be true or false, not "
-                             f"{integer_bids!r}")
+            raise ValueError(
+                f"the parameter integer_bids must be true or false, not {integer_bids!r}"
+            )
         self._space = ActionSpace.number(0, bid_cap, integer=integer_bids)
         self.reset()
 
@@ -208,11 +217,19 @@ class AuctionState(Game):
 def _spec(mechanism: Mechanism, display_name: str) -> GameSpec:
     game_type = f"auction_{mechanism.value}"
     return GameSpec(
-        game_type=game_type, versioned_id=f"{game_type}_v{GAME_VERSION}",
-        display_name=display_name, rules_module=__name__, min_players=MIN_BIDDERS,
-        max_players=MAX_BIDDERS, simultaneous=SIMULTANEOUS, zero_sum=ZERO_SUM,
-        move_types=(MOVE_TYPE,), valid_choices=(), payoff_bounds=PAYOFF_BOUNDS,
-        new_state=partial(AuctionState, mechanism=mechanism), parameters=DEFAULT_PARAMETERS,
+        game_type=game_type,
+        versioned_id=f"{game_type}_v{GAME_VERSION}",
+        display_name=display_name,
+        rules_module=__name__,
+        min_players=MIN_BIDDERS,
+        max_players=MAX_BIDDERS,
+        simultaneous=SIMULTANEOUS,
+        zero_sum=ZERO_SUM,
+        move_types=(MOVE_TYPE,),
+        valid_choices=(),
+        payoff_bounds=PAYOFF_BOUNDS,
+        new_state=partial(AuctionState, mechanism=mechanism),
+        parameters=DEFAULT_PARAMETERS,
     )
 
 

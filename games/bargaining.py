@@ -56,8 +56,15 @@ from games.offers import ACCEPT, MOVE_TYPES, RESPONSES, OfferStages
 from games.params import check_int, check_number, rng_for
 from games.spec import ActionSpace, GameSpec, check_players
 
-__all__ = ["DEFAULT_PARAMETERS", "GAME_ID", "GAME_VERSION", "SPEC", "VERSIONED_ID",
-           "BargainingState", "deal_payoffs"]
+__all__ = [
+    "DEFAULT_PARAMETERS",
+    "GAME_ID",
+    "GAME_VERSION",
+    "SPEC",
+    "VERSIONED_ID",
+    "BargainingState",
+    "deal_payoffs",
+]
 
 GAME_ID = "bargaining"
 GAME_VERSION = 1
@@ -68,7 +75,10 @@ PLAYER_ROLES = ("PLAYER_A", "PLAYER_B")
 SIMULTANEOUS = False
 ZERO_SUM = False
 DEFAULT_PARAMETERS: dict[str, Any] = {
-    "pie": 100, "max_rounds": 10, "discount": 0.95, "reservation_high": 30,
+    "pie": 100,
+    "max_rounds": 10,
+    "discount": 0.95,
+    "reservation_high": 30,
 }
 PAYOFF_BOUNDS = (0.0, float(DEFAULT_PARAMETERS["pie"]))
 MAX_PIE, MAX_ROUNDS = 1_000_000, 1000
@@ -91,10 +101,15 @@ def deal_payoffs(pie: int, offer: int, round_number: int, discount: float) -> tu
 class BargainingState(OfferStages):
     """One bargaining game between two players, named by their ids (PLAYER_A opens)."""
 
-    def __init__(self, player_ids: Sequence[str], *, pie: int = DEFAULT_PARAMETERS["pie"],
-                 max_rounds: int = DEFAULT_PARAMETERS["max_rounds"],
-                 discount: float = DEFAULT_PARAMETERS["discount"],
-                 reservation_high: int = DEFAULT_PARAMETERS["reservation_high"]):
+    def __init__(
+        self,
+        player_ids: Sequence[str],
+        *,
+        pie: int = DEFAULT_PARAMETERS["pie"],
+        max_rounds: int = DEFAULT_PARAMETERS["max_rounds"],
+        discount: float = DEFAULT_PARAMETERS["discount"],
+        reservation_high: int = DEFAULT_PARAMETERS["reservation_high"],
+    ):
         self._players = check_players(player_ids, NUM_PLAYERS, NUM_PLAYERS)
         self.pie = check_int("pie", pie, 1, MAX_PIE)
         self.max_rounds = check_int("max_rounds", max_rounds, 1, MAX_ROUNDS)
@@ -140,8 +155,14 @@ class BargainingState(OfferStages):
             self._offer = int(actions[mover])
             return
         proposer = self._players[len(self._history) % 2]
-        self._history.append({"round": len(self._history) + 1, "proposer": proposer,
-                              "offer": self._offer, "response": actions[mover]})
+        self._history.append(
+            {
+                "round": len(self._history) + 1,
+                "proposer": proposer,
+                "offer": self._offer,
+                "response": actions[mover],
+            }
+        )
         self._agreed = actions[mover] == ACCEPT
         self._offer = None
 
@@ -209,9 +230,17 @@ class BargainingState(OfferStages):
 
 
 SPEC = GameSpec(
-    game_type=GAME_ID, versioned_id=VERSIONED_ID, display_name=DISPLAY_NAME,
-    rules_module=__name__, min_players=NUM_PLAYERS, max_players=NUM_PLAYERS,
-    simultaneous=SIMULTANEOUS, zero_sum=ZERO_SUM, move_types=MOVE_TYPES,
-    valid_choices=RESPONSES, payoff_bounds=PAYOFF_BOUNDS, new_state=BargainingState,
+    game_type=GAME_ID,
+    versioned_id=VERSIONED_ID,
+    display_name=DISPLAY_NAME,
+    rules_module=__name__,
+    min_players=NUM_PLAYERS,
+    max_players=NUM_PLAYERS,
+    simultaneous=SIMULTANEOUS,
+    zero_sum=ZERO_SUM,
+    move_types=MOVE_TYPES,
+    valid_choices=RESPONSES,
+    payoff_bounds=PAYOFF_BOUNDS,
+    new_state=BargainingState,
     parameters=DEFAULT_PARAMETERS,
 )

@@ -42,8 +42,17 @@ class Move(str, Enum):
 GAME_ID = "battle_of_the_sexes"
 GAME_VERSION = 1
 ACTIONS = ("opera", "football")
-PAYOFFS = {"opera,opera": [3, 2], "opera,football": [0, 0],
-           "football,opera": [0, 0], "football,football": [2, 3]}
+PAYOFFS = {
+    "opera,opera": [3, 2],
+    "opera,football": [0, 0],
+    "football,opera": [0, 0],
+    "football,football": [2, 3],
+}
 TABLE = parse_table(list(ACTIONS), PAYOFFS, 2)
-SPEC = table_game_spec(TABLE, game_type=GAME_ID, version=GAME_VERSION,
-                       display_name="Battle of the Sexes", rules_module=__name__)
+SPEC = table_game_spec(
+    TABLE,
+    game_type=GAME_ID,
+    version=GAME_VERSION,
+    display_name="Battle of the Sexes",
+    rules_module=__name__,
+)

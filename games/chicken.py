@@ -41,8 +41,13 @@ class Move(str, Enum):
 GAME_ID = "chicken"
 GAME_VERSION = 1
 ACTIONS = ("swerve", "straight")
-PAYOFFS = {"swerve,swerve": [0, 0], "swerve,straight": [-1, 1],
-           "straight,swerve": [1, -1], "straight,straight": [-10, -10]}
+PAYOFFS = {
+    "swerve,swerve": [0, 0],
+    "swerve,straight": [-1, 1],
+    "straight,swerve": [1, -1],
+    "straight,straight": [-10, -10],
+}
 TABLE = parse_table(list(ACTIONS), PAYOFFS, 2)
-SPEC = table_game_spec(TABLE, game_type=GAME_ID, version=GAME_VERSION,
-                       display_name="Chicken", rules_module=__name__)
+SPEC = table_game_spec(
+    TABLE, game_type=GAME_ID, version=GAME_VERSION, display_name="Chicken", rules_module=__name__
+)

@@ -68,8 +68,10 @@ SIMULTANEOUS = True
 ZERO_SUM = True
 MOVE_TYPE = "allocation"
 DEFAULT_PARAMETERS: dict[str, Any] = {"battlefields": 3, "troops": 10}
-PAYOFF_BOUNDS = (-float(DEFAULT_PARAMETERS["battlefields"]),
-                 float(DEFAULT_PARAMETERS["battlefields"]))
+PAYOFF_BOUNDS = (
+    -float(DEFAULT_PARAMETERS["battlefields"]),
+    float(DEFAULT_PARAMETERS["battlefields"]),
+)
 MAX_BATTLEFIELDS, MAX_TROOPS = 100, 10_000
 
 
@@ -80,17 +82,22 @@ def battle(first: Sequence[int], second: Sequence[int]) -> list[int | None]:
         ValueError: allocations of different lengths.
     """
     if len(first) != len(second):
-        raise ValueError(f"both allocations must cover the same battlefields, got "
-                         f"{len(first)} and {len(second)}")
+        raise ValueError(
+            f"both allocations must cover the same battlefields, got {len(first)} and {len(second)}"
+        )
     return [0 if a > b else 1 if b > a else None for a, b in zip(first, second, strict=True)]
 
 
 class BlottoState(Game):
     """One Colonel Blotto game between two players, named by their ids (PLAYER_A first)."""
 
-    def __init__(self, player_ids: Sequence[str], *,
-                 battlefields: int = DEFAULT_PARAMETERS["battlefields"],
-                 troops: int = DEFAULT_PARAMETERS["troops"]):
+    def __init__(
+        self,
+        player_ids: Sequence[str],
+        *,
+        battlefields: int = DEFAULT_PARAMETERS["battlefields"],
+        troops: int = DEFAULT_PARAMETERS["troops"],
+    ):
         self._players = check_players(player_ids, NUM_PLAYERS, NUM_PLAYERS)
         self.battlefields = check_int("battlefields", battlefields, 1, MAX_BATTLEFIELDS)
         self.troops = check_int("troops", troops, 1, MAX_TROOPS)
@@ -150,9 +157,12 @@ class BlottoState(Game):
             "terminal": self.is_terminal(),
         }
         if self.is_terminal():
-            view.update(own_allocation=self._allocations[player],
-                        opponent_allocation=self._allocations[opponent],
-                        battlefield_winners=self._winner_ids(), returns=self.returns())
+            view.update(
+                own_allocation=self._allocations[player],
+                opponent_allocation=self._allocations[opponent],
+                battlefield_winners=self._winner_ids(),
+                returns=self.returns(),
+            )
         return view
 
     def to_json(self) -> dict[str, Any]:
@@ -170,8 +180,17 @@ class BlottoState(Game):
 
 
 SPEC = GameSpec(
-    game_type=GAME_ID, versioned_id=VERSIONED_ID, display_name=DISPLAY_NAME,
-    rules_module=__name__, min_players=NUM_PLAYERS, max_players=NUM_PLAYERS,
-    simultaneous=SIMULTANEOUS, zero_sum=ZERO_SUM, move_types=(MOVE_TYPE,), valid_choices=(),
-    payoff_bounds=PAYOFF_BOUNDS, new_state=BlottoState, parameters=DEFAULT_PARAMETERS,
+    game_type=GAME_ID,
+    versioned_id=VERSIONED_ID,
+    display_name=DISPLAY_NAME,
+    rules_module=__name__,
+    min_players=NUM_PLAYERS,
+    max_players=NUM_PLAYERS,
+    simultaneous=SIMULTANEOUS,
+    zero_sum=ZERO_SUM,
+    move_types=(MOVE_TYPE,),
+    valid_choices=(),
+    payoff_bounds=PAYOFF_BOUNDS,
+    new_state=BlottoState,
+    parameters=DEFAULT_PARAMETERS,
 )

@@ -50,8 +50,16 @@ from typing import Any
 from games.params import check_int, check_number
 from games.spec import NO_MOVE, ActionSpace, Game, GameSpec, check_players
 
-__all__ = ["DEFAULT_PARAMETERS", "GAME_ID", "GAME_VERSION", "SPEC", "VERSIONED_ID",
-           "CongestionState", "latency", "loads_of"]
+__all__ = [
+    "DEFAULT_PARAMETERS",
+    "GAME_ID",
+    "GAME_VERSION",
+    "SPEC",
+    "VERSIONED_ID",
+    "CongestionState",
+    "latency",
+    "loads_of",
+]
 
 GAME_ID = "congestion"
 GAME_VERSION = 1
@@ -87,27 +95,37 @@ def _check_routes(routes: object) -> dict[str, list[float]]:
         ValueError: not a mapping of 1 to 20 named routes to 1 to 5 numbers in 0..1000.
     """
     if not isinstance(routes, Mapping) or not 1 <= len(routes) <= MAX_ROUTES:
-        raise ValueError(f"the parameter routes must map 1 to {MAX_ROUTES} route names to "
-                         f"latency coefficients, not {routes!r}")
+        raise ValueError(
+            f"the parameter routes must map 1 to {MAX_ROUTES} route names to "
+            f"latency coefficients, not {routes!r}"
+        )
     checked: dict[str, list[float]] = {}
     for name, coefficients in routes.items():
         if not isinstance(name, str) or not name:
             raise ValueError(f"a route name must be a non-empty string, not {name!r}")
         if not isinstance(coefficients, (list, tuple)) or not (
-                1 <= len(coefficients) <= MAX_COEFFICIENTS):
-            raise ValueError(f"route {name!r} needs a list of 1 to {MAX_COEFFICIENTS} "
-                             f"latency coefficients, not {coefficients!r}")
-        checked[name] = [check_number(f"routes[{name!r}]", c, 0.0, MAX_COEFFICIENT)
-                         for c in coefficients]
+            1 <= len(coefficients) <= MAX_COEFFICIENTS
+        ):
+            raise ValueError(
+                f"route {name!r} needs a list of 1 to {MAX_COEFFICIENTS} "
+                f"latency coefficients, not {coefficients!r}"
+            )
+        checked[name] = [
+            check_number(f"routes[{name!r}]", c, 0.0, MAX_COEFFICIENT) for c in coefficients
+        ]
     return checked
 
 
 class CongestionState(Game):
     """One congestion game: players named by their ids choose routes, round after round."""
 
-    def __init__(self, player_ids: Sequence[str], *,
-                 routes: Mapping[str, Sequence[float]] = DEFAULT_PARAMETERS["routes"],
-                 rounds: int = DEFAULT_PARAMETERS["rounds"]):
+    def __init__(
+        self,
+        player_ids: Sequence[str],
+        *,
+        routes: Mapping[str, Sequence[float]] = DEFAULT_PARAMETERS["routes"],
+        rounds: int = DEFAULT_PARAMETERS["rounds"],
+    ):
         self._players = check_players(player_ids, MIN_PLAYERS, MAX_PLAYERS)
         self.routes = _check_routes(routes)
         self.rounds = check_int("rounds", rounds, 1, MAX_ROUNDS)
@@ -161,8 +179,9 @@ class CongestionState(Game):
         return totals
 
     def _history(self) -> list[dict[str, Any]]:
-        return [{"loads": dict(loads), "latencies": self._latencies(loads)}
-                for loads in self._loads]
+        return [
+            {"loads": dict(loads), "latencies": self._latencies(loads)} for loads in self._loads
+        ]
 
     def observation(self, player: str) -> dict[str, Any]:
         """``player``'s view: the public loads, its own choices, never another's choice."""
@@ -196,9 +215,17 @@ class CongestionState(Game):
 
 
 SPEC = GameSpec(
-    game_type=GAME_ID, versioned_id=VERSIONED_ID, display_name=DISPLAY_NAME,
-    rules_module=__name__, min_players=MIN_PLAYERS, max_players=MAX_PLAYERS,
-    simultaneous=SIMULTANEOUS, zero_sum=ZERO_SUM, move_types=(MOVE_TYPE,),
-    valid_choices=tuple(sorted(DEFAULT_ROUTES)), payoff_bounds=PAYOFF_BOUNDS,
-    new_state=CongestionState, parameters=DEFAULT_PARAMETERS,
+    game_type=GAME_ID,
+    versioned_id=VERSIONED_ID,
+    display_name=DISPLAY_NAME,
+    rules_module=__name__,
+    min_players=MIN_PLAYERS,
+    max_players=MAX_PLAYERS,
+    simultaneous=SIMULTANEOUS,
+    zero_sum=ZERO_SUM,
+    move_types=(MOVE_TYPE,),
+    valid_choices=tuple(sorted(DEFAULT_ROUTES)),
+    payoff_bounds=PAYOFF_BOUNDS,
+    new_state=CongestionState,
+    parameters=DEFAULT_PARAMETERS,
 )

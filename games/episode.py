@@ -19,9 +19,12 @@ from games.strategies.observation import ObservationStrategy
 __all__ = ["play_episode", "play_stages"]
 
 
-def play_stages(spec: GameSpec, strategies_by_player: Mapping[str, ObservationStrategy],
-                seed: int | None = None, **parameters: Any
-                ) -> Iterator[tuple[dict[str, Action] | None, GameState]]:
+def play_stages(
+    spec: GameSpec,
+    strategies_by_player: Mapping[str, ObservationStrategy],
+    seed: int | None = None,
+    **parameters: Any,
+) -> Iterator[tuple[dict[str, Action] | None, GameState]]:
     """One episode stage by stage: the state once after the reset (moves ``None``), then
     each stage's joint move with the state after it. ``play_episode`` keeps only the end;
     ``games.analysis.record_episode`` keeps every stage.
@@ -35,21 +38,30 @@ def play_stages(spec: GameSpec, strategies_by_player: Mapping[str, ObservationSt
     """
     state = spec.create(list(strategies_by_player), **parameters)
     state.reset(seed)
-    rngs = {player: random.Random(None if seed is None else f"{seed}/{player}")
-            for player in strategies_by_player}
+    rngs = {
+        player: random.Random(None if seed is None else f"{seed}/{player}")
+        for player in strategies_by_player
+    }
     yield None, state
     while not state.is_terminal():
-        moves = {player: strategies_by_player[player].choose(
-                     state.observation(player), state.action_space(player), rngs[player])
-                 for player in state.acting_players()}
+        moves = {
+            player: strategies_by_player[player].choose(
+                state.observation(player), state.action_space(player), rngs[player]
+            )
+            for player in state.acting_players()
+        }
         state.step(moves)
         yield moves, state
 
 
-def play_episode(spec: GameSpec, strategies_by_player: Mapping[str, ObservationStrategy],
-                 seed: int | None = None, **parameters: Any) -> dict[str, float]:
+def play_episode(
+    spec: GameSpec,
+    strategies_by_player: Mapping[str, ObservationStrategy],
+    seed: int | None = None,
+    **parameters: Any,
+) -> dict[str, float]:
     """The payoffs of one episode of ``spec`` between the players of
     ``strategies_by_player`` (its keys, in seat order), with ``parameters`` over the game's
     defaults; seeding and errors as in ``play_stages``."""
-    (_, final), = deque(play_stages(spec, strategies_by_player, seed, **parameters), maxlen=1)
+    ((_, final),) = deque(play_stages(spec, strategies_by_player, seed, **parameters), maxlen=1)
     return final.payoffs()

@@ -237,8 +237,16 @@ def init_state(player_ids: Sequence[str], seed: int | None = None) -> EvenOddSta
 
 
 SPEC = GameSpec(
-    game_type=GAME_ID, versioned_id=VERSIONED_ID, display_name=DISPLAY_NAME,
-    rules_module=__name__, min_players=NUM_PLAYERS, max_players=NUM_PLAYERS,
-    simultaneous=SIMULTANEOUS, zero_sum=ZERO_SUM, move_types=(MOVE_TYPE,),
-    valid_choices=tuple(_ACTIONS), payoff_bounds=PAYOFF_BOUNDS, new_state=EvenOddState,
+    game_type=GAME_ID,
+    versioned_id=VERSIONED_ID,
+    display_name=DISPLAY_NAME,
+    rules_module=__name__,
+    min_players=NUM_PLAYERS,
+    max_players=NUM_PLAYERS,
+    simultaneous=SIMULTANEOUS,
+    zero_sum=ZERO_SUM,
+    move_types=(MOVE_TYPE,),
+    valid_choices=tuple(_ACTIONS),
+    payoff_bounds=PAYOFF_BOUNDS,
+    new_state=EvenOddState,
 )

@@ -61,8 +61,17 @@ from typing import Any
 from games.params import check_int, check_number, rng_for
 from games.spec import NO_MOVE, ActionSpace, Game, GameSpec, check_players
 
-__all__ = ["GAME_ID", "GAME_VERSION", "MOVE_TYPE", "REPEAT_DEFAULTS", "VERSIONED_ID",
-           "MatrixState", "PayoffTable", "parse_table", "table_game_spec"]
+__all__ = [
+    "GAME_ID",
+    "GAME_VERSION",
+    "MOVE_TYPE",
+    "REPEAT_DEFAULTS",
+    "VERSIONED_ID",
+    "MatrixState",
+    "PayoffTable",
+    "parse_table",
+    "table_game_spec",
+]
 
 GAME_ID = "matrix"
 GAME_VERSION = 1
@@ -97,25 +106,33 @@ class PayoffTable:
 
     def to_json(self) -> dict[str, Any]:
         """The table in the mapping form ``parse_table`` takes back."""
-        return {"actions": [list(acts) for acts in self.actions],
-                "payoffs": {",".join(profile): list(payoff)
-                            for profile, payoff in self.payoffs.items()}}
+        return {
+            "actions": [list(acts) for acts in self.actions],
+            "payoffs": {
+                ",".join(profile): list(payoff) for profile, payoff in self.payoffs.items()
+            },
+        }
 
 
 def _parse_actions(actions: Any, num_players: int) -> tuple[tuple[str, ...], ...]:
     if not isinstance(actions, (list, tuple)) or not actions:
         raise ValueError(f"actions must be a non-empty list, got {actions!r}")
-    per_seat = ([actions] * num_players if all(isinstance(a, str) for a in actions)
-                else list(actions))
+    per_seat = (
+        [actions] * num_players if all(isinstance(a, str) for a in actions) else list(actions)
+    )
     if len(per_seat) != num_players:
-        raise ValueError(f"actions are given for {len(per_seat)} players, but "
-                         f"{num_players} play")
+        raise ValueError(f"actions are given for {len(per_seat)} players, but {num_players} play")
     parsed = []
     for seat, acts in enumerate(per_seat):
-        if (not isinstance(acts, (list, tuple)) or not acts
-                or not all(isinstance(a, str) and a and "," not in a for a in acts)):
-            raise ValueError(f"the actions of seat {seat} must be a non-empty list of "
-                             f"non-empty strings without commas, got {acts!r}")
+        if (
+            not isinstance(acts, (list, tuple))
+            or not acts
+            or not all(isinstance(a, str) and a and "," not in a for a in acts)
+        ):
+            raise ValueError(
+                f"the actions of seat {seat} must be a non-empty list of "
+                f"non-empty strings without commas, got {acts!r}"
+            )
         if len(set(acts)) != len(acts):
             raise ValueError(f"the actions of seat {seat} repeat: {acts!r}")
         parsed.append(tuple(acts))
@@ -123,11 +140,18 @@ def _parse_actions(actions: Any, num_players: int) -> tuple[tuple[str, ...], ...
 
 
 def _parse_payoff(value: Any, profile: Profile, num_players: int) -> tuple[float, ...]:
-    if (not isinstance(value, (list, tuple)) or len(value) != num_players
-            or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
-                       and math.isfinite(x) for x in value)):
-        raise ValueError(f"the payoff of {','.join(profile)} must be a list of "
-                         f"{num_players} finite numbers, got {value!r}")
+    if (
+        not isinstance(value, (list, tuple))
+        or len(value) != num_players
+        or not all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+            for x in value
+        )
+    ):
+        raise ValueError(
+            f"the payoff of {','.join(profile)} must be a list of "
+            f"{num_players} finite numbers, got {value!r}"
+        )
     return tuple(value)
 
 
@@ -141,9 +165,11 @@ def _from_nested(payoffs: Any, actions: tuple[tuple[str, ...], ...]) -> dict[str
             return
         seat_actions = actions[len(prefix)]
         if not isinstance(node, (list, tuple)) or len(node) != len(seat_actions):
-            raise ValueError(f"the nested payoffs at {list(prefix)} must list "
-                             f"{len(seat_actions)} entries, one per action of seat "
-                             f"{len(prefix)}, got {node!r}")
+            raise ValueError(
+                f"the nested payoffs at {list(prefix)} must list "
+                f"{len(seat_actions)} entries, one per action of seat "
+                f"{len(prefix)}, got {node!r}"
+            )
         for action, child in zip(seat_actions, node, strict=True):
             walk(child, (*prefix, action))
 
@@ -167,9 +193,12 @@ def parse_table(actions: Any, payoffs: Any, num_players: int) -> PayoffTable:
     for key, value in payoffs.items():
         profile = tuple(part.strip() for part in str(key).split(","))
         if len(profile) != num_players or not all(
-                action in parsed_actions[seat] for seat, action in enumerate(profile)):
-            raise ValueError(f"{key!r} is not a profile of {num_players} actions, one per "
-                             f"seat from {[list(a) for a in parsed_actions]}")
+            action in parsed_actions[seat] for seat, action in enumerate(profile)
+        ):
+            raise ValueError(
+                f"{key!r} is not a profile of {num_players} actions, one per "
+                f"seat from {[list(a) for a in parsed_actions]}"
+            )
         if profile in table:
             raise ValueError(f"the payoff of {','.join(profile)} is given twice")
         table[profile] = _parse_payoff(value, profile, num_players)
@@ -183,17 +212,26 @@ def parse_table(actions: Any, payoffs: Any, num_players: int) -> PayoffTable:
 def _check_discount(discount: object) -> float:
     value = check_number("discount", discount, 0.0, 1.0)
     if value == 0:
-        raise ValueError("the parameter discount must be above 0: a zero discount would "
-                         "ignore every round after the first")
+        raise ValueError(
+            "the parameter discount must be above 0: a zero discount would "
+            "ignore every round after the first"
+        )
     return value
 
 
 class MatrixState(Game):
     """One play of a normal-form table, once or repeated, between players named by id."""
 
-    def __init__(self, player_ids: Sequence[str], table: PayoffTable, *,
-                 versioned_id: str = VERSIONED_ID, rounds: int = 1, noise: float = 0.0,
-                 discount: float = 1.0):
+    def __init__(
+        self,
+        player_ids: Sequence[str],
+        table: PayoffTable,
+        *,
+        versioned_id: str = VERSIONED_ID,
+        rounds: int = 1,
+        noise: float = 0.0,
+        discount: float = 1.0,
+    ):
         self._players = check_players(player_ids, table.num_players, table.num_players)
         self._table, self._versioned_id = table, versioned_id
         self._rounds = check_int("rounds", rounds, 1)
@@ -208,7 +246,7 @@ class MatrixState(Game):
     @property
     def payoff_bounds(self) -> tuple[float, float]:
         """Bounds of ``returns()`` for this state's table, rounds and discount."""
-        weight = sum(self._discount ** t for t in range(self._rounds))
+        weight = sum(self._discount**t for t in range(self._rounds))
         low, high = self._table.bounds
         return low * weight, high * weight
 
@@ -266,8 +304,12 @@ class MatrixState(Game):
 
     def parameters(self) -> dict[str, Any]:
         """The parameters this state was built with, JSON-ready."""
-        return {**self._table.to_json(), "rounds": self._rounds, "noise": self._noise,
-                "discount": self._discount}
+        return {
+            **self._table.to_json(),
+            "rounds": self._rounds,
+            "noise": self._noise,
+            "discount": self._discount,
+        }
 
     def observation(self, player: str) -> dict[str, Any]:
         """``player``'s view: resolved rounds as played, its own intentions, no one else's."""
@@ -280,10 +322,16 @@ class MatrixState(Game):
             "round": None if self.is_terminal() else played + 1,
             "rounds_played": played,
             "legal_actions": self.legal_actions(player),
-            "history": [{"actions": dict(actual), "rewards": dict(rewards),
-                         "own_intended": intended[player]}
-                        for actual, rewards, intended
-                        in zip(self._played, self._rewards, self._intended, strict=True)],
+            "history": [
+                {
+                    "actions": dict(actual),
+                    "rewards": dict(rewards),
+                    "own_intended": intended[player],
+                }
+                for actual, rewards, intended in zip(
+                    self._played, self._rewards, self._intended, strict=True
+                )
+            ],
             "returns": self.returns(),
             "parameters": self.parameters(),
             "terminal": self.is_terminal(),
@@ -295,30 +343,46 @@ class MatrixState(Game):
             "game_id": self._versioned_id,
             "players": list(self._players),
             "parameters": self.parameters(),
-            "history": [{"intended": dict(i), "actions": dict(a), "rewards": dict(r)}
-                        for i, a, r in zip(self._intended, self._played, self._rewards,
-                                           strict=True)],
+            "history": [
+                {"intended": dict(i), "actions": dict(a), "rewards": dict(r)}
+                for i, a, r in zip(self._intended, self._played, self._rewards, strict=True)
+            ],
             "terminal": self.is_terminal(),
             "returns": self.returns(),
         }
 
 
-def table_game_spec(table: PayoffTable, *, game_type: str, version: int, display_name: str,
-                    rules_module: str) -> GameSpec:
+def table_game_spec(
+    table: PayoffTable, *, game_type: str, version: int, display_name: str, rules_module: str
+) -> GameSpec:
     """The spec of a game that fixes ``table`` and takes only the repeat parameters, so a
     classic is one table and one line of registration."""
     versioned_id = f"{game_type}_v{version}"
 
-    def new_state(player_ids: Sequence[str], *, rounds: int, noise: float,
-                  discount: float) -> MatrixState:
-        return MatrixState(player_ids, table, versioned_id=versioned_id, rounds=rounds,
-                           noise=noise, discount=discount)
+    def new_state(
+        player_ids: Sequence[str], *, rounds: int, noise: float, discount: float
+    ) -> MatrixState:
+        return MatrixState(
+            player_ids,
+            table,
+            versioned_id=versioned_id,
+            rounds=rounds,
+            noise=noise,
+            discount=discount,
+        )
 
     return GameSpec(
-        game_type=game_type, versioned_id=versioned_id, display_name=display_name,
-        rules_module=rules_module, min_players=table.num_players,
-        max_players=table.num_players, simultaneous=True, zero_sum=table.zero_sum,
+        game_type=game_type,
+        versioned_id=versioned_id,
+        display_name=display_name,
+        rules_module=rules_module,
+        min_players=table.num_players,
+        max_players=table.num_players,
+        simultaneous=True,
+        zero_sum=table.zero_sum,
         move_types=(MOVE_TYPE,),
         valid_choices=tuple(sorted({a for acts in table.actions for a in acts})),
-        payoff_bounds=table.bounds, new_state=new_state, parameters=dict(REPEAT_DEFAULTS),
+        payoff_bounds=table.bounds,
+        new_state=new_state,
+        parameters=dict(REPEAT_DEFAULTS),
     )

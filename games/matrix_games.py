@@ -27,8 +27,15 @@ from dataclasses import dataclass
 
 from games import even_odd, prisoners_dilemma, rock_paper_scissors
 
-__all__ = ["EVEN_ODD", "MATRIX_GAMES", "PRISONERS_DILEMMA", "ROCK_PAPER_SCISSORS",
-           "MatrixGame", "UnknownMatrixGameError", "matrix_game"]
+__all__ = [
+    "EVEN_ODD",
+    "MATRIX_GAMES",
+    "PRISONERS_DILEMMA",
+    "ROCK_PAPER_SCISSORS",
+    "MatrixGame",
+    "UnknownMatrixGameError",
+    "matrix_game",
+]
 
 PayoffTable = tuple[tuple[tuple[float, float], ...], ...]
 
@@ -52,8 +59,10 @@ class MatrixGame:
             ValueError: ``action`` is not an action of this game.
         """
         if action not in self.actions:
-            raise ValueError(f"{action!r} is not an action of {self.game_type}; its actions "
-                             f"are {', '.join(self.actions)}")
+            raise ValueError(
+                f"{action!r} is not an action of {self.game_type}; its actions "
+                f"are {', '.join(self.actions)}"
+            )
         return self.actions.index(action)
 
     def best_response(self, opponent_action: int) -> int:
@@ -69,21 +78,28 @@ def _pair(payoff: tuple[float, ...]) -> tuple[float, float]:
     return float(row), float(column)
 
 
-PRISONERS_DILEMMA = MatrixGame(prisoners_dilemma.GAME_ID, prisoners_dilemma.ACTIONS,
-                               prisoners_dilemma.PAYOFF_TABLE)
+PRISONERS_DILEMMA = MatrixGame(
+    prisoners_dilemma.GAME_ID, prisoners_dilemma.ACTIONS, prisoners_dilemma.PAYOFF_TABLE
+)
 ROCK_PAPER_SCISSORS = MatrixGame(
-    rock_paper_scissors.GAME_ID, rock_paper_scissors.ACTIONS,
-    tuple(tuple(_pair(rock_paper_scissors.TABLE.payoffs[row, column])
-                for column in rock_paper_scissors.ACTIONS)
-          for row in rock_paper_scissors.ACTIONS),
+    rock_paper_scissors.GAME_ID,
+    rock_paper_scissors.ACTIONS,
+    tuple(
+        tuple(
+            _pair(rock_paper_scissors.TABLE.payoffs[row, column])
+            for column in rock_paper_scissors.ACTIONS
+        )
+        for row in rock_paper_scissors.ACTIONS
+    ),
 )
 EVEN_ODD = MatrixGame(
-    even_odd.GAME_ID, tuple(parity.value for parity in even_odd.Parity),
-    (((1.0, 1.0), (1.5, 1.5)),
-     ((1.5, 1.5), (1.0, 1.0))),
+    even_odd.GAME_ID,
+    tuple(parity.value for parity in even_odd.Parity),
+    (((1.0, 1.0), (1.5, 1.5)), ((1.5, 1.5), (1.0, 1.0))),
 )
 MATRIX_GAMES: dict[str, MatrixGame] = {
-    game.game_type: game for game in (PRISONERS_DILEMMA, ROCK_PAPER_SCISSORS, EVEN_ODD)}
+    game.game_type: game for game in (PRISONERS_DILEMMA, ROCK_PAPER_SCISSORS, EVEN_ODD)
+}
 
 
 def matrix_game(game_type: str) -> MatrixGame:

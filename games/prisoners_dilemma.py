@@ -50,8 +50,17 @@ from typing import Final
 
 from games.matrix import parse_table, table_game_spec
 
-__all__ = ["ACTIONS", "DISPLAY_NAME", "GAME_ID", "GAME_VERSION", "PAYOFF_TABLE", "SPEC",
-           "TABLE", "VERSIONED_ID", "Move"]
+__all__ = [
+    "ACTIONS",
+    "DISPLAY_NAME",
+    "GAME_ID",
+    "GAME_VERSION",
+    "PAYOFF_TABLE",
+    "SPEC",
+    "TABLE",
+    "VERSIONED_ID",
+    "Move",
+]
 
 
 class Move(str, Enum):
@@ -76,5 +85,6 @@ PAYOFF_TABLE: Final[tuple[tuple[tuple[float, float], ...], ...]] = (
 ``games.matrix_games.MatrixGame.payoffs``."""
 
 TABLE = parse_table(list(ACTIONS), PAYOFF_TABLE, 2)
-SPEC = table_game_spec(TABLE, game_type=GAME_ID, version=GAME_VERSION,
-                       display_name=DISPLAY_NAME, rules_module=__name__)
+SPEC = table_game_spec(
+    TABLE, game_type=GAME_ID, version=GAME_VERSION, display_name=DISPLAY_NAME, rules_module=__name__
+)

@@ -54,8 +54,17 @@ from typing import Any
 from games.params import check_int, check_number
 from games.spec import NO_MOVE, ActionSpace, Game, GameSpec, check_players
 
-__all__ = ["DEFAULT_PARAMETERS", "GAME_ID", "GAME_VERSION", "MAX_PLAYERS", "MIN_PLAYERS",
-           "SPEC", "VERSIONED_ID", "PublicGoodsState", "payoff_bounds"]
+__all__ = [
+    "DEFAULT_PARAMETERS",
+    "GAME_ID",
+    "GAME_VERSION",
+    "MAX_PLAYERS",
+    "MIN_PLAYERS",
+    "SPEC",
+    "VERSIONED_ID",
+    "PublicGoodsState",
+    "payoff_bounds",
+]
 
 GAME_ID = "public_goods"
 GAME_VERSION = 1
@@ -65,14 +74,25 @@ MIN_PLAYERS, MAX_PLAYERS = 2, 20
 CONTRIBUTE, PUNISH = "contribute", "punish"
 MOVE_TYPES = ("contribution", "punishment")
 DEFAULT_PARAMETERS: Mapping[str, Any] = {
-    "endowment": 20, "multiplier": 1.6, "rounds": 1, "punishment": False,
-    "punishment_factor": 3, "punishment_budget": 10,
+    "endowment": 20,
+    "multiplier": 1.6,
+    "rounds": 1,
+    "punishment": False,
+    "punishment_factor": 3,
+    "punishment_budget": 10,
 }
 
 
-def payoff_bounds(num_players: int, *, endowment: int, multiplier: float, rounds: int,
-                  punishment: bool, punishment_factor: float,
-                  punishment_budget: int) -> tuple[float, float]:
+def payoff_bounds(
+    num_players: int,
+    *,
+    endowment: int,
+    multiplier: float,
+    rounds: int,
+    punishment: bool,
+    punishment_factor: float,
+    punishment_budget: int,
+) -> tuple[float, float]:
     """The lowest and highest return of one player over the whole game.
 
     Per round, i's payoff is E + c_i·(m/n − 1) + m·C₋ᵢ/n − punishment: lowest when the
@@ -90,9 +110,17 @@ def payoff_bounds(num_players: int, *, endowment: int, multiplier: float, rounds
 class PublicGoodsState(Game):
     """One public goods game between 2 to 20 players named by id, in seat order."""
 
-    def __init__(self, player_ids: Sequence[str], *, endowment: int, multiplier: float,
-                 rounds: int, punishment: bool, punishment_factor: float,
-                 punishment_budget: int):
+    def __init__(
+        self,
+        player_ids: Sequence[str],
+        *,
+        endowment: int,
+        multiplier: float,
+        rounds: int,
+        punishment: bool,
+        punishment_factor: float,
+        punishment_budget: int,
+    ):
         self._players = check_players(player_ids, MIN_PLAYERS, MAX_PLAYERS)
         self._endowment = check_int("endowment", endowment, 1)
         self._multiplier = check_number("multiplier", multiplier, 0.0, sys.float_info.max)
@@ -100,11 +128,9 @@ class PublicGoodsState(Game):
             raise ValueError("the parameter multiplier must be above 0")
         self._rounds = check_int("rounds", rounds, 1)
         if not isinstance(punishment, bool):
-            raise ValueError(f"the parameter punishment must be true or false, not "
-                             f"{punishment!r}")
+            raise ValueError(f"the parameter punishment must be true or false, not {punishment!r}")
         self._punishment = punishment
-        self._factor = check_number("punishment_factor", punishment_factor, 0.0,
-                                    sys.float_info.max)
+        self._factor = check_number("punishment_factor", punishment_factor, 0.0, sys.float_info.max)
         self._budget = check_int("punishment_budget", punishment_budget, 0)
         self.reset()
 
@@ -114,9 +140,14 @@ class PublicGoodsState(Game):
         return payoff_bounds(len(self._players), **self._parameters_for_bounds())
 
     def _parameters_for_bounds(self) -> dict[str, Any]:
-        return {"endowment": self._endowment, "multiplier": self._multiplier,
-                "rounds": self._rounds, "punishment": self._punishment,
-                "punishment_factor": self._factor, "punishment_budget": self._budget}
+        return {
+            "endowment": self._endowment,
+            "multiplier": self._multiplier,
+            "rounds": self._rounds,
+            "punishment": self._punishment,
+            "punishment_factor": self._factor,
+            "punishment_budget": self._budget,
+        }
 
     def reset(self, seed: int | None = None) -> None:
         """A fresh game. Nothing in it is random, so the seed changes nothing."""
@@ -163,16 +194,22 @@ class PublicGoodsState(Game):
         else:
             self._end_round(contributions, None, self._rewards)
 
-    def _punish(self, contributions: dict[str, int],
-                allocations: dict[str, list[int]]) -> None:
-        points = {punisher: {target: allocations[punisher][seat]
-                             for seat, target in enumerate(self._players) if target != punisher}
-                  for punisher in self._players}
+    def _punish(self, contributions: dict[str, int], allocations: dict[str, list[int]]) -> None:
+        points = {
+            punisher: {
+                target: allocations[punisher][seat]
+                for seat, target in enumerate(self._players)
+                if target != punisher
+            }
+            for punisher in self._players
+        }
         given = {p: sum(points[p].values()) for p in self._players}
         received = {p: sum(points[q].get(p, 0) for q in self._players) for p in self._players}
         share = self._multiplier * sum(contributions.values()) / len(self._players)
-        totals = {p: self._endowment - c + share - given[p] - self._factor * received[p]
-                  for p, c in contributions.items()}
+        totals = {
+            p: self._endowment - c + share - given[p] - self._factor * received[p]
+            for p, c in contributions.items()
+        }
         self._rewards = {p: -given[p] - self._factor * received[p] for p in self._players}
         self._add_rewards()
         self._end_round(contributions, points, totals)
@@ -181,11 +218,15 @@ class PublicGoodsState(Game):
         for player, reward in self._rewards.items():
             self._returns[player] += reward
 
-    def _end_round(self, contributions: dict[str, int],
-                   punishments: dict[str, dict[str, int]] | None,
-                   payoffs: dict[str, float]) -> None:
-        self._history.append({"contributions": contributions, "punishments": punishments,
-                              "payoffs": dict(payoffs)})
+    def _end_round(
+        self,
+        contributions: dict[str, int],
+        punishments: dict[str, dict[str, int]] | None,
+        payoffs: dict[str, float],
+    ) -> None:
+        self._history.append(
+            {"contributions": contributions, "punishments": punishments, "payoffs": dict(payoffs)}
+        )
         self._revealed = {}
         self._stage = None if len(self._history) >= self._rounds else CONTRIBUTE
 
@@ -238,10 +279,13 @@ class PublicGoodsState(Game):
 def _copy_round(entry: dict[str, Any]) -> dict[str, Any]:
     """A round of the history that a caller may change without changing the state."""
     punishments = entry["punishments"]
-    return {"contributions": dict(entry["contributions"]),
-            "punishments": None if punishments is None
-            else {p: dict(points) for p, points in punishments.items()},
-            "payoffs": dict(entry["payoffs"])}
+    return {
+        "contributions": dict(entry["contributions"]),
+        "punishments": None
+        if punishments is None
+        else {p: dict(points) for p, points in punishments.items()},
+        "payoffs": dict(entry["payoffs"]),
+    }
 
 
 def _spec_bounds() -> tuple[float, float]:
@@ -251,9 +295,17 @@ def _spec_bounds() -> tuple[float, float]:
 
 
 SPEC = GameSpec(
-    game_type=GAME_ID, versioned_id=VERSIONED_ID, display_name=DISPLAY_NAME,
-    rules_module=__name__, min_players=MIN_PLAYERS, max_players=MAX_PLAYERS,
-    simultaneous=True, zero_sum=False, move_types=MOVE_TYPES, valid_choices=(),
-    payoff_bounds=_spec_bounds(), new_state=PublicGoodsState,
+    game_type=GAME_ID,
+    versioned_id=VERSIONED_ID,
+    display_name=DISPLAY_NAME,
+    rules_module=__name__,
+    min_players=MIN_PLAYERS,
+    max_players=MAX_PLAYERS,
+    simultaneous=True,
+    zero_sum=False,
+    move_types=MOVE_TYPES,
+    valid_choices=(),
+    payoff_bounds=_spec_bounds(),
+    new_state=PublicGoodsState,
     parameters=DEFAULT_PARAMETERS,
 )

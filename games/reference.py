@@ -20,9 +20,15 @@ from games.strategies import Strategy
 __all__ = ["play_reference"]
 
 
-def play_reference(game: MatrixGame, strategies: Sequence[Strategy],
-                   pairs: Sequence[tuple[int, int]], turns: int, repetitions: int,
-                   noise: float, rng: np.random.Generator) -> NDArray[Any]:
+def play_reference(
+    game: MatrixGame,
+    strategies: Sequence[Strategy],
+    pairs: Sequence[tuple[int, int]],
+    turns: int,
+    repetitions: int,
+    noise: float,
+    rng: np.random.Generator,
+) -> NDArray[Any]:
     """Play every pair's matches, one turn of one match at a time.
 
     Args:
@@ -52,11 +58,13 @@ def play_reference(game: MatrixGame, strategies: Sequence[Strategy],
                 played = []
                 for seat, strategy in enumerate((strategies[first], strategies[second])):
                     slot = seat * matches + match
-                    action = strategy.choose(history[seat], history[1 - seat],
-                                             float(draws[slot]))
+                    action = strategy.choose(history[seat], history[1 - seat], float(draws[slot]))
                     if flips is not None and flips[slot] < noise:
-                        shift = 1 if replacements is None else (
-                            1 + int(replacements[slot] * (size - 1)))
+                        shift = (
+                            1
+                            if replacements is None
+                            else (1 + int(replacements[slot] * (size - 1)))
+                        )
                         action = game.actions[(game.index(action) + shift) % size]
                     played.append(action)
                 history[0].append(played[0])

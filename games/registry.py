@@ -30,21 +30,24 @@ class UnknownGameError(ValueError):
     """No game of that type is registered."""
 
 
-_GAMES: dict[str, GameSpec] = {spec.game_type: spec for spec in (
-    even_odd.SPEC,
-    *auction.SPECS,
-    bargaining.SPEC,
-    colonel_blotto.SPEC,
-    congestion.SPEC,
-    tic_tac_toe.SPEC,
-    ultimatum.SPEC,
-    battle_of_the_sexes.SPEC,
-    chicken.SPEC,
-    prisoners_dilemma.SPEC,
-    public_goods.SPEC,
-    rock_paper_scissors.SPEC,
-    stag_hunt.SPEC,
-)}
+_GAMES: dict[str, GameSpec] = {
+    spec.game_type: spec
+    for spec in (
+        even_odd.SPEC,
+        *auction.SPECS,
+        bargaining.SPEC,
+        colonel_blotto.SPEC,
+        congestion.SPEC,
+        tic_tac_toe.SPEC,
+        ultimatum.SPEC,
+        battle_of_the_sexes.SPEC,
+        chicken.SPEC,
+        prisoners_dilemma.SPEC,
+        public_goods.SPEC,
+        rock_paper_scissors.SPEC,
+        stag_hunt.SPEC,
+    )
+}
 
 
 def game_types() -> list[str]:

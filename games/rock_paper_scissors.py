@@ -32,8 +32,7 @@ from enum import Enum
 
 from games.matrix import parse_table, table_game_spec
 
-__all__ = ["ACTIONS", "BEATS", "GAME_ID", "GAME_VERSION", "PAYOFFS", "SPEC", "TABLE",
-           "Move"]
+__all__ = ["ACTIONS", "BEATS", "GAME_ID", "GAME_VERSION", "PAYOFFS", "SPEC", "TABLE", "Move"]
 
 
 class Move(str, Enum):
@@ -55,5 +54,10 @@ def _payoff(mine: str, theirs: str) -> int:
 
 PAYOFFS = {f"{a},{b}": [_payoff(a, b), _payoff(b, a)] for a in ACTIONS for b in ACTIONS}
 TABLE = parse_table(list(ACTIONS), PAYOFFS, 2)
-SPEC = table_game_spec(TABLE, game_type=GAME_ID, version=GAME_VERSION,
-                       display_name="Rock, Paper, Scissors", rules_module=__name__)
+SPEC = table_game_spec(
+    TABLE,
+    game_type=GAME_ID,
+    version=GAME_VERSION,
+    display_name="Rock, Paper, Scissors",
+    rules_module=__name__,
+)

@@ -48,8 +48,7 @@ class ActionSpace:
     def allocation(cls, size: int, total: int) -> ActionSpace:
         """``size`` non-negative integers that sum to ``total``."""
         if size < 1 or total < 0:
-            raise ValueError(f"an allocation needs a size ≥ 1 and a total ≥ 0, got {size}, "
-                             f"{total}")
+            raise ValueError(f"an allocation needs a size ≥ 1 and a total ≥ 0, got {size}, {total}")
         return cls("allocation", size=size, total=total)
 
     @property
@@ -59,18 +58,19 @@ class ActionSpace:
     def contains(self, action: Action) -> bool:
         """Whether ``action`` is a legal move here (types checked: True is not 1)."""
         if self.kind == "choice":
-            return any(type(action) is type(choice) and action == choice
-                       for choice in self.choices)
+            return any(type(action) is type(choice) and action == choice for choice in self.choices)
         if self.kind == "number":
             if isinstance(action, bool) or not isinstance(action, (int, float)):
                 return False
             if self.integer and not float(action).is_integer():
                 return False
             return self.low <= action <= self.high
-        return (isinstance(action, list) and len(action) == self.size
-                and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0
-                        for x in action)
-                and sum(action) == self.total)
+        return (
+            isinstance(action, list)
+            and len(action) == self.size
+            and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in action)
+            and sum(action) == self.total
+        )
 
     @classmethod
     def from_description(cls, description: Mapping[str, Any]) -> ActionSpace:
@@ -84,8 +84,11 @@ class ActionSpace:
             if kind == "choice":
                 return cls.of_choices(description["choices"])
             if kind == "number":
-                return cls.number(description["low"], description["high"],
-                                  integer=bool(description.get("integer", False)))
+                return cls.number(
+                    description["low"],
+                    description["high"],
+                    integer=bool(description.get("integer", False)),
+                )
             if kind == "allocation":
                 return cls.allocation(int(description["size"]), int(description["total"]))
         except (KeyError, TypeError) as exc:
@@ -97,8 +100,7 @@ class ActionSpace:
         if self.kind == "choice":
             return {"kind": "choice", "choices": list(self.choices)}
         if self.kind == "number":
-            return {"kind": "number", "low": self.low, "high": self.high,
-                    "integer": self.integer}
+            return {"kind": "number", "low": self.low, "high": self.high, "integer": self.integer}
         return {"kind": "allocation", "size": self.size, "total": self.total}
 
     def sample(self, rng: random.Random) -> Action:
@@ -215,8 +217,9 @@ class Game:
 
     def _check_player(self, player: str) -> None:
         if player not in self._players:
-            raise ValueError(f"{player!r} does not play this game; the players are "
-                             f"{', '.join(self._players)}")
+            raise ValueError(
+                f"{player!r} does not play this game; the players are {', '.join(self._players)}"
+            )
 
     def legal_actions(self, player: str) -> list[Action]:
         space = self.action_space(player)
@@ -237,16 +240,18 @@ class Game:
         acting = self.acting_players()
         unknown = sorted(set(actions) - set(acting))
         if unknown:
-            raise ValueError(f"{', '.join(map(str, unknown))} does not move now; "
-                             f"acting: {', '.join(acting)}")
+            raise ValueError(
+                f"{', '.join(map(str, unknown))} does not move now; acting: {', '.join(acting)}"
+            )
         missing = [player for player in acting if player not in actions]
         if missing:
             raise ValueError(f"the move of {', '.join(missing)} is missing")
         for player in acting:
             space = self.action_space(player)
             if not space.contains(actions[player]):
-                raise ValueError(f"{actions[player]!r} is not a legal move for {player}: "
-                                 f"{space.describe()}")
+                raise ValueError(
+                    f"{actions[player]!r} is not a legal move for {player}: {space.describe()}"
+                )
 
 
 @dataclass(frozen=True)
@@ -277,6 +282,8 @@ class GameSpec:
         """
         unknown = sorted(set(parameters) - set(self.parameters))
         if unknown:
-            raise ValueError(f"{self.game_type} takes no parameter {', '.join(unknown)}; it "
-                             f"takes: {', '.join(sorted(self.parameters)) or 'none'}")
+            raise ValueError(
+                f"{self.game_type} takes no parameter {', '.join(unknown)}; it "
+                f"takes: {', '.join(sorted(self.parameters)) or 'none'}"
+            )
         return self.new_state(player_ids, **{**self.parameters, **parameters})

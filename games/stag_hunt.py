@@ -42,5 +42,6 @@ GAME_VERSION = 1
 ACTIONS = ("stag", "hare")
 PAYOFFS = {"stag,stag": [4, 4], "stag,hare": [0, 3], "hare,stag": [3, 0], "hare,hare": [3, 3]}
 TABLE = parse_table(list(ACTIONS), PAYOFFS, 2)
-SPEC = table_game_spec(TABLE, game_type=GAME_ID, version=GAME_VERSION,
-                       display_name="Stag Hunt", rules_module=__name__)
+SPEC = table_game_spec(
+    TABLE, game_type=GAME_ID, version=GAME_VERSION, display_name="Stag Hunt", rules_module=__name__
+)

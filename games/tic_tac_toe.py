@@ -46,8 +46,16 @@ from typing import Any
 
 from games.spec import NO_MOVE, ActionSpace, Game, GameSpec, check_players
 
-__all__ = ["CELLS", "GAME_ID", "GAME_VERSION", "LINES", "SPEC", "VERSIONED_ID",
-           "TicTacToeState", "line_winner"]
+__all__ = [
+    "CELLS",
+    "GAME_ID",
+    "GAME_VERSION",
+    "LINES",
+    "SPEC",
+    "VERSIONED_ID",
+    "TicTacToeState",
+    "line_winner",
+]
 
 GAME_ID = "tic_tac_toe"
 GAME_VERSION = 1
@@ -62,8 +70,7 @@ MOVE_TYPE = "cell"
 WIN_REWARD, DRAW_REWARD, LOSS_REWARD = 1.0, 0.0, -1.0
 PAYOFF_BOUNDS = (LOSS_REWARD, WIN_REWARD)
 CELLS = tuple(str(index) for index in range(9))
-LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8),
-         (2, 4, 6))
+LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 
 
 def line_winner(board: Sequence[str]) -> str | None:
@@ -168,8 +175,16 @@ class TicTacToeState(Game):
 
 
 SPEC = GameSpec(
-    game_type=GAME_ID, versioned_id=VERSIONED_ID, display_name=DISPLAY_NAME,
-    rules_module=__name__, min_players=NUM_PLAYERS, max_players=NUM_PLAYERS,
-    simultaneous=SIMULTANEOUS, zero_sum=ZERO_SUM, move_types=(MOVE_TYPE,),
-    valid_choices=CELLS, payoff_bounds=PAYOFF_BOUNDS, new_state=TicTacToeState,
+    game_type=GAME_ID,
+    versioned_id=VERSIONED_ID,
+    display_name=DISPLAY_NAME,
+    rules_module=__name__,
+    min_players=NUM_PLAYERS,
+    max_players=NUM_PLAYERS,
+    simultaneous=SIMULTANEOUS,
+    zero_sum=ZERO_SUM,
+    move_types=(MOVE_TYPE,),
+    valid_choices=CELLS,
+    payoff_bounds=PAYOFF_BOUNDS,
+    new_state=TicTacToeState,
 )

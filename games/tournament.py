@@ -33,8 +33,18 @@ from games.vectorized import play_vectorized
 
 __all__ = ["Engine", "round_robin", "round_robin_pairs", "strategy_labels"]
 
-Engine = Callable[[MatrixGame, Sequence[Strategy], Sequence[tuple[int, int]], int, int,
-                   float, np.random.Generator], NDArray[Any]]
+Engine = Callable[
+    [
+        MatrixGame,
+        Sequence[Strategy],
+        Sequence[tuple[int, int]],
+        int,
+        int,
+        float,
+        np.random.Generator,
+    ],
+    NDArray[Any],
+]
 """A match engine: ``play_vectorized`` or ``games.reference.play_reference``."""
 
 
@@ -54,9 +64,16 @@ def strategy_labels(strategies: Sequence[Strategy]) -> list[str]:
     return labels
 
 
-def round_robin(game_type: str, strategies: Sequence[Strategy], *, turns: int,
-                repetitions: int = 1, noise: float = 0.0, seed: int | None = None,
-                engine: Engine = play_vectorized) -> TournamentResult:
+def round_robin(
+    game_type: str,
+    strategies: Sequence[Strategy],
+    *,
+    turns: int,
+    repetitions: int = 1,
+    noise: float = 0.0,
+    seed: int | None = None,
+    engine: Engine = play_vectorized,
+) -> TournamentResult:
     """Play a round robin of ``strategies`` at ``game_type`` and summarise it.
 
     Args:
@@ -80,15 +97,15 @@ def round_robin(game_type: str, strategies: Sequence[Strategy], *, turns: int,
         raise ValueError(f"a round robin needs at least two strategies, got {len(strategies)}")
     for strategy in strategies:
         if strategy.game != game:
-            raise ValueError(f"{strategy.name} was built for {strategy.game.game_type}, "
-                             f"not {game_type}")
+            raise ValueError(
+                f"{strategy.name} was built for {strategy.game.game_type}, not {game_type}"
+            )
     if turns < 1 or repetitions < 1:
-        raise ValueError(f"turns and repetitions must be at least 1, got {turns} and "
-                         f"{repetitions}")
+        raise ValueError(f"turns and repetitions must be at least 1, got {turns} and {repetitions}")
     if not 0.0 <= noise <= 1.0:
         raise ValueError(f"noise is a probability from 0 to 1, not {noise}")
     pairs = round_robin_pairs(len(strategies))
-    totals = engine(game, strategies, pairs, turns, repetitions, noise,
-                    np.random.default_rng(seed))
-    return summarise(game_type, strategy_labels(strategies), pairs, totals, turns=turns,
-                     noise=noise, seed=seed)
+    totals = engine(game, strategies, pairs, turns, repetitions, noise, np.random.default_rng(seed))
+    return summarise(
+        game_type, strategy_labels(strategies), pairs, totals, turns=turns, noise=noise, seed=seed
+    )

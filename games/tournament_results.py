@@ -52,8 +52,11 @@ class TournamentResult:
     def to_json(self) -> dict[str, Any]:
         """The result as JSON-ready data."""
         return {
-            "game_type": self.game_type, "strategies": list(self.names),
-            "turns": self.turns, "repetitions": self.repetitions, "noise": self.noise,
+            "game_type": self.game_type,
+            "strategies": list(self.names),
+            "turns": self.turns,
+            "repetitions": self.repetitions,
+            "noise": self.noise,
             "seed": self.seed,
             "ranking": [vars(standing) for standing in self.ranking],
             "pairs": [vars(pair) for pair in self.pairs],
@@ -61,9 +64,16 @@ class TournamentResult:
         }
 
 
-def summarise(game_type: str, names: Sequence[str], pairs: Sequence[tuple[int, int]],
-              totals: NDArray[Any], *, turns: int, noise: float, seed: int | None
-              ) -> TournamentResult:
+def summarise(
+    game_type: str,
+    names: Sequence[str],
+    pairs: Sequence[tuple[int, int]],
+    totals: NDArray[Any],
+    *,
+    turns: int,
+    noise: float,
+    seed: int | None,
+) -> TournamentResult:
     """The results of a round robin from its matches' scores.
 
     Args:
@@ -92,11 +102,16 @@ def summarise(game_type: str, names: Sequence[str], pairs: Sequence[tuple[int, i
     scores = [float(matrix[i][others[i]].mean()) for i in range(len(names))]
     order = sorted(range(len(names)), key=lambda i: -scores[i])
     return TournamentResult(
-        game_type=game_type, names=tuple(names), turns=turns, repetitions=totals.shape[1],
-        noise=noise, seed=seed,
-        pairs=tuple(PairScore(names[a], names[b], float(x), float(y))
-                    for (a, b), (x, y) in zip(pairs, means, strict=True)),
+        game_type=game_type,
+        names=tuple(names),
+        turns=turns,
+        repetitions=totals.shape[1],
+        noise=noise,
+        seed=seed,
+        pairs=tuple(
+            PairScore(names[a], names[b], float(x), float(y))
+            for (a, b), (x, y) in zip(pairs, means, strict=True)
+        ),
         payoff_matrix=matrix,
-        ranking=tuple(Standing(rank, names[i], scores[i])
-                      for rank, i in enumerate(order, start=1)),
+        ranking=tuple(Standing(rank, names[i], scores[i]) for rank, i in enumerate(order, start=1)),
     )

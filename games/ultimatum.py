@@ -45,8 +45,16 @@ from games.offers import MOVE_TYPES, RESPONSES, OfferStages
 from games.params import check_int
 from games.spec import ActionSpace, GameSpec, check_players
 
-__all__ = ["DEFAULT_PARAMETERS", "GAME_ID", "GAME_VERSION", "SPEC", "VERSIONED_ID",
-           "Response", "UltimatumState", "split"]
+__all__ = [
+    "DEFAULT_PARAMETERS",
+    "GAME_ID",
+    "GAME_VERSION",
+    "SPEC",
+    "VERSIONED_ID",
+    "Response",
+    "UltimatumState",
+    "split",
+]
 
 
 class Response(str, Enum):
@@ -120,8 +128,7 @@ class UltimatumState(OfferStages):
     def rewards(self) -> dict[str, float]:
         if self._offer is None or self._response is None:
             return dict.fromkeys(self._players, 0.0)
-        return dict(zip(self._players, split(self.pie, self._offer, self._response),
-                        strict=True))
+        return dict(zip(self._players, split(self.pie, self._offer, self._response), strict=True))
 
     def returns(self) -> dict[str, float]:
         return self.rewards()
@@ -160,9 +167,17 @@ class UltimatumState(OfferStages):
 
 
 SPEC = GameSpec(
-    game_type=GAME_ID, versioned_id=VERSIONED_ID, display_name=DISPLAY_NAME,
-    rules_module=__name__, min_players=NUM_PLAYERS, max_players=NUM_PLAYERS,
-    simultaneous=SIMULTANEOUS, zero_sum=ZERO_SUM, move_types=MOVE_TYPES,
-    valid_choices=RESPONSES, payoff_bounds=PAYOFF_BOUNDS, new_state=UltimatumState,
+    game_type=GAME_ID,
+    versioned_id=VERSIONED_ID,
+    display_name=DISPLAY_NAME,
+    rules_module=__name__,
+    min_players=NUM_PLAYERS,
+    max_players=NUM_PLAYERS,
+    simultaneous=SIMULTANEOUS,
+    zero_sum=ZERO_SUM,
+    move_types=MOVE_TYPES,
+    valid_choices=RESPONSES,
+    payoff_bounds=PAYOFF_BOUNDS,
+    new_state=UltimatumState,
     parameters=DEFAULT_PARAMETERS,
 )

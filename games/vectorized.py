@@ -30,9 +30,15 @@ _CHUNK = 64
 """Turns whose draws are taken from the generator at once."""
 
 
-def play_vectorized(game: MatrixGame, strategies: Sequence[Strategy],
-                    pairs: Sequence[tuple[int, int]], turns: int, repetitions: int,
-                    noise: float, rng: np.random.Generator) -> NDArray[Any]:
+def play_vectorized(
+    game: MatrixGame,
+    strategies: Sequence[Strategy],
+    pairs: Sequence[tuple[int, int]],
+    turns: int,
+    repetitions: int,
+    noise: float,
+    rng: np.random.Generator,
+) -> NDArray[Any]:
     """Play every pair's matches, all repetitions at once.
 
     Args:
@@ -58,9 +64,11 @@ def play_vectorized(game: MatrixGame, strategies: Sequence[Strategy],
     partner = position[(order + matches) % slots]
     first, second = position[:matches], position[matches:]
     ends = np.cumsum(np.bincount(seated, minlength=len(strategies)))
-    groups = [(strategies[s], ends[s] - count, ends[s])
-              for s, count in enumerate(np.bincount(seated, minlength=len(strategies)))
-              if count]
+    groups = [
+        (strategies[s], ends[s] - count, ends[s])
+        for s, count in enumerate(np.bincount(seated, minlength=len(strategies)))
+        if count
+    ]
     payoffs = np.asarray(game.payoffs, dtype=np.float64)
     first_pay, second_pay = payoffs[..., 0].ravel(), payoffs[..., 1].ravel()
     rows = np.arange(slots)
@@ -78,8 +86,9 @@ def play_vectorized(game: MatrixGame, strategies: Sequence[Strategy],
             opponent_last = own_last[partner]
             actions: NDArray[np.int64] = np.empty(slots, dtype=np.int64)
             for strategy, low, high in groups:
-                view = BatchView(turn, own_last[low:high], opponent_last[low:high],
-                                 counts[low:high])
+                view = BatchView(
+                    turn, own_last[low:high], opponent_last[low:high], counts[low:high]
+                )
                 actions[low:high] = strategy.play(view, draws[0, low:high])
             if noise > 0:
                 shifts = 1 if size == 2 else 1 + np.floor(draws[2] * (size - 1)).astype(np.int64)

@@ -19,8 +19,9 @@ def fail(message: str, code: int = 1, *, stderr: bool = False) -> NoReturn:
     """Print ``error: message`` on one line (on stderr with ``stderr``) and exit with
     ``code``. The message is text, never markup: ``pip install '.[analysis]'``, a path in
     brackets or another agent's words print as written."""
-    (error_console if stderr else console).print(f"[red]error:[/red] {escape(message)}",
-                                                 soft_wrap=True)
+    (error_console if stderr else console).print(
+        f"[red]error:[/red] {escape(message)}", soft_wrap=True
+    )
     raise typer.Exit(code)
 
 
@@ -29,9 +30,16 @@ def standings_table(standings: dict[str, Any], title: str = "Standings") -> Tabl
     for heading in ("#", "Player", "Id", "Played", "W", "D", "L", "Points"):
         table.add_column(heading, justify="left" if heading in ("Player", "Id") else "right")
     for row in standings["standings"]:
-        table.add_row(str(row["rank"]), row.get("display_name", ""), row["player_id"],
-                      str(row["played"]), str(row["wins"]), str(row["draws"]),
-                      str(row["losses"]), f"{row['points']:g}")
+        table.add_row(
+            str(row["rank"]),
+            row.get("display_name", ""),
+            row["player_id"],
+            str(row["played"]),
+            str(row["wins"]),
+            str(row["draws"]),
+            str(row["losses"]),
+            f"{row['points']:g}",
+        )
     return table
 
 
@@ -40,6 +48,8 @@ def status_line(status: dict[str, Any]) -> str:
     where = f"round {current}/{status['total_rounds']}" if current else status["state"]
     if status.get("paused"):
         where += " (paused)"
-    return (f"{status['league_id']}: {where}, {status['matches_completed']}/"
-            f"{status['total_matches']} matches, {len(status['players'])} players, "
-            f"{len(status['referees'])} referees")
+    return (
+        f"{status['league_id']}: {where}, {status['matches_completed']}/"
+        f"{status['total_matches']} matches, {len(status['players'])} players, "
+        f"{len(status['referees'])} referees"
+    )

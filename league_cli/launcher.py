@@ -17,8 +17,7 @@ import httpx
 
 from sdk.service import LISTEN_FD_ENV
 
-__all__ = ["AgentProcess", "Launcher", "LaunchError", "Port", "port_number",
-           "stop_from_pid_files"]
+__all__ = ["AgentProcess", "Launcher", "LaunchError", "Port", "port_number", "stop_from_pid_files"]
 
 _MODULE = "league_cli"
 
@@ -65,8 +64,11 @@ class AgentProcess:
         except OSError:
             lines = []
         said = next((line.strip() for line in reversed(lines) if line.strip()), "")
-        return (f"{self.name} exited with code {code}" + (f" ({said})" if said else "")
-                + f"; its output is in {self.output}")
+        return (
+            f"{self.name} exited with code {code}"
+            + (f" ({said})" if said else "")
+            + f"; its output is in {self.output}"
+        )
 
 
 @dataclass
@@ -83,14 +85,32 @@ class Launcher:
     def run_dir(self) -> Path:
         return self.shared_dir / "run"
 
-    def _spawn(self, kind: str, name: str, port: Port, args: list[str],
-               env: dict[str, str] | None = None) -> AgentProcess:
-        command = [sys.executable, "-m", _MODULE, kind, "--shared-dir", str(self.shared_dir),
-                   "--host", self.host, "--port", str(port_number(port)), *args]
+    def _spawn(
+        self, kind: str, name: str, port: Port, args: list[str], env: dict[str, str] | None = None
+    ) -> AgentProcess:
+        command = [
+            sys.executable,
+            "-m",
+            _MODULE,
+            kind,
+            "--shared-dir",
+            str(self.shared_dir),
+            "--host",
+            self.host,
+            "--port",
+            str(port_number(port)),
+            *args,
+        ]
         return self.start(kind, name, port, command, env)
 
-    def start(self, kind: str, name: str, port: Port, command: list[str],
-              env: dict[str, str] | None = None) -> AgentProcess:
+    def start(
+        self,
+        kind: str,
+        name: str,
+        port: Port,
+        command: list[str],
+        env: dict[str, str] | None = None,
+    ) -> AgentProcess:
         """Start ``command`` as an agent of this launcher (its own session, its output to
         ``logs/processes/<name>.out``, a pid file), stopped by ``stop_all`` with the rest.
 
@@ -109,21 +129,31 @@ class Launcher:
             self.run_dir.mkdir(parents=True, exist_ok=True)
             output.parent.mkdir(parents=True, exist_ok=True)
             with open(output, "ab") as sink:
-                popen = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT,
-                                         stdin=subprocess.DEVNULL, env={**os.environ, **env},
-                                         start_new_session=True, pass_fds=handed)
+                popen = subprocess.Popen(
+                    command,
+                    stdout=sink,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    env={**os.environ, **env},
+                    start_new_session=True,
+                    pass_fds=handed,
+                )
         finally:
             if isinstance(port, socket.socket):
                 port.close()
         pid_file = self.run_dir / f"{name}.pid"
-        pid_file.write_text(json.dumps({"pid": popen.pid, "name": name, "kind": kind,
-                                        "port": number, "command": command}))
+        pid_file.write_text(
+            json.dumps(
+                {"pid": popen.pid, "name": name, "kind": kind, "port": number, "command": command}
+            )
+        )
         process = AgentProcess(name, kind, number, popen, pid_file, output)
         self.processes.append(process)
         return process
 
-    def manager(self, port: Port, league_id: str | None = None,
-                auto_start_players: int | None = None) -> AgentProcess:
+    def manager(
+        self, port: Port, league_id: str | None = None, auto_start_players: int | None = None
+    ) -> AgentProcess:
         args = []
         if league_id:
             args += ["--league-id", league_id]
@@ -132,9 +162,18 @@ class Launcher:
             args += ["--auto-start-players", str(auto_start_players)]
         return self._spawn("manager", "league_manager", port, args)
 
-    def referee(self, name: str, port: Port, lm_url: str, max_concurrent: int = 4,
-                seed: int | None = None, game_type: str | None = None, *,
-                standalone: bool = False, advertise: str | None = None) -> AgentProcess:
+    def referee(
+        self,
+        name: str,
+        port: Port,
+        lm_url: str,
+        max_concurrent: int = 4,
+        seed: int | None = None,
+        game_type: str | None = None,
+        *,
+        standalone: bool = False,
+        advertise: str | None = None,
+    ) -> AgentProcess:
         """``standalone``: no registration, the referee serves ``/run_match`` only;
         ``advertise``: the endpoint it registers, when peers reach it elsewhere."""
         args = ["--name", name, "--lm-url", lm_url, "--max-concurrent", str(max_concurrent)]
@@ -150,9 +189,18 @@ class Launcher:
             args += ["--advertise", advertise]
         return self._spawn("referee", f"referee-{name}", port, args)
 
-    def player(self, name: str, port: Port, lm_url: str, strategy: str = "random",
-               game_type: str | None = None, *, player_id: str | None = None,
-               standalone: bool = False, advertise: str | None = None) -> AgentProcess:
+    def player(
+        self,
+        name: str,
+        port: Port,
+        lm_url: str,
+        strategy: str = "random",
+        game_type: str | None = None,
+        *,
+        player_id: str | None = None,
+        standalone: bool = False,
+        advertise: str | None = None,
+    ) -> AgentProcess:
         """``standalone`` with a ``player_id``: no registration, for a referee's
         ``/run_match``; ``advertise``: the endpoint it registers, when peers reach it
         elsewhere."""
@@ -181,8 +229,9 @@ class Launcher:
                 except httpx.HTTPError:
                     pass
                 time.sleep(0.1)
-        raise LaunchError(f"{process.name} was not healthy after {timeout:g} s; "
-                          f"its output is in {process.output}")
+        raise LaunchError(
+            f"{process.name} was not healthy after {timeout:g} s; its output is in {process.output}"
+        )
 
     def stop_all(self, timeout: float = 10.0) -> None:
         """SIGTERM every process started here (by pid), SIGKILL any still alive after

@@ -21,20 +21,34 @@ from sdk.config import ConfigError, SharedDir
 from sdk.errors import FileSystemError, RegistrationRefused
 from sdk.store import StoreError
 
-app = typer.Typer(help="Agent League: run agents and leagues (league.v2 over JSON-RPC).",
-                  no_args_is_help=True, add_completion=False)
+app = typer.Typer(
+    help="Agent League: run agents and leagues (league.v2 over JSON-RPC).",
+    no_args_is_help=True,
+    add_completion=False,
+)
 
-SharedOpt = Annotated[Path | None, typer.Option("--shared-dir", help="the SHARED folder "
-                      "(default: $LEAGUE_SHARED_DIR, else ./SHARED)")]
+SharedOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--shared-dir", help="the SHARED folder (default: $LEAGUE_SHARED_DIR, else ./SHARED)"
+    ),
+]
 LeagueIdOpt = Annotated[str | None, typer.Option()]
 HostOpt = Annotated[str, typer.Option("--host", help="address to listen on")]
-LmUrlOpt = Annotated[str | None, typer.Option("--lm-url", help="League Manager /mcp URL "
-                     "(default: from system.json)")]
-AdvertiseOpt = Annotated[str | None, typer.Option(
-    "--advertise", help="the /mcp URL other agents reach this one at, when it differs from "
-    "where it listens (a proxy, NAT, a host name; default: http://HOST:PORT/mcp)")]
-LmBaseOpt = Annotated[str | None, typer.Option("--lm-url", help="League Manager base URL "
-                      "(default: from system.json)")]
+LmUrlOpt = Annotated[
+    str | None, typer.Option("--lm-url", help="League Manager /mcp URL (default: from system.json)")
+]
+AdvertiseOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--advertise",
+        help="the /mcp URL other agents reach this one at, when it differs from "
+        "where it listens (a proxy, NAT, a host name; default: http://HOST:PORT/mcp)",
+    ),
+]
+LmBaseOpt = Annotated[
+    str | None, typer.Option("--lm-url", help="League Manager base URL (default: from system.json)")
+]
 
 
 def _shared(shared_dir: Path | None) -> SharedDir:
@@ -49,8 +63,10 @@ def _lm_base(shared: SharedDir, lm_url: str | None) -> str:
 
 def _problems(exc: Any) -> str:
     """A pydantic ValidationError as one line: each bad setting and why."""
-    return "; ".join(f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
-                     for err in exc.errors(include_url=False))
+    return "; ".join(
+        f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
+        for err in exc.errors(include_url=False)
+    )
 
 
 _S = TypeVar("_S")
@@ -77,8 +93,7 @@ Manager's operator, or the agent's name or settings, must change. (3: the port i
 uvicorn's own code.)"""
 
 
-def _serve_agent(run: Callable[[_S], None], settings: _S,
-                 *refusals: type[Exception]) -> None:
+def _serve_agent(run: Callable[[_S], None], settings: _S, *refusals: type[Exception]) -> None:
     """Serve an agent until it stops; what keeps it from starting is one line, never a
     traceback: exit 2 when the file system refuses its files, 1 for a bad configuration
     or a data file it cannot use (``refusals``: the agent's own kinds of those), 4 (on
@@ -100,8 +115,9 @@ def manager(
     host: HostOpt = "127.0.0.1",
     port: Annotated[int | None, typer.Option(help="default: from system.json")] = None,
     league_id: Annotated[str | None, typer.Option(help="default: system.json's")] = None,
-    auto_start_players: Annotated[int | None, typer.Option(
-        help="start the league once this many players registered")] = None,
+    auto_start_players: Annotated[
+        int | None, typer.Option(help="start the league once this many players registered")
+    ] = None,
 ) -> None:
     """Run the League Manager."""
     from league_manager.app import run
@@ -111,9 +127,12 @@ def manager(
 
     def make() -> LeagueManagerSettings:
         return LeagueManagerSettings(
-            shared_dir=shared.root, host=host,
+            shared_dir=shared.root,
+            host=host,
             port=shared.system().league_manager.port if port is None else port,
-            league_id=league_id, auto_start_players=auto_start_players)
+            league_id=league_id,
+            auto_start_players=auto_start_players,
+        )
 
     _serve_agent(run, _settings(make))
 
@@ -123,23 +142,35 @@ def referee(
     shared_dir: SharedOpt = None,
     host: HostOpt = "127.0.0.1",
     port: Annotated[int | None, typer.Option(help="default: defaults/referee.json")] = None,
-    name: Annotated[str | None, typer.Option(
-        help="display name (default: defaults/referee.json's and the port: Referee-8001)")
+    name: Annotated[
+        str | None,
+        typer.Option(
+            help="display name (default: defaults/referee.json's and the port: Referee-8001)"
+        ),
     ] = None,
     lm_url: LmUrlOpt = None,
-    max_concurrent: Annotated[int | None, typer.Option(
-        help="max concurrent matches (default: defaults/referee.json)")] = None,
+    max_concurrent: Annotated[
+        int | None, typer.Option(help="max concurrent matches (default: defaults/referee.json)")
+    ] = None,
     seed: Annotated[int | None, typer.Option(help="seed for reproducible draws")] = None,
-    standalone: Annotated[bool, typer.Option(
-        help="do not register with a League Manager (serve /run_match only)")] = False,
-    game_type: Annotated[list[str] | None, typer.Option(
-        help="a game it runs, repeatable (default: defaults/referee.json)")] = None,
-    referee_secret: Annotated[str | None, typer.Option(
-        help="the league's referee secret (default: $LEAGUE_REFEREE_SECRET, system.json, "
-             "or the League Manager's file on this machine); see 'league referee-secret'"
-    )] = None,
-    league_id: Annotated[str | None, typer.Option(
-        help="the league whose referee secret file to read (default: system.json's)")] = None,
+    standalone: Annotated[
+        bool, typer.Option(help="do not register with a League Manager (serve /run_match only)")
+    ] = False,
+    game_type: Annotated[
+        list[str] | None,
+        typer.Option(help="a game it runs, repeatable (default: defaults/referee.json)"),
+    ] = None,
+    referee_secret: Annotated[
+        str | None,
+        typer.Option(
+            help="the league's referee secret (default: $LEAGUE_REFEREE_SECRET, system.json, "
+            "or the League Manager's file on this machine); see 'league referee-secret'"
+        ),
+    ] = None,
+    league_id: Annotated[
+        str | None,
+        typer.Option(help="the league whose referee secret file to read (default: system.json's)"),
+    ] = None,
     advertise: AdvertiseOpt = None,
 ) -> None:
     """Run a Referee; it registers with the League Manager."""
@@ -152,20 +183,25 @@ def referee(
         defaults = shared.referee_defaults()
         listen = defaults.port if port is None else port
         return RefereeSettings(
-            shared_dir=shared.root, host=host, port=listen,
+            shared_dir=shared.root,
+            host=host,
+            port=listen,
             display_name=name or defaults.name_at(listen),
             league_manager_url=f"{_lm_base(shared, lm_url)}/mcp",
             max_concurrent_matches=max_concurrent or defaults.max_concurrent_matches,
-            game_types=game_type or defaults.game_types, seed=seed,
-            join_league=not standalone, league_id=league_id, advertise=advertise,
-            referee_secret=SecretStr(referee_secret) if referee_secret else None)
+            game_types=game_type or defaults.game_types,
+            seed=seed,
+            join_league=not standalone,
+            league_id=league_id,
+            advertise=advertise,
+            referee_secret=SecretStr(referee_secret) if referee_secret else None,
+        )
 
     _serve_agent(run, _settings(make))
 
 
 @app.command("referee-secret")
-def referee_secret_command(shared_dir: SharedOpt = None, league_id: LeagueIdOpt = None
-                           ) -> None:
+def referee_secret_command(shared_dir: SharedOpt = None, league_id: LeagueIdOpt = None) -> None:
     """Print the league's referee secret, for a referee started on another machine
     (--referee-secret or $LEAGUE_REFEREE_SECRET there). Keep it as you would a password."""
     shared = _shared(shared_dir)
@@ -173,8 +209,10 @@ def referee_secret_command(shared_dir: SharedOpt = None, league_id: LeagueIdOpt 
     if secret is None:
         system = shared.system()
         path = shared.referee_secret_path(league_id or system.default_league_id)
-        _fail(f"no referee secret yet: start the League Manager first (it writes {path}), "
-              f"or configure one with ${system.security.referee_secret_env}")
+        _fail(
+            f"no referee secret yet: start the League Manager first (it writes {path}), "
+            f"or configure one with ${system.security.referee_secret_env}"
+        )
     typer.echo(secret)
 
 
@@ -183,20 +221,30 @@ def player(
     shared_dir: SharedOpt = None,
     host: HostOpt = "127.0.0.1",
     port: Annotated[int | None, typer.Option(help="default: defaults/player.json")] = None,
-    name: Annotated[str | None, typer.Option(
-        help="display name (default: defaults/player.json's and the port: Player-8101)")
+    name: Annotated[
+        str | None,
+        typer.Option(
+            help="display name (default: defaults/player.json's and the port: Player-8101)"
+        ),
     ] = None,
     lm_url: LmUrlOpt = None,
-    strategy: Annotated[str | None, typer.Option(
-        help="a built-in strategy name or module:attribute")] = None,
-    option: Annotated[list[str] | None, typer.Option(
-        help="strategy option key=value (JSON values), repeatable")] = None,
-    player_id: Annotated[str | None, typer.Option(
-        help="an id this player already holds (its history is loaded)")] = None,
-    standalone: Annotated[bool, typer.Option(
-        help="do not register with a League Manager (for a referee's /run_match)")] = False,
-    game_type: Annotated[list[str] | None, typer.Option(
-        help="a game it plays, repeatable (default: defaults/player.json)")] = None,
+    strategy: Annotated[
+        str | None, typer.Option(help="a built-in strategy name or module:attribute")
+    ] = None,
+    option: Annotated[
+        list[str] | None, typer.Option(help="strategy option key=value (JSON values), repeatable")
+    ] = None,
+    player_id: Annotated[
+        str | None, typer.Option(help="an id this player already holds (its history is loaded)")
+    ] = None,
+    standalone: Annotated[
+        bool,
+        typer.Option(help="do not register with a League Manager (for a referee's /run_match)"),
+    ] = False,
+    game_type: Annotated[
+        list[str] | None,
+        typer.Option(help="a game it plays, repeatable (default: defaults/player.json)"),
+    ] = None,
     advertise: AdvertiseOpt = None,
 ) -> None:
     """Run a player host with a strategy; it registers with the League Manager."""
@@ -219,12 +267,18 @@ def player(
         defaults = shared.player_defaults()
         listen = defaults.port if port is None else port
         return PlayerSettings(
-            shared_dir=shared.root, host=host, port=listen,
+            shared_dir=shared.root,
+            host=host,
+            port=listen,
             display_name=name or defaults.name_at(listen),
             league_manager_url=f"{_lm_base(shared, lm_url)}/mcp",
-            strategy=strategy or defaults.strategy, strategy_options=options,
-            game_types=game_type or defaults.game_types, player_id=player_id,
-            join_league=not standalone, advertise=advertise)
+            strategy=strategy or defaults.strategy,
+            strategy_options=options,
+            game_types=game_type or defaults.game_types,
+            player_id=player_id,
+            join_league=not standalone,
+            advertise=advertise,
+        )
 
     _serve_agent(run, _settings(make), HistoryError)
 
@@ -238,25 +292,35 @@ def _admin_token(shared: SharedDir, given: str | None, league_id: str | None) ->
         return configured
     path = shared.admin_token_path(league_id or system.default_league_id)
     if not path.exists():
-        _fail(f"no admin token: pass --admin-token, set ${system.security.admin_token_env}, "
-              f"or start the League Manager first (it writes {path})")
+        _fail(
+            f"no admin token: pass --admin-token, set ${system.security.admin_token_env}, "
+            f"or start the League Manager first (it writes {path})"
+        )
     return path.read_text().strip()
 
 
-AdminTokenOpt = Annotated[str | None, typer.Option(help="default: env, config or the "
-                          "League Manager's admin_token file")]
+AdminTokenOpt = Annotated[
+    str | None, typer.Option(help="default: env, config or the League Manager's admin_token file")
+]
 
 
-def _admin_request(method: str, path: str, shared_dir: Path | None, lm_url: str | None,
-                   admin_token: str | None, league_id: str | None) -> httpx.Response:
+def _admin_request(
+    method: str,
+    path: str,
+    shared_dir: Path | None,
+    lm_url: str | None,
+    admin_token: str | None,
+    league_id: str | None,
+) -> httpx.Response:
     """An admin route of the League Manager, signed with the admin token; exit 1 with the
     League Manager's own sentence when it refuses, or when it cannot be reached."""
     shared = _shared(shared_dir)
     token = _admin_token(shared, admin_token, league_id)
     base = _lm_base(shared, lm_url)
     try:
-        response = httpx.request(method, f"{base}{path}",
-                                 headers={"Authorization": f"Bearer {token}"}, timeout=10)
+        response = httpx.request(
+            method, f"{base}{path}", headers={"Authorization": f"Bearer {token}"}, timeout=10
+        )
     except httpx.HTTPError as exc:
         _fail(f"cannot reach the League Manager at {base}: {type(exc).__name__}")
     if response.status_code != 200:
@@ -268,44 +332,58 @@ def _admin_request(method: str, path: str, shared_dir: Path | None, lm_url: str 
 
 
 @app.command()
-def start(shared_dir: SharedOpt = None, lm_url: LmBaseOpt = None,
-          admin_token: AdminTokenOpt = None, league_id: LeagueIdOpt = None) -> None:
+def start(
+    shared_dir: SharedOpt = None,
+    lm_url: LmBaseOpt = None,
+    admin_token: AdminTokenOpt = None,
+    league_id: LeagueIdOpt = None,
+) -> None:
     """Start the league (admin): fixes the schedule and plays the rounds."""
-    response = _admin_request("POST", "/start_league", shared_dir, lm_url, admin_token,
-                              league_id)
+    response = _admin_request("POST", "/start_league", shared_dir, lm_url, admin_token, league_id)
     console.print(status_line(response.json()))
 
 
 @app.command()
-def pause(shared_dir: SharedOpt = None, lm_url: LmBaseOpt = None,
-          admin_token: AdminTokenOpt = None, league_id: LeagueIdOpt = None) -> None:
+def pause(
+    shared_dir: SharedOpt = None,
+    lm_url: LmBaseOpt = None,
+    admin_token: AdminTokenOpt = None,
+    league_id: LeagueIdOpt = None,
+) -> None:
     """Pause the league (admin): no new match or round; running matches finish."""
-    response = _admin_request("POST", "/admin/pause", shared_dir, lm_url, admin_token,
-                              league_id)
+    response = _admin_request("POST", "/admin/pause", shared_dir, lm_url, admin_token, league_id)
     console.print(status_line(response.json()))
 
 
 @app.command()
-def resume(shared_dir: SharedOpt = None, lm_url: LmBaseOpt = None,
-           admin_token: AdminTokenOpt = None, league_id: LeagueIdOpt = None) -> None:
+def resume(
+    shared_dir: SharedOpt = None,
+    lm_url: LmBaseOpt = None,
+    admin_token: AdminTokenOpt = None,
+    league_id: LeagueIdOpt = None,
+) -> None:
     """Resume a paused league (admin)."""
-    response = _admin_request("POST", "/admin/resume", shared_dir, lm_url, admin_token,
-                              league_id)
+    response = _admin_request("POST", "/admin/resume", shared_dir, lm_url, admin_token, league_id)
     console.print(status_line(response.json()))
 
 
 @app.command()
 def remove(
     player_id: Annotated[str, typer.Argument(help="the player to remove, e.g. P03")],
-    shared_dir: SharedOpt = None, lm_url: LmBaseOpt = None,
-    admin_token: AdminTokenOpt = None, league_id: LeagueIdOpt = None,
+    shared_dir: SharedOpt = None,
+    lm_url: LmBaseOpt = None,
+    admin_token: AdminTokenOpt = None,
+    league_id: LeagueIdOpt = None,
 ) -> None:
     """Remove a player for good (admin): its unplayed matches become technical losses."""
-    response = _admin_request("POST", f"/admin/players/{player_id}/remove", shared_dir,
-                              lm_url, admin_token, league_id)
+    response = _admin_request(
+        "POST", f"/admin/players/{player_id}/remove", shared_dir, lm_url, admin_token, league_id
+    )
     unplayed = response.json()["unplayed_matches"]
-    console.print(f"{player_id} removed; {len(unplayed)} unplayed match(es) become technical "
-                  "losses unless a referee is playing them now")
+    console.print(
+        f"{player_id} removed; {len(unplayed)} unplayed match(es) become technical "
+        "losses unless a referee is playing them now"
+    )
 
 
 @app.command()
@@ -313,14 +391,17 @@ def export(
     what: Annotated[str, typer.Argument(help="standings or results")],
     output: Annotated[Path, typer.Option("--output", "-o", help="the file to write")],
     fmt: Annotated[str, typer.Option("--format", help="csv or json")] = "csv",
-    shared_dir: SharedOpt = None, lm_url: LmBaseOpt = None,
-    admin_token: AdminTokenOpt = None, league_id: LeagueIdOpt = None,
+    shared_dir: SharedOpt = None,
+    lm_url: LmBaseOpt = None,
+    admin_token: AdminTokenOpt = None,
+    league_id: LeagueIdOpt = None,
 ) -> None:
     """Export the standings or every accepted result as CSV or JSON (admin)."""
     if what not in ("standings", "results") or fmt not in ("csv", "json"):
         _fail(f"export standings or results, as csv or json (not {what} as {fmt})")
-    response = _admin_request("GET", f"/admin/export/{what}.{fmt}", shared_dir, lm_url,
-                              admin_token, league_id)
+    response = _admin_request(
+        "GET", f"/admin/export/{what}.{fmt}", shared_dir, lm_url, admin_token, league_id
+    )
     output.write_bytes(response.content)
     console.print(f"wrote {output}")
 
@@ -356,13 +437,13 @@ def up(
     lm_port: Annotated[int | None, typer.Option(help="default: system.json")] = None,
     referee_port: Annotated[int, typer.Option(help="first referee port")] = 8001,
     player_port: Annotated[int, typer.Option(help="first player port")] = 8101,
-    strategies: Annotated[str | None, typer.Option(
-        help="comma-separated strategies, cycled over the players")] = None,
+    strategies: Annotated[
+        str | None, typer.Option(help="comma-separated strategies, cycled over the players")
+    ] = None,
     max_concurrent: Annotated[int, typer.Option(help="matches per referee")] = 4,
     league_id: Annotated[str | None, typer.Option()] = None,
     seed: Annotated[int | None, typer.Option(help="seed for reproducible draws")] = None,
-    stop: Annotated[bool, typer.Option("--stop/--keep", help="stop everything at the end")
-                    ] = False,
+    stop: Annotated[bool, typer.Option("--stop/--keep", help="stop everything at the end")] = False,
 ) -> None:
     """Start a League Manager, referees and players, run the league, print the standings."""
     shared = _shared(shared_dir)
@@ -375,15 +456,19 @@ def up(
     player_count = players or len(agents.players)
     referee_count = referees or len(agents.referees)
     names = [p.display_name for p in agents.players]
-    cycle = itertools.cycle(strategies.split(",") if strategies
-                            else [p.strategy for p in agents.players])
+    cycle = itertools.cycle(
+        strategies.split(",") if strategies else [p.strategy for p in agents.players]
+    )
     plan = LeaguePlan(
         shared_dir=shared.root,
-        players=[(names[i] if i < len(names) else f"Player{i + 1}", player_port + i, next(cycle))
-                 for i in range(player_count)],
-        referees=[(f"Ref{i + 1}", referee_port + i, max_concurrent)
-                  for i in range(referee_count)],
-        lm_port=lm_port or system.league_manager.port, league_id=league_id, seed=seed,
+        players=[
+            (names[i] if i < len(names) else f"Player{i + 1}", player_port + i, next(cycle))
+            for i in range(player_count)
+        ],
+        referees=[(f"Ref{i + 1}", referee_port + i, max_concurrent) for i in range(referee_count)],
+        lm_port=lm_port or system.league_manager.port,
+        league_id=league_id,
+        seed=seed,
         game_type=league.game_type,
     )
     token_file = shared.admin_token_path(league_id or system.default_league_id)
@@ -402,8 +487,9 @@ def up(
 @app.command()
 def schemas(
     folder: Annotated[Path, typer.Argument(help="where to write them")] = Path("doc/schemas"),
-    reference: Annotated[Path, typer.Option(help="the message reference page to write")
-                         ] = Path("doc/messages.md"),
+    reference: Annotated[Path, typer.Option(help="the message reference page to write")] = Path(
+        "doc/messages.md"
+    ),
 ) -> None:
     """Write the JSON Schema of every message (<MESSAGE_TYPE>.schema.json) into FOLDER, and
     the reference page of every message, field and example."""
@@ -438,13 +524,17 @@ app.command("play")(play)
 
 @app.command()
 def report(
-    output: Annotated[Path, typer.Option("--output", "-o", help="the HTML file to write")
-                      ] = Path("league_report.html"),
+    output: Annotated[Path, typer.Option("--output", "-o", help="the HTML file to write")] = Path(
+        "league_report.html"
+    ),
     shared_dir: SharedOpt = None,
     lm_url: LmBaseOpt = None,
-    league_id: Annotated[str | None, typer.Option(
-        help="read this league's files under --shared-dir instead of asking a League "
-             "Manager")] = None,
+    league_id: Annotated[
+        str | None,
+        typer.Option(
+            help="read this league's files under --shared-dir instead of asking a League Manager"
+        ),
+    ] = None,
 ) -> None:
     """Write the league's analytics as a self-contained HTML report (GET /analysis from
     the League Manager, or with --league-id from the files under --shared-dir)."""
@@ -458,23 +548,29 @@ def report(
             standings_file = shared.league_dir(league_id) / "standings.json"
             if not standings_file.exists():
                 _fail(f"no standings at {standings_file}: has the league {league_id} run?")
-            analysis = analyse_folder(shared.data_dir / "matches" / league_id, league_id,
-                                      shared.league(league_id).game_type,
-                                      json.loads(standings_file.read_text(encoding="utf-8")))
+            analysis = analyse_folder(
+                shared.data_dir / "matches" / league_id,
+                league_id,
+                shared.league(league_id).game_type,
+                json.loads(standings_file.read_text(encoding="utf-8")),
+            )
         else:
             base = _lm_base(shared, lm_url)
             response = httpx.get(f"{base}/analysis", timeout=90)
             if response.status_code != 200:
-                _fail(f"{base}/analysis answered {response.status_code}: "
-                      f"{response.json().get('error', response.text)}")
+                _fail(
+                    f"{base}/analysis answered {response.status_code}: "
+                    f"{response.json().get('error', response.text)}"
+                )
             analysis = LeagueAnalysis.model_validate(response.json())
     except httpx.HTTPError as exc:
         _fail(f"cannot reach the League Manager: {type(exc).__name__}")
     except (AnalysisUnavailable, AnalysisError, ConfigError, ValidationError) as exc:
         _fail(str(exc))
     path = write_report(analysis, output)
-    console.print(f"wrote the report of {analysis.league_id} (standings version "
-                  f"{analysis.version}) to {path}")
+    console.print(
+        f"wrote the report of {analysis.league_id} (standings version {analysis.version}) to {path}"
+    )
 
 
 @app.command()
@@ -482,5 +578,6 @@ def down(shared_dir: SharedOpt = None) -> None:
     """Stop exactly the processes ``league up`` started (from their pid files)."""
     shared = _shared(shared_dir)
     stopped = stop_from_pid_files(shared.root / "run")
-    console.print(f"stopped {len(stopped)} process(es)" + (": " + ", ".join(stopped)
-                                                          if stopped else ""))
+    console.print(
+        f"stopped {len(stopped)} process(es)" + (": " + ", ".join(stopped) if stopped else "")
+    )

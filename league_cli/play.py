@@ -61,8 +61,9 @@ class HumanSeat:
         table = history_table(list(observation.get("history") or []), HUMAN_ID)
         if table is not None:
             out.print(table)
-        self.transcript.add("referee", f"{title}: {json.dumps(observation, default=str)}",
-                            speaker="referee")
+        self.transcript.add(
+            "referee", f"{title}: {json.dumps(observation, default=str)}", speaker="referee"
+        )
 
     def tell(self, line: str) -> None:
         self._out.print(escape(line))
@@ -71,8 +72,7 @@ class HumanSeat:
     def score(self, returns: Mapping[str, float]) -> None:
         self.tell(score_line(returns))
 
-    async def ask(self, observation: Mapping[str, Any], space: ActionSpace,
-                  stage: int) -> Action:
+    async def ask(self, observation: Mapping[str, Any], space: ActionSpace, stage: int) -> Action:
         """The person's legal move, read from the terminal in a worker thread."""
         return await asyncio.to_thread(self._ask, observation, space, stage)
 
@@ -94,8 +94,9 @@ class HumanSeat:
                 self._out.print(f"[yellow]{escape(str(exc))}[/yellow]")
                 self.transcript.add("referee", str(exc), speaker="referee")
                 continue
-            self.transcript.add("human", json.dumps(move) if not isinstance(move, str)
-                                else move, speaker=HUMAN_ID)
+            self.transcript.add(
+                "human", json.dumps(move) if not isinstance(move, str) else move, speaker=HUMAN_ID
+            )
             return move
 
 
@@ -117,9 +118,18 @@ def _default_transcript(game: str) -> Path:
     return Path("transcripts") / f"play-{game}-{utc_now():%Y%m%dT%H%M%SZ}.json"
 
 
-def run_play(game: str, opponent: str, *, params: dict[str, Any], seed: int | None,
-             transcript_path: Path | None, shared_dir: Path | None, stdin: TextIO,
-             out: Console, opponent_id: str = OPPONENT_ID) -> Path:
+def run_play(
+    game: str,
+    opponent: str,
+    *,
+    params: dict[str, Any],
+    seed: int | None,
+    transcript_path: Path | None,
+    shared_dir: Path | None,
+    stdin: TextIO,
+    out: Console,
+    opponent_id: str = OPPONENT_ID,
+) -> Path:
     """Play one game and save its transcript; returns the JSON transcript's path.
 
     Raises:
@@ -131,17 +141,32 @@ def run_play(game: str, opponent: str, *, params: dict[str, Any], seed: int | No
     transcript = new_transcript(spec, against, params=params, seed=seed)
     seat = HumanSeat(transcript, stdin=stdin, out=out)
     out.rule(f"{spec.display_name}: you against {opponent}")
-    asyncio.run(play_game(spec, against, seat, params=params, seed=seed,
-                          shared=SharedDir(shared_dir) if against.kind == "remote" else None))
+    asyncio.run(
+        play_game(
+            spec,
+            against,
+            seat,
+            params=params,
+            seed=seed,
+            shared=SharedDir(shared_dir) if against.kind == "remote" else None,
+        )
+    )
     path = transcript_path or _default_transcript(spec.game_type)
     json_path, csv_path = transcript.save(path)
     out.print(f"Transcript saved: {json_path} and {csv_path}")
     return json_path
 
 
-def _play_prose(manager_prompt: Path, player_prompt: Path, manager_options: dict[str, Any],
-                player_options: dict[str, Any], *, max_turns: int, call_timeout_sec: float,
-                transcript_path: Path | None) -> None:
+def _play_prose(
+    manager_prompt: Path,
+    player_prompt: Path,
+    manager_options: dict[str, Any],
+    player_options: dict[str, Any],
+    *,
+    max_turns: int,
+    call_timeout_sec: float,
+    transcript_path: Path | None,
+) -> None:
     """``league play --manager-prompt M --player-prompt P`` (``league_cli/prose_game.py``).
 
     Raises:
@@ -150,50 +175,94 @@ def _play_prose(manager_prompt: Path, player_prompt: Path, manager_options: dict
     """
     path = transcript_path or _default_transcript(f"prose-{manager_prompt.parent.name}")
     try:
-        run_prose(manager_prompt, player_prompt, manager_options=manager_options,
-                  player_options=player_options, max_turns=max_turns,
-                  call_timeout_sec=call_timeout_sec, transcript_path=path, stdin=sys.stdin,
-                  out=console)
+        run_prose(
+            manager_prompt,
+            player_prompt,
+            manager_options=manager_options,
+            player_options=player_options,
+            max_turns=max_turns,
+            call_timeout_sec=call_timeout_sec,
+            transcript_path=path,
+            stdin=sys.stdin,
+            out=console,
+        )
     except LlmError as exc:
         raise PlayError(f"a model call failed ({exc}); transcript saved: {path}") from None
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
-        raise PlayError(f"LLM option {'.'.join(map(str, first['loc']))}: {first['msg']}") \
-            from None
+        raise PlayError(f"LLM option {'.'.join(map(str, first['loc']))}: {first['msg']}") from None
 
 
 def play(
-    game: Annotated[str | None, typer.Option("--game", help="a game type of games/ (e.g. "
-                                             "prisoners_dilemma)")] = None,
-    opponent: Annotated[str | None, typer.Option(
-        "--opponent", help="a strategy (tit_for_tat, builtin:random…) or a running "
-        "player's URL (http://127.0.0.1:PORT/mcp)")] = None,
-    param: Annotated[list[str] | None, typer.Option(
-        "--params", help="game parameter key=value (JSON values), repeatable")] = None,
+    game: Annotated[
+        str | None, typer.Option("--game", help="a game type of games/ (e.g. prisoners_dilemma)")
+    ] = None,
+    opponent: Annotated[
+        str | None,
+        typer.Option(
+            "--opponent",
+            help="a strategy (tit_for_tat, builtin:random…) or a running "
+            "player's URL (http://127.0.0.1:PORT/mcp)",
+        ),
+    ] = None,
+    param: Annotated[
+        list[str] | None,
+        typer.Option("--params", help="game parameter key=value (JSON values), repeatable"),
+    ] = None,
     seed: Annotated[int | None, typer.Option(help="seed for a repeatable game")] = None,
-    transcript: Annotated[Path | None, typer.Option(
-        help="where to save the transcript (JSON; a .csv is written beside it; default: "
-             "./transcripts/play-GAME-TIME.json)")] = None,
-    opponent_id: Annotated[str, typer.Option(
-        "--opponent-id", help="a remote player's id (a standalone player answers only to "
-        "the id it was started with)")] = OPPONENT_ID,
-    shared_dir: Annotated[Path | None, typer.Option(
-        "--shared-dir", help="the SHARED folder, for a remote opponent (default: "
-        "$LEAGUE_SHARED_DIR, else ./SHARED)")] = None,
-    manager_prompt: Annotated[Path | None, typer.Option(
-        "--manager-prompt", help="a game written in prose: the game master's prompt "
-        "(doc/prose_games.md); replaces --game and --opponent")] = None,
-    player_prompt: Annotated[Path | None, typer.Option(
-        "--player-prompt", help="the LLM opponent's prompt, with --manager-prompt")] = None,
-    manager_option: Annotated[list[str] | None, typer.Option(
-        "--manager-option", help="the game master's LLM option key=value (base_url, "
-        "model, api_key, temperature, max_tokens; else LEAGUE_LLM_*), repeatable")] = None,
-    player_option: Annotated[list[str] | None, typer.Option(
-        "--player-option", help="the opponent's LLM option key=value, repeatable")] = None,
-    max_turns: Annotated[int, typer.Option(
-        "--max-turns", help="with --manager-prompt: the most human turns")] = 30,
-    llm_timeout: Annotated[float, typer.Option(
-        "--llm-timeout", help="with --manager-prompt: seconds per model call")] = 120.0,
+    transcript: Annotated[
+        Path | None,
+        typer.Option(
+            help="where to save the transcript (JSON; a .csv is written beside it; default: "
+            "./transcripts/play-GAME-TIME.json)"
+        ),
+    ] = None,
+    opponent_id: Annotated[
+        str,
+        typer.Option(
+            "--opponent-id",
+            help="a remote player's id (a standalone player answers only to "
+            "the id it was started with)",
+        ),
+    ] = OPPONENT_ID,
+    shared_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--shared-dir",
+            help="the SHARED folder, for a remote opponent (default: "
+            "$LEAGUE_SHARED_DIR, else ./SHARED)",
+        ),
+    ] = None,
+    manager_prompt: Annotated[
+        Path | None,
+        typer.Option(
+            "--manager-prompt",
+            help="a game written in prose: the game master's prompt "
+            "(doc/prose_games.md); replaces --game and --opponent",
+        ),
+    ] = None,
+    player_prompt: Annotated[
+        Path | None,
+        typer.Option("--player-prompt", help="the LLM opponent's prompt, with --manager-prompt"),
+    ] = None,
+    manager_option: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--manager-option",
+            help="the game master's LLM option key=value (base_url, "
+            "model, api_key, temperature, max_tokens; else LEAGUE_LLM_*), repeatable",
+        ),
+    ] = None,
+    player_option: Annotated[
+        list[str] | None,
+        typer.Option("--player-option", help="the opponent's LLM option key=value, repeatable"),
+    ] = None,
+    max_turns: Annotated[
+        int, typer.Option("--max-turns", help="with --manager-prompt: the most human turns")
+    ] = 30,
+    llm_timeout: Annotated[
+        float, typer.Option("--llm-timeout", help="with --manager-prompt: seconds per model call")
+    ] = 120.0,
 ) -> None:
     """Play a game at the terminal against a strategy or a running player, or a game
     written in prose against an LLM with an LLM game master."""
@@ -203,17 +272,31 @@ def play(
                 raise PlayError("--manager-prompt and --player-prompt go together")
             if game is not None or opponent is not None:
                 raise PlayError("a prose game takes no --game or --opponent")
-            _play_prose(manager_prompt, player_prompt,
-                        _key_values(manager_option or [], "--manager-option"),
-                        _key_values(player_option or [], "--player-option"),
-                        max_turns=max_turns, call_timeout_sec=llm_timeout,
-                        transcript_path=transcript)
+            _play_prose(
+                manager_prompt,
+                player_prompt,
+                _key_values(manager_option or [], "--manager-option"),
+                _key_values(player_option or [], "--player-option"),
+                max_turns=max_turns,
+                call_timeout_sec=llm_timeout,
+                transcript_path=transcript,
+            )
             return
         if game is None or opponent is None:
-            raise PlayError("give --game and --opponent (or --manager-prompt and "
-                            "--player-prompt for a game written in prose)")
-        run_play(game, opponent, params=_key_values(param or [], "--params"), seed=seed,
-                 transcript_path=transcript, shared_dir=shared_dir, stdin=sys.stdin,
-                 out=console, opponent_id=opponent_id)
+            raise PlayError(
+                "give --game and --opponent (or --manager-prompt and "
+                "--player-prompt for a game written in prose)"
+            )
+        run_play(
+            game,
+            opponent,
+            params=_key_values(param or [], "--params"),
+            seed=seed,
+            transcript_path=transcript,
+            shared_dir=shared_dir,
+            stdin=sys.stdin,
+            out=console,
+            opponent_id=opponent_id,
+        )
     except (PlayError, UnknownGameError, StrategyError, ConfigError, ValueError) as exc:
         fail(str(exc))

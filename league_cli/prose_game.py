@@ -39,11 +39,22 @@ from players.llm.errors import LlmError
 from players.llm.options import LlmOptions
 from playroom.transcript import MessageRole, TokenUsage, Transcript, Visibility
 
-__all__ = ["MAX_RELAYS", "START_MESSAGE", "ChatModel", "Conversation", "EndReason",
-           "ProseGame", "ProseResult", "prose_transcript", "run_prose"]
+__all__ = [
+    "MAX_RELAYS",
+    "START_MESSAGE",
+    "ChatModel",
+    "Conversation",
+    "EndReason",
+    "ProseGame",
+    "ProseResult",
+    "prose_transcript",
+    "run_prose",
+]
 
-START_MESSAGE = ("[GAME_START] A human player has joined at the terminal. Greet them, "
-                 "explain what they may know of the rules and show the state.")
+START_MESSAGE = (
+    "[GAME_START] A human player has joined at the terminal. Greet them, "
+    "explain what they may know of the rules and show the state."
+)
 MAX_RELAYS = 4
 """Opponent turns the game master may ask for in a row before the human is shown text."""
 MANAGER, OPPONENT, HUMAN = "manager", "opponent", "human"
@@ -74,8 +85,9 @@ class Conversation:
             players.llm.errors.LlmError: the call gave no text.
         """
         self.messages.append({"role": "user", "content": text})
-        reply = self.model.complete([{"role": "system", "content": self.system},
-                                     *self.messages], budget_sec=self.budget_sec)
+        reply = self.model.complete(
+            [{"role": "system", "content": self.system}, *self.messages], budget_sec=self.budget_sec
+        )
         self.messages.append({"role": "assistant", "content": reply.text})
         self.tokens.calls += 1
         self.tokens.prompt_tokens += reply.prompt_tokens
@@ -90,15 +102,26 @@ class ProseResult:
     final_text: str
 
     def as_dict(self) -> dict[str, Any]:
-        return {"status": self.reason, "human_turns": self.human_turns,
-                "final_text": self.final_text}
+        return {
+            "status": self.reason,
+            "human_turns": self.human_turns,
+            "final_text": self.final_text,
+        }
 
 
 class ProseGame:
     """The game master, the opponent and the human's terminal, wired by the tags."""
 
-    def __init__(self, manager: Conversation, opponent: Conversation, transcript: Transcript,
-                 *, stdin: TextIO, out: Console, max_turns: int):
+    def __init__(
+        self,
+        manager: Conversation,
+        opponent: Conversation,
+        transcript: Transcript,
+        *,
+        stdin: TextIO,
+        out: Console,
+        max_turns: int,
+    ):
         self.manager = manager
         self.opponent = opponent
         self.transcript = transcript
@@ -106,8 +129,9 @@ class ProseGame:
         self._out = out
         self._max_turns = max_turns
 
-    def _log(self, role: MessageRole, text: str, speaker: str,
-             visibility: Visibility = "internal") -> None:
+    def _log(
+        self, role: MessageRole, text: str, speaker: str, visibility: Visibility = "internal"
+    ) -> None:
         self.transcript.add(role, text, visibility=visibility, speaker=speaker)
 
     def _relay(self, reply: str) -> str:
@@ -171,14 +195,26 @@ class ProseGame:
             shown = self._show(self._relay(self._manager_says(text)))
 
 
-def prose_transcript(manager_prompt: Path, player_prompt: Path, *, manager_model: str,
-                     player_model: str, max_turns: int) -> Transcript:
+def prose_transcript(
+    manager_prompt: Path,
+    player_prompt: Path,
+    *,
+    manager_model: str,
+    player_model: str,
+    max_turns: int,
+) -> Transcript:
     """An empty transcript of a prose game, with the prompts and models in its configs."""
-    return Transcript(mode="prose", game=manager_prompt.parent.name or manager_prompt.stem,
-                      configs={"manager_prompt": str(manager_prompt),
-                               "player_prompt": str(player_prompt),
-                               "manager_model": manager_model, "player_model": player_model,
-                               "max_turns": max_turns})
+    return Transcript(
+        mode="prose",
+        game=manager_prompt.parent.name or manager_prompt.stem,
+        configs={
+            "manager_prompt": str(manager_prompt),
+            "player_prompt": str(player_prompt),
+            "manager_model": manager_model,
+            "player_model": player_model,
+            "max_turns": max_turns,
+        },
+    )
 
 
 def _read_prompt(path: Path, flag: str) -> str:
@@ -196,10 +232,18 @@ def _read_prompt(path: Path, flag: str) -> str:
     return text
 
 
-def run_prose(manager_prompt: Path, player_prompt: Path, *,
-              manager_options: Mapping[str, Any], player_options: Mapping[str, Any],
-              max_turns: int, call_timeout_sec: float, transcript_path: Path,
-              stdin: TextIO, out: Console) -> tuple[ProseResult, Path]:
+def run_prose(
+    manager_prompt: Path,
+    player_prompt: Path,
+    *,
+    manager_options: Mapping[str, Any],
+    player_options: Mapping[str, Any],
+    max_turns: int,
+    call_timeout_sec: float,
+    transcript_path: Path,
+    stdin: TextIO,
+    out: Console,
+) -> tuple[ProseResult, Path]:
     """Play one prose game and save its transcript (also when a model call fails).
 
     Returns:
@@ -215,20 +259,29 @@ def run_prose(manager_prompt: Path, player_prompt: Path, *,
     player_text = _read_prompt(player_prompt, "--player-prompt")
     manager_llm = LlmOptions.resolve(manager_options)
     player_llm = LlmOptions.resolve(player_options)
-    transcript = prose_transcript(manager_prompt, player_prompt, manager_model=manager_llm.model,
-                                  player_model=player_llm.model, max_turns=max_turns)
+    transcript = prose_transcript(
+        manager_prompt,
+        player_prompt,
+        manager_model=manager_llm.model,
+        player_model=player_llm.model,
+        max_turns=max_turns,
+    )
     manager_client, player_client = ChatClient(manager_llm), ChatClient(player_llm)
-    game = ProseGame(Conversation(manager_client, manager_text, call_timeout_sec,
-                                  transcript.tokens),
-                     Conversation(player_client, player_text, call_timeout_sec,
-                                  transcript.tokens),
-                     transcript, stdin=stdin, out=out, max_turns=max_turns)
+    game = ProseGame(
+        Conversation(manager_client, manager_text, call_timeout_sec, transcript.tokens),
+        Conversation(player_client, player_text, call_timeout_sec, transcript.tokens),
+        transcript,
+        stdin=stdin,
+        out=out,
+        max_turns=max_turns,
+    )
     out.rule(f"{transcript.game}: you against an LLM, refereed by an LLM game master")
     try:
         result = game.run()
     except LlmError as exc:
-        transcript.add("referee", f"model call failed: {exc}", visibility="internal",
-                       speaker="referee")
+        transcript.add(
+            "referee", f"model call failed: {exc}", visibility="internal", speaker="referee"
+        )
         transcript.finish({"status": "error", "reason": str(exc)})
         transcript.save(transcript_path)
         raise
@@ -236,8 +289,9 @@ def run_prose(manager_prompt: Path, player_prompt: Path, *,
         manager_client.close()
         player_client.close()
     if result.reason != "game_over":
-        line = ("The turn limit was reached." if result.reason == "max_turns"
-                else "The input closed.")
+        line = (
+            "The turn limit was reached." if result.reason == "max_turns" else "The input closed."
+        )
         out.print(f"[bold]{line}[/bold]")
         transcript.add("referee", line, speaker="referee")
     transcript.finish(result.as_dict())

@@ -18,15 +18,27 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["DECISION_CLOSE", "DECISION_OPEN", "GAME_OVER", "TURN_CLOSE", "TURN_OPEN",
-           "decision_message", "for_human", "is_game_over", "player_turns", "without_tags"]
+__all__ = [
+    "DECISION_CLOSE",
+    "DECISION_OPEN",
+    "GAME_OVER",
+    "TURN_CLOSE",
+    "TURN_OPEN",
+    "decision_message",
+    "for_human",
+    "is_game_over",
+    "player_turns",
+    "without_tags",
+]
 
 TURN_OPEN, TURN_CLOSE = "[PLAYER_TURN]", "[/PLAYER_TURN]"
 DECISION_OPEN, DECISION_CLOSE = "[PLAYER_DECISION]", "[/PLAYER_DECISION]"
 GAME_OVER = "[GAME_OVER]"
 
-_BLOCK = {name: re.compile(rf"\[{name}\](.*?)\[/{name}\]", re.DOTALL | re.IGNORECASE)
-          for name in ("PLAYER_TURN", "PLAYER_DECISION")}
+_BLOCK = {
+    name: re.compile(rf"\[{name}\](.*?)\[/{name}\]", re.DOTALL | re.IGNORECASE)
+    for name in ("PLAYER_TURN", "PLAYER_DECISION")
+}
 _UNCLOSED = re.compile(r"\[(?:PLAYER_TURN|PLAYER_DECISION)\].*", re.DOTALL | re.IGNORECASE)
 _ANY_TAG = re.compile(r"\[/?(?:PLAYER_TURN|PLAYER_DECISION|GAME_OVER)\]", re.IGNORECASE)
 _BLANK_LINES = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")

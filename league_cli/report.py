@@ -19,8 +19,18 @@ th:first-child,td:first-child{text-align:left}tr:nth-child(even){background:#f3f
 thead{border-bottom:2px solid #999}.muted{color:#666}svg{display:block;margin:.5rem 0 1.5rem}
 svg text{font-size:11px;font-family:system-ui,sans-serif}
 """
-_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
-            "#7f7f7f", "#bcbd22", "#17becf")
+_COLOURS = (
+    "#1f77b4",
+    "#d62728",
+    "#2ca02c",
+    "#ff7f0e",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+)
 
 
 def _number(value: float | None, digits: int = 2) -> str:
@@ -30,8 +40,7 @@ def _number(value: float | None, digits: int = 2) -> str:
 def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     """An HTML table; every cell escaped here."""
     head = "".join(f"<th>{escape(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>"
-                   for row in rows)
+    body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
@@ -50,39 +59,59 @@ def heat_map_svg(meta: MetaGame, cell: int = 44) -> str:
     never met (the filled value is shown in italics)."""
     size = len(meta.players)
     full = [meta.names.get(player, player) for player in meta.players]
-    shown = [name if len(name) <= _LABEL_CHARS else name[:_LABEL_CHARS - 1] + "…"
-             for name in full]
+    shown = [name if len(name) <= _LABEL_CHARS else name[: _LABEL_CHARS - 1] + "…" for name in full]
     label = 12 + 7 * max((len(name) for name in shown), default=4)  # room for the longest
-    values = [v for row, seen in zip(meta.payoffs, meta.observed, strict=True)
-              for v, s in zip(row, seen, strict=True) if s]
+    values = [
+        v
+        for row, seen in zip(meta.payoffs, meta.observed, strict=True)
+        for v, s in zip(row, seen, strict=True)
+        if s
+    ]
     low, high = (min(values), max(values)) if values else (0.0, 1.0)
     parts = []
     for i in range(size):
         name = escape(shown[i])
-        parts.append(f'<text x="{label - 4}" y="{label + i * cell + cell / 2 + 4}" '
-                     f'text-anchor="end">{name}</text>')
-        parts.append(f'<text x="{label + i * cell + cell / 2}" y="{label - 6}" '
-                     f'text-anchor="start" transform="rotate(-45 {label + i * cell + cell / 2} '
-                     f'{label - 6})">{name}</text>')
+        parts.append(
+            f'<text x="{label - 4}" y="{label + i * cell + cell / 2 + 4}" '
+            f'text-anchor="end">{name}</text>'
+        )
+        parts.append(
+            f'<text x="{label + i * cell + cell / 2}" y="{label - 6}" '
+            f'text-anchor="start" transform="rotate(-45 {label + i * cell + cell / 2} '
+            f'{label - 6})">{name}</text>'
+        )
         for j in range(size):
             value, seen = meta.payoffs[i][j], meta.observed[i][j]
             x, y = label + j * cell, label + i * cell
             fill = _heat(value, low, high) if seen else "#e5e7eb"
             style = "" if seen else ' font-style="italic" fill="#666"'
-            parts.append(f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{fill}" '
-                         f'stroke="#fff"><title>{escape(full[i])} vs {escape(full[j])}: '
-                         f'{value:.3g}</title></rect>')
-            parts.append(f'<text x="{x + cell / 2}" y="{y + cell / 2 + 4}" text-anchor="middle"'
-                         f'{style}>{value:.3g}</text>')
+            parts.append(
+                f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{fill}" '
+                f'stroke="#fff"><title>{escape(full[i])} vs {escape(full[j])}: '
+                f"{value:.3g}</title></rect>"
+            )
+            parts.append(
+                f'<text x="{x + cell / 2}" y="{y + cell / 2 + 4}" text-anchor="middle"'
+                f"{style}>{value:.3g}</text>"
+            )
     side = label + size * cell + 4
     width = side + label  # the last column's slanted name runs past the grid
-    return (f'<svg class="heat-map" width="{width}" '
-            f'height="{side}" viewBox="0 0 {width} {side}" role="img" '
-            f'aria-label="meta-game payoff heat map">{"".join(parts)}</svg>')
+    return (
+        f'<svg class="heat-map" width="{width}" '
+        f'height="{side}" viewBox="0 0 {width} {side}" role="img" '
+        f'aria-label="meta-game payoff heat map">{"".join(parts)}</svg>'
+    )
 
 
-def line_chart_svg(xs: Sequence[float], series: Mapping[str, Sequence[float]], *,
-                   css_class: str, y_label: str, width: int = 640, height: int = 260) -> str:
+def line_chart_svg(
+    xs: Sequence[float],
+    series: Mapping[str, Sequence[float]],
+    *,
+    css_class: str,
+    y_label: str,
+    width: int = 640,
+    height: int = 260,
+) -> str:
     """A line chart of ``series`` (name → values at ``xs``) on a 0..max axis, with a
     legend; the names are escaped."""
     left, right, top, bottom = 48, 150, 12, 30
@@ -94,86 +123,149 @@ def line_chart_svg(xs: Sequence[float], series: Mapping[str, Sequence[float]], *
     def point(x: float, y: float) -> str:
         return f"{left + (x - x_min) / x_span * plot_w:.1f},{top + plot_h - y / y_max * plot_h:.1f}"
 
-    parts = [f'<line x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" y2="{top + plot_h}" '
-             f'stroke="#999"/>', f'<line x1="{left}" y1="{top}" x2="{left}" '
-             f'y2="{top + plot_h}" stroke="#999"/>',
-             f'<text x="{left - 4}" y="{top + 8}" text-anchor="end">{y_max:.2g}</text>',
-             f'<text x="{left - 4}" y="{top + plot_h}" text-anchor="end">0</text>',
-             f'<text x="{left}" y="{height - 8}">{x_min:g}</text>',
-             f'<text x="{left + plot_w}" y="{height - 8}" text-anchor="end">{x_max:g}</text>',
-             f'<text x="{left + plot_w / 2}" y="{height - 8}" text-anchor="middle">'
-             f'{escape(y_label)}</text>']
+    parts = [
+        f'<line x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" y2="{top + plot_h}" '
+        f'stroke="#999"/>',
+        f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + plot_h}" stroke="#999"/>',
+        f'<text x="{left - 4}" y="{top + 8}" text-anchor="end">{y_max:.2g}</text>',
+        f'<text x="{left - 4}" y="{top + plot_h}" text-anchor="end">0</text>',
+        f'<text x="{left}" y="{height - 8}">{x_min:g}</text>',
+        f'<text x="{left + plot_w}" y="{height - 8}" text-anchor="end">{x_max:g}</text>',
+        f'<text x="{left + plot_w / 2}" y="{height - 8}" text-anchor="middle">'
+        f"{escape(y_label)}</text>",
+    ]
     for n, (name, values) in enumerate(series.items()):
         colour = _COLOURS[n % len(_COLOURS)]
         points = " ".join(point(x, y) for x, y in zip(xs, values, strict=True))
-        parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" '
-                     f'points="{points}"><title>{escape(name)}</title></polyline>')
+        parts.append(
+            f'<polyline fill="none" stroke="{colour}" stroke-width="2" '
+            f'points="{points}"><title>{escape(name)}</title></polyline>'
+        )
         legend_y = top + 14 * n + 8
-        parts.append(f'<rect x="{left + plot_w + 12}" y="{legend_y - 8}" width="10" '
-                     f'height="10" fill="{colour}"/><text x="{left + plot_w + 26}" '
-                     f'y="{legend_y + 1}">{escape(name)}</text>')
-    return (f'<svg class="{escape(css_class)}" '
-            f'width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img">'
-            f'{"".join(parts)}</svg>')
+        parts.append(
+            f'<rect x="{left + plot_w + 12}" y="{legend_y - 8}" width="10" '
+            f'height="10" fill="{colour}"/><text x="{left + plot_w + 26}" '
+            f'y="{legend_y + 1}">{escape(name)}</text>'
+        )
+    return (
+        f'<svg class="{escape(css_class)}" '
+        f'width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img">'
+        f"{''.join(parts)}</svg>"
+    )
 
 
 def _standings(analysis: LeagueAnalysis) -> str:
-    return _table(["Player", "#", "Played", "W", "D", "L", "Points"], [
-        [str(row["display_name"]), str(row["rank"]), str(row["played"]), str(row["wins"]),
-         str(row["draws"]), str(row["losses"]), _number(float(row["points"]), 1)]
-        for row in analysis.standings])
+    return _table(
+        ["Player", "#", "Played", "W", "D", "L", "Points"],
+        [
+            [
+                str(row["display_name"]),
+                str(row["rank"]),
+                str(row["played"]),
+                str(row["wins"]),
+                str(row["draws"]),
+                str(row["losses"]),
+                _number(float(row["points"]), 1),
+            ]
+            for row in analysis.standings
+        ],
+    )
 
 
 def _metrics(analysis: LeagueAnalysis) -> str:
     names = analysis.meta_game.names
     final = analysis.population.final
-    return _table(["Player", "Matches", "Payoff / match", "Payoff / stage", "Cooperation",
-                   "Reciprocity", "Equilibrium share", "Final population share"], [
-        [names.get(p, p), str(m.matches), _number(m.payoff_per_match),
-         _number(m.payoff_per_stage), _number(m.cooperation), _number(m.reciprocity),
-         _number(analysis.equilibria[0].shares.get(p), 3), _number(final.get(p), 3)]
-        for p, m in analysis.metrics.items()])
+    return _table(
+        [
+            "Player",
+            "Matches",
+            "Payoff / match",
+            "Payoff / stage",
+            "Cooperation",
+            "Reciprocity",
+            "Equilibrium share",
+            "Final population share",
+        ],
+        [
+            [
+                names.get(p, p),
+                str(m.matches),
+                _number(m.payoff_per_match),
+                _number(m.payoff_per_stage),
+                _number(m.cooperation),
+                _number(m.reciprocity),
+                _number(analysis.equilibria[0].shares.get(p), 3),
+                _number(final.get(p), 3),
+            ]
+            for p, m in analysis.metrics.items()
+        ],
+    )
 
 
 def _ratings(analysis: LeagueAnalysis) -> str:
     names = analysis.meta_game.names
     bayesian = analysis.ratings.bayesian
-    return _table(["Player", "Elo", "Matches", "μ", "σ", "Ordinal μ − 3σ"], [
-        [names.get(p, p), _number(row.rating, 1), str(row.matches),
-         _number(bayesian[p].mu if p in bayesian else None),
-         _number(bayesian[p].sigma if p in bayesian else None),
-         _number(bayesian[p].ordinal if p in bayesian else None)]
-        for p, row in analysis.ratings.elo.items()])
+    return _table(
+        ["Player", "Elo", "Matches", "μ", "σ", "Ordinal μ − 3σ"],
+        [
+            [
+                names.get(p, p),
+                _number(row.rating, 1),
+                str(row.matches),
+                _number(bayesian[p].mu if p in bayesian else None),
+                _number(bayesian[p].sigma if p in bayesian else None),
+                _number(bayesian[p].ordinal if p in bayesian else None),
+            ]
+            for p, row in analysis.ratings.elo.items()
+        ],
+    )
 
 
 def _equilibria(analysis: LeagueAnalysis) -> str:
     names = analysis.meta_game.names
-    return _table(["Support", "Shares", "Payoff"], [
-        [", ".join(names.get(p, p) for p in e.support),
-         ", ".join(f"{names.get(p, p)} {e.shares[p]:.3f}" for p in e.support),
-         _number(e.payoff)] for e in analysis.equilibria])
+    return _table(
+        ["Support", "Shares", "Payoff"],
+        [
+            [
+                ", ".join(names.get(p, p) for p in e.support),
+                ", ".join(f"{names.get(p, p)} {e.shares[p]:.3f}" for p in e.support),
+                _number(e.payoff),
+            ]
+            for e in analysis.equilibria
+        ],
+    )
 
 
 def _cooperation(analysis: LeagueAnalysis) -> str:
     if not analysis.cooperation_by_stage:
-        return (f"<p class=\"muted\">{escape(analysis.game_type)} has no notion of "
-                f"cooperation.</p>")
+        return f'<p class="muted">{escape(analysis.game_type)} has no notion of cooperation.</p>'
     stages = [float(i + 1) for i in range(len(analysis.cooperation_by_stage))]
-    return (f"<p>Cooperation: {escape(analysis.cooperation_meaning or '')}, mean over all "
-            f"matches at each stage.</p>" + line_chart_svg(
-                stages, {"cooperation": analysis.cooperation_by_stage},
-                css_class="cooperation", y_label="stage"))
+    return (
+        f"<p>Cooperation: {escape(analysis.cooperation_meaning or '')}, mean over all "
+        f"matches at each stage.</p>"
+        + line_chart_svg(
+            stages,
+            {"cooperation": analysis.cooperation_by_stage},
+            css_class="cooperation",
+            y_label="stage",
+        )
+    )
 
 
 def render_report(analysis: LeagueAnalysis) -> str:
     """The report's HTML."""
     meta = analysis.meta_game
     names = meta.names
-    trajectory = {names.get(p, p): [row[i] for row in analysis.population.shares]
-                  for i, p in enumerate(meta.players)}
+    trajectory = {
+        names.get(p, p): [row[i] for row in analysis.population.shares]
+        for i, p in enumerate(meta.players)
+    }
     title = f"{analysis.league_id}: league report"
-    skipped = (f"<p class=\"muted\">Left out: {escape(', '.join(sorted(analysis.skipped)))}"
-               f"</p>" if analysis.skipped else "")
+    skipped = (
+        f'<p class="muted">Left out: {escape(", ".join(sorted(analysis.skipped)))}</p>'
+        if analysis.skipped
+        else ""
+    )
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -185,7 +277,7 @@ def render_report(analysis: LeagueAnalysis) -> str:
 <h2>Standings</h2>{_standings(analysis)}
 <h2>Meta-game</h2>
 <p>What each row player earned on average against each column player
-({escape(meta.measure.replace('_', '/'))}); grey cells were never observed and hold
+({escape(meta.measure.replace("_", "/"))}); grey cells were never observed and hold
 {meta.fill:.3g}.</p>{heat_map_svg(meta)}
 <h2>Symmetric Nash equilibria ({escape(analysis.equilibrium_method)})</h2>
 {_equilibria(analysis)}
@@ -194,8 +286,14 @@ def render_report(analysis: LeagueAnalysis) -> str:
 <h2>Population (replicator dynamics)</h2>
 <p>Shares of a population of the registered agents playing the meta-game, from equal
 shares.</p>
-{line_chart_svg(analysis.population.times, trajectory, css_class="trajectory",
-                y_label="time (payoff-spread units)")}
+{
+        line_chart_svg(
+            analysis.population.times,
+            trajectory,
+            css_class="trajectory",
+            y_label="time (payoff-spread units)",
+        )
+    }
 <h2>Ratings</h2>{_ratings(analysis)}
 </body></html>
 """

@@ -26,8 +26,10 @@ __all__ = ["ranking_table", "matrix_table", "tournament", "write_csv"]
 
 def ranking_table(result: TournamentResult) -> Table:
     """The ranking: place, strategy, mean score per turn against the others."""
-    table = Table(title=f"{result.game_type}: {result.turns} turns × {result.repetitions} "
-                        f"repetitions, noise {result.noise:g}, seed {result.seed}")
+    table = Table(
+        title=f"{result.game_type}: {result.turns} turns × {result.repetitions} "
+        f"repetitions, noise {result.noise:g}, seed {result.seed}"
+    )
     for heading in ("#", "Strategy", "Score per turn"):
         table.add_column(heading, justify="left" if heading == "Strategy" else "right")
     for standing in result.ranking:
@@ -55,23 +57,34 @@ def write_csv(result: TournamentResult, path: Path) -> None:
         writer.writerow(["rank", "strategy", "score_per_turn", *result.names])
         for standing in result.ranking:
             row = result.payoff_matrix[index[standing.name]]
-            writer.writerow([standing.rank, standing.name, standing.score_per_turn,
-                             *(float(value) for value in row)])
+            writer.writerow(
+                [
+                    standing.rank,
+                    standing.name,
+                    standing.score_per_turn,
+                    *(float(value) for value in row),
+                ]
+            )
 
 
 def tournament(
     game: Annotated[str, typer.Option(help=f"one of: {', '.join(sorted(MATRIX_GAMES))}")],
-    strategies: Annotated[str | None, typer.Option(
-        help="comma-separated strategy names (default: every baseline of the game)")] = None,
+    strategies: Annotated[
+        str | None,
+        typer.Option(help="comma-separated strategy names (default: every baseline of the game)"),
+    ] = None,
     turns: Annotated[int, typer.Option(help="stages per match")] = 200,
     repetitions: Annotated[int, typer.Option(help="matches per pair")] = 10,
-    noise: Annotated[float, typer.Option(
-        help="probability that each action is flipped, 0 to 1")] = 0.0,
+    noise: Annotated[
+        float, typer.Option(help="probability that each action is flipped, 0 to 1")
+    ] = 0.0,
     seed: Annotated[int | None, typer.Option(help="seed for a reproducible run")] = None,
-    csv_path: Annotated[Path | None, typer.Option("--csv", help="write the ranking and "
-                                                  "payoff matrix as CSV")] = None,
-    json_path: Annotated[Path | None, typer.Option("--json", help="write every result as "
-                                                   "JSON")] = None,
+    csv_path: Annotated[
+        Path | None, typer.Option("--csv", help="write the ranking and payoff matrix as CSV")
+    ] = None,
+    json_path: Annotated[
+        Path | None, typer.Option("--json", help="write every result as JSON")
+    ] = None,
 ) -> None:
     """Play a round robin of baseline strategies at a repeated matrix game (self-play
     included) and show the ranking and the payoff matrix."""
@@ -81,11 +94,19 @@ def tournament(
     names = [n.strip() for n in strategies.split(",") if n.strip()] if strategies else known
     unknown = [name for name in names if name not in known]
     if unknown:
-        _fail(f"unknown strategy {', '.join(unknown)} for {game}; its strategies are: "
-              f"{', '.join(known)}")
+        _fail(
+            f"unknown strategy {', '.join(unknown)} for {game}; its strategies are: "
+            f"{', '.join(known)}"
+        )
     try:
-        result = round_robin(game, [build(game, name) for name in names], turns=turns,
-                             repetitions=repetitions, noise=noise, seed=seed)
+        result = round_robin(
+            game,
+            [build(game, name) for name in names],
+            turns=turns,
+            repetitions=repetitions,
+            noise=noise,
+            seed=seed,
+        )
     except ValueError as exc:
         _fail(str(exc))
     console.print(ranking_table(result))

@@ -55,10 +55,14 @@ def start_processes(plan: LeaguePlan, launcher: Launcher, client: httpx.Client) 
     manager = launcher.manager(plan.lm_port, plan.league_id)
     launcher.wait_healthy(manager)
     lm_mcp = manager.mcp_url
-    started = [launcher.referee(name, port, lm_mcp, capacity, plan.seed, plan.game_type)
-               for name, port, capacity in plan.referees]
-    started += [launcher.player(name, port, lm_mcp, strategy, plan.game_type)
-                for name, port, strategy in plan.players]
+    started = [
+        launcher.referee(name, port, lm_mcp, capacity, plan.seed, plan.game_type)
+        for name, port, capacity in plan.referees
+    ]
+    started += [
+        launcher.player(name, port, lm_mcp, strategy, plan.game_type)
+        for name, port, strategy in plan.players
+    ]
     for process in started:
         launcher.wait_healthy(process)
 
@@ -70,29 +74,39 @@ def start_processes(plan: LeaguePlan, launcher: Launcher, client: httpx.Client) 
             if problem is not None:
                 raise LaunchError(problem)
         status = _status(client, manager.base_url)
-        return (len(status["referees"]) >= len(plan.referees)
-                and len(status["players"]) >= len(plan.players))
+        return len(status["referees"]) >= len(plan.referees) and len(status["players"]) >= len(
+            plan.players
+        )
 
     wait_for(registered, 60, "every agent to register with the League Manager")
     return manager.base_url
 
 
-def run_league(plan: LeaguePlan, admin_token: Callable[[], str], *, stop_at_end: bool,
-               timeout: float = 3600) -> dict[str, Any]:
+def run_league(
+    plan: LeaguePlan, admin_token: Callable[[], str], *, stop_at_end: bool, timeout: float = 3600
+) -> dict[str, Any]:
     """Start everything, start the league, show progress, print and return the standings."""
     launcher = Launcher(plan.shared_dir)
     try:
         with httpx.Client(timeout=10) as client:
             lm_url = start_processes(plan, launcher, client)
-            console.print(f"[green]League Manager at {lm_url}: {len(plan.referees)} referee(s), "
-                          f"{len(plan.players)} player(s) registered[/green]")
-            response = client.post(f"{lm_url}/start_league",
-                                   headers={"Authorization": f"Bearer {admin_token()}"})
+            console.print(
+                f"[green]League Manager at {lm_url}: {len(plan.referees)} referee(s), "
+                f"{len(plan.players)} player(s) registered[/green]"
+            )
+            response = client.post(
+                f"{lm_url}/start_league", headers={"Authorization": f"Bearer {admin_token()}"}
+            )
             if response.status_code != 200:
                 raise LaunchError(f"the League Manager refused to start: {response.text}")
             status = response.json()
-            with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                          TimeElapsedColumn(), console=console) as progress:
+            with Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=console,
+            ) as progress:
                 task = progress.add_task("matches", total=status["total_matches"])
                 deadline = time.monotonic() + timeout
                 while status["state"] != "COMPLETED":
@@ -102,8 +116,11 @@ def run_league(plan: LeaguePlan, admin_token: Callable[[], str], *, stop_at_end:
                     status = _status(client, lm_url)
                     done = status["state"] == "COMPLETED"
                     current = status["current_round"] or (status["total_rounds"] if done else "-")
-                    progress.update(task, completed=status["matches_completed"],
-                                    description=f"round {current}/{status['total_rounds']}")
+                    progress.update(
+                        task,
+                        completed=status["matches_completed"],
+                        description=f"round {current}/{status['total_rounds']}",
+                    )
             standings: dict[str, Any] = client.get(f"{lm_url}/standings").json()
         console.print(standings_table(standings, "Final standings"))
         return standings
@@ -112,5 +129,7 @@ def run_league(plan: LeaguePlan, admin_token: Callable[[], str], *, stop_at_end:
             launcher.stop_all()
             console.print("[dim]all league processes stopped[/dim]")
         else:
-            console.print(f"[dim]processes keep running; stop them with "
-                          f"scripts/stop_league.sh (pid files in {launcher.run_dir})[/dim]")
+            console.print(
+                f"[dim]processes keep running; stop them with "
+                f"scripts/stop_league.sh (pid files in {launcher.run_dir})[/dim]"
+            )

@@ -68,7 +68,8 @@ class LeagueControl:
             kept = quarantine(self._path).name if self._path.exists() else None
             self.recovery_notes.append(
                 f"{exc}; the league starts paused (resume it with POST /admin/resume)"
-                + (f"; kept the damaged file as {kept}" if kept else ""))
+                + (f"; kept the damaged file as {kept}" if kept else "")
+            )
             self._save(True)
             return True
         if loaded is None:
@@ -77,13 +78,15 @@ class LeagueControl:
             kept = quarantine(self._path).name if self._path.exists() else None
             self.recovery_notes.append(
                 f"{loaded.problem}; recovered it from {loaded.source.name}"
-                + (f", kept the damaged file as {kept}" if kept else ""))
+                + (f", kept the damaged file as {kept}" if kept else "")
+            )
             self._save(loaded.value)
         return loaded.value
 
     def _save(self, paused: bool) -> None:
-        write_document(self._path, {"league_id": self._lm.league_id, "paused": paused},
-                       keep_backup=True)
+        write_document(
+            self._path, {"league_id": self._lm.league_id, "paused": paused}, keep_backup=True
+        )
 
     async def resumed(self) -> None:
         """Return at once unless paused; then when the admin resumes."""
@@ -99,8 +102,10 @@ class LeagueControl:
         """Stop handing out matches and starting rounds; running matches finish."""
         status = self._lm.book.status
         if status != LeagueStatus.RUNNING:
-            raise self._refusal(f"the league is not running (it is {status.value}); only a "
-                                "running league can be paused")
+            raise self._refusal(
+                f"the league is not running (it is {status.value}); only a "
+                "running league can be paused"
+            )
         if self.paused:
             raise self._refusal("the league is paused already")
         self._save(True)
@@ -133,16 +138,19 @@ class LeagueControl:
             raise self._refusal(
                 f"registration is open: {player_id} is in no match yet; fix the schedule "
                 "first (POST /create_schedule), then remove it and its matches become "
-                "technical losses")
-        unplayed = [m.match_id for m in book.matches_of(player_id)
-                    if m.match_id not in book.results]
+                "technical losses"
+            )
+        unplayed = [
+            m.match_id for m in book.matches_of(player_id) if m.match_id not in book.results
+        ]
         lm.set_state(player_id, "REMOVED")
         lm.event("player_removed", player_id=player_id, unplayed_matches=len(unplayed))
         return {"player_id": player_id, "state": "REMOVED", "unplayed_matches": unplayed}
 
     def _running_matches(self) -> int:
-        return sum(self._lm.runner.running_on(r.agent_id)
-                   for r in self._lm.agents.of_kind("referee"))
+        return sum(
+            self._lm.runner.running_on(r.agent_id) for r in self._lm.agents.of_kind("referee")
+        )
 
     @staticmethod
     def _refusal(description: str) -> AdminError:

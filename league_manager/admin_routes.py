@@ -27,8 +27,7 @@ EXPORTS = ("standings.csv", "standings.json", "results.csv", "results.json")
 """The files ``GET /admin/export/{name}`` serves."""
 
 
-def admin_action(request: Request, authorization: str | None, action: AdminAction
-                 ) -> Response:
+def admin_action(request: Request, authorization: str | None, action: AdminAction) -> Response:
     """Run ``action`` if the request carries the admin token; a refusal as its sentence."""
     manager: LeagueManager = request.app.state.manager
     try:
@@ -38,40 +37,44 @@ def admin_action(request: Request, authorization: str | None, action: AdminActio
         return JSONResponse({"error": exc.description}, status_code=exc.status)
     except (OSError, StoreError) as exc:  # a full disk: refused, and written once it can be
         manager.upkeep.failed("rounds.json", exc)
-        return JSONResponse({"error": f"the League Manager cannot write its files now "
-                                      f"({exc}); try again once GET /health says ok"},
-                            status_code=503)
+        return JSONResponse(
+            {
+                "error": f"the League Manager cannot write its files now "
+                f"({exc}); try again once GET /health says ok"
+            },
+            status_code=503,
+        )
 
 
 @router.post("/start")
-async def start(request: Request, authorization: str | None = Header(default=None)
-                ) -> Response:
+async def start(request: Request, authorization: str | None = Header(default=None)) -> Response:
     """Start the league, as ``POST /start_league``."""
     return admin_action(request, authorization, lambda m: JSONResponse(m.start()))
 
 
 @router.post("/pause")
-async def pause(request: Request, authorization: str | None = Header(default=None)
-                ) -> Response:
+async def pause(request: Request, authorization: str | None = Header(default=None)) -> Response:
     return admin_action(request, authorization, lambda m: JSONResponse(m.control.pause()))
 
 
 @router.post("/resume")
-async def resume(request: Request, authorization: str | None = Header(default=None)
-                 ) -> Response:
+async def resume(request: Request, authorization: str | None = Header(default=None)) -> Response:
     return admin_action(request, authorization, lambda m: JSONResponse(m.control.resume()))
 
 
 @router.post("/players/{player_id}/remove")
-async def remove_player(player_id: str, request: Request,
-                        authorization: str | None = Header(default=None)) -> Response:
-    return admin_action(request, authorization,
-                  lambda m: JSONResponse(m.control.remove_player(player_id)))
+async def remove_player(
+    player_id: str, request: Request, authorization: str | None = Header(default=None)
+) -> Response:
+    return admin_action(
+        request, authorization, lambda m: JSONResponse(m.control.remove_player(player_id))
+    )
 
 
 @router.get("/export/{name}")
-async def export(name: str, request: Request,
-                 authorization: str | None = Header(default=None)) -> Response:
+async def export(
+    name: str, request: Request, authorization: str | None = Header(default=None)
+) -> Response:
     """A file to download: ``<league_id>-standings.csv`` and so on."""
     return admin_action(request, authorization, lambda m: _export(m, name))
 
@@ -80,11 +83,15 @@ def _export(manager: LeagueManager, name: str) -> Response:
     if name not in EXPORTS:
         raise AdminError(404, f"there is no export {name!r}; there are {', '.join(EXPORTS)}")
     what, _, kind = name.partition(".")
-    document = (manager.book.standings_document() if what == "standings"
-                else results_document(manager.book))
+    document = (
+        manager.book.standings_document() if what == "standings" else results_document(manager.book)
+    )
     headers = {"Content-Disposition": f'attachment; filename="{manager.league_id}-{name}"'}
     if kind == "json":
-        return Response(json.dumps(document, ensure_ascii=False, indent=2) + "\n",
-                        media_type="application/json", headers=headers)
+        return Response(
+            json.dumps(document, ensure_ascii=False, indent=2) + "\n",
+            media_type="application/json",
+            headers=headers,
+        )
     text = standings_csv(document) if what == "standings" else results_csv(document)
     return Response(text, media_type="text/csv; charset=utf-8", headers=headers)

@@ -65,8 +65,14 @@ class RegisteredAgent(BaseModel):
 class AgentRegistry:
     """Every agent registered in one league, in registration order."""
 
-    def __init__(self, league_dir: Path, league_id: str, token_bytes: int = 32, *,
-                 league_files: tuple[Path, ...] = ()):
+    def __init__(
+        self,
+        league_dir: Path,
+        league_id: str,
+        token_bytes: int = 32,
+        *,
+        league_files: tuple[Path, ...] = (),
+    ):
         """``league_files``: files whose content means the league has begun (its journal,
         its schedule): beside any of them, a missing registry is damage, never a new
         league."""
@@ -111,31 +117,43 @@ class AgentRegistry:
         except StoreError as exc:
             raise StoreError(f"cannot start: {exc}; {RECOVERY_HINT}") from exc
         if agents is None or tokens is None:
-            if ((agents is None or not agents.value)
-                    and (tokens is None or not tokens.value.tokens)):
+            if (agents is None or not agents.value) and (tokens is None or not tokens.value.tokens):
                 self._refuse_lost_registry(agents is None, tokens is None)
                 # A new league (or its first start cut short): write both, empty, so that
                 # from now on a missing file is damage, never "nobody registered yet".
                 self._write(keep_backup=False)
                 return
-            present, absent = ((self._secrets_path, self._agents_path) if agents is None
-                               else (self._agents_path, self._secrets_path))
-            raise StoreError(f"cannot start: {absent} is missing (no backup either) beside "
-                             f"{present}; {RECOVERY_HINT}")
+            present, absent = (
+                (self._secrets_path, self._agents_path)
+                if agents is None
+                else (self._agents_path, self._secrets_path)
+            )
+            raise StoreError(
+                f"cannot start: {absent} is missing (no backup either) beside "
+                f"{present}; {RECOVERY_HINT}"
+            )
         lost = [agent_id for agent_id in agents.value if agent_id not in tokens.value.tokens]
         if lost:
-            raise StoreError(f"cannot start: {tokens.source} has no token for "
-                             f"{', '.join(lost)}, so the League Manager cannot sign its calls "
-                             f"to them; {RECOVERY_HINT}")
+            raise StoreError(
+                f"cannot start: {tokens.source} has no token for "
+                f"{', '.join(lost)}, so the League Manager cannot sign its calls "
+                f"to them; {RECOVERY_HINT}"
+            )
         self._agents = agents.value
-        self._tokens = {agent_id: token for agent_id, token in tokens.value.tokens.items()
-                        if agent_id in self._agents}
-        self._keys = {agent_id: key for agent_id, key in tokens.value.keys.items()
-                      if agent_id in self._agents}
+        self._tokens = {
+            agent_id: token
+            for agent_id, token in tokens.value.tokens.items()
+            if agent_id in self._agents
+        }
+        self._keys = {
+            agent_id: key for agent_id, key in tokens.value.keys.items() if agent_id in self._agents
+        }
         unanswered = sorted(set(tokens.value.tokens) - set(self._agents))
         if unanswered and agents.problem is not None:
-            self._note(f"{', '.join(unanswered)} registered after {agents.source.name} was "
-                       "written and are forgotten; they must register again")
+            self._note(
+                f"{', '.join(unanswered)} registered after {agents.source.name} was "
+                "written and are forgotten; they must register again"
+            )
         for loaded, path in ((agents, self._agents_path), (tokens, self._secrets_path)):
             if loaded.problem is not None:
                 self._recovered(loaded, path)
@@ -148,20 +166,29 @@ class AgentRegistry:
         Raises:
             StoreError: naming the missing file and the data beside it.
         """
-        begun = [path for path in self._league_files
-                 if path.is_file() and path.stat().st_size > 0 or backup_path(path).is_file()]
+        begun = [
+            path
+            for path in self._league_files
+            if path.is_file() and path.stat().st_size > 0 or backup_path(path).is_file()
+        ]
         if not begun or not (no_agents or no_tokens):
             return
-        missing = " and ".join(str(path) for path, gone in (
-            (self._agents_path, no_agents), (self._secrets_path, no_tokens)) if gone)
-        raise StoreError(f"cannot start: {missing} is missing (no backup either) but "
-                         f"{begun[0]} holds this league's data: its players and referees "
-                         f"would be forgotten; {RECOVERY_HINT}")
+        missing = " and ".join(
+            str(path)
+            for path, gone in ((self._agents_path, no_agents), (self._secrets_path, no_tokens))
+            if gone
+        )
+        raise StoreError(
+            f"cannot start: {missing} is missing (no backup either) but "
+            f"{begun[0]} holds this league's data: its players and referees "
+            f"would be forgotten; {RECOVERY_HINT}"
+        )
 
     def _recovered(self, loaded: Loaded[Any], path: Path) -> None:
         kept = f"; kept it as {quarantine(path).name}" if path.exists() else ""
-        self._note(f"{loaded.problem}{kept}; recovered its previous version from "
-                   f"{loaded.source.name}")
+        self._note(
+            f"{loaded.problem}{kept}; recovered its previous version from {loaded.source.name}"
+        )
 
     def _note(self, note: str) -> None:
         self.recovery_notes.append(note)
@@ -171,8 +198,9 @@ class AgentRegistry:
         prefix = "REF" if kind == "referee" else "P"
         return f"{prefix}{len(self._kinds[kind]) + 1:02d}"
 
-    def add(self, kind: AgentKind, meta: RefereeMeta | PlayerMeta, key: str
-            ) -> tuple[RegisteredAgent, str]:
+    def add(
+        self, kind: AgentKind, meta: RefereeMeta | PlayerMeta, key: str
+    ) -> tuple[RegisteredAgent, str]:
         """Register an agent; returns it and its fresh token. ``key``: what a retry of
         this registration repeats (``registration_key``)."""
         agent = RegisteredAgent(
@@ -234,15 +262,18 @@ class AgentRegistry:
         """What the League Manager shows ``agent_id`` on a call of ``conversation_id``."""
         return league_manager_proof(self._tokens[agent_id], self._league_id, conversation_id)
 
-    def match_proof_for(self, player_id: str, match_id: str, referee_id: str,
-                        league_id: str | None = None) -> str:
+    def match_proof_for(
+        self, player_id: str, match_id: str, referee_id: str, league_id: str | None = None
+    ) -> str:
         """What ``referee_id`` shows ``player_id`` in the messages of ``match_id`` (of this
         league, or of ``league_id``: the play room's games against a registered player)."""
-        return match_proof(self._tokens[player_id], league_id or self._league_id, match_id,
-                           referee_id)
+        return match_proof(
+            self._tokens[player_id], league_id or self._league_id, match_id, referee_id
+        )
 
-    def authenticate(self, sender: str, token: str | None, kind: AgentKind | None = None
-                     ) -> RegisteredAgent:
+    def authenticate(
+        self, sender: str, token: str | None, kind: AgentKind | None = None
+    ) -> RegisteredAgent:
         """The agent behind ``sender``, if its token is right and it is of ``kind``.
 
         Raises:
@@ -252,13 +283,18 @@ class AgentRegistry:
         agent_id = sender_id(sender)
         agent = self._agents.get(agent_id)
         if agent is None:
-            unknown = (ErrorCode.REFEREE_NOT_REGISTERED if kind == "referee"
-                       else ErrorCode.PLAYER_NOT_REGISTERED)
+            unknown = (
+                ErrorCode.REFEREE_NOT_REGISTERED
+                if kind == "referee"
+                else ErrorCode.PLAYER_NOT_REGISTERED
+            )
             raise ProtocolError(unknown, f"{sender!r} is not registered in this league")
         self._book.verify(agent_id, token, ErrorCode.PLAYER_NOT_REGISTERED)
         if kind is not None and agent.kind != kind:
-            raise ProtocolError(ErrorCode.NOT_AUTHORIZED,
-                                f"{agent_id} is a {agent.kind}; only a {kind} may send this")
+            raise ProtocolError(
+                ErrorCode.NOT_AUTHORIZED,
+                f"{agent_id} is a {agent.kind}; only a {kind} may send this",
+            )
         return agent
 
     def set_state(self, agent_id: str, state: AgentState) -> bool:
@@ -274,13 +310,19 @@ class AgentRegistry:
         self._write(keep_backup=True)
 
     def _write(self, *, keep_backup: bool) -> None:
-        atomic_write_json(self._secrets_path, {"tokens": self._tokens,
-                                               "registration_keys": self._keys},
-                          keep_backup=keep_backup)
+        atomic_write_json(
+            self._secrets_path,
+            {"tokens": self._tokens, "registration_keys": self._keys},
+            keep_backup=keep_backup,
+        )
         os.chmod(self._secrets_path, 0o600)
-        write_document(self._agents_path, {
-            "agents": [agent.model_dump() for agent in self._agents.values()],
-        }, keep_backup=keep_backup)
+        write_document(
+            self._agents_path,
+            {
+                "agents": [agent.model_dump() for agent in self._agents.values()],
+            },
+            keep_backup=keep_backup,
+        )
 
 
 def _agents_of(document: Any) -> dict[str, RegisteredAgent]:
@@ -309,7 +351,9 @@ def _tokens_of(document: Any) -> _Secrets:
     keys = document.get("registration_keys", {})
     for name, table in (("tokens", tokens), ("registration_keys", keys)):
         if not isinstance(table, dict) or not all(
-                isinstance(value, str) and value for value in table.values()):
+            isinstance(value, str) and value for value in table.values()
+        ):
             raise ValueError(f"{name} is not a map of agent ids to strings")
-    return _Secrets(tokens={str(a): t for a, t in tokens.items()},
-                    keys={str(a): k for a, k in keys.items()})
+    return _Secrets(
+        tokens={str(a): t for a, t in tokens.items()}, keys={str(a): k for a, k in keys.items()}
+    )

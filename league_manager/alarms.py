@@ -51,8 +51,9 @@ class Alarms:
         alarm = self._raised.get(key)
         if alarm is not None and alarm.reason == reason:
             return
-        self._raised[key] = Alarm(key=key, reason=reason,
-                                  since=alarm.since if alarm else utc_now_str())
+        self._raised[key] = Alarm(
+            key=key, reason=reason, since=alarm.since if alarm else utc_now_str()
+        )
         self._event("alarm_raised", key=key, reason=reason)
 
     def clear(self, key: str) -> None:
@@ -65,10 +66,14 @@ class Alarms:
 
     def health(self) -> dict[str, Any]:
         """``status`` ok or degraded, and the reasons."""
-        return {"status": "ok" if self.ok else "degraded",
-                "reasons": [alarm.reason for alarm in self._raised.values()]}
+        return {
+            "status": "ok" if self.ok else "degraded",
+            "reasons": [alarm.reason for alarm in self._raised.values()],
+        }
 
     def status(self) -> dict[str, Any]:
         """The raised alarms and the last ones cleared, for ``/status``."""
-        return {"raised": [alarm.model_dump() for alarm in self._raised.values()],
-                "cleared": [alarm.model_dump() for alarm in reversed(self._cleared)]}
+        return {
+            "raised": [alarm.model_dump() for alarm in self._raised.values()],
+            "cleared": [alarm.model_dump() for alarm in reversed(self._cleared)],
+        }

@@ -55,9 +55,20 @@ from games.analysis import (
     replicator_dynamics,
 )
 
-__all__ = ["ENUMERATE_UP_TO", "AgentMetrics", "AnalysisCache", "AnalysisUnavailable",
-           "LeagueAnalysis", "MetaGame", "Population", "Ratings", "SymmetricEquilibrium",
-           "analyse_folder", "analyse_league", "read_match_files"]
+__all__ = [
+    "ENUMERATE_UP_TO",
+    "AgentMetrics",
+    "AnalysisCache",
+    "AnalysisUnavailable",
+    "LeagueAnalysis",
+    "MetaGame",
+    "Population",
+    "Ratings",
+    "SymmetricEquilibrium",
+    "analyse_folder",
+    "analyse_league",
+    "read_match_files",
+]
 
 Measure = Literal["payoffs", "win_draw_loss", "points"]
 
@@ -160,8 +171,9 @@ class AnalysisUnavailable(Exception):
     """There is nothing to analyse yet (no results, or no usable match file)."""
 
 
-def read_match_files(folder: Path, accepted: Iterable[str] | None = None
-                     ) -> tuple[list[dict[str, Any]], dict[str, str]]:
+def read_match_files(
+    folder: Path, accepted: Iterable[str] | None = None
+) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """The match files in ``folder`` (only ``accepted`` match ids when given), and the
     ones that could not be read, with why: a running referee may be mid-write."""
     wanted = None if accepted is None else set(accepted)
@@ -191,27 +203,38 @@ def _outcomes(document: Mapping[str, Any], measure: Measure) -> dict[tuple[str, 
         payoffs = details.get("payoffs") or {}
         players = [str(seat["player_id"]) for seat in document["players"]]
         if any(p not in payoffs for p in players):
-            raise AnalysisError(f"match {document.get('match_id')} has no payoff for every "
-                                f"player (a technical loss)")
+            raise AnalysisError(
+                f"match {document.get('match_id')} has no payoff for every "
+                f"player (a technical loss)"
+            )
         return {(a, b): float(payoffs[a]) for a, b in permutations(players, 2)}
     record = record_from_match(document)
     score = dict(zip(record.players, record.outcomes, strict=True))
     if measure == "points":
         return {(a, b): score[a] for a, b in permutations(record.players, 2)}
-    return {(a, b): 1.0 if score[a] > score[b] else 0.5 if score[a] == score[b] else 0.0
-            for a, b in permutations(record.players, 2)}
+    return {
+        (a, b): 1.0 if score[a] > score[b] else 0.5 if score[a] == score[b] else 0.0
+        for a, b in permutations(record.players, 2)
+    }
 
 
 def _measure(game_type: str, documents: list[dict[str, Any]]) -> Measure:
     if game_type == "even_odd":
         return "win_draw_loss"
-    has_payoffs = any(((d.get("result") or {}).get("report") or {}).get("details", {})
-                      .get("payoffs") for d in documents)
+    has_payoffs = any(
+        ((d.get("result") or {}).get("report") or {}).get("details", {}).get("payoffs")
+        for d in documents
+    )
     return "payoffs" if has_payoffs else "points"
 
 
-def _meta_game(players: list[str], names: dict[str, str], measure: Measure,
-               documents: list[dict[str, Any]], skipped: dict[str, str]) -> MetaGame:
+def _meta_game(
+    players: list[str],
+    names: dict[str, str],
+    measure: Measure,
+    documents: list[dict[str, Any]],
+    skipped: dict[str, str],
+) -> MetaGame:
     index = {p: i for i, p in enumerate(players)}
     size = len(players)
     totals, counts = np.zeros((size, size)), np.zeros((size, size), dtype=int)
@@ -227,16 +250,26 @@ def _meta_game(players: list[str], names: dict[str, str], measure: Measure,
                 counts[index[a], index[b]] += 1
     observed = counts > 0
     means = np.divide(totals, counts, out=np.zeros_like(totals), where=observed)
-    fill = 0.5 if measure == "win_draw_loss" else (
-        float(means[observed].mean()) if observed.any() else 0.0)
+    fill = (
+        0.5
+        if measure == "win_draw_loss"
+        else (float(means[observed].mean()) if observed.any() else 0.0)
+    )
     matrix = np.where(observed, means, fill)
-    return MetaGame(players=players, names=names, measure=measure, payoffs=matrix.tolist(),
-                    observed=observed.tolist(), matches=counts.tolist(), fill=fill)
+    return MetaGame(
+        players=players,
+        names=names,
+        measure=measure,
+        payoffs=matrix.tolist(),
+        observed=observed.tolist(),
+        matches=counts.tolist(),
+        fill=fill,
+    )
 
 
-def _symmetric_equilibria(meta: MetaGame, timeout: float
-                          ) -> tuple[Literal["enummixed", "lemke_howson"],
-                                     list[SymmetricEquilibrium]]:
+def _symmetric_equilibria(
+    meta: MetaGame, timeout: float
+) -> tuple[Literal["enummixed", "lemke_howson"], list[SymmetricEquilibrium]]:
     """The symmetric equilibria of the meta-game, from its imitation game (module doc)."""
     matrix = np.array(meta.payoffs)
     size = len(matrix)
@@ -250,11 +283,15 @@ def _symmetric_equilibria(meta: MetaGame, timeout: float
     for equilibrium in found:
         shares = np.array(equilibrium.strategies[1])
         key = tuple(np.round(shares, 9).tolist())
-        support = [p for p, s in zip(meta.players, shares, strict=True)
-                   if s > SUPPORT_THRESHOLD]
-        unique.setdefault(key, SymmetricEquilibrium(
-            shares={p: float(s) for p, s in zip(meta.players, shares, strict=True)},
-            support=support, payoff=float(shares @ matrix @ shares)))
+        support = [p for p, s in zip(meta.players, shares, strict=True) if s > SUPPORT_THRESHOLD]
+        unique.setdefault(
+            key,
+            SymmetricEquilibrium(
+                shares={p: float(s) for p, s in zip(meta.players, shares, strict=True)},
+                support=support,
+                payoff=float(shares @ matrix @ shares),
+            ),
+        )
     ranked = sorted(unique.values(), key=lambda e: (-e.payoff, len(e.support), e.support))
     return method, ranked
 
@@ -265,12 +302,15 @@ def _population(meta: MetaGame) -> Population:
     matrix = np.array(meta.payoffs)
     spread = float(np.ptp(matrix)) or 1.0
     steps = TRAJECTORY_POINTS * 4
-    trajectory = replicator_dynamics((matrix - matrix.min()) / spread, time=100.0,
-                                     steps=steps, names=meta.players)
+    trajectory = replicator_dynamics(
+        (matrix - matrix.min()) / spread, time=100.0, steps=steps, names=meta.players
+    )
     kept = slice(0, steps + 1, 4)
-    return Population(times=trajectory.times[kept].tolist(),
-                      shares=np.round(trajectory.shares[kept], 6).tolist(),
-                      final={p: round(s, 6) for p, s in trajectory.final.items()})
+    return Population(
+        times=trajectory.times[kept].tolist(),
+        shares=np.round(trajectory.shares[kept], 6).tolist(),
+        final={p: round(s, 6) for p, s in trajectory.final.items()},
+    )
 
 
 def _ratings(documents: list[dict[str, Any]], skipped: dict[str, str]) -> Ratings:
@@ -283,8 +323,11 @@ def _ratings(documents: list[dict[str, Any]], skipped: dict[str, str]) -> Rating
     elo = elo_ratings(records)
     return Ratings(
         elo={p: EloRow(rating=round(r, 2), matches=elo.matches[p]) for p, r in elo.ranking()},
-        bayesian={p: BayesianRow(mu=r.mu, sigma=r.sigma, ordinal=r.ordinal, matches=r.matches)
-                  for p, r in bayesian_ratings(records).items()})
+        bayesian={
+            p: BayesianRow(mu=r.mu, sigma=r.sigma, ordinal=r.ordinal, matches=r.matches)
+            for p, r in bayesian_ratings(records).items()
+        },
+    )
 
 
 def _histories(documents: list[dict[str, Any]], skipped: dict[str, str]) -> list[History]:
@@ -305,8 +348,9 @@ def _cooperation_by_stage(histories: list[History]) -> list[float]:
     return [float(np.mean(by_stage[s])) for s in sorted(by_stage)]
 
 
-def _metrics(players: list[str], histories: list[History], cooperative: bool
-             ) -> dict[str, AgentMetrics]:
+def _metrics(
+    players: list[str], histories: list[History], cooperative: bool
+) -> dict[str, AgentMetrics]:
     payoffs = average_payoffs(histories)
     rates = cooperation_rates(histories) if cooperative else {}
     reciprocal = reciprocity(histories) if cooperative else {}
@@ -317,13 +361,21 @@ def _metrics(players: list[str], histories: list[History], cooperative: bool
             matches=paid.matches if paid else 0,
             payoff_per_match=paid.per_match if paid else None,
             payoff_per_stage=paid.per_stage if paid and paid.stages else None,
-            cooperation=rates.get(player), reciprocity=reciprocal.get(player))
+            cooperation=rates.get(player),
+            reciprocity=reciprocal.get(player),
+        )
     return metrics
 
 
-def analyse_league(league_id: str, game_type: str, standings: Mapping[str, Any],
-                   documents: list[dict[str, Any]], *, solver_timeout: float = 10.0,
-                   skipped: Mapping[str, str] | None = None) -> LeagueAnalysis:
+def analyse_league(
+    league_id: str,
+    game_type: str,
+    standings: Mapping[str, Any],
+    documents: list[dict[str, Any]],
+    *,
+    solver_timeout: float = 10.0,
+    skipped: Mapping[str, str] | None = None,
+) -> LeagueAnalysis:
     """The league's analytics from its standings document and its match files.
 
     Args:
@@ -355,20 +407,34 @@ def analyse_league(league_id: str, game_type: str, standings: Mapping[str, Any],
     histories = _histories(documents, left_out)
     notion = COOPERATION.get(game_type)
     return LeagueAnalysis(
-        league_id=league_id, game_type=game_type, version=int(standings.get("version", 0)),
-        standings=rows, meta_game=meta, equilibrium_method=method, equilibria=equilibria,
-        support=equilibria[0].support, population=_population(meta),
+        league_id=league_id,
+        game_type=game_type,
+        version=int(standings.get("version", 0)),
+        standings=rows,
+        meta_game=meta,
+        equilibrium_method=method,
+        equilibria=equilibria,
+        support=equilibria[0].support,
+        population=_population(meta),
         ratings=_ratings(documents, left_out),
         metrics=_metrics(players, histories, notion is not None),
         cooperation_meaning=notion.meaning if notion else None,
         cooperation_by_stage=_cooperation_by_stage(histories) if notion else [],
         matches_analysed=sum(str(d.get("match_id")) not in left_out for d in documents),
-        skipped=left_out, seconds=round(time.perf_counter() - started, 4))
+        skipped=left_out,
+        seconds=round(time.perf_counter() - started, 4),
+    )
 
 
-def analyse_folder(folder: Path, league_id: str, game_type: str, standings: Mapping[str, Any],
-                   *, accepted: Iterable[str] | None = None, solver_timeout: float = 10.0
-                   ) -> LeagueAnalysis:
+def analyse_folder(
+    folder: Path,
+    league_id: str,
+    game_type: str,
+    standings: Mapping[str, Any],
+    *,
+    accepted: Iterable[str] | None = None,
+    solver_timeout: float = 10.0,
+) -> LeagueAnalysis:
     """``analyse_league`` over the match files in ``folder`` (only ``accepted`` match ids
     when given: the League Manager counts only the results it journaled).
 
@@ -376,8 +442,14 @@ def analyse_folder(folder: Path, league_id: str, game_type: str, standings: Mapp
         AnalysisUnavailable, SolverTimeoutError: as ``analyse_league``.
     """
     documents, unreadable = read_match_files(folder, accepted)
-    return analyse_league(league_id, game_type, standings, documents,
-                          solver_timeout=solver_timeout, skipped=unreadable)
+    return analyse_league(
+        league_id,
+        game_type,
+        standings,
+        documents,
+        solver_timeout=solver_timeout,
+        skipped=unreadable,
+    )
 
 
 class AnalysisCache:
@@ -389,8 +461,7 @@ class AnalysisCache:
         self._lock = asyncio.Lock()
         self._cached: LeagueAnalysis | None = None
 
-    async def get(self, version: int, compute: Callable[[], LeagueAnalysis]
-                  ) -> LeagueAnalysis:
+    async def get(self, version: int, compute: Callable[[], LeagueAnalysis]) -> LeagueAnalysis:
         """The analysis at standings ``version``; ``compute`` (run in a thread, so it must
         work on a snapshot taken on the event loop) makes it when the cache is older.
 
@@ -400,6 +471,5 @@ class AnalysisCache:
         """
         async with self._lock:
             if self._cached is None or self._cached.version != version:
-                self._cached = await asyncio.wait_for(asyncio.to_thread(compute),
-                                                      self._timeout)
+                self._cached = await asyncio.wait_for(asyncio.to_thread(compute), self._timeout)
             return self._cached

@@ -29,8 +29,9 @@ ANALYSIS_TIMEOUT = 60.0
 shorter, so a slow meta-game fails in its worker, not here)."""
 
 
-def create_app(settings: LeagueManagerSettings, *,
-               transport: httpx.AsyncBaseTransport | None = None) -> FastAPI:
+def create_app(
+    settings: LeagueManagerSettings, *, transport: httpx.AsyncBaseTransport | None = None
+) -> FastAPI:
     """Build the League Manager and its app; the lifespan resumes and closes the league."""
     manager = LeagueManager(settings, transport=transport)
 
@@ -47,7 +48,9 @@ def create_app(settings: LeagueManagerSettings, *,
     app.state.manager = manager
     app.include_router(admin_router)
     JsonRpcEndpoint(
-        method_table(manager), sender=lambda: manager.sender, log=manager.log,
+        method_table(manager),
+        sender=lambda: manager.sender,
+        log=manager.log,
         limits=manager.system.http,
         mode=lambda: manager.config.protocol_mode,
     ).mount(app)
@@ -66,9 +69,15 @@ def create_app(settings: LeagueManagerSettings, *,
         its round makes no progress, or it is flooded (``alarms.py``)."""
         manager = manager_of(request)
         found = manager.alarms.health()
-        return JSONResponse({**found, "agent": "league_manager", "league_id": manager.league_id,
-                             "state": manager.book.status.value},
-                            status_code=200 if manager.alarms.ok else 503)
+        return JSONResponse(
+            {
+                **found,
+                "agent": "league_manager",
+                "league_id": manager.league_id,
+                "state": manager.book.status.value,
+            },
+            status_code=200 if manager.alarms.ok else 503,
+        )
 
     @app.get("/status")
     async def status(request: Request) -> dict[str, Any]:
@@ -80,8 +89,11 @@ def create_app(settings: LeagueManagerSettings, *,
         return manager_of(request).book.standings_document(fresh=False)
 
     @app.get("/schedule")
-    async def schedule(request: Request, from_round: int = Query(default=1, ge=1),
-                       rounds: int | None = Query(default=None, ge=1)) -> dict[str, Any]:
+    async def schedule(
+        request: Request,
+        from_round: int = Query(default=1, ge=1),
+        rounds: int | None = Query(default=None, ge=1),
+    ) -> dict[str, Any]:
         """A page of the schedule: ``rounds`` rounds from ``from_round``, at most
         SCHEDULE_PAGE_MATCHES matches; ``next_from_round`` asks for the next page."""
         return manager_of(request).book.schedule_document(from_round, rounds)
@@ -98,36 +110,50 @@ def create_app(settings: LeagueManagerSettings, *,
         cache = analyses.setdefault("cache", AnalysisCache(timeout=ANALYSIS_TIMEOUT))
         manager = manager_of(request)
         book = manager.book
-        job = partial(analyse_folder, manager.shared.data_dir / "matches" / manager.league_id,
-                      manager.league_id, manager.config.game_type, book.standings_document(),
-                      accepted=list(book.results))
+        job = partial(
+            analyse_folder,
+            manager.shared.data_dir / "matches" / manager.league_id,
+            manager.league_id,
+            manager.config.game_type,
+            book.standings_document(),
+            accepted=list(book.results),
+        )
         try:
             found = await cache.get(book.standings_version, job)
         except AnalysisUnavailable as exc:
-            return JSONResponse({"error": str(exc), "version": book.standings_version},
-                                status_code=409)
+            return JSONResponse(
+                {"error": str(exc), "version": book.standings_version}, status_code=409
+            )
         except asyncio.TimeoutError:  # the builtin TimeoutError from 3.11 on, not before
-            return JSONResponse({"error": f"the analysis took more than {ANALYSIS_TIMEOUT:g} "
-                                          f"s; try again later"}, status_code=503)
+            return JSONResponse(
+                {"error": f"the analysis took more than {ANALYSIS_TIMEOUT:g} s; try again later"},
+                status_code=503,
+            )
         except SolverError as exc:
             return JSONResponse({"error": str(exc)}, status_code=503)
         return JSONResponse(found.model_dump(mode="json"))
 
     @app.post("/start_league")
-    async def start_league(request: Request,
-                           authorization: str | None = Header(default=None)) -> Response:
+    async def start_league(
+        request: Request, authorization: str | None = Header(default=None)
+    ) -> Response:
         return admin_action(request, authorization, lambda m: JSONResponse(m.start()))
 
     @app.post("/create_schedule")
-    async def create_schedule(request: Request,
-                              authorization: str | None = Header(default=None)) -> Response:
-        return admin_action(request, authorization,
-                            lambda m: JSONResponse(m.create_schedule()))
+    async def create_schedule(
+        request: Request, authorization: str | None = Header(default=None)
+    ) -> Response:
+        return admin_action(request, authorization, lambda m: JSONResponse(m.create_schedule()))
 
     return app
 
 
 def run(settings: LeagueManagerSettings) -> None:
     app = create_app(settings)
-    serve(app, settings.host, settings.port, on_closing=app.state.events.close,
-          guard=app.state.manager.connections)
+    serve(
+        app,
+        settings.host,
+        settings.port,
+        on_closing=app.state.events.close,
+        guard=app.state.manager.connections,
+    )

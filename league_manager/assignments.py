@@ -47,8 +47,9 @@ class AssignmentNumbers:
             kept = quarantine(self._path).name if self._path.exists() else None
             self.recovery_notes.append(
                 f"{loaded.problem}; recovered it from {loaded.source.name} and skipped the "
-                f"block the lost file may have given out" + (f", kept the damaged file as "
-                                                             f"{kept}" if kept else ""))
+                f"block the lost file may have given out"
+                + (f", kept the damaged file as {kept}" if kept else "")
+            )
         self._next = self._ceiling = start
 
     def next(self) -> int:
@@ -68,6 +69,7 @@ class AssignmentNumbers:
         """Reserve the block from the next number on (the League Manager's watchdog calls
         it again after a failed write, to learn that the disk takes writes again)."""
         ceiling = self._next + BLOCK
-        write_document(self._path, {"league_id": self._league_id,
-                                    "reserved_up_to": ceiling}, keep_backup=True)
+        write_document(
+            self._path, {"league_id": self._league_id, "reserved_up_to": ceiling}, keep_backup=True
+        )
         self._ceiling = ceiling

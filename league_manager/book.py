@@ -45,8 +45,15 @@ from sdk.store import (
 )
 from sdk.timeutil import utc_now_str
 
-__all__ = ["SCHEDULE_PAGE_MATCHES", "LeagueBook", "LeagueStatus", "MatchRecord", "ResultRecord",
-           "RoundRecord", "ScheduleRecipe"]
+__all__ = [
+    "SCHEDULE_PAGE_MATCHES",
+    "LeagueBook",
+    "LeagueStatus",
+    "MatchRecord",
+    "ResultRecord",
+    "RoundRecord",
+    "ScheduleRecipe",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -153,17 +160,21 @@ def _parse_schedule(document: Any) -> _Schedule:
     size = document.get("players_per_match") or len(rounds[0].matches[0].player_ids)
     schedule = make_schedule([player_id for player_id, _ in players], int(size), len(rounds))
     if schedule.total_rounds != len(rounds):
-        raise ValueError(f"it lists {len(rounds)} rounds; its players make "
-                         f"{schedule.total_rounds}")
+        raise ValueError(f"it lists {len(rounds)} rounds; its players make {schedule.total_rounds}")
     for round_record in rounds:
         if round_record.status != "RUNNING":
             round_record.matches = []
         for match in round_record.matches:
             planned = schedule.match(match.match_id)
-            if planned is None or planned.player_ids != match.player_ids \
-                    or planned.round_id != round_record.round_id:
-                raise ValueError(f"match {match.match_id} between {', '.join(match.player_ids)} "
-                                 "is not in the schedule its players make")
+            if (
+                planned is None
+                or planned.player_ids != match.player_ids
+                or planned.round_id != round_record.round_id
+            ):
+                raise ValueError(
+                    f"match {match.match_id} between {', '.join(match.player_ids)} "
+                    "is not in the schedule its players make"
+                )
     return _Schedule(status, players, rounds, schedule, int(size))
 
 
@@ -182,8 +193,13 @@ class LeagueBook:
     kept beside it).
     """
 
-    def __init__(self, league_dir: Path, league_id: str, scoring: ScoringConfig,
-                 recipe: ScheduleRecipe | None = None):
+    def __init__(
+        self,
+        league_dir: Path,
+        league_id: str,
+        scoring: ScoringConfig,
+        recipe: ScheduleRecipe | None = None,
+    ):
         self.league_id = league_id
         self._scoring = scoring
         self._rounds_path = league_dir / "rounds.json"
@@ -225,9 +241,11 @@ class LeagueBook:
         if damage:
             kept = Journal.rewrite(journal_path, [record for record, _ in raw])
             lines = ", ".join(f"line {bad.number} {bad.problem}" for bad in damage)
-            self._note(f"{journal_path}: {lines}; kept the other {len(raw)} result(s), the "
-                       f"damaged file as {kept.name}; a match whose result was lost is asked "
-                       "of its referee or played again")
+            self._note(
+                f"{journal_path}: {lines}; kept the other {len(raw)} result(s), the "
+                f"damaged file as {kept.name}; a match whose result was lost is asked "
+                "of its referee or played again"
+            )
         if rewrite_rounds or settled:
             self._write_rounds(keep_backup=not rewrite_rounds)
         self._refresh_standings_file()
@@ -240,8 +258,9 @@ class LeagueBook:
         _log.warning(note)
 
     @staticmethod
-    def _read_journal(path: Path) -> tuple[list[tuple[dict[str, Any], ResultRecord]],
-                                           list[BadLine]]:
+    def _read_journal(
+        path: Path,
+    ) -> tuple[list[tuple[dict[str, Any], ResultRecord]], list[BadLine]]:
         """The journal's results (each with its record as written) and its damaged lines.
 
         Raises:
@@ -258,12 +277,15 @@ class LeagueBook:
                 damage.append(BadLine(number, f"is not a result ({where}: {first['msg']})"))
         damage.sort(key=lambda bad: bad.number)
         if damage and not results:
-            raise StoreError(f"cannot start: no line of {path} is a result (line "
-                             f"{damage[0].number} {damage[0].problem}); {RECOVERY_HINT}")
+            raise StoreError(
+                f"cannot start: no line of {path} is a result (line "
+                f"{damage[0].number} {damage[0].problem}); {RECOVERY_HINT}"
+            )
         return results, damage
 
-    def _read_schedule(self, recipe: ScheduleRecipe | None, journal_path: Path,
-                       journaled: bool) -> tuple[bool, bool]:
+    def _read_schedule(
+        self, recipe: ScheduleRecipe | None, journal_path: Path, journaled: bool
+    ) -> tuple[bool, bool]:
         """Load rounds.json, its backup, or make the schedule again from ``recipe``.
         Returns (exact: the file itself was read, rewrite: rounds.json must be written).
 
@@ -282,22 +304,27 @@ class LeagueBook:
                 if loaded.problem is None:
                     return True, False
                 if self._rounds_path.exists():
-                    self._note(f"{loaded.problem}; kept it as "
-                               f"{quarantine(self._rounds_path).name}")
-                self._note(f"recovered the schedule from {loaded.source.name}, its previous "
-                           "version; the journal brings the results since")
+                    self._note(f"{loaded.problem}; kept it as {quarantine(self._rounds_path).name}")
+                self._note(
+                    f"recovered the schedule from {loaded.source.name}, its previous "
+                    "version; the journal brings the results since"
+                )
                 return False, True
             problem = f"{self._rounds_path} is missing but {journal_path} holds results"
         if recipe is None or not recipe.players:
-            raise StoreError(f"cannot start: {problem}; no registered players to make the "
-                             f"schedule again from; {RECOVERY_HINT}")
+            raise StoreError(
+                f"cannot start: {problem}; no registered players to make the "
+                f"schedule again from; {RECOVERY_HINT}"
+            )
         for path in (self._rounds_path, backup_path(self._rounds_path)):
             if path.exists():
                 quarantine(path)
         self.create_schedule(list(recipe.players), recipe.players_per_match, recipe.rounds)
-        self._note(f"{problem}; made the schedule again from the {len(recipe.players)} "
-                   "registered players in registration order (it is deterministic in them); "
-                   "damaged files kept as .corrupt-*")
+        self._note(
+            f"{problem}; made the schedule again from the {len(recipe.players)} "
+            "registered players in registration order (it is deterministic in them); "
+            "damaged files kept as .corrupt-*"
+        )
         return False, True
 
     def _load_schedule(self, loaded: _Schedule) -> None:
@@ -312,12 +339,16 @@ class LeagueBook:
         for result in results:
             match = self.match(result.match_id)
             if match is None or set(result.outcomes) != set(match.player_ids):
-                scheduled = "is not scheduled" if match is None else (
-                    f"is scheduled between {', '.join(match.player_ids)}")
+                scheduled = (
+                    "is not scheduled"
+                    if match is None
+                    else (f"is scheduled between {', '.join(match.player_ids)}")
+                )
                 raise StoreError(
                     f"cannot start: {journal_path} records {result.match_id} between "
                     f"{', '.join(result.outcomes)} but {result.match_id} {scheduled} in "
-                    f"{self._rounds_path}: the files do not belong together; {RECOVERY_HINT}")
+                    f"{self._rounds_path}: the files do not belong together; {RECOVERY_HINT}"
+                )
 
     def _settle_statuses(self) -> tuple[set[int], bool]:
         """Make the statuses agree with the journal, the truth: a round marked completed
@@ -331,21 +362,25 @@ class LeagueBook:
                 if match.match_id not in self.results:
                     match.status, match.winner = "PENDING", None
             complete = self._done_in[round_record.round_id] == self.schedule.matches_in(
-                round_record.round_id)
+                round_record.round_id
+            )
             if not complete and round_record.status == "COMPLETED":
                 round_record.status, round_record.completed_at = "RUNNING", None
                 self.open_round(round_record)
                 reopened.add(round_record.round_id)
         if reopened:
-            self._note(f"round(s) {', '.join(map(str, sorted(reopened)))} were completed but "
-                       "the journal lacks some of their results: those matches are asked of "
-                       "their referees or played again")
+            self._note(
+                f"round(s) {', '.join(map(str, sorted(reopened)))} were completed but "
+                "the journal lacks some of their results: those matches are asked of "
+                "their referees or played again"
+            )
         self._first_open = 0
         self._rounds_done = sum(1 for r in self.rounds if r.status == "COMPLETED")
         changed = bool(reopened)
         unfinished = len(self.results) < self.total_matches
         if (self.results and self.status == LeagueStatus.SCHEDULED) or (
-                unfinished and self.status == LeagueStatus.COMPLETED):
+            unfinished and self.status == LeagueStatus.COMPLETED
+        ):
             self.status, changed = LeagueStatus.RUNNING, True
         return reopened, changed
 
@@ -363,12 +398,16 @@ class LeagueBook:
             for round_record in self.rounds:
                 done = self._done_in[round_record.round_id]
                 if done < self.schedule.matches_in(round_record.round_id) and (
-                        done or not in_flight_found):
+                    done or not in_flight_found
+                ):
                     candidates.add(round_record.round_id)
                     in_flight_found = True
-        return {m.match_id for round_id in sorted(candidates)
-                for m in self.round_matches(self.rounds[round_id - 1])
-                if m.match_id not in self.results}
+        return {
+            m.match_id
+            for round_id in sorted(candidates)
+            for m in self.round_matches(self.rounds[round_id - 1])
+            if m.match_id not in self.results
+        }
 
     def _refresh_standings_file(self) -> None:
         """standings.json is a snapshot of the journal: written again whenever it differs
@@ -387,8 +426,7 @@ class LeagueBook:
             on_disk, problem = None, str(exc)
         else:
             fields = isinstance(on_disk, dict) and set(expected) <= set(on_disk)
-            problem = None if fields else (
-                f"{self._standings_path} does not hold standings")
+            problem = None if fields else (f"{self._standings_path} does not hold standings")
         if problem is None:
             if all(on_disk.get(key) == value for key, value in expected.items()):
                 return
@@ -397,21 +435,25 @@ class LeagueBook:
             else:
                 self._write_standings(keep_backup=True)  # lagging a crash behind: normal
                 return
-        self._note(f"{problem}; kept it as {quarantine(self._standings_path).name} and wrote "
-                   "the standings again from the journal")
+        self._note(
+            f"{problem}; kept it as {quarantine(self._standings_path).name} and wrote "
+            "the standings again from the journal"
+        )
         self._write_standings(keep_backup=False)
 
-    def create_schedule(self, players: list[tuple[str, str]], players_per_match: int = 2,
-                        rounds: int | None = None) -> None:
+    def create_schedule(
+        self, players: list[tuple[str, str]], players_per_match: int = 2, rounds: int | None = None
+    ) -> None:
         """Fix the players and the schedule (registration closes here): a round robin of
         two-player matches, or ``rounds`` rounds of matches of ``players_per_match``."""
         self.players = list(players)
         self.players_per_match = players_per_match
-        schedule = make_schedule([player_id for player_id, _ in players], players_per_match,
-                                 rounds)
+        schedule = make_schedule([player_id for player_id, _ in players], players_per_match, rounds)
         self.schedule = schedule
-        self.rounds = [RoundRecord(round_id=r, byes=schedule.byes(r))
-                       for r in range(1, schedule.total_rounds + 1)]
+        self.rounds = [
+            RoundRecord(round_id=r, byes=schedule.byes(r))
+            for r in range(1, schedule.total_rounds + 1)
+        ]
         self._live = {}
         self._first_open = self._rounds_done = 0
         self.table = StandingsTable(self.players, self._scoring)
@@ -428,8 +470,10 @@ class LeagueBook:
 
     def current_round(self) -> RoundRecord | None:
         """The first round not completed yet (rounds complete in order: O(1) amortised)."""
-        while self._first_open < len(self.rounds) and \
-                self.rounds[self._first_open].status == "COMPLETED":
+        while (
+            self._first_open < len(self.rounds)
+            and self.rounds[self._first_open].status == "COMPLETED"
+        ):
             self._first_open += 1
         return self.rounds[self._first_open] if self._first_open < len(self.rounds) else None
 
@@ -442,9 +486,13 @@ class LeagueBook:
         if live is not None:
             return live
         result = self.results.get(planned.match_id)
-        record = MatchRecord(match_id=planned.match_id, round_id=planned.round_id,
-                             player_ids=planned.player_ids, player_A_id=planned.player_A_id,
-                             player_B_id=planned.player_B_id)
+        record = MatchRecord(
+            match_id=planned.match_id,
+            round_id=planned.round_id,
+            player_ids=planned.player_ids,
+            player_A_id=planned.player_A_id,
+            player_B_id=planned.player_B_id,
+        )
         if result is not None:
             record.status, record.winner = "COMPLETED", result.winner
             record.referee_id = result.referee_id
@@ -532,14 +580,24 @@ class LeagueBook:
     def _ranking(self, *, fresh: bool) -> _Ranking:
         """The ranked standings; unless ``fresh``, one up to a few rankings' time old."""
         ranked, key = self._ranked, (self.standings_version, self._rounds_done)
-        if ranked is not None and (ranked.key == key or (
-                not fresh and time.monotonic() - ranked.at < ranked.cost / _RANKING_SHARE)):
+        if ranked is not None and (
+            ranked.key == key
+            or (not fresh and time.monotonic() - ranked.at < ranked.cost / _RANKING_SHARE)
+        ):
             return ranked
         started = time.monotonic()
         rows: list[dict[str, Any]] = [
-            {"rank": rank, "player_id": r.player_id, "display_name": r.display_name,
-             "played": r.played, "wins": r.wins, "draws": r.draws, "losses": r.losses,
-             "points": r.points, "technical_losses": r.technical_losses}
+            {
+                "rank": rank,
+                "player_id": r.player_id,
+                "display_name": r.display_name,
+                "played": r.played,
+                "wins": r.wins,
+                "draws": r.draws,
+                "losses": r.losses,
+                "points": r.points,
+                "technical_losses": r.technical_losses,
+            }
             for rank, r in self.table.ranked()
         ]
         document = {
@@ -551,8 +609,13 @@ class LeagueBook:
             "standings": rows,
         }
         now = time.monotonic()
-        self._ranked = _Ranking(key, document, {row["player_id"]: row["rank"] for row in rows},
-                                at=now, cost=now - started)
+        self._ranked = _Ranking(
+            key,
+            document,
+            {row["player_id"]: row["rank"] for row in rows},
+            at=now,
+            cost=now - started,
+        )
         return self._ranked
 
     def rank_of(self, player_id: str) -> int | None:
@@ -560,8 +623,10 @@ class LeagueBook:
         return self._ranking(fresh=False).ranks.get(player_id)
 
     def standings_rows(self, *, fresh: bool = True) -> list[StandingsRow]:
-        return [StandingsRow.model_validate(row)
-                for row in self._ranking(fresh=fresh).document["standings"]]
+        return [
+            StandingsRow.model_validate(row)
+            for row in self._ranking(fresh=fresh).document["standings"]
+        ]
 
     def standings_document(self, *, fresh: bool = True) -> dict[str, Any]:
         """The standings (do not modify the answer: it is cached). ``fresh=False`` (for
@@ -573,11 +638,15 @@ class LeagueBook:
         return self._write_standings(keep_backup=True)
 
     def _write_standings(self, *, keep_backup: bool) -> dict[str, Any]:
-        return write_document(self._standings_path, self.standings_document(),
-                              keep_backup=keep_backup)
+        return write_document(
+            self._standings_path, self.standings_document(), keep_backup=keep_backup
+        )
 
-    def schedule_document(self, from_round: int = 1, max_rounds: int | None = None,
-                          ) -> dict[str, Any]:
+    def schedule_document(
+        self,
+        from_round: int = 1,
+        max_rounds: int | None = None,
+    ) -> dict[str, Any]:
         """The schedule from round ``from_round`` on: at most ``max_rounds`` rounds and
         SCHEDULE_PAGE_MATCHES matches (at least one round); ``next_from_round`` pages on."""
         page: list[dict[str, Any]] = []
@@ -589,8 +658,10 @@ class LeagueBook:
             if page and listed + size > SCHEDULE_PAGE_MATCHES:
                 break
             round_record = self.rounds[round_id - 1]
-            page.append(round_record.model_dump(exclude={"matches"}) | {
-                "matches": [m.model_dump() for m in self.round_matches(round_record)]})
+            page.append(
+                round_record.model_dump(exclude={"matches"})
+                | {"matches": [m.model_dump() for m in self.round_matches(round_record)]}
+            )
             listed += size
             round_id += 1
         return {
@@ -608,15 +679,20 @@ class LeagueBook:
         self._write_rounds(keep_backup=True)
 
     def _write_rounds(self, *, keep_backup: bool) -> None:
-        write_document(self._rounds_path, {
-            "league_id": self.league_id,
-            "status": self.status.value,
-            "players_per_match": self.players_per_match,
-            "total_rounds": len(self.rounds),
-            "total_matches": self.total_matches,
-            "players": [{"player_id": p, "display_name": n} for p, n in self.players],
-            "rounds": [r.model_dump() for r in self.rounds],
-        }, indent=None, keep_backup=keep_backup)
+        write_document(
+            self._rounds_path,
+            {
+                "league_id": self.league_id,
+                "status": self.status.value,
+                "players_per_match": self.players_per_match,
+                "total_rounds": len(self.rounds),
+                "total_matches": self.total_matches,
+                "players": [{"player_id": p, "display_name": n} for p, n in self.players],
+                "rounds": [r.model_dump() for r in self.rounds],
+            },
+            indent=None,
+            keep_backup=keep_backup,
+        )
 
     def mark_round(self, round_record: RoundRecord, status: RoundStatus) -> None:
         """Move a round on and write rounds.json; a completed round's matches leave the

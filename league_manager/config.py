@@ -19,7 +19,8 @@ class LeagueManagerSettings(BaseModel):
         default=None, description="the league to run; None: system.json default_league_id"
     )
     auto_start_players: int | None = Field(
-        default=None, ge=2, description="start once this many players registered; "
-        "None: the league config decides"
+        default=None,
+        ge=2,
+        description="start once this many players registered; None: the league config decides",
     )
     max_broadcast_concurrency: int = Field(default=64, ge=1)

@@ -18,52 +18,87 @@ from typing import Any
 
 from league_manager.book import LeagueBook
 
-__all__ = ["RESULTS_COLUMNS", "STANDINGS_COLUMNS", "results_csv", "results_document",
-           "standings_csv"]
+__all__ = [
+    "RESULTS_COLUMNS",
+    "STANDINGS_COLUMNS",
+    "results_csv",
+    "results_document",
+    "standings_csv",
+]
 
-STANDINGS_COLUMNS = ("rank", "player_id", "display_name", "played", "wins", "draws",
-                     "losses", "technical_losses", "points")
-RESULTS_COLUMNS = ("match_id", "round_id", "player_ids", "outcomes", "points", "winner",
-                   "referee_id", "forfeit", "recorded_at")
+STANDINGS_COLUMNS = (
+    "rank",
+    "player_id",
+    "display_name",
+    "played",
+    "wins",
+    "draws",
+    "losses",
+    "technical_losses",
+    "points",
+)
+RESULTS_COLUMNS = (
+    "match_id",
+    "round_id",
+    "player_ids",
+    "outcomes",
+    "points",
+    "winner",
+    "referee_id",
+    "forfeit",
+    "recorded_at",
+)
 
 
 def results_document(book: LeagueBook) -> dict[str, Any]:
     """Every accepted result, in journal order, with the version of the standings they make."""
     results = []
     for result in book.results.values():
-        results.append({  # outcomes are recorded in seat order (standings.outcomes_of)
-            "match_id": result.match_id, "round_id": result.round_id,
-            "player_ids": list(result.outcomes),
-            "outcomes": result.outcomes, "points": result.points, "winner": result.winner,
-            "referee_id": result.referee_id, "forfeit": bool(result.details.get("forfeit")),
-            "recorded_at": result.recorded_at,
-        })
-    return {"league_id": book.league_id, "version": book.standings_version,
-            "results": results}
+        results.append(
+            {  # outcomes are recorded in seat order (standings.outcomes_of)
+                "match_id": result.match_id,
+                "round_id": result.round_id,
+                "player_ids": list(result.outcomes),
+                "outcomes": result.outcomes,
+                "points": result.points,
+                "winner": result.winner,
+                "referee_id": result.referee_id,
+                "forfeit": bool(result.details.get("forfeit")),
+                "recorded_at": result.recorded_at,
+            }
+        )
+    return {"league_id": book.league_id, "version": book.standings_version, "results": results}
 
 
 def standings_csv(document: dict[str, Any]) -> str:
     """A standings document (``LeagueBook.standings_document``) as CSV with a header."""
-    return _write(STANDINGS_COLUMNS, [{**row, "points": _number(row["points"])}
-                                      for row in document["standings"]])
+    return _write(
+        STANDINGS_COLUMNS,
+        [{**row, "points": _number(row["points"])} for row in document["standings"]],
+    )
 
 
 def results_csv(document: dict[str, Any]) -> str:
     """A ``results_document`` as CSV with a header, one row per result."""
-    rows = [{**row,
-             "player_ids": _joined(row["player_ids"]),
-             "outcomes": _joined(row["outcomes"][p] for p in row["player_ids"]),
-             "points": _joined(_number(row["points"][p]) for p in row["player_ids"]),
-             "winner": row["winner"] or "",
-             "forfeit": "true" if row["forfeit"] else "false"}
-            for row in document["results"]]
+    rows = [
+        {
+            **row,
+            "player_ids": _joined(row["player_ids"]),
+            "outcomes": _joined(row["outcomes"][p] for p in row["player_ids"]),
+            "points": _joined(_number(row["points"][p]) for p in row["player_ids"]),
+            "winner": row["winner"] or "",
+            "forfeit": "true" if row["forfeit"] else "false",
+        }
+        for row in document["results"]
+    ]
     return _write(RESULTS_COLUMNS, rows)
 
 
 def _write(columns: Sequence[str], rows: list[dict[str, Any]]) -> str:
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=list(columns), extrasaction="ignore",
-                            lineterminator="\n")
+    writer = csv.DictWriter(
+        out, fieldnames=list(columns), extrasaction="ignore", lineterminator="\n"
+    )
     writer.writeheader()
     writer.writerows(rows)
     return out.getvalue()

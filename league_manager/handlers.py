@@ -39,7 +39,8 @@ def method_table(manager: LeagueManager) -> dict[str, RpcMethod]:
     async def get_standings(params: dict[str, Any]) -> LeagueStandings:
         conversation_id = params.get("conversation_id")
         return manager.standings_message(
-            conversation_id if isinstance(conversation_id, str) and conversation_id
+            conversation_id
+            if isinstance(conversation_id, str) and conversation_id
             else "get_standings"
         )
 

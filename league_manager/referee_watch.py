@@ -36,8 +36,15 @@ from sdk.messages import MatchResult, MatchResultReport
 if TYPE_CHECKING:
     from league_manager.service import LeagueManager
 
-__all__ = ["PROBE_MISSES", "PROBE_SEC", "PROBE_TIMEOUT_SEC", "MatchView", "RefereeWatch",
-           "Verdict", "view_of"]
+__all__ = [
+    "PROBE_MISSES",
+    "PROBE_SEC",
+    "PROBE_TIMEOUT_SEC",
+    "MatchView",
+    "RefereeWatch",
+    "Verdict",
+    "view_of",
+]
 
 PROBE_SEC = 1.0
 """How often a match's referee is asked about it while its result is awaited."""
@@ -88,8 +95,7 @@ def view_of(answer: dict[str, Any], expected: int | None = None) -> MatchView:
         return MatchView("dropped", "finished without a result")
     if match.get("report_status") == "pending":
         return MatchView("reporting", "decided, reporting", assignment=assignment)
-    return MatchView("decided", f"decided, report {match.get('report_status')}", report,
-                     assignment)
+    return MatchView("decided", f"decided, report {match.get('report_status')}", report, assignment)
 
 
 class RefereeWatch:
@@ -101,21 +107,30 @@ class RefereeWatch:
         self._lm = manager
         self._given = given
 
-    async def ask(self, match: MatchRecord, referee: RegisteredAgent, *,
-                  holding: bool = False) -> MatchView:
+    async def ask(
+        self, match: MatchRecord, referee: RegisteredAgent, *, holding: bool = False
+    ) -> MatchView:
         """``holding``: the referee holds the match's current assignment, so an answer
         about another one means it holds it no more."""
         lm = self._lm
-        params: dict[str, Any] = {"match_id": match.match_id, "league_id": lm.league_id,
-                                  "sender": lm.sender,
-                                  "conversation_id": f"{lm.league_id}:{match.match_id}"}
+        params: dict[str, Any] = {
+            "match_id": match.match_id,
+            "league_id": lm.league_id,
+            "sender": lm.sender,
+            "conversation_id": f"{lm.league_id}:{match.match_id}",
+        }
         expected = match.assignment if holding else None
         if expected is not None:
             params["assignment"] = expected
         try:
-            answer = await lm.client.call(referee.contact_endpoint, "get_match_state", params,
-                                          timeout=PROBE_TIMEOUT_SEC, retries=0,
-                                          method_aliases=False)
+            answer = await lm.client.call(
+                referee.contact_endpoint,
+                "get_match_state",
+                params,
+                timeout=PROBE_TIMEOUT_SEC,
+                retries=0,
+                method_aliases=False,
+            )
         except TransportError as exc:
             return MatchView("gone", exc.description)
         except RemoteError as exc:
@@ -124,8 +139,7 @@ class RefereeWatch:
             return MatchView("alive", f"{exc.code}: {exc.description}")
         return view_of(answer, expected)
 
-    async def adopt(self, match: MatchRecord, referee: RegisteredAgent, view: MatchView
-                    ) -> bool:
+    async def adopt(self, match: MatchRecord, referee: RegisteredAgent, view: MatchView) -> bool:
         """Record the result a referee decided but could not report, through the same
         checks as a report; True if the match now has its result."""
         lm = self._lm
@@ -133,25 +147,41 @@ class RefereeWatch:
         try:
             report = MatchResultReport(
                 sender=f"referee:{referee.agent_id}",
-                conversation_id=f"{lm.league_id}:{match.match_id}", league_id=lm.league_id,
-                round_id=match.round_id, match_id=match.match_id,
-                game_type=lm.config.game_type, result=MatchResult.model_validate(view.result))
+                conversation_id=f"{lm.league_id}:{match.match_id}",
+                league_id=lm.league_id,
+                round_id=match.round_id,
+                match_id=match.match_id,
+                game_type=lm.config.game_type,
+                result=MatchResult.model_validate(view.result),
+            )
             ack = await lm.take_result(match, referee.agent_id, report)
         except (ProtocolError, ValidationError) as exc:
-            lm.event("referee_result_unusable", match_id=match.match_id,
-                     referee_id=referee.agent_id, reason=" ".join(str(exc).split())[:300])
+            lm.event(
+                "referee_result_unusable",
+                match_id=match.match_id,
+                referee_id=referee.agent_id,
+                reason=" ".join(str(exc).split())[:300],
+            )
             return False
-        lm.event("referee_result_recovered", match_id=match.match_id,
-                 referee_id=referee.agent_id, status=ack.status)
+        lm.event(
+            "referee_result_recovered",
+            match_id=match.match_id,
+            referee_id=referee.agent_id,
+            status=ack.status,
+        )
         return True
 
-    async def holder_after_restart(self, match: MatchRecord,
-                                   referees: list[RegisteredAgent]) -> RegisteredAgent | None:
+    async def holder_after_restart(
+        self, match: MatchRecord, referees: list[RegisteredAgent]
+    ) -> RegisteredAgent | None:
         """After a restart, before the match is handed out again: the referee still playing
         it (None if none is), having recorded the result of one that decided it."""
         views = await asyncio.gather(*(self.ask(match, referee) for referee in referees))
-        holders = [(referee, view) for referee, view in zip(referees, views, strict=True)
-                   if view.verdict in ("running", "reporting", "decided")]
+        holders = [
+            (referee, view)
+            for referee, view in zip(referees, views, strict=True)
+            if view.verdict in ("running", "reporting", "decided")
+        ]
         for referee, _ in holders:
             self._given[match.match_id].add(referee.agent_id)
         for referee, view in holders:
@@ -159,16 +189,23 @@ class RefereeWatch:
                 return None
         for referee, view in holders:
             if view.verdict in ("running", "reporting"):
-                self._lm.event("match_resumed", match_id=match.match_id,
-                               referee_id=referee.agent_id, detail=view.detail)
-                match.referee_id, match.referee_endpoint = (referee.agent_id,
-                                                            referee.contact_endpoint)
+                self._lm.event(
+                    "match_resumed",
+                    match_id=match.match_id,
+                    referee_id=referee.agent_id,
+                    detail=view.detail,
+                )
+                match.referee_id, match.referee_endpoint = (
+                    referee.agent_id,
+                    referee.contact_endpoint,
+                )
                 match.assignment = view.assignment  # its reports carry the number it has
                 return referee
         return None
 
-    async def wait_for_result(self, match: MatchRecord, referee: RegisteredAgent,
-                              done: asyncio.Event) -> bool:
+    async def wait_for_result(
+        self, match: MatchRecord, referee: RegisteredAgent, done: asyncio.Event
+    ) -> bool:
         """Wait for the match's result, up to the league's match timeout, asking the
         referee about it every ``PROBE_SEC``; False if the match must go to another
         referee (timed out, referee gone, or the referee no longer holds it)."""
@@ -181,8 +218,7 @@ class RefereeWatch:
                 deadline = max(deadline, loop.time() + 2 * PROBE_SEC)
             left = deadline - loop.time()
             if left <= 0:
-                lm.event("match_timed_out", match_id=match.match_id,
-                         referee_id=referee.agent_id)
+                lm.event("match_timed_out", match_id=match.match_id, referee_id=referee.agent_id)
                 return False
             try:
                 await asyncio.wait_for(done.wait(), min(left, PROBE_SEC))
@@ -193,12 +229,20 @@ class RefereeWatch:
             misses = misses + 1 if view.verdict == "gone" else 0
             if misses >= PROBE_MISSES:
                 lm.set_state(referee.agent_id, "SUSPENDED")
-                lm.event("referee_lost", match_id=match.match_id, referee_id=referee.agent_id,
-                         reason=view.detail)
+                lm.event(
+                    "referee_lost",
+                    match_id=match.match_id,
+                    referee_id=referee.agent_id,
+                    reason=view.detail,
+                )
                 return False
             if view.verdict == "dropped":
-                lm.event("match_dropped", match_id=match.match_id,
-                         referee_id=referee.agent_id, reason=view.detail)
+                lm.event(
+                    "match_dropped",
+                    match_id=match.match_id,
+                    referee_id=referee.agent_id,
+                    reason=view.detail,
+                )
                 return False
             if view.verdict == "decided":
                 await self.adopt(match, referee, view)

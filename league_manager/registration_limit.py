@@ -33,7 +33,9 @@ class RegistrationLimit:
             times.popleft()
         if len(times) >= self.per_minute:
             wait = max(0.0, WINDOW_SEC - (now - times[0]))
-            return (f"too many registrations from {address}: at most {self.per_minute} a "
-                    f"minute; try again in {wait:.0f} s"), wait
+            return (
+                f"too many registrations from {address}: at most {self.per_minute} a "
+                f"minute; try again in {wait:.0f} s"
+            ), wait
         times.append(now)
         return None

@@ -90,8 +90,7 @@ class RoundRunner:
 
     def add_referee(self, referee: RegisteredAgent) -> None:
         """Make room for a referee's matches (a referee registering again keeps its room)."""
-        self._slots.setdefault(referee.agent_id,
-                               asyncio.Semaphore(referee.max_concurrent_matches))
+        self._slots.setdefault(referee.agent_id, asyncio.Semaphore(referee.max_concurrent_matches))
 
     def referees_of(self, match_id: str) -> set[str]:
         """Every referee this match was ever given to (only the one holding it now may
@@ -110,9 +109,12 @@ class RoundRunner:
             return None
         others = [other for other in match.player_ids if other != player_id]
         found = {
-            "match_id": match.match_id, "round_id": match.round_id, "opponent_id": others[0],
+            "match_id": match.match_id,
+            "round_id": match.round_id,
+            "opponent_id": others[0],
             "role": seat_role(match.player_ids.index(player_id)),
-            "referee_endpoint": match.referee_endpoint, "status": match.status,
+            "referee_endpoint": match.referee_endpoint,
+            "status": match.status,
         }
         return found | ({"opponent_ids": others} if len(others) > 1 else {})
 
@@ -129,23 +131,45 @@ class RoundRunner:
         self._lm.upkeep.persist("rounds.json", book.write_rounds)
         ranked = book.table.ranked()
         champion = ranked[0][1] if ranked else None
-        self._lm.event("league_completed", champion=champion.player_id if champion else None,
-                       matches=len(book.results))
-        completed = LeagueCompleted(
-            sender=self._lm.sender, conversation_id=f"{book.league_id}:completed",
-            league_id=book.league_id, total_rounds=len(book.rounds),
-            total_matches=book.total_matches,
-            champion=Champion(player_id=champion.player_id, display_name=champion.display_name,
-                              points=champion.points) if champion else None,
-            final_standings=[FinalStanding(rank=rank, player_id=r.player_id, points=r.points)
-                             for rank, r in ranked],
+        self._lm.event(
+            "league_completed",
+            champion=champion.player_id if champion else None,
+            matches=len(book.results),
         )
-        everyone = [agent for agent in self._lm.agents.of_kind("player")
-                    + self._lm.agents.of_kind("referee") if agent.state != "REMOVED"]
-        await self._broadcast("notify_league_completed", everyone,
-                              lambda agent: completed.model_copy(update={
-                                  "auth_token": self._lm.agents.proof_for(
-                                      agent.agent_id, completed.conversation_id)}))
+        completed = LeagueCompleted(
+            sender=self._lm.sender,
+            conversation_id=f"{book.league_id}:completed",
+            league_id=book.league_id,
+            total_rounds=len(book.rounds),
+            total_matches=book.total_matches,
+            champion=Champion(
+                player_id=champion.player_id,
+                display_name=champion.display_name,
+                points=champion.points,
+            )
+            if champion
+            else None,
+            final_standings=[
+                FinalStanding(rank=rank, player_id=r.player_id, points=r.points)
+                for rank, r in ranked
+            ],
+        )
+        everyone = [
+            agent
+            for agent in self._lm.agents.of_kind("player") + self._lm.agents.of_kind("referee")
+            if agent.state != "REMOVED"
+        ]
+        await self._broadcast(
+            "notify_league_completed",
+            everyone,
+            lambda agent: completed.model_copy(
+                update={
+                    "auth_token": self._lm.agents.proof_for(
+                        agent.agent_id, completed.conversation_id
+                    )
+                }
+            ),
+        )
         self._lm.set_states([agent.agent_id for agent in everyone], "SHUTDOWN")
 
     async def _play_round(self, round_record: RoundRecord) -> None:
@@ -159,10 +183,15 @@ class RoundRunner:
         if self._broadcasts:
             announced = [self._announced(m) for m in matches]
             told = await self._broadcast(
-                "notify_round", self._scheduled_players(),
+                "notify_round",
+                self._scheduled_players(),
                 lambda agent: RoundAnnouncement(
                     **self._envelope(agent, f"round-{round_record.round_id}"),
-                    round_id=round_record.round_id, matches=announced), grace=0)
+                    round_id=round_record.round_id,
+                    matches=announced,
+                ),
+                grace=0,
+            )
         deadline = asyncio.get_running_loop().time() + ANNOUNCE_GRACE_SEC
         await asyncio.gather(*(self._play_match(match, told, deadline) for match in pending))
         summary = self._summary(matches)
@@ -176,25 +205,37 @@ class RoundRunner:
         next_round = book.current_round()
         standings = book.standings_rows()
         topic = f"round-{round_record.round_id}"
-        await self._broadcast("update_standings", self._scheduled_players(),
-                              lambda agent: LeagueStandingsUpdate(
-                                  **self._envelope(agent, topic),
-                                  round_id=round_record.round_id, standings=standings),
-                              grace=0)
-        await self._broadcast("notify_round_completed", self._scheduled_players(),
-                              lambda agent: RoundCompleted(
-                                  **self._envelope(agent, topic),
-                                  round_id=round_record.round_id,
-                                  matches_completed=summary.total_matches,
-                                  next_round_id=next_round.round_id if next_round else None,
-                                  summary=summary),
-                              grace=0)
+        await self._broadcast(
+            "update_standings",
+            self._scheduled_players(),
+            lambda agent: LeagueStandingsUpdate(
+                **self._envelope(agent, topic), round_id=round_record.round_id, standings=standings
+            ),
+            grace=0,
+        )
+        await self._broadcast(
+            "notify_round_completed",
+            self._scheduled_players(),
+            lambda agent: RoundCompleted(
+                **self._envelope(agent, topic),
+                round_id=round_record.round_id,
+                matches_completed=summary.total_matches,
+                next_round_id=next_round.round_id if next_round else None,
+                summary=summary,
+            ),
+            grace=0,
+        )
 
     def _announced(self, match: MatchRecord) -> RoundMatch:
         more = {"player_ids": match.player_ids} if len(match.player_ids) > 2 else {}
-        return RoundMatch(match_id=match.match_id, game_type=self._lm.config.game_type,
-                          player_A_id=match.player_A_id, player_B_id=match.player_B_id,
-                          referee_endpoint=match.referee_endpoint, **more)
+        return RoundMatch(
+            match_id=match.match_id,
+            game_type=self._lm.config.game_type,
+            player_A_id=match.player_A_id,
+            player_B_id=match.player_B_id,
+            referee_endpoint=match.referee_endpoint,
+            **more,
+        )
 
     def _summary(self, matches: list[MatchRecord]) -> RoundSummary:
         results = [self._lm.book.results[m.match_id] for m in matches]
@@ -209,14 +250,20 @@ class RoundRunner:
     def _envelope(self, agent: RegisteredAgent, topic: str) -> dict[str, Any]:
         league_id = self._lm.league_id
         conversation_id = f"{league_id}:{topic}"
-        return {"sender": self._lm.sender, "conversation_id": conversation_id,
-                "auth_token": self._lm.agents.proof_for(agent.agent_id, conversation_id),
-                "league_id": league_id}
+        return {
+            "sender": self._lm.sender,
+            "conversation_id": conversation_id,
+            "auth_token": self._lm.agents.proof_for(agent.agent_id, conversation_id),
+            "league_id": league_id,
+        }
 
     def _scheduled_players(self) -> list[RegisteredAgent]:
         agents = self._lm.agents
-        return [a for pid, _ in self._lm.book.players
-                if (a := agents.get(pid)) is not None and a.state != "REMOVED"]
+        return [
+            a
+            for pid, _ in self._lm.book.players
+            if (a := agents.get(pid)) is not None and a.state != "REMOVED"
+        ]
 
     # -- referees --------------------------------------------------------------------
 
@@ -259,30 +306,43 @@ class RoundRunner:
         for index, player_id in enumerate(match.player_ids):
             player = lm.agents.get(player_id)
             record = lm.book.table.record(player_id)
-            seats.append(MatchSeat(
-                player_id=player_id, display_name=player.display_name if player else "",
-                contact_endpoint=player.contact_endpoint if player else "",
-                role=seat_role(index),
-                standings=WinLossRecord(wins=record.wins, losses=record.losses,
-                                        draws=record.draws),
-            ))
+            seats.append(
+                MatchSeat(
+                    player_id=player_id,
+                    display_name=player.display_name if player else "",
+                    contact_endpoint=player.contact_endpoint if player else "",
+                    role=seat_role(index),
+                    standings=WinLossRecord(
+                        wins=record.wins, losses=record.losses, draws=record.draws
+                    ),
+                )
+            )
         conversation_id = f"{lm.league_id}:{match.match_id}"
         return StartMatch(
-            sender=lm.sender, conversation_id=conversation_id,
+            sender=lm.sender,
+            conversation_id=conversation_id,
             auth_token=lm.agents.proof_for(referee.agent_id, conversation_id),
             league_id=lm.league_id,
-            round_id=match.round_id, match_id=match.match_id, game_type=lm.config.game_type,
-            game_params=lm.config.game_params, players=seats,
+            round_id=match.round_id,
+            match_id=match.match_id,
+            game_type=lm.config.game_type,
+            game_params=lm.config.game_params,
+            players=seats,
             communication=Communication(**lm.config.communication.model_dump()),
-            player_proofs={player_id: lm.agents.match_proof_for(player_id, match.match_id,
-                                                                referee.agent_id)
-                           for player_id in match.player_ids if lm.agents.get(player_id)},
+            player_proofs={
+                player_id: lm.agents.match_proof_for(player_id, match.match_id, referee.agent_id)
+                for player_id in match.player_ids
+                if lm.agents.get(player_id)
+            },
             assignment=match.assignment,
         )
 
-    async def _play_match(self, match: MatchRecord,
-                          told: dict[str, asyncio.Task[None]] | None = None,
-                          deadline: float = 0.0) -> None:
+    async def _play_match(
+        self,
+        match: MatchRecord,
+        told: dict[str, asyncio.Task[None]] | None = None,
+        deadline: float = 0.0,
+    ) -> None:
         """Give the match to referees until its result is recorded; first, until
         ``deadline`` at most, wait for its players to have the round's announcement
         (``told``: the announcement on its way to each player)."""
@@ -322,8 +382,7 @@ class RoundRunner:
             async with self._slots[referee.agent_id]:
                 if match.match_id in book.results:
                     return
-                if holder is None and (lm.control.paused or lm.health.suspended(
-                        match.player_ids)):
+                if holder is None and (lm.control.paused or lm.health.suspended(match.player_ids)):
                     continue  # paused or a player removed while this waited for the slot
                 # A holder plays the match since before a restart: only its result is awaited.
                 handed: HandOver = "started" if holder else await self._hand_over(match, referee)
@@ -355,22 +414,36 @@ class RoundRunner:
         match.assignment = assignment
         self._given[match.match_id].add(referee.agent_id)
         try:
-            await lm.client.call(referee.contact_endpoint, "start_match",
-                                 self._start_message(match, referee),
-                                 method_aliases=self._lenient)
+            await lm.client.call(
+                referee.contact_endpoint,
+                "start_match",
+                self._start_message(match, referee),
+                method_aliases=self._lenient,
+            )
         except TransportError as exc:
             lm.set_state(referee.agent_id, "SUSPENDED")
-            lm.event("start_match_failed", match_id=match.match_id, referee_id=referee.agent_id,
-                     error_code=exc.code.value, reason=exc.description)
+            lm.event(
+                "start_match_failed",
+                match_id=match.match_id,
+                referee_id=referee.agent_id,
+                error_code=exc.code.value,
+                reason=exc.description,
+            )
             return "failed"
         except RemoteError as exc:
             if exc.code == ErrorCode.CAPACITY_EXCEEDED.value:
                 return "busy"
             if exc.code == ErrorCode.INVALID_STATE.value and await self._watch.held_by(
-                    match, referee):
+                match, referee
+            ):
                 return "started"  # it has the match already: wait for (or took) its result
-            lm.event("start_match_refused", match_id=match.match_id,
-                     referee_id=referee.agent_id, error_code=exc.code, reason=exc.description)
+            lm.event(
+                "start_match_refused",
+                match_id=match.match_id,
+                referee_id=referee.agent_id,
+                error_code=exc.code,
+                reason=exc.description,
+            )
             return "failed"
         lm.set_state(referee.agent_id, "ACTIVE")
         if match.status == "ASSIGNED":
@@ -380,9 +453,14 @@ class RoundRunner:
 
     # -- notifications ---------------------------------------------------------------
 
-    async def _broadcast(self, method: str, recipients: list[RegisteredAgent],
-                         build: Callable[[RegisteredAgent], Message], *,
-                         grace: float | None = None) -> dict[str, asyncio.Task[None]]:
+    async def _broadcast(
+        self,
+        method: str,
+        recipients: list[RegisteredAgent],
+        build: Callable[[RegisteredAgent], Message],
+        *,
+        grace: float | None = None,
+    ) -> dict[str, asyncio.Task[None]]:
         """Send one notification to each recipient, at most ``broadcast_concurrency`` at a
         time, each once (no retry) within its method's timeout; a failure is logged and
         never stops the league. Waits ``grace`` seconds at most (None: until all are sent):
@@ -392,8 +470,12 @@ class RoundRunner:
         tasks: dict[str, asyncio.Task[None]] = {}
         for agent in recipients:
             if self._outbox[agent.agent_id] >= _OUTBOX_LIMIT:
-                self._lm.event("notification_dropped", agent_id=agent.agent_id, method=method,
-                               reason=f"{_OUTBOX_LIMIT} notifications to it still on their way")
+                self._lm.event(
+                    "notification_dropped",
+                    agent_id=agent.agent_id,
+                    method=method,
+                    reason=f"{_OUTBOX_LIMIT} notifications to it still on their way",
+                )
                 continue
             self._outbox[agent.agent_id] += 1
             task = asyncio.create_task(self._notify(agent, method, build(agent)))
@@ -409,12 +491,21 @@ class RoundRunner:
         try:
             async with lock, self._broadcast_limit:
                 try:
-                    await self._lm.client.call(agent.contact_endpoint, method, message,
-                                               method_aliases=self._lenient, retries=0)
+                    await self._lm.client.call(
+                        agent.contact_endpoint,
+                        method,
+                        message,
+                        method_aliases=self._lenient,
+                        retries=0,
+                    )
                 except (TransportError, RemoteError) as exc:
-                    self._lm.event("notification_failed", agent_id=agent.agent_id,
-                                   method=method, error_code=str(exc.code),
-                                   reason=exc.description)
+                    self._lm.event(
+                        "notification_failed",
+                        agent_id=agent.agent_id,
+                        method=method,
+                        error_code=str(exc.code),
+                        reason=exc.description,
+                    )
                     if isinstance(exc, TransportError):  # silence, not an error answer
                         self._lm.health.failed(agent.agent_id, f"{method}: {exc.description}")
                         return

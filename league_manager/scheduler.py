@@ -26,9 +26,18 @@ from itertools import combinations
 
 from pydantic import BaseModel
 
-__all__ = ["CircleSchedule", "ListedSchedule", "Schedule", "ScheduledMatch", "ScheduledRound",
-           "default_group_rounds", "group_rounds", "make_schedule", "parse_match_id",
-           "round_robin"]
+__all__ = [
+    "CircleSchedule",
+    "ListedSchedule",
+    "Schedule",
+    "ScheduledMatch",
+    "ScheduledRound",
+    "default_group_rounds",
+    "group_rounds",
+    "make_schedule",
+    "parse_match_id",
+    "round_robin",
+]
 
 
 class ScheduledMatch(BaseModel):
@@ -55,8 +64,9 @@ class ScheduledRound(BaseModel):
 
 def _check(player_ids: Sequence[str], size: int) -> None:
     if len(player_ids) < size:
-        raise ValueError(f"a match of {size} players needs at least {size} players, "
-                         f"got {len(player_ids)}")
+        raise ValueError(
+            f"a match of {size} players needs at least {size} players, got {len(player_ids)}"
+        )
     if len(set(player_ids)) != len(player_ids):
         raise ValueError("a player is listed twice; every player must be distinct")
 
@@ -133,8 +143,11 @@ class CircleSchedule(Schedule):
         assert first is not None and second is not None  # k >= self._odd: no bye seat
         home_first = index % 2 == 0 if k == 0 else k % 2 == 1
         round_id = index + 1
-        return ScheduledMatch(match_id=f"R{round_id}M{k + 1 - self._odd}", round_id=round_id,
-                              player_ids=[first, second] if home_first else [second, first])
+        return ScheduledMatch(
+            match_id=f"R{round_id}M{k + 1 - self._odd}",
+            round_id=round_id,
+            player_ids=[first, second] if home_first else [second, first],
+        )
 
     def _check_round(self, round_id: int) -> None:
         if not 1 <= round_id <= self.total_rounds:
@@ -142,8 +155,10 @@ class CircleSchedule(Schedule):
 
     def round(self, round_id: int) -> ScheduledRound:
         return ScheduledRound(
-            round_id=round_id, byes=self.byes(round_id),
-            matches=[self._pair(round_id - 1, k) for k in range(self._odd, self._n // 2)])
+            round_id=round_id,
+            byes=self.byes(round_id),
+            matches=[self._pair(round_id - 1, k) for k in range(self._odd, self._n // 2)],
+        )
 
     def matches_in(self, round_id: int) -> int:
         self._check_round(round_id)
@@ -156,8 +171,11 @@ class CircleSchedule(Schedule):
 
     def match(self, match_id: str) -> ScheduledMatch | None:
         parsed = parse_match_id(match_id)
-        if parsed is None or not 1 <= parsed[0] <= self.total_rounds \
-                or not 1 <= parsed[1] <= self.per_round:
+        if (
+            parsed is None
+            or not 1 <= parsed[0] <= self.total_rounds
+            or not 1 <= parsed[1] <= self.per_round
+        ):
             return None
         return self._pair(parsed[0] - 1, parsed[1] - 1 + self._odd)
 
@@ -178,8 +196,7 @@ class ListedSchedule(Schedule):
     def __init__(self, rounds: list[ScheduledRound]):
         self._rounds = rounds
         self._matches = {m.match_id: m for r in rounds for m in r.matches}
-        self._by_player = {(p, m.round_id): m for m in self._matches.values()
-                           for p in m.player_ids}
+        self._by_player = {(p, m.round_id): m for m in self._matches.values() for p in m.player_ids}
         self.total_rounds = len(rounds)
         self.total_matches = len(self._matches)
 
@@ -201,8 +218,9 @@ class ListedSchedule(Schedule):
         return list(self.round(round_id).byes)
 
 
-def make_schedule(player_ids: Sequence[str], players_per_match: int = 2,
-                  rounds: int | None = None) -> Schedule:
+def make_schedule(
+    player_ids: Sequence[str], players_per_match: int = 2, rounds: int | None = None
+) -> Schedule:
     """The league's schedule: a round robin of two-player matches, or ``rounds`` rounds of
     matches of ``players_per_match`` (both deterministic in the players' order).
 
@@ -228,8 +246,9 @@ def default_group_rounds(players: int, size: int) -> int:
     return max(1, math.ceil((players - 1) / (size - 1)))
 
 
-def group_rounds(player_ids: Sequence[str], size: int,
-                 rounds: int | None = None) -> list[ScheduledRound]:
+def group_rounds(
+    player_ids: Sequence[str], size: int, rounds: int | None = None
+) -> list[ScheduledRound]:
     """Rounds of matches of ``size`` players each (see the module's docstring).
 
     Raises:
@@ -262,8 +281,11 @@ def group_rounds(player_ids: Sequence[str], size: int,
             seated = _seat(group, seat_counts, order)
             for first, second in combinations(seated, 2):
                 met[_pair(first, second)] += 1
-            matches.append(ScheduledMatch(match_id=f"R{round_id}M{len(matches) + 1}",
-                                          round_id=round_id, player_ids=seated))
+            matches.append(
+                ScheduledMatch(
+                    match_id=f"R{round_id}M{len(matches) + 1}", round_id=round_id, player_ids=seated
+                )
+            )
         sat_out.update(byes)
         schedule.append(ScheduledRound(round_id=round_id, matches=matches, byes=byes))
     return schedule
@@ -278,14 +300,18 @@ def _pair(first: str, second: str) -> tuple[str, str]:
     return (first, second) if first < second else (second, first)
 
 
-def _seat(group: list[str], seat_counts: dict[str, Counter[int]],
-          order: dict[str, int]) -> list[str]:
+def _seat(
+    group: list[str], seat_counts: dict[str, Counter[int]], order: dict[str, int]
+) -> list[str]:
     """Seat a group so that each player lands on a seat it holds less than its share of:
     the (player, seat) pairs are taken greedily, furthest below the share first; records
     the seats taken."""
     size = len(group)
-    pairs = sorted((seat_counts[p][seat] * size - sum(seat_counts[p].values()), order[p], seat, p)
-                   for p in group for seat in range(size))
+    pairs = sorted(
+        (seat_counts[p][seat] * size - sum(seat_counts[p].values()), order[p], seat, p)
+        for p in group
+        for seat in range(size)
+    )
     seated: dict[int, str] = {}
     for *_, seat, player in pairs:
         if seat not in seated and player not in seated.values():

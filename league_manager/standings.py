@@ -72,10 +72,14 @@ def outcomes_of(result: MatchResult, players: Sequence[str]) -> dict[str, Outcom
 
 
 def _best_payoff(payoffs: object, players: Sequence[str], sound: list[str]) -> float:
-    if (not isinstance(payoffs, dict) or not set(payoffs) <= set(players)
-            or not set(sound) <= set(payoffs)
-            or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
-                       for v in payoffs.values())):
+    if (
+        not isinstance(payoffs, dict)
+        or not set(payoffs) <= set(players)
+        or not set(sound) <= set(payoffs)
+        or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in payoffs.values()
+        )
+    ):
         raise ValueError("details.payoffs must map each player of this match to a number")
     return max(float(payoffs[player]) for player in sound)
 

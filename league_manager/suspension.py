@@ -38,8 +38,12 @@ class PlayerHealth:
         self._failures[player_id] += 1
         if self._failures[player_id] >= self._limit and agent.state != "SUSPENDED":
             self._lm.set_state(player_id, "SUSPENDED")
-            self._lm.event("player_suspended", player_id=player_id,
-                           failures=self._failures[player_id], last=why)
+            self._lm.event(
+                "player_suspended",
+                player_id=player_id,
+                failures=self._failures[player_id],
+                last=why,
+            )
 
     def answered(self, player_id: str) -> None:
         agent = self._lm.agents.get(player_id)
@@ -53,6 +57,9 @@ class PlayerHealth:
     def suspended(self, player_ids: Sequence[str]) -> list[str]:
         """Those of ``player_ids`` that are SUSPENDED now, or REMOVED (for good): their
         matches are forfeits."""
-        return [player_id for player_id in player_ids
-                if (agent := self._lm.agents.get(player_id)) is not None
-                and agent.state in ("SUSPENDED", "REMOVED")]
+        return [
+            player_id
+            for player_id in player_ids
+            if (agent := self._lm.agents.get(player_id)) is not None
+            and agent.state in ("SUSPENDED", "REMOVED")
+        ]

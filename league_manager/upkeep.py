@@ -98,8 +98,10 @@ class Upkeep:
         self._unwritten.add(name)
         self._writable.clear()
         self._lm.alarms.raise_alarm(
-            f"write:{name}", f"cannot write {name}: {_why(exc)}; no match is handed out and "
-            "no result acknowledged until it can")
+            f"write:{name}",
+            f"cannot write {name}: {_why(exc)}; no match is handed out and "
+            "no result acknowledged until it can",
+        )
 
     def written(self, name: str) -> None:
         if name not in self._unwritten:  # the common case, once per result: one set lookup
@@ -145,9 +147,10 @@ class Upkeep:
     def _check_registry(self) -> None:
         missing = [name for name in _REGISTRY if not (self._dir / name).is_file()]
         for name in missing:
-            self._lm.alarms.raise_alarm(f"registry:{name}",
-                                        f"{name} was deleted (or is not a file); writing "
-                                        "it again from memory")
+            self._lm.alarms.raise_alarm(
+                f"registry:{name}",
+                f"{name} was deleted (or is not a file); writing it again from memory",
+            )
         if missing and self.persist("agents.json", self._lm.agents.save):
             self._lm.event("registry_rewritten", files=missing)
             missing = []
@@ -172,18 +175,23 @@ class Upkeep:
 
     def _stall_reason(self, round_id: int) -> str:
         lm, book = self._lm, self._lm.book
-        waiting = [m for m in book.round_matches(book.rounds[round_id - 1])
-                   if m.match_id not in book.results]
+        waiting = [
+            m
+            for m in book.round_matches(book.rounds[round_id - 1])
+            if m.match_id not in book.results
+        ]
         named = []
         for match in waiting[:_LISTED_MATCHES]:
             referee = lm.agents.get(match.referee_id) if match.referee_id else None
-            holder = (f"referee {referee.agent_id} ({referee.state})" if referee
-                      else "no referee")
-            named.append(f"{match.match_id} {match.status} on {holder}, handed out "
-                         f"{match.attempts} time(s)")
+            holder = f"referee {referee.agent_id} ({referee.state})" if referee else "no referee"
+            named.append(
+                f"{match.match_id} {match.status} on {holder}, handed out {match.attempts} time(s)"
+            )
         more = len(waiting) - len(named)
         blocked = [a.reason for a in lm.alarms.active() if a.key != STALL]
-        return (f"round {round_id} has made no progress for {lm.config.stall_after_sec:g} s "
-                f"or more: waiting for {'; '.join(named) or 'no match'}"
-                + (f" and {more} more" if more > 0 else "")
-                + (f"; blocked: {'; '.join(blocked)}" if blocked else ""))
+        return (
+            f"round {round_id} has made no progress for {lm.config.stall_after_sec:g} s "
+            f"or more: waiting for {'; '.join(named) or 'no match'}"
+            + (f" and {more} more" if more > 0 else "")
+            + (f"; blocked: {'; '.join(blocked)}" if blocked else "")
+        )

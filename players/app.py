@@ -47,15 +47,23 @@ def create_app(
 
     app = FastAPI(title=f"Agent League player {settings.display_name}", lifespan=lifespan)
     app.state.player = host
-    JsonRpcEndpoint(player_methods(host), sender=lambda: host.sender, log=host.log,
-                    limits=host.system.http,
-                    league_manager_sender=host.system.league_manager_sender).mount(app)
+    JsonRpcEndpoint(
+        player_methods(host),
+        sender=lambda: host.sender,
+        log=host.log,
+        limits=host.system.http,
+        league_manager_sender=host.system.league_manager_sender,
+    ).mount(app)
 
     @app.get("/health")
     async def health() -> dict[str, Any]:
-        return {"status": "ok", "agent": "player", "player_id": host.state.player_id,
-                "state": host.state.lifecycle.value,
-                "registration": host.state.registration.summary()}
+        return {
+            "status": "ok",
+            "agent": "player",
+            "player_id": host.state.player_id,
+            "state": host.state.lifecycle.value,
+            "registration": host.state.registration.summary(),
+        }
 
     @app.get("/status")
     async def status() -> StatusReport:

@@ -26,20 +26,28 @@ class CallerCheck:
 
     def __init__(self) -> None:
         self._token: str | None = None
-        self.status = CallerStatus(verified=False, detail="not registered with a League "
-                                   "Manager: callers are taken by the shape of their messages")
+        self.status = CallerStatus(
+            verified=False,
+            detail="not registered with a League "
+            "Manager: callers are taken by the shape of their messages",
+        )
 
     def registered(self, token: str | None, proofs: str | None) -> None:
         """What the registration answer said: the token, and whether proofs come."""
         if token and proofs == PROOF_SCHEME:
             self._token = token
-            self.status = CallerStatus(verified=True, detail=f"every caller proves itself "
-                                       f"({PROOF_SCHEME}); others are refused with E012")
+            self.status = CallerStatus(
+                verified=True,
+                detail=f"every caller proves itself ({PROOF_SCHEME}); others are refused with E012",
+            )
         else:
             self._token = None
-            self.status = CallerStatus(verified=False, detail="the League Manager issues no "
-                                       "proofs: callers are taken by the shape of their "
-                                       "messages, unverified")
+            self.status = CallerStatus(
+                verified=False,
+                detail="the League Manager issues no "
+                "proofs: callers are taken by the shape of their "
+                "messages, unverified",
+            )
 
     @property
     def verifying(self) -> bool:
@@ -59,22 +67,27 @@ class CallerCheck:
         caller = sender_id(message.sender)
         kind = message.sender.split(":", 1)[0]
         if kind not in ("league_manager", "referee"):
-            raise ProtocolError(ErrorCode.AUTH_TOKEN_INVALID,
-                                f"{message.message_type} from {message.sender!r}: this player "
-                                "takes calls from its League Manager and referees only")
+            raise ProtocolError(
+                ErrorCode.AUTH_TOKEN_INVALID,
+                f"{message.message_type} from {message.sender!r}: this player "
+                "takes calls from its League Manager and referees only",
+            )
         if not message.auth_token:
-            raise ProtocolError(ErrorCode.AUTH_TOKEN_MISSING,
-                                f"{message.message_type} carries no auth_token: this player "
-                                "takes only messages that prove their sender")
+            raise ProtocolError(
+                ErrorCode.AUTH_TOKEN_MISSING,
+                f"{message.message_type} carries no auth_token: this player "
+                "takes only messages that prove their sender",
+            )
         league = message.league_id or league_id or ""
         if kind == "league_manager":
             expected = league_manager_proof(token, league, message.conversation_id)
         else:
             expected = match_proof(token, league, message.match_id or "", caller)
         if not secret_matches(message.auth_token, expected):
-            raise ProtocolError(ErrorCode.AUTH_TOKEN_INVALID,
-                                f"the auth_token of this {message.message_type} is not "
-                                f"{message.sender}'s proof for this player"
-                                + ("" if kind == "league_manager" else
-                                   f" and match {message.match_id}"))
+            raise ProtocolError(
+                ErrorCode.AUTH_TOKEN_INVALID,
+                f"the auth_token of this {message.message_type} is not "
+                f"{message.sender}'s proof for this player"
+                + ("" if kind == "league_manager" else f" and match {message.match_id}"),
+            )
         return None if kind == "league_manager" else caller

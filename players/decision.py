@@ -54,8 +54,7 @@ class DecisionStats(BaseModel):
     def add(self, decision: Decision) -> None:
         self.decisions += 1
         self.total_ms += decision.elapsed_ms
-        shown = decision.choice if isinstance(decision.choice, str) else json.dumps(
-            decision.choice)
+        shown = decision.choice if isinstance(decision.choice, str) else json.dumps(decision.choice)
         self.choices[shown] = self.choices.get(shown, 0) + 1
         if decision.fallback is not None:
             self.fallbacks += 1
@@ -76,8 +75,9 @@ class _Outcome:
 class StrategyRunner:
     """Calls one strategy for the host; its calls never overlap (strategies keep state)."""
 
-    def __init__(self, strategy: Strategy, log: AgentLog, *, margin_sec: float,
-                 max_budget_sec: float):
+    def __init__(
+        self, strategy: Strategy, log: AgentLog, *, margin_sec: float, max_budget_sec: float
+    ):
         self.strategy = strategy
         self.stats = DecisionStats()
         self._log = log
@@ -130,13 +130,22 @@ class StrategyRunner:
                 reason, detail = "illegal", {"answer": repr(answer)[:80]}
         choice = answer if reason is None else view.space().sample(self._fallback_rng)
         spoke = said if reason is None and said is not None else Say(choice)
-        decision = Decision(choice=choice, fallback=reason,
-                            elapsed_ms=(time.perf_counter() - started) * 1000,
-                            message=spoke.message, reasoning=spoke.reasoning)
+        decision = Decision(
+            choice=choice,
+            fallback=reason,
+            elapsed_ms=(time.perf_counter() - started) * 1000,
+            message=spoke.message,
+            reasoning=spoke.reasoning,
+        )
         if reason is not None:
             self._log.log.warning(
-                "strategy_fallback", match_id=view.match_id, reason=reason, choice=choice,
-                legal_moves=list(view.legal_moves), action_space=view.action_space, **detail,
+                "strategy_fallback",
+                match_id=view.match_id,
+                reason=reason,
+                choice=choice,
+                legal_moves=list(view.legal_moves),
+                action_space=view.action_space,
+                **detail,
             )
         self.stats.add(decision)
         return decision
@@ -152,8 +161,11 @@ class StrategyRunner:
         try:
             outcome = await self._run(HOOK_BUDGET_SEC, function, *args)
         except asyncio.TimeoutError:
-            self._log.log.warning("strategy_hook_failed", hook=name,
-                                  reason=f"still running after {HOOK_BUDGET_SEC:g} s")
+            self._log.log.warning(
+                "strategy_hook_failed",
+                hook=name,
+                reason=f"still running after {HOOK_BUDGET_SEC:g} s",
+            )
             return
         if outcome.error is not None:
             self._log.log.warning("strategy_hook_failed", hook=name, exc_info=outcome.error)

@@ -44,16 +44,20 @@ def player_methods(host: PlayerHost) -> dict[str, RpcMethod]:
     async def handle_game_invitation(invitation: GameInvitation) -> GameJoinAck:
         accept = host.invited(invitation, host.authenticate(invitation))
         return GameJoinAck(
-            **answer_to(invitation), match_id=invitation.match_id,
+            **answer_to(invitation),
+            match_id=invitation.match_id,
             player_id=host.state.player_id or host.settings.display_name,
-            arrival_timestamp=utc_now(), accept=accept,
+            arrival_timestamp=utc_now(),
+            accept=accept,
         )
 
     async def choose_parity(call: ChooseParityCall) -> ChooseParityResponse:
         host.check_move_caller(call, host.authenticate(call))
         decision = await host.choose_parity(call)
         return ChooseParityResponse(
-            **answer_to(call), match_id=call.match_id, player_id=call.player_id,
+            **answer_to(call),
+            match_id=call.match_id,
+            player_id=call.player_id,
             parity_choice=decision.choice,  # always a legal parity
         )
 
@@ -61,10 +65,16 @@ def player_methods(host: PlayerHost) -> dict[str, RpcMethod]:
         host.check_move_caller(call, host.authenticate(call))
         decision = await host.make_move(call)
         return GameMoveResponse(
-            **answer_to(call), match_id=call.match_id, player_id=call.player_id,
+            **answer_to(call),
+            match_id=call.match_id,
+            player_id=call.player_id,
             game_type=call.game_type,
-            move_data=MoveData(move_type=call.move_request.move_type, move=decision.choice,
-                               message=decision.message, reasoning=decision.reasoning),
+            move_data=MoveData(
+                move_type=call.move_request.move_type,
+                move=decision.choice,
+                message=decision.message,
+                reasoning=decision.reasoning,
+            ),
         )
 
     async def notify_match_result(message: GameOver) -> Acknowledgement:
@@ -80,8 +90,12 @@ def player_methods(host: PlayerHost) -> dict[str, RpcMethod]:
         conversation_id = params.get("conversation_id")
         if not isinstance(conversation_id, str) or not conversation_id:
             conversation_id = "get_player_state"
-        return PlayerStateReport(**host.envelope(conversation_id), status=host.status(),
-                                 stats=host.stats(), history=host.history.document())
+        return PlayerStateReport(
+            **host.envelope(conversation_id),
+            status=host.status(),
+            stats=host.stats(),
+            history=host.history.document(),
+        )
 
     return {
         "handle_game_invitation": RpcMethod(handle_game_invitation, GameInvitation),

@@ -62,8 +62,12 @@ class Totals(BaseModel):
     @classmethod
     def of(cls, matches: Iterable[MatchRecord]) -> Totals:
         totals = cls()
-        field_by_outcome = {"WIN": "wins", "DRAW": "draws", "LOSS": "losses",
-                            "TECHNICAL_LOSS": "technical_losses"}
+        field_by_outcome = {
+            "WIN": "wins",
+            "DRAW": "draws",
+            "LOSS": "losses",
+            "TECHNICAL_LOSS": "technical_losses",
+        }
         for match in matches:
             totals.played += 1
             name = field_by_outcome[match.outcome]
@@ -116,8 +120,7 @@ class PlayerHistory:
         try:
             raw = read_json(path)
         except FileNotFoundError:
-            return cls(display_name=display_name, strategy=strategy, player_id=player_id,
-                       path=path)
+            return cls(display_name=display_name, strategy=strategy, player_id=player_id, path=path)
         except StoreError as exc:
             raise HistoryError(f"cannot load the player history: {exc}") from exc
         try:
@@ -132,8 +135,14 @@ class PlayerHistory:
             raise HistoryError(
                 f"{path} holds the history of {document.player_id!r}, not of {player_id!r}"
             )
-        return cls(display_name=display_name, strategy=strategy, player_id=player_id, path=path,
-                   matches=document.matches, last_updated=document.last_updated)
+        return cls(
+            display_name=display_name,
+            strategy=strategy,
+            player_id=player_id,
+            path=path,
+            matches=document.matches,
+            last_updated=document.last_updated,
+        )
 
     @property
     def matches(self) -> tuple[MatchRecord, ...]:
@@ -167,8 +176,11 @@ class PlayerHistory:
 
     def document(self) -> dict[str, Any]:
         """The document as the file holds it (last_updated is None before the first write)."""
-        return {"schema_version": SCHEMA_VERSION, "last_updated": self._last_updated,
-                **self._payload()}
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "last_updated": self._last_updated,
+            **self._payload(),
+        }
 
     def _payload(self) -> dict[str, Any]:
         return {

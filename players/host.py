@@ -53,8 +53,10 @@ def _check_space(space: Any) -> None:
     large to draw or to send."""
     field = "move_request.context.action_space"
     if not isinstance(space, dict):
-        raise ProtocolError(ErrorCode.INVALID_FIELD_VALUE, f"{field} must be an object such "
-                            "as {\"kind\": \"choice\", \"choices\": [...]}")
+        raise ProtocolError(
+            ErrorCode.INVALID_FIELD_VALUE,
+            f'{field} must be an object such as {{"kind": "choice", "choices": [...]}}',
+        )
     try:
         parsed = ActionSpace.from_description(space)
     except ValueError as exc:
@@ -68,8 +70,10 @@ def _check_space(space: Any) -> None:
     elif parsed.kind == "number" and parsed.integer and max(map(abs, bounds)) > _EXACT_INTEGERS:
         problem = "integer bounds beyond ±2^53 cannot be answered exactly"
     elif parsed.kind == "allocation" and parsed.size > MAX_ALLOCATION_SIZE:
-        problem = (f"an allocation over {parsed.size} places; this player plays at most "
-                   f"{MAX_ALLOCATION_SIZE}")
+        problem = (
+            f"an allocation over {parsed.size} places; this player plays at most "
+            f"{MAX_ALLOCATION_SIZE}"
+        )
     elif parsed.kind == "allocation" and parsed.total > _EXACT_INTEGERS:
         problem = "an allocation total beyond 2^53 cannot be answered exactly"
     if problem:
@@ -93,14 +97,16 @@ class PlayerHost:
         agent_id = settings.player_id or _log_name(settings.display_name)
         self.log = AgentLog(self.shared.agent_log_path(agent_id), agent_id)
         self.runner = StrategyRunner(
-            build_strategy(settings.strategy, settings.strategy_options), self.log,
+            build_strategy(settings.strategy, settings.strategy_options),
+            self.log,
             margin_sec=settings.decision_margin_sec,
             max_budget_sec=self.system.timeout_for("choose_parity"),
         )
         self.history = PlayerHistory(display_name=settings.display_name, strategy=settings.strategy)
         self.matches = MatchBook()
         self.state = PlayerState(
-            registration=Registration(status="PENDING" if settings.join_league else "DISABLED"))
+            registration=Registration(status="PENDING" if settings.join_league else "DISABLED")
+        )
         self._transport = transport
         self._client: RpcClient | None = None
         self._auth_token: str | None = None
@@ -119,9 +125,12 @@ class PlayerHost:
             FileSystemError: the file system refuses the log or the history.
         """
         try:
-            self.log.log.info("player_starting", display_name=self.settings.display_name,
-                              strategy=self.settings.strategy,
-                              endpoint=self.settings.contact_endpoint)
+            self.log.log.info(
+                "player_starting",
+                display_name=self.settings.display_name,
+                strategy=self.settings.strategy,
+                endpoint=self.settings.contact_endpoint,
+            )
             if self.settings.player_id:
                 self._take_identity(self.settings.player_id, source="settings", strict=True)
         except (HistoryError, FileSystemError):
@@ -160,8 +169,9 @@ class PlayerHost:
         """The background registration, shown in ``/status`` and ``/health`` while it
         tries; refused for good, it ends the process (``exit_switch``)."""
         try:
-            response = await register(client, self.settings, log=self.log,
-                                      on_problem=self._registration_problem)
+            response = await register(
+                client, self.settings, log=self.log, on_problem=self._registration_problem
+            )
         except RegistrationRefused as exc:
             self.state.registration = Registration(status="REJECTED", reason=str(exc))
             self.exit_switch.trip(exc)
@@ -170,9 +180,13 @@ class PlayerHost:
         self._auth_token = response.auth_token
         self.callers.registered(response.auth_token, response.auth_proofs)
         self.state.league_id = response.league_id or self.state.league_id
-        self.log.log.info("registration_accepted", player_id=response.player_id,
-                          league_id=response.league_id, auth_token=redact(response.auth_token),
-                          callers_verified=self.callers.verifying)
+        self.log.log.info(
+            "registration_accepted",
+            player_id=response.player_id,
+            league_id=response.league_id,
+            auth_token=redact(response.auth_token),
+            callers_verified=self.callers.verifying,
+        )
         if not self.callers.verifying:
             self.log.log.warning("callers_unverified", detail=self.callers.status.detail)
         self._take_identity(response.player_id, source="registration")
@@ -182,8 +196,9 @@ class PlayerHost:
 
     def _enter(self, lifecycle: Lifecycle) -> None:
         if lifecycle != self.state.lifecycle:
-            self.log.log.info("state_changed", previous=self.state.lifecycle.value,
-                              state=lifecycle.value)
+            self.log.log.info(
+                "state_changed", previous=self.state.lifecycle.value, state=lifecycle.value
+            )
             self.state.lifecycle = lifecycle
 
     # -- identity and history -----------------------------------------------------------
@@ -204,9 +219,12 @@ class PlayerHost:
             self.log.log.info("identity_taken", player_id=player_id, source=source)
         path = self.shared.player_history_path(player_id)
         try:
-            loaded = PlayerHistory.load(path, player_id=player_id,
-                                        display_name=self.settings.display_name,
-                                        strategy=self.settings.strategy)
+            loaded = PlayerHistory.load(
+                path,
+                player_id=player_id,
+                display_name=self.settings.display_name,
+                strategy=self.settings.strategy,
+            )
         except (HistoryError, FileSystemError) as exc:
             if strict:
                 self.log.log.error("history_unreadable", error=str(exc))
@@ -223,8 +241,10 @@ class PlayerHost:
         """Refuse a message meant for another player; a player with no id yet adopts it."""
         if self.state.player_id is None:
             if not re.fullmatch(AGENT_ID_PATTERN, player_id):
-                raise ProtocolError(ErrorCode.INVALID_FIELD_VALUE,
-                                    f"player_id {player_id!r} is not a usable agent id")
+                raise ProtocolError(
+                    ErrorCode.INVALID_FIELD_VALUE,
+                    f"player_id {player_id!r} is not a usable agent id",
+                )
             self._take_identity(player_id, source=message_type)
         elif player_id != self.state.player_id:
             raise ProtocolError(
@@ -233,13 +253,18 @@ class PlayerHost:
             )
         return player_id
 
-    def envelope(self, conversation_id: str, league_id: str | None = None,
-                 proof: str | None = None) -> dict[str, Any]:
+    def envelope(
+        self, conversation_id: str, league_id: str | None = None, proof: str | None = None
+    ) -> dict[str, Any]:
         """The envelope fields of an answer: our sender, the request's conversation, and
         at most the proof the caller sent (never our token: it is for the League Manager
         alone)."""
-        return {"sender": self.sender, "conversation_id": conversation_id,
-                "auth_token": proof, "league_id": self.state.league_id or league_id}
+        return {
+            "sender": self.sender,
+            "conversation_id": conversation_id,
+            "auth_token": proof,
+            "league_id": self.state.league_id or league_id,
+        }
 
     def authenticate(self, message: Message) -> str | None:
         """Refuse a message whose proof does not check out (E011/E012), in every protocol
@@ -262,8 +287,9 @@ class PlayerHost:
         if isinstance(claimed, str):
             self.claim(claimed, invitation.message_type)
         if invitation.game_type not in self.settings.game_types:
-            self.log.log.warning("invitation_declined", match_id=invitation.match_id,
-                                 game_type=invitation.game_type)
+            self.log.log.warning(
+                "invitation_declined", match_id=invitation.match_id, game_type=invitation.game_type
+            )
             return False
         self.matches.add(MatchInfo.from_invitation(invitation, referee_id))
         if self.state.lifecycle in (Lifecycle.INIT, Lifecycle.REGISTERED):
@@ -275,22 +301,29 @@ class PlayerHost:
             return
         self._check_not_over(invitation.league_id, invitation.match_id)
         known = self.matches.get(invitation.match_id)
-        if known is not None and known.assignment is not None \
-                and invitation.assignment is not None \
-                and invitation.assignment < known.assignment:
-            raise ProtocolError(ErrorCode.NOT_AUTHORIZED,
-                                f"match {invitation.match_id}: this player has an invitation "
-                                f"of assignment {known.assignment} from {known.referee_id}; "
-                                f"assignment {invitation.assignment} is superseded")
+        if (
+            known is not None
+            and known.assignment is not None
+            and invitation.assignment is not None
+            and invitation.assignment < known.assignment
+        ):
+            raise ProtocolError(
+                ErrorCode.NOT_AUTHORIZED,
+                f"match {invitation.match_id}: this player has an invitation "
+                f"of assignment {known.assignment} from {known.referee_id}; "
+                f"assignment {invitation.assignment} is superseded",
+            )
 
     def _check_not_over(self, league_id: str | None, match_id: str) -> None:
         if self.history.knows(league_id or self.state.league_id, match_id):
-            raise ProtocolError(ErrorCode.INVALID_STATE,
-                                f"match {match_id} is over for this player: its result is "
-                                "recorded")
+            raise ProtocolError(
+                ErrorCode.INVALID_STATE,
+                f"match {match_id} is over for this player: its result is recorded",
+            )
 
-    def check_move_caller(self, call: ChooseParityCall | GameMoveCall,
-                          referee_id: str | None) -> None:
+    def check_move_caller(
+        self, call: ChooseParityCall | GameMoveCall, referee_id: str | None
+    ) -> None:
         """A verified referee asks for a move only in a match it invited this player to and
         that is not over: a referee the League Manager has replaced (it was paused or cut
         off) learns here that the match is not its own any more.
@@ -304,27 +337,37 @@ class PlayerHost:
         self._check_not_over(call.league_id, call.match_id)
         known = self.matches.get(call.match_id)
         if known is not None and known.referee_id not in (None, referee_id):
-            raise ProtocolError(ErrorCode.NOT_AUTHORIZED,
-                                f"match {call.match_id} is refereed by {known.referee_id} now, "
-                                f"not {referee_id}")
+            raise ProtocolError(
+                ErrorCode.NOT_AUTHORIZED,
+                f"match {call.match_id} is refereed by {known.referee_id} now, not {referee_id}",
+            )
 
     async def choose_parity(self, call: ChooseParityCall) -> Decision:
         player_id = self.claim(call.player_id, call.message_type)
         match = self.matches.get(call.match_id)
         if match is None:
-            match = MatchInfo(match_id=call.match_id, league_id=call.league_id,
-                              round_id=call.context.round_id, game_type=call.game_type,
-                              opponent_id=call.context.opponent_id, invited_at=call.timestamp)
+            match = MatchInfo(
+                match_id=call.match_id,
+                league_id=call.league_id,
+                round_id=call.context.round_id,
+                game_type=call.game_type,
+                opponent_id=call.context.opponent_id,
+                invited_at=call.timestamp,
+            )
             self.matches.add(match)
         record = call.context.your_standings
         view = MoveView(
-            game_type=call.game_type, match_id=call.match_id, league_id=call.league_id,
-            round_id=call.context.round_id if call.context.round_id is not None
-            else match.round_id,
-            player_id=player_id, opponent_id=call.context.opponent_id, role=match.role,
+            game_type=call.game_type,
+            match_id=call.match_id,
+            league_id=call.league_id,
+            round_id=call.context.round_id if call.context.round_id is not None else match.round_id,
+            player_id=player_id,
+            opponent_id=call.context.opponent_id,
+            role=match.role,
             legal_moves=PARITIES,
             my_record=Record(wins=record.wins, losses=record.losses, draws=record.draws),
-            history=self.history.matches, deadline=call.deadline,
+            history=self.history.matches,
+            deadline=call.deadline,
         )
         decision = await self.runner.choose(view)
         match.my_choice = decision.choice
@@ -341,34 +384,43 @@ class PlayerHost:
         if space is not None:
             _check_space(space)
         elif not options:
-            raise ProtocolError(ErrorCode.INVALID_FIELD_VALUE, "move_request: no move is legal "
-                                "(valid_options is empty and context has no action_space)")
+            raise ProtocolError(
+                ErrorCode.INVALID_FIELD_VALUE,
+                "move_request: no move is legal "
+                "(valid_options is empty and context has no action_space)",
+            )
         view = MoveView(
-            game_type=call.game_type, match_id=call.match_id, league_id=call.league_id,
-            round_id=context.get("round_id") if isinstance(context.get("round_id"), int)
+            game_type=call.game_type,
+            match_id=call.match_id,
+            league_id=call.league_id,
+            round_id=context.get("round_id")
+            if isinstance(context.get("round_id"), int)
             else (match.round_id if match else None),
             player_id=player_id,
             opponent_id=(match.opponent_id or "") if match else "",
             role=match.role if match else None,
-            legal_moves=tuple(options) if space is None or space.get("kind") == "choice"
-            else (),
+            legal_moves=tuple(options) if space is None or space.get("kind") == "choice" else (),
             action_space=space if isinstance(space, dict) else None,
             observation=context.get("observation") or {},
-            messages=tuple(note for note in context.get("messages") or ()
-                           if isinstance(note, dict)),
-            history=self.history.matches, deadline=call.deadline,
+            messages=tuple(
+                note for note in context.get("messages") or () if isinstance(note, dict)
+            ),
+            history=self.history.matches,
+            deadline=call.deadline,
         )
         return await self.runner.choose(view)
 
-    async def game_over(self, message: GameOver, referee_id: str | None = None
-                        ) -> MatchRecord | None:
+    async def game_over(
+        self, message: GameOver, referee_id: str | None = None
+    ) -> MatchRecord | None:
         """Record the match once (a repeated GAME_OVER is acknowledged, not counted again);
         from a verified ``referee_id``, only a match that referee invited this player to."""
         player_id = self.state.player_id
         known = self.matches.get(message.match_id)
         result = message.game_result
-        if known is None and self.history.knows(message.league_id or self.state.league_id,
-                                                message.match_id):
+        if known is None and self.history.knows(
+            message.league_id or self.state.league_id, message.match_id
+        ):
             self.log.log.info("game_over_repeated", match_id=message.match_id)
             return None
         if self.callers.verifying and (known is None or known.referee_id != referee_id):
@@ -376,13 +428,21 @@ class PlayerHost:
                 ErrorCode.NOT_AUTHORIZED,
                 f"{referee_id} did not invite this player to match {message.match_id}"
                 + (f" ({known.referee_id} did)" if known and known.referee_id else "")
-                + "; its GAME_OVER is not recorded")
+                + "; its GAME_OVER is not recorded",
+            )
         if player_id is None:
-            self.log.log.warning("game_over_unattributed", match_id=message.match_id,
-                                 reason="this player has no id yet")
+            self.log.log.warning(
+                "game_over_unattributed",
+                match_id=message.match_id,
+                reason="this player has no id yet",
+            )
             return None
-        if (known is None and result.choices and player_id not in result.choices
-                and result.winner_player_id != player_id):
+        if (
+            known is None
+            and result.choices
+            and player_id not in result.choices
+            and result.winner_player_id != player_id
+        ):
             raise ProtocolError(
                 ErrorCode.PLAYER_NOT_REGISTERED,
                 f"match {message.match_id} was played by {', '.join(result.choices)}; "
@@ -398,8 +458,13 @@ class PlayerHost:
         except OSError as exc:
             self.state.fault = f"cannot write {self.history.path}: {exc}"
             self.log.log.error("history_write_failed", error=self.state.fault)
-        self.log.log.info("match_recorded", match_id=record.match_id, outcome=record.outcome,
-                          my_choice=record.my_choice, opponent_choice=record.opponent_choice)
+        self.log.log.info(
+            "match_recorded",
+            match_id=record.match_id,
+            outcome=record.outcome,
+            my_choice=record.my_choice,
+            opponent_choice=record.opponent_choice,
+        )
         await self.runner.match_over(record)
         return record
 
@@ -412,18 +477,34 @@ class PlayerHost:
             if self.state.lifecycle in (Lifecycle.INIT, Lifecycle.REGISTERED):
                 self._enter(Lifecycle.ACTIVE)
         elif isinstance(message, LeagueCompleted):
-            self.log.log.info("league_completed", league_id=message.league_id,
-                              champion=message.champion.player_id if message.champion else None)
+            self.log.log.info(
+                "league_completed",
+                league_id=message.league_id,
+                champion=message.champion.player_id if message.champion else None,
+            )
             self._enter(Lifecycle.SHUTDOWN)
         elif isinstance(message, GameError):
-            self.log.log.warning("game_error", match_id=message.match_id,
-                                 error_code=message.error_code, retry_count=message.retry_count)
+            self.log.log.warning(
+                "game_error",
+                match_id=message.match_id,
+                error_code=message.error_code,
+                retry_count=message.retry_count,
+            )
 
     def status(self) -> StatusReport:
-        return status_report(self.settings, self.state, self.matches.all(),
-                             has_auth_token=self._auth_token is not None,
-                             callers=self.callers.status)
+        return status_report(
+            self.settings,
+            self.state,
+            self.matches.all(),
+            has_auth_token=self._auth_token is not None,
+            callers=self.callers.status,
+        )
 
     def stats(self) -> StatsReport:
-        return stats_report(self.settings, self.state, self.history.totals, self.runner.stats,
-                            strategy_report=self.runner.strategy.report())
+        return stats_report(
+            self.settings,
+            self.state,
+            self.history.totals,
+            self.runner.stats,
+            strategy_report=self.runner.strategy.report(),
+        )

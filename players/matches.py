@@ -33,13 +33,20 @@ class MatchInfo(BaseModel):
     """The invitation's assignment number (None: it gave none)."""
 
     @classmethod
-    def from_invitation(cls, invitation: GameInvitation,
-                        referee_id: str | None = None) -> MatchInfo:
-        return cls(match_id=invitation.match_id, league_id=invitation.league_id,
-                   round_id=invitation.round_id, game_type=invitation.game_type,
-                   opponent_id=invitation.opponent_id, role=invitation.role_in_match,
-                   invited_at=utc_now(), referee_id=referee_id,
-                   assignment=invitation.assignment)
+    def from_invitation(
+        cls, invitation: GameInvitation, referee_id: str | None = None
+    ) -> MatchInfo:
+        return cls(
+            match_id=invitation.match_id,
+            league_id=invitation.league_id,
+            round_id=invitation.round_id,
+            game_type=invitation.game_type,
+            opponent_id=invitation.opponent_id,
+            role=invitation.role_in_match,
+            invited_at=utc_now(),
+            referee_id=referee_id,
+            assignment=invitation.assignment,
+        )
 
 
 class MatchBook:
@@ -101,7 +108,8 @@ def record_of(
     return MatchRecord(
         match_id=message.match_id,
         league_id=message.league_id or (known.league_id if known else None),
-        round_id=message.round_id if message.round_id is not None
+        round_id=message.round_id
+        if message.round_id is not None
         else (known.round_id if known else None),
         opponent_id=opponent_id,
         role=known.role if known else None,

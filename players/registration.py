@@ -26,8 +26,9 @@ PLAYER_VERSION = "1.0.0"
 WHO = "this player"
 
 
-def registration_request(settings: PlayerSettings,
-                         conversation_id: str | None = None) -> LeagueRegisterRequest:
+def registration_request(
+    settings: PlayerSettings, conversation_id: str | None = None
+) -> LeagueRegisterRequest:
     """The request exactly as the protocol shows it; the sender is the display name until
     the League Manager issues an id."""
     return LeagueRegisterRequest(
@@ -52,13 +53,16 @@ def _accepted(answer: dict[str, object], conversation_id: str) -> LeagueRegister
     """
     response = read_answer(LeagueRegisterResponse, answer, conversation_id, WHO)
     if not response.player_id or not re.fullmatch(AGENT_ID_PATTERN, response.player_id):
-        raise RegistrationDeferred(f"the League Manager accepted this player with an "
-                                   f"unusable player_id {response.player_id!r}")
+        raise RegistrationDeferred(
+            f"the League Manager accepted this player with an "
+            f"unusable player_id {response.player_id!r}"
+        )
     return response
 
 
-async def register(client: RpcClient, settings: PlayerSettings, *, log: AgentLog,
-                   on_problem: Callable[[str], None]) -> LeagueRegisterResponse:
+async def register(
+    client: RpcClient, settings: PlayerSettings, *, log: AgentLog, on_problem: Callable[[str], None]
+) -> LeagueRegisterResponse:
     """Register, waiting as long as it takes for the League Manager to come up and to
     answer something this player can use; ``on_problem`` hears why each attempt did not
     register.
@@ -69,8 +73,14 @@ async def register(client: RpcClient, settings: PlayerSettings, *, log: AgentLog
     """
     conversation_id = f"register-{uuid.uuid4().hex}"
     return await register_until_settled(
-        client, settings.league_manager_url, "register_player",
+        client,
+        settings.league_manager_url,
+        "register_player",
         lambda: registration_request(settings, conversation_id),
         lambda answer: _accepted(answer, conversation_id),
-        interval=settings.register_retry_sec, policy=client.retry_policy, log=log,
-        on_problem=on_problem, who=WHO)
+        interval=settings.register_retry_sec,
+        policy=client.retry_policy,
+        log=log,
+        on_problem=on_problem,
+        who=WHO,
+    )

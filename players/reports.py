@@ -70,30 +70,55 @@ class PlayerStateReport(Message):
     history: dict[str, Any]
 
 
-def status_report(settings: PlayerSettings, state: PlayerState, matches: list[MatchInfo], *,
-                  has_auth_token: bool, callers: CallerStatus) -> StatusReport:
+def status_report(
+    settings: PlayerSettings,
+    state: PlayerState,
+    matches: list[MatchInfo],
+    *,
+    has_auth_token: bool,
+    callers: CallerStatus,
+) -> StatusReport:
     """``/status``: who the player is, where it stands and what it is playing now."""
     return StatusReport(
-        player_id=state.player_id, display_name=settings.display_name, state=state.lifecycle,
-        registration=state.registration, has_auth_token=has_auth_token, callers=callers,
-        league_id=state.league_id, strategy=settings.strategy,
-        contact_endpoint=settings.contact_endpoint, current_round=state.current_round,
-        last_completed_round=state.last_completed_round, next_round=state.next_round,
-        current_matches=matches, standings_round=state.standings_round,
-        standings=state.standings, champion=state.champion,
-        final_standings=state.final_standings, recent_errors=state.recent_errors,
+        player_id=state.player_id,
+        display_name=settings.display_name,
+        state=state.lifecycle,
+        registration=state.registration,
+        has_auth_token=has_auth_token,
+        callers=callers,
+        league_id=state.league_id,
+        strategy=settings.strategy,
+        contact_endpoint=settings.contact_endpoint,
+        current_round=state.current_round,
+        last_completed_round=state.last_completed_round,
+        next_round=state.next_round,
+        current_matches=matches,
+        standings_round=state.standings_round,
+        standings=state.standings,
+        champion=state.champion,
+        final_standings=state.final_standings,
+        recent_errors=state.recent_errors,
         fault=state.fault,
     )
 
 
-def stats_report(settings: PlayerSettings, state: PlayerState, totals: Totals,
-                 decisions: DecisionStats,
-                 strategy_report: dict[str, Any] | None = None) -> StatsReport:
+def stats_report(
+    settings: PlayerSettings,
+    state: PlayerState,
+    totals: Totals,
+    decisions: DecisionStats,
+    strategy_report: dict[str, Any] | None = None,
+) -> StatsReport:
     """``/stats``: lifetime results from the history, this run's decisions."""
     return StatsReport(
-        player_id=state.player_id, strategy=settings.strategy, **totals.model_dump(),
+        player_id=state.player_id,
+        strategy=settings.strategy,
+        **totals.model_dump(),
         win_rate=round(totals.wins / totals.played, 4) if totals.played else 0.0,
-        decisions=decisions.decisions, choices=decisions.choices,
-        fallbacks=decisions.fallbacks, fallbacks_by_reason=decisions.fallbacks_by_reason,
-        average_decision_ms=decisions.average_ms, strategy_report=strategy_report,
+        decisions=decisions.decisions,
+        choices=decisions.choices,
+        fallbacks=decisions.fallbacks,
+        fallbacks_by_reason=decisions.fallbacks_by_reason,
+        average_decision_ms=decisions.average_ms,
+        strategy_report=strategy_report,
     )

@@ -23,8 +23,17 @@ from sdk.registration import RegistrationProgress, RegistrationState
 __all__ = ["Lifecycle", "PlayerState", "Registration", "RegistrationStatus"]
 
 MAX_RECENT_ERRORS = 20
-_ERROR_FIELDS = {"timestamp", "match_id", "error_code", "error_description", "affected_player",
-                 "retryable", "retry_count", "max_retries", "consequence"}
+_ERROR_FIELDS = {
+    "timestamp",
+    "match_id",
+    "error_code",
+    "error_description",
+    "affected_player",
+    "retryable",
+    "retry_count",
+    "max_retries",
+    "consequence",
+}
 
 
 class Lifecycle(str, Enum):

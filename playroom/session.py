@@ -37,8 +37,19 @@ from sdk.config import ScoringConfig, SharedDir
 from sdk.messages import MatchSeat, MoveData, seat_role, sender_id
 from sdk.timeutil import utc_now
 
-__all__ = ["HUMAN_ID", "OPPONENT_ID", "Opponent", "PlayError", "PlayRunner", "Seat", "score_line",
-           "new_transcript", "play_game", "result_lines", "takes_seed"]
+__all__ = [
+    "HUMAN_ID",
+    "OPPONENT_ID",
+    "Opponent",
+    "PlayError",
+    "PlayRunner",
+    "Seat",
+    "score_line",
+    "new_transcript",
+    "play_game",
+    "result_lines",
+    "takes_seed",
+]
 
 HUMAN_ID = "human"
 OPPONENT_ID = "opponent"
@@ -69,8 +80,7 @@ class Seat(Protocol):
         """The running score the person may see (their own, the others' where shown)."""
         ...
 
-    async def ask(self, observation: Mapping[str, Any], space: ActionSpace,
-                  stage: int) -> Action:
+    async def ask(self, observation: Mapping[str, Any], space: ActionSpace, stage: int) -> Action:
         """The person's legal move for this stage (shown the observation first)."""
         ...
 
@@ -83,8 +93,7 @@ class Opponent:
     name: str
     """The strategy's name (``tit_for_tat``, ``llm``…) or the player's ``/mcp`` URL."""
     player_id: str = OPPONENT_ID
-    prove: Callable[[str, str, str], str] | None = field(default=None, repr=False,
-                                                         compare=False)
+    prove: Callable[[str, str, str], str] | None = field(default=None, repr=False, compare=False)
     """For a registered player that checks its callers: the proof of (league, match,
     referee) the room shows it, made by whoever holds its token (None: no proof)."""
 
@@ -102,13 +111,21 @@ class Opponent:
         return {"kind": "builtin", "strategy": self.name}
 
 
-def new_transcript(spec: GameSpec, opponent: Opponent, *, params: Mapping[str, Any],
-                   seed: int | None) -> Transcript:
+def new_transcript(
+    spec: GameSpec, opponent: Opponent, *, params: Mapping[str, Any], seed: int | None
+) -> Transcript:
     """An empty transcript of a game about to be played, with every config that shapes it."""
-    return Transcript(mode="play", game=spec.game_type, configs={
-        "game": spec.game_type, "versioned_id": spec.versioned_id,
-        "params": {**spec.parameters, **params}, "seed": seed,
-        "opponent": opponent.configs()})
+    return Transcript(
+        mode="play",
+        game=spec.game_type,
+        configs={
+            "game": spec.game_type,
+            "versioned_id": spec.versioned_id,
+            "params": {**spec.parameters, **params},
+            "seed": seed,
+            "opponent": opponent.configs(),
+        },
+    )
 
 
 def takes_seed(name: str) -> bool:
@@ -129,26 +146,32 @@ def build_opponent(name: str, seed: int | None) -> Strategy:
     """
     if name == "human":
         raise PlayError("the opponent cannot be 'human': the person holds the only human seat")
-    return build_strategy(name, {"seed": seed} if seed is not None and takes_seed(name)
-                          else None)
+    return build_strategy(name, {"seed": seed} if seed is not None and takes_seed(name) else None)
 
 
 def _move_text(move: Action) -> str:
     return move if isinstance(move, str) else json.dumps(move)
 
 
-def _opponent_view(spec: GameSpec, state: GameState | None, player: str,
-                   space: ActionSpace, stage: int) -> MoveView:
+def _opponent_view(
+    spec: GameSpec, state: GameState | None, player: str, space: ActionSpace, stage: int
+) -> MoveView:
     """What the player host would give its strategy for this move call."""
     even_odd = spec.game_type == "even_odd"
     return MoveView(
-        game_type=spec.game_type, match_id=f"{_LEAGUE}-{spec.game_type}", round_id=0,
-        player_id=player, opponent_id=HUMAN_ID, role=seat_role(1),
+        game_type=spec.game_type,
+        match_id=f"{_LEAGUE}-{spec.game_type}",
+        round_id=0,
+        player_id=player,
+        opponent_id=HUMAN_ID,
+        role=seat_role(1),
         legal_moves=PARITIES if even_odd else tuple(space.choices),
         action_space=None if even_odd else space.describe(),
-        observation={} if even_odd or state is None else
-        {"stage": stage, **state.observation(player)},
-        deadline=utc_now() + timedelta(seconds=_BUILTIN_MOVE_SEC))
+        observation={}
+        if even_odd or state is None
+        else {"stage": stage, **state.observation(player)},
+        deadline=utc_now() + timedelta(seconds=_BUILTIN_MOVE_SEC),
+    )
 
 
 async def _opponent_move(strategy: Strategy, view: MoveView, transcript: Transcript) -> Action:
@@ -172,8 +195,9 @@ def visible_returns(state: GameState, observation: Mapping[str, Any]) -> dict[st
     return {HUMAN_ID: float(state.returns()[HUMAN_ID])}
 
 
-async def play_local(spec: GameSpec, strategy: Strategy, seat: Seat, *, seed: int | None,
-                     params: Mapping[str, Any]) -> dict[str, Any]:
+async def play_local(
+    spec: GameSpec, strategy: Strategy, seat: Seat, *, seed: int | None, params: Mapping[str, Any]
+) -> dict[str, Any]:
     """The game in process: the person and a built-in strategy, stage by stage (in a
     simultaneous stage the strategy chooses after the person, without seeing their move)."""
     state = spec.create([HUMAN_ID, OPPONENT_ID], **params)
@@ -192,8 +216,12 @@ async def play_local(spec: GameSpec, strategy: Strategy, seat: Seat, *, seed: in
         state.step(moves)
         seat.score(visible_returns(state, state.observation(HUMAN_ID)))
     seat.show(state.observation(HUMAN_ID), "Game over: what you see")
-    seat.transcript.add("referee", json.dumps(state.to_json(), default=str),
-                        visibility="internal", speaker="referee")
+    seat.transcript.add(
+        "referee",
+        json.dumps(state.to_json(), default=str),
+        visibility="internal",
+        speaker="referee",
+    )
     return {"payoffs": state.payoffs()}
 
 
@@ -211,54 +239,96 @@ class PlayRunner(MatchRunner):
             return None
         return await super().invite(match_seat)
 
-    async def ask_move(self, match_seat: MatchSeat, state: GameState, stage: int,
-                       messages: list[dict[str, Any]]) -> MoveData | Fault:
+    async def ask_move(
+        self, match_seat: MatchSeat, state: GameState, stage: int, messages: list[dict[str, Any]]
+    ) -> MoveData | Fault:
         self.final_state = state  # the runner steps this same state to the end
         if match_seat.player_id != HUMAN_ID:
             return await super().ask_move(match_seat, state, stage, messages)
-        move = await self._seat.ask(state.observation(HUMAN_ID),
-                                    state.action_space(HUMAN_ID), stage)
+        move = await self._seat.ask(
+            state.observation(HUMAN_ID), state.action_space(HUMAN_ID), stage
+        )
         return MoveData(move_type=self._rules.spec.move_types[0], move=move)
 
     async def ask_parity(self, match_seat: MatchSeat, opponent: MatchSeat) -> str | Fault:
         """Even/odd's CHOOSE_PARITY_CALL: the person's seat answers."""
         if match_seat.player_id != HUMAN_ID:
             return await super().ask_parity(match_seat, opponent)
-        observation = {"player_id": HUMAN_ID, "role": match_seat.role,
-                       "opponent_id": opponent.player_id}
+        observation = {
+            "player_id": HUMAN_ID,
+            "role": match_seat.role,
+            "opponent_id": opponent.player_id,
+        }
         return str(await self._seat.ask(observation, ActionSpace.of_choices(PARITIES), 1))
 
-    async def announce(self, match_seat: MatchSeat, outcome: MatchOutcome,
-                       faulty: bool) -> None:
+    async def announce(self, match_seat: MatchSeat, outcome: MatchOutcome, faulty: bool) -> None:
         if match_seat.player_id != HUMAN_ID:
             await super().announce(match_seat, outcome, faulty)
 
 
-async def play_remote(spec: GameSpec, opponent: Opponent, seat: Seat, *, shared: SharedDir,
-                      seed: int | None, params: Mapping[str, Any]) -> dict[str, Any]:
+async def play_remote(
+    spec: GameSpec,
+    opponent: Opponent,
+    seat: Seat,
+    *,
+    shared: SharedDir,
+    seed: int | None,
+    params: Mapping[str, Any],
+) -> dict[str, Any]:
     """The game through the referee's match runner against the player at its URL."""
     rules = load_rules(shared, spec.game_type)
     system = shared.system()
     seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
     match_id = f"{_LEAGUE}-{spec.game_type}-{seed}"
-    seats = (MatchSeat(player_id=HUMAN_ID, contact_endpoint="http://in-process.invalid/human",
-                       role=seat_role(0)),
-             MatchSeat(player_id=opponent.player_id, contact_endpoint=opponent.name,
-                       role=seat_role(1)))
-    proofs = ({opponent.player_id: opponent.prove(_LEAGUE, match_id, sender_id(_SENDER))}
-              if opponent.prove else {})
-    plan = MatchPlan(league_id=_LEAGUE, round_id=0, match_id=match_id,
-                     game_type=spec.game_type, seats=seats, seed=seed,
-                     scoring=ScoringConfig(), game_params=dict(params), proofs=proofs)
+    seats = (
+        MatchSeat(
+            player_id=HUMAN_ID,
+            contact_endpoint="http://in-process.invalid/human",
+            role=seat_role(0),
+        ),
+        MatchSeat(player_id=opponent.player_id, contact_endpoint=opponent.name, role=seat_role(1)),
+    )
+    proofs = (
+        {opponent.player_id: opponent.prove(_LEAGUE, match_id, sender_id(_SENDER))}
+        if opponent.prove
+        else {}
+    )
+    plan = MatchPlan(
+        league_id=_LEAGUE,
+        round_id=0,
+        match_id=match_id,
+        game_type=spec.game_type,
+        seats=seats,
+        seed=seed,
+        scoring=ScoringConfig(),
+        game_params=dict(params),
+        proofs=proofs,
+    )
     with tempfile.TemporaryDirectory(prefix="league-play-") as folder:
         log = AgentLog(Path(folder) / "play.log.jsonl", "play")
         client = RpcClient(system, log)
-        record = MatchRecord(Path(folder) / f"{match_id}.json", match_id=match_id,
-                             league_id=_LEAGUE, round_id=0, game_type=spec.game_type,
-                             referee_id="play", conversation_id=plan.conversation_id,
-                             seats=list(seats), report_status="not_required")
-        runner = PlayRunner(plan, seat=seat, rules=rules, client=client, system=system,
-                            log=log, record=record, sender=_SENDER, report_to=None)
+        record = MatchRecord(
+            Path(folder) / f"{match_id}.json",
+            match_id=match_id,
+            league_id=_LEAGUE,
+            round_id=0,
+            game_type=spec.game_type,
+            referee_id="play",
+            conversation_id=plan.conversation_id,
+            seats=list(seats),
+            report_status="not_required",
+        )
+        runner = PlayRunner(
+            plan,
+            seat=seat,
+            rules=rules,
+            client=client,
+            system=system,
+            log=log,
+            record=record,
+            sender=_SENDER,
+            report_to=None,
+        )
         try:
             outcome = await runner.run()
         finally:
@@ -279,17 +349,25 @@ def result_lines(result: Mapping[str, Any]) -> list[str]:
     payoffs = result.get("payoffs")
     lines = []
     if isinstance(payoffs, dict):
-        lines.append("Final score: " + ", ".join(
-            f"{'you' if p == HUMAN_ID else p} {float(v):g}" for p, v in payoffs.items()))
+        lines.append(
+            "Final score: "
+            + ", ".join(f"{'you' if p == HUMAN_ID else p} {float(v):g}" for p, v in payoffs.items())
+        )
     if "winner_player_id" in result or result.get("status"):
         winner = result.get("winner_player_id")
         lines.append("Winner: " + ("you" if winner == HUMAN_ID else winner or "nobody (draw)"))
     return lines
 
 
-async def play_game(spec: GameSpec, opponent: Opponent, seat: Seat, *,
-                    params: Mapping[str, Any], seed: int | None,
-                    shared: SharedDir | None = None) -> dict[str, Any]:
+async def play_game(
+    spec: GameSpec,
+    opponent: Opponent,
+    seat: Seat,
+    *,
+    params: Mapping[str, Any],
+    seed: int | None,
+    shared: SharedDir | None = None,
+) -> dict[str, Any]:
     """Play one game to its end; the seat's transcript is finished with the result.
 
     Raises:
@@ -297,16 +375,19 @@ async def play_game(spec: GameSpec, opponent: Opponent, seat: Seat, *,
             cannot be played (``shared`` is required for a remote opponent).
     """
     if opponent.kind == "remote":
-        result = await play_remote(spec, opponent, seat, shared=shared or SharedDir(None),
-                                   seed=seed, params=params)
+        result = await play_remote(
+            spec, opponent, seat, shared=shared or SharedDir(None), seed=seed, params=params
+        )
     else:
         strategy = build_opponent(opponent.name, seed)
         result = await play_local(spec, strategy, seat, seed=seed, params=params)
         spent = (strategy.report() or {}).get("totals")
         if spent:  # an llm opponent counts its calls and tokens
             seat.transcript.tokens = TokenUsage(
-                calls=spent["calls"], prompt_tokens=spent["prompt_tokens"],
-                completion_tokens=spent["completion_tokens"])
+                calls=spent["calls"],
+                prompt_tokens=spent["prompt_tokens"],
+                completion_tokens=spent["completion_tokens"],
+            )
     for line in result_lines(result):
         seat.tell(line)
     seat.transcript.finish(result)
@@ -315,5 +396,6 @@ async def play_game(spec: GameSpec, opponent: Opponent, seat: Seat, *,
 
 def score_line(returns: Mapping[str, float]) -> str:
     """``Score: you 3, opponent 3``: a running score as one line."""
-    return "Score: " + ", ".join(f"{'you' if p == HUMAN_ID else p} {v:g}"
-                                  for p, v in returns.items())
+    return "Score: " + ", ".join(
+        f"{'you' if p == HUMAN_ID else p} {v:g}" for p, v in returns.items()
+    )

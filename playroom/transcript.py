@@ -19,8 +19,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from sdk.timeutil import utc_now
 
-__all__ = ["CSV_COLUMNS", "MessageRole", "TokenUsage", "Transcript", "TranscriptMessage",
-           "Visibility", "load_csv_messages"]
+__all__ = [
+    "CSV_COLUMNS",
+    "MessageRole",
+    "TokenUsage",
+    "Transcript",
+    "TranscriptMessage",
+    "Visibility",
+    "load_csv_messages",
+]
 
 MessageRole = Literal["manager", "human", "player", "referee"]
 Visibility = Literal["visible", "internal"]
@@ -72,10 +79,15 @@ class Transcript(BaseModel):
     result: dict[str, Any] = Field(default_factory=dict)
     """How it ended (payoffs, winner, reason), as the referee decided."""
 
-    def add(self, role: MessageRole, text: str, *, visibility: Visibility = "visible",
-            speaker: str | None = None) -> TranscriptMessage:
-        message = TranscriptMessage(role=role, text=text, visibility=visibility,
-                                    speaker=speaker)
+    def add(
+        self,
+        role: MessageRole,
+        text: str,
+        *,
+        visibility: Visibility = "visible",
+        speaker: str | None = None,
+    ) -> TranscriptMessage:
+        message = TranscriptMessage(role=role, text=text, visibility=visibility, speaker=speaker)
         self.messages.append(message)
         return message
 
@@ -97,10 +109,15 @@ class Transcript(BaseModel):
         writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS)
         writer.writeheader()
         for message in self.messages:
-            writer.writerow({"time": message.time.isoformat(), "role": message.role,
-                             "speaker": message.speaker or "",
-                             "visible": str(message.visibility == "visible").lower(),
-                             "text": message.text})
+            writer.writerow(
+                {
+                    "time": message.time.isoformat(),
+                    "role": message.role,
+                    "speaker": message.speaker or "",
+                    "visible": str(message.visibility == "visible").lower(),
+                    "text": message.text,
+                }
+            )
         return handle.getvalue()
 
     def save(self, path: Path) -> tuple[Path, Path]:
@@ -131,9 +148,15 @@ def load_csv_messages(path: Path) -> list[TranscriptMessage]:
         pydantic.ValidationError: a row is not a message.
     """
     with path.open(newline="", encoding="utf-8") as handle:
-        return [TranscriptMessage.model_validate({
-                    "role": row["role"], "text": row["text"],
+        return [
+            TranscriptMessage.model_validate(
+                {
+                    "role": row["role"],
+                    "text": row["text"],
                     "visibility": "visible" if row["visible"] == "true" else "internal",
                     "time": datetime.fromisoformat(row["time"]),
-                    "speaker": row["speaker"] or None})
-                for row in csv.DictReader(handle)]
+                    "speaker": row["speaker"] or None,
+                }
+            )
+            for row in csv.DictReader(handle)
+        ]

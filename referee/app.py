@@ -22,8 +22,9 @@ from sdk.service import serve
 __all__ = ["create_app", "run"]
 
 
-def create_app(settings: RefereeSettings, *,
-               transport: httpx.AsyncBaseTransport | None = None) -> FastAPI:
+def create_app(
+    settings: RefereeSettings, *, transport: httpx.AsyncBaseTransport | None = None
+) -> FastAPI:
     """The app of one referee; its lifespan registers and, at the end, stops the matches.
 
     ``transport`` replaces the network of the referee's client (tests script players with it).
@@ -39,17 +40,27 @@ def create_app(settings: RefereeSettings, *,
         finally:
             await service.stop()
 
-    app = FastAPI(title=f"Referee {settings.display_name}", version=REFEREE_VERSION,
-                  lifespan=lifespan)
+    app = FastAPI(
+        title=f"Referee {settings.display_name}", version=REFEREE_VERSION, lifespan=lifespan
+    )
     app.state.referee = service
-    JsonRpcEndpoint(rpc_methods(service), sender=service.sender, log=service.log,
-                    limits=service.system.http,
-                    league_manager_sender=service.system.league_manager_sender).mount(app)
+    JsonRpcEndpoint(
+        rpc_methods(service),
+        sender=service.sender,
+        log=service.log,
+        limits=service.system.http,
+        league_manager_sender=service.system.league_manager_sender,
+    ).mount(app)
 
     @app.get("/health")
     async def health() -> dict[str, Any]:
-        return {"status": "ok", "agent": "referee", "referee_id": service.referee_id,
-                "state": service.state, "registration": service.registration.summary()}
+        return {
+            "status": "ok",
+            "agent": "referee",
+            "referee_id": service.referee_id,
+            "state": service.state,
+            "registration": service.registration.summary(),
+        }
 
     @app.get("/status")
     async def status() -> RefereeStatus:

@@ -23,8 +23,9 @@ def _error(code: str, description: str) -> dict[str, str]:
 class MatchChannel:
     """Sends the messages of one match and writes each attempt and answer down."""
 
-    def __init__(self, plan: MatchPlan, *, client: RpcClient, record: MatchRecord,
-                 log: AgentLog, sender: str):
+    def __init__(
+        self, plan: MatchPlan, *, client: RpcClient, record: MatchRecord, log: AgentLog, sender: str
+    ):
         self._plan = plan
         self._client = client
         self._record = record
@@ -35,15 +36,26 @@ class MatchChannel:
         """The envelope fields every message of this match carries; to a player, its proof
         for this match as auth_token (never a token: it opens nothing but this match)."""
         plan = self._plan
-        envelope = {"sender": self._sender, "conversation_id": plan.conversation_id,
-                    "league_id": plan.league_id, "round_id": plan.round_id,
-                    "match_id": plan.match_id}
+        envelope = {
+            "sender": self._sender,
+            "conversation_id": plan.conversation_id,
+            "league_id": plan.league_id,
+            "round_id": plan.round_id,
+            "match_id": plan.match_id,
+        }
         proof = plan.proofs.get(peer) if peer else None
         return {**envelope, "auth_token": proof} if proof else envelope
 
-    async def exchange(self, peer: str, endpoint: str, method: str,
-                       build: Callable[[], Message], *, retries: int | None = None,
-                       on_retry: OnRetry | None = None) -> dict[str, Any]:
+    async def exchange(
+        self,
+        peer: str,
+        endpoint: str,
+        method: str,
+        build: Callable[[], Message],
+        *,
+        retries: int | None = None,
+        on_retry: OnRetry | None = None,
+    ) -> dict[str, Any]:
         """One call; ``build`` runs before every attempt, so a retry has fresh times.
 
         Raises:
@@ -58,32 +70,55 @@ class MatchChannel:
             return wire
 
         async def retrying(retry: int, failure: TransportError) -> None:
-            record.note("failed", method, peer,
-                        error=_error(failure.code.value, failure.description))
+            record.note(
+                "failed", method, peer, error=_error(failure.code.value, failure.description)
+            )
             if on_retry is not None:
                 await on_retry(retry, failure)
 
         try:
             answer = await self._client.call(
-                endpoint, method, outgoing, retries=retries, on_retry=retrying,
-                method_aliases=self._plan.protocol_mode == "lenient")
+                endpoint,
+                method,
+                outgoing,
+                retries=retries,
+                on_retry=retrying,
+                method_aliases=self._plan.protocol_mode == "lenient",
+            )
         except TransportError as exc:
             record.note("failed", method, peer, error=_error(exc.code.value, exc.description))
             raise
         except RemoteError as exc:
-            record.note("received", method, peer, exc.payload or None,
-                        error=_error(exc.code, exc.description))
+            record.note(
+                "received",
+                method,
+                peer,
+                exc.payload or None,
+                error=_error(exc.code, exc.description),
+            )
             raise
         record.note("received", method, peer, answer)
         return answer
 
-    async def notify(self, peer: str, endpoint: str, method: str,
-                     build: Callable[[], Message], *, retries: int | None = None) -> bool:
+    async def notify(
+        self,
+        peer: str,
+        endpoint: str,
+        method: str,
+        build: Callable[[], Message],
+        *,
+        retries: int | None = None,
+    ) -> bool:
         """A best-effort notification: a failure is written down and logged, never raised."""
         try:
             await self.exchange(peer, endpoint, method, build, retries=retries)
         except (TransportError, RemoteError) as exc:
-            self._log.log.warning("notification_not_delivered", match_id=self._plan.match_id,
-                                  peer=peer, method=method, reason=exc.description)
+            self._log.log.warning(
+                "notification_not_delivered",
+                match_id=self._plan.match_id,
+                peer=peer,
+                method=method,
+                reason=exc.description,
+            )
             return False
         return True

@@ -44,18 +44,29 @@ def rpc_methods(service: RefereeService) -> dict[str, RpcMethod]:
     """The explicit method table mounted at /mcp."""
 
     async def start_match(message: StartMatch) -> StartMatchAck:
-        service.check_league_proof(message.auth_token, message.league_id,
-                                   message.conversation_id)
-        service.launch(league_id=message.league_id, round_id=message.round_id,
-                       match_id=message.match_id, game_type=message.game_type,
-                       seats=message.players, seed=service.settings.seed, report=True,
-                       game_params=message.game_params,
-                       communication=message.communication, proofs=message.player_proofs,
-                       assignment=message.assignment)
+        service.check_league_proof(message.auth_token, message.league_id, message.conversation_id)
+        service.launch(
+            league_id=message.league_id,
+            round_id=message.round_id,
+            match_id=message.match_id,
+            game_type=message.game_type,
+            seats=message.players,
+            seed=service.settings.seed,
+            report=True,
+            game_params=message.game_params,
+            communication=message.communication,
+            proofs=message.player_proofs,
+            assignment=message.assignment,
+        )
         service.mark_active()
-        return StartMatchAck(sender=service.sender(), conversation_id=message.conversation_id,
-                             league_id=message.league_id, round_id=message.round_id,
-                             match_id=message.match_id, accepted=True)
+        return StartMatchAck(
+            sender=service.sender(),
+            conversation_id=message.conversation_id,
+            league_id=message.league_id,
+            round_id=message.round_id,
+            match_id=message.match_id,
+            accepted=True,
+        )
 
     async def get_match_state(params: dict[str, Any]) -> MatchStateAnswer:
         try:
@@ -66,16 +77,21 @@ def rpc_methods(service: RefereeService) -> dict[str, RpcMethod]:
         return MatchStateAnswer(
             sender=service.sender(),
             conversation_id=query.conversation_id or match["conversation_id"],
-            league_id=match["league_id"], match_id=query.match_id, state=match["state"],
+            league_id=match["league_id"],
+            match_id=query.match_id,
+            state=match["state"],
             match=match,
         )
 
     async def notify_league_completed(message: LeagueCompleted) -> Acknowledgement:
-        service.check_league_proof(message.auth_token, message.league_id,
-                                   message.conversation_id)
+        service.check_league_proof(message.auth_token, message.league_id, message.conversation_id)
         service.mark_league_completed(message.league_id)
-        return Acknowledgement(sender=service.sender(), conversation_id=message.conversation_id,
-                               league_id=message.league_id, acknowledged=message.message_type)
+        return Acknowledgement(
+            sender=service.sender(),
+            conversation_id=message.conversation_id,
+            league_id=message.league_id,
+            acknowledged=message.message_type,
+        )
 
     return {
         "start_match": RpcMethod(start_match, StartMatch),

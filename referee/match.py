@@ -61,6 +61,7 @@ INVITATION_METHOD = "handle_game_invitation"
 GAME_OVER_METHOD = "notify_match_result"
 REPORT_METHOD = "report_match_result"
 
+
 class MatchRunner:
     """Runs one match; the record it is given holds everything that happened.
 
@@ -69,9 +70,18 @@ class MatchRunner:
     overriding them (``league evaluate`` plays built-in agents in process so, beside remote
     ones, and ``league play`` a person at the terminal)."""
 
-    def __init__(self, plan: MatchPlan, rules: GameRules, *, client: RpcClient,
-                 system: SystemConfig, log: AgentLog, record: MatchRecord, sender: str,
-                 report_to: LeagueReport | None):
+    def __init__(
+        self,
+        plan: MatchPlan,
+        rules: GameRules,
+        *,
+        client: RpcClient,
+        system: SystemConfig,
+        log: AgentLog,
+        record: MatchRecord,
+        sender: str,
+        report_to: LeagueReport | None,
+    ):
         self._plan = plan
         self._rules = rules
         self._system = system
@@ -79,8 +89,14 @@ class MatchRunner:
         self._record = record
         self._report_to = report_to
         self._channel = MatchChannel(plan, client=client, record=record, log=log, sender=sender)
-        self._calls = PlayerCalls(plan, self._channel, record=record, log=log, system=system,
-                                  max_retries=client.retry_policy.max_retries)
+        self._calls = PlayerCalls(
+            plan,
+            self._channel,
+            record=record,
+            log=log,
+            system=system,
+            max_retries=client.retry_policy.max_retries,
+        )
 
     async def run(self) -> MatchOutcome:
         """Play the match to its end; a cancellation or a failure is written down first."""
@@ -106,18 +122,28 @@ class MatchRunner:
         else:
             outcome = await self._play_stages()
         result = outcome.match_result(plan.scoring)
-        self._record.set_result({"game_result": outcome.game_result().model_dump(mode="json"),
-                                 "report": result.model_dump(mode="json"),
-                                 "game_state": outcome.game_state})
+        self._record.set_result(
+            {
+                "game_result": outcome.game_result().model_dump(mode="json"),
+                "report": result.model_dump(mode="json"),
+                "game_state": outcome.game_state,
+            }
+        )
         self._enter("FINISHED")
-        self._log.log.info("match_finished", match_id=plan.match_id, status=outcome.status,
-                           winner=outcome.winner, reason=outcome.reason)
+        self._log.log.info(
+            "match_finished",
+            match_id=plan.match_id,
+            status=outcome.status,
+            winner=outcome.winner,
+            reason=outcome.reason,
+        )
         await self._report(result)
         if self._record.report_status == "superseded":
             return outcome
         faulty = set(outcome.technical_losers)
-        await asyncio.gather(*(self.announce(seat, outcome, seat.player_id in faulty)
-                               for seat in plan.seats))
+        await asyncio.gather(
+            *(self.announce(seat, outcome, seat.player_id in faulty) for seat in plan.seats)
+        )
         self._record.save()  # the report's status with the GAME_OVERs, one write
         return outcome
 
@@ -126,8 +152,9 @@ class MatchRunner:
         plan = self._plan
         seat_a, seat_b = plan.seats
         self._enter("COLLECTING_CHOICES")
-        answers = await asyncio.gather(self.ask_parity(seat_a, seat_b),
-                                       self.ask_parity(seat_b, seat_a))
+        answers = await asyncio.gather(
+            self.ask_parity(seat_a, seat_b), self.ask_parity(seat_b, seat_a)
+        )
         choices: dict[str, str | None] = dict.fromkeys(plan.player_ids)
         faults = []
         for seat, answer in zip(plan.seats, answers, strict=True):
@@ -157,13 +184,15 @@ class MatchRunner:
         while not state.is_terminal():
             stage += 1
             acting = state.acting_players()
-            answers = await asyncio.gather(*(
-                self.ask_move(seats[player], state, stage, talk.unseen_by(player))
-                for player in acting))
+            answers = await asyncio.gather(
+                *(
+                    self.ask_move(seats[player], state, stage, talk.unseen_by(player))
+                    for player in acting
+                )
+            )
             faults = [answer for answer in answers if isinstance(answer, Fault)]
             if faults:
-                return technical_outcome(plan.player_ids, dict.fromkeys(plan.player_ids),
-                                         faults)
+                return technical_outcome(plan.player_ids, dict.fromkeys(plan.player_ids), faults)
             moves = [answer for answer in answers if not isinstance(answer, Fault)]
             joint = {player: move.move for player, move in zip(acting, moves, strict=True)}
             state.step(joint)
@@ -180,17 +209,22 @@ class MatchRunner:
         opponents = [other.player_id for other in self._plan.seats if other is not seat]
 
         def build() -> GameInvitation:
-            return GameInvitation(**self._channel.envelope(seat.player_id),
-                                  game_type=self._plan.game_type, role_in_match=seat.role,
-                                  opponent_id=opponents[0], assignment=self._plan.assignment,
-                                  opponent_ids=opponents if len(opponents) > 1 else None)
+            return GameInvitation(
+                **self._channel.envelope(seat.player_id),
+                game_type=self._plan.game_type,
+                role_in_match=seat.role,
+                opponent_id=opponents[0],
+                assignment=self._plan.assignment,
+                opponent_ids=opponents if len(opponents) > 1 else None,
+            )
 
         answer = await self._calls.call(seat, INVITATION_METHOD, build, GameJoinAck)
         if isinstance(answer, Fault):
             return answer
         if not answer.accept:
-            self._log.log.warning("invitation_refused", match_id=self._plan.match_id,
-                                  player_id=seat.player_id)
+            self._log.log.warning(
+                "invitation_refused", match_id=self._plan.match_id, player_id=seat.player_id
+            )
             return Fault(seat.player_id, INVITATION_METHOD, "REFUSED", "refused the invitation")
         return None
 
@@ -199,18 +233,25 @@ class MatchRunner:
         timeout = self._system.timeout_for(method)
 
         def build() -> ChooseParityCall:
-            context = ParityContext(opponent_id=opponent.player_id, round_id=plan.round_id,
-                                    your_standings=seat.standings)
-            return ChooseParityCall(**self._channel.envelope(seat.player_id),
-                                    player_id=seat.player_id, game_type=plan.game_type,
-                                    context=context,
-                                    deadline=utc_now() + timedelta(seconds=timeout))
+            context = ParityContext(
+                opponent_id=opponent.player_id,
+                round_id=plan.round_id,
+                your_standings=seat.standings,
+            )
+            return ChooseParityCall(
+                **self._channel.envelope(seat.player_id),
+                player_id=seat.player_id,
+                game_type=plan.game_type,
+                context=context,
+                deadline=utc_now() + timedelta(seconds=timeout),
+            )
 
         answer = await self._calls.call(seat, method, build, ChooseParityResponse)
         return answer if isinstance(answer, Fault) else answer.parity_choice
 
-    async def ask_move(self, seat: MatchSeat, state: GameState, stage: int,
-                       messages: list[dict[str, Any]]) -> MoveData | Fault:
+    async def ask_move(
+        self, seat: MatchSeat, state: GameState, stage: int, messages: list[dict[str, Any]]
+    ) -> MoveData | Fault:
         """One player's move of one stage: its observation, action space and the others'
         new messages out, a move in that space back (E007 and a technical loss otherwise)."""
         plan, player = self._plan, seat.player_id
@@ -220,23 +261,36 @@ class MatchRunner:
         def build() -> GameMoveCall:
             options = list(space.choices) if space.kind == "choice" else [space.describe()]
             request = MoveRequest(
-                move_type=self._rules.spec.move_types[0], valid_options=options,
-                context={"stage": stage, "round_id": plan.round_id,
-                         "action_space": space.describe(),
-                         "observation": state.observation(player),
-                         **({"messages": messages} if plan.communication.enabled else {})})
-            return GameMoveCall(**self._channel.envelope(player), player_id=player,
-                                game_type=plan.game_type, move_request=request,
-                                deadline=utc_now() + timedelta(seconds=timeout))
+                move_type=self._rules.spec.move_types[0],
+                valid_options=options,
+                context={
+                    "stage": stage,
+                    "round_id": plan.round_id,
+                    "action_space": space.describe(),
+                    "observation": state.observation(player),
+                    **({"messages": messages} if plan.communication.enabled else {}),
+                },
+            )
+            return GameMoveCall(
+                **self._channel.envelope(player),
+                player_id=player,
+                game_type=plan.game_type,
+                move_request=request,
+                deadline=utc_now() + timedelta(seconds=timeout),
+            )
 
         answer = await self._calls.call(seat, MOVE_METHOD, build, GameMoveResponse)
         if isinstance(answer, Fault):
             return answer
         move = answer.move_data.move
         if not space.contains(move):
-            return await self._calls.fault(seat, MOVE_METHOD, ErrorCode.INVALID_MOVE.value,
-                                     f"{move!r} is not a legal move at stage {stage}: "
-                                     f"{space.describe()}", 0)
+            return await self._calls.fault(
+                seat,
+                MOVE_METHOD,
+                ErrorCode.INVALID_MOVE.value,
+                f"{move!r} is not a legal move at stage {stage}: {space.describe()}",
+                0,
+            )
         return answer.move_data
 
     # -- GAME_OVER, report --------------------------------------------------------
@@ -244,12 +298,21 @@ class MatchRunner:
     async def announce(self, seat: MatchSeat, outcome: MatchOutcome, faulty: bool) -> None:
         """GAME_OVER, best effort: missing it changes no result. One attempt for a player
         already at fault, the retry policy for the others."""
-        def build() -> GameOver:
-            return GameOver(**self._channel.envelope(seat.player_id),
-                            game_type=self._plan.game_type, game_result=outcome.game_result())
 
-        await self._channel.notify(seat.player_id, seat.contact_endpoint, GAME_OVER_METHOD,
-                                   build, retries=0 if faulty else None)
+        def build() -> GameOver:
+            return GameOver(
+                **self._channel.envelope(seat.player_id),
+                game_type=self._plan.game_type,
+                game_result=outcome.game_result(),
+            )
+
+        await self._channel.notify(
+            seat.player_id,
+            seat.contact_endpoint,
+            GAME_OVER_METHOD,
+            build,
+            retries=0 if faulty else None,
+        )
 
     async def _report(self, result: MatchResult) -> None:
         """MATCH_RESULT_REPORT with retries; a result the League Manager never took stays in
@@ -260,28 +323,44 @@ class MatchRunner:
             return
 
         def build() -> MatchResultReport:
-            return MatchResultReport(**self._channel.envelope(), auth_token=target.auth_token,
-                                     game_type=plan.game_type, result=result,
-                                     assignment=plan.assignment)
+            return MatchResultReport(
+                **self._channel.envelope(),
+                auth_token=target.auth_token,
+                game_type=plan.game_type,
+                result=result,
+                assignment=plan.assignment,
+            )
 
         try:
-            await self._channel.exchange(LEAGUE_MANAGER_PEER, target.endpoint, REPORT_METHOD,
-                                         build)
+            await self._channel.exchange(LEAGUE_MANAGER_PEER, target.endpoint, REPORT_METHOD, build)
         except TransportError as exc:
             self._record.set_report_status("unreported", exc.description, save=False)
-            self._log.log.error("result_unreported", match_id=plan.match_id,
-                                error_code=exc.code.value, reason=exc.description,
-                                match_file=str(self._record.path))
+            self._log.log.error(
+                "result_unreported",
+                match_id=plan.match_id,
+                error_code=exc.code.value,
+                reason=exc.description,
+                match_file=str(self._record.path),
+            )
         except RemoteError as exc:
             detail = f"{exc.code}: {exc.description}"
             if exc.code == ErrorCode.NOT_AUTHORIZED.value:  # the match is another's now
                 self._record.supersede(detail)
-                self._log.log.warning("match_superseded", match_id=plan.match_id,
-                                      assignment=plan.assignment, reason=exc.description)
+                self._log.log.warning(
+                    "match_superseded",
+                    match_id=plan.match_id,
+                    assignment=plan.assignment,
+                    reason=exc.description,
+                )
                 return
             self._record.set_report_status("rejected", detail, save=False)
-            self._log.log.error("result_rejected", match_id=plan.match_id, error_code=exc.code,
-                                reason=exc.description, match_file=str(self._record.path))
+            self._log.log.error(
+                "result_rejected",
+                match_id=plan.match_id,
+                error_code=exc.code,
+                reason=exc.description,
+                match_file=str(self._record.path),
+            )
         else:
             self._record.set_report_status("reported", save=False)
 
@@ -296,9 +375,12 @@ class MatchRunner:
         a run replaced by a newer assignment is superseded."""
         record = self._record
         if record.replacement is not None:
-            self._log.log.warning("match_superseded", match_id=self._plan.match_id,
-                                  assignment=self._plan.assignment,
-                                  reason=f"replaced by assignment {record.replacement}")
+            self._log.log.warning(
+                "match_superseded",
+                match_id=self._plan.match_id,
+                assignment=self._plan.assignment,
+                reason=f"replaced by assignment {record.replacement}",
+            )
             if record.state != "FINISHED":
                 record.enter("ABORTED")
             record.supersede(f"replaced on this referee by assignment {record.replacement}")

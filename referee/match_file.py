@@ -39,11 +39,16 @@ from sdk.timeutil import utc_now_str
 __all__ = ["HIDDEN", "MatchRecord", "MatchState", "ReportStatus"]
 
 MatchState = Literal[
-    "WAITING_FOR_PLAYERS", "COLLECTING_CHOICES", "DRAWING_NUMBER", "COLLECTING_MOVES",
-    "FINISHED", "ABORTED"
+    "WAITING_FOR_PLAYERS",
+    "COLLECTING_CHOICES",
+    "DRAWING_NUMBER",
+    "COLLECTING_MOVES",
+    "FINISHED",
+    "ABORTED",
 ]
-ReportStatus = Literal["pending", "not_required", "reported", "unreported", "rejected", "aborted",
-                       "superseded"]
+ReportStatus = Literal[
+    "pending", "not_required", "reported", "unreported", "rejected", "aborted", "superseded"
+]
 Direction = Literal["sent", "received", "failed"]
 
 HIDDEN = "hidden until GAME_OVER"
@@ -53,8 +58,10 @@ _SECRET_MOVE_FIELDS = frozenset({"parity_choice", "move_data"})
 
 def _hide_moves(value: Any) -> Any:
     if isinstance(value, dict):
-        return {key: HIDDEN if key in _SECRET_MOVE_FIELDS else _hide_moves(item)
-                for key, item in value.items()}
+        return {
+            key: HIDDEN if key in _SECRET_MOVE_FIELDS else _hide_moves(item)
+            for key, item in value.items()
+        }
     if isinstance(value, list):
         return [_hide_moves(item) for item in value]
     return value
@@ -93,8 +100,12 @@ class MatchRecord:
             "assignment": assignment,
             "conversation_id": conversation_id,
             "players": [
-                {"player_id": seat.player_id, "display_name": seat.display_name,
-                 "role": seat.role, "endpoint": seat.contact_endpoint}
+                {
+                    "player_id": seat.player_id,
+                    "display_name": seat.display_name,
+                    "role": seat.role,
+                    "endpoint": seat.contact_endpoint,
+                }
                 for seat in seats
             ],
             "lifecycle": [],
@@ -147,32 +158,49 @@ class MatchRecord:
         if state in _SAVED_STATES:
             self.save()
 
-    def note(self, direction: Direction, method: str, peer: str,
-             message: dict[str, Any] | None = None, error: dict[str, str] | None = None) -> None:
+    def note(
+        self,
+        direction: Direction,
+        method: str,
+        peer: str,
+        message: dict[str, Any] | None = None,
+        error: dict[str, str] | None = None,
+    ) -> None:
         """One transcript entry: a message sent or received, or a call that failed."""
-        self._doc["transcript"].append({
-            "direction": direction,
-            "method": method,
-            "peer": peer,
-            "at": utc_now_str(),
-            "message": redact_tokens(message) if message is not None else None,  # a copy
-            "error": error,
-        })
+        self._doc["transcript"].append(
+            {
+                "direction": direction,
+                "method": method,
+                "peer": peer,
+                "at": utc_now_str(),
+                "message": redact_tokens(message) if message is not None else None,  # a copy
+                "error": error,
+            }
+        )
 
     def deviations(self, peer: str, method: str, found: list[dict[str, Any]]) -> None:
         """Where a player's answer differed from the protocol's form (repaired in a lenient
         league, the reason for a technical loss in a strict one)."""
         at = utc_now_str()
-        self._doc["deviations"].extend({"peer": peer, "method": method, "at": at, **deviation}
-                                       for deviation in found)
+        self._doc["deviations"].extend(
+            {"peer": peer, "method": method, "at": at, **deviation} for deviation in found
+        )
 
-    def stage(self, number: int, moves: dict[str, Any], *,
-              messages: list[dict[str, Any]] | None = None,
-              reasoning: dict[str, str] | None = None) -> None:
+    def stage(
+        self,
+        number: int,
+        moves: dict[str, Any],
+        *,
+        messages: list[dict[str, Any]] | None = None,
+        reasoning: dict[str, str] | None = None,
+    ) -> None:
         """The joint action of one stage of a game, as the rules applied it, with what the
         players said (relayed) and their reasoning (recorded here only, never relayed)."""
-        entry: dict[str, Any] = {"stage": number, "at": utc_now_str(),
-                                 "moves": copy.deepcopy(moves)}
+        entry: dict[str, Any] = {
+            "stage": number,
+            "at": utc_now_str(),
+            "moves": copy.deepcopy(moves),
+        }
         if messages:
             entry["messages"] = copy.deepcopy(messages)
         if reasoning:
@@ -183,8 +211,9 @@ class MatchRecord:
         """The result, written with the FINISHED state that follows it."""
         self._doc["result"] = copy.deepcopy(result)
 
-    def set_report_status(self, status: ReportStatus, detail: str | None = None, *,
-                          save: bool = True) -> None:
+    def set_report_status(
+        self, status: ReportStatus, detail: str | None = None, *, save: bool = True
+    ) -> None:
         """``save=False``: the file is written with what comes next (the GAME_OVERs)."""
         self._doc["report_status"] = status
         self._doc["report_detail"] = detail
@@ -215,8 +244,11 @@ class MatchRecord:
     @property
     def superseded_path(self) -> Path:
         doc = self._doc
-        return (self.path.parent / "superseded"
-                / f"{self.match_id}.{doc['assignment']}.{doc['referee_id']}.json")
+        return (
+            self.path.parent
+            / "superseded"
+            / f"{self.match_id}.{doc['assignment']}.{doc['referee_id']}.json"
+        )
 
     def save(self) -> None:
         """Write the record where it belongs (see the module's docstring)."""
@@ -227,8 +259,9 @@ class MatchRecord:
                     self.path.unlink(missing_ok=True)
                 path = self.superseded_path
             else:
-                path = self.path if mine or self.report_status == "reported" else \
-                    self.superseded_path
+                path = (
+                    self.path if mine or self.report_status == "reported" else self.superseded_path
+                )
             write_document(path, self._doc, indent=None)
             if path == self.path:
                 self._written = _identity(path)
@@ -250,7 +283,9 @@ class MatchRecord:
         if not isinstance(document, dict):
             return True
         return (document.get("referee_id"), document.get("assignment")) == (
-            self._doc["referee_id"], self._doc["assignment"])
+            self._doc["referee_id"],
+            self._doc["assignment"],
+        )
 
 
 def _identity(path: Path) -> tuple[int, int]:

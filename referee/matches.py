@@ -42,8 +42,11 @@ class _Finished:
 
     @classmethod
     def of(cls, record: MatchRecord) -> _Finished:
-        return cls(record.saved_path, record.assignment,
-                   record.state == "ABORTED" or record.report_status == "superseded")
+        return cls(
+            record.saved_path,
+            record.assignment,
+            record.state == "ABORTED" or record.report_status == "superseded",
+        )
 
 
 @dataclass(frozen=True)
@@ -77,8 +80,9 @@ class MatchBook:
     def finished_count(self) -> int:
         return len(self._finished)
 
-    def check(self, league_id: str, match_id: str, seats: list[MatchSeat],
-              assignment: int | None = None) -> tuple[MatchSeat, ...]:
+    def check(
+        self, league_id: str, match_id: str, seats: list[MatchSeat], assignment: int | None = None
+    ) -> tuple[MatchSeat, ...]:
         """The seats in seat order (PLAYER_A, PLAYER_B, ...) of a match this referee may
         start now (under ``assignment``, the League Manager's number of this hand-over).
 
@@ -89,35 +93,48 @@ class MatchBook:
         """
         for name, value in (("league_id", league_id), ("match_id", match_id)):
             if not SAFE_ID.match(value):
-                raise ProtocolError(ErrorCode.INVALID_FIELD_VALUE,
-                                    f"{name} {value!r} may hold only letters, digits, '_', '.' "
-                                    "and '-' (it names a file)")
+                raise ProtocolError(
+                    ErrorCode.INVALID_FIELD_VALUE,
+                    f"{name} {value!r} may hold only letters, digits, '_', '.' "
+                    "and '-' (it names a file)",
+                )
         by_role = {seat.role: seat for seat in seats}
         roles = [seat_role(index) for index in range(min(len(seats), MAX_SEATS))]
         if len(seats) < 2 or len(by_role) != len(seats) or sorted(by_role) != roles:
-            raise ProtocolError(ErrorCode.INVALID_FIELD_VALUE,
-                                "a match needs two or more players holding the roles "
-                                "PLAYER_A, PLAYER_B, ... once each, got "
-                                f"{[seat.role for seat in seats]}")
+            raise ProtocolError(
+                ErrorCode.INVALID_FIELD_VALUE,
+                "a match needs two or more players holding the roles "
+                "PLAYER_A, PLAYER_B, ... once each, got "
+                f"{[seat.role for seat in seats]}",
+            )
         players = [seat.player_id for seat in seats]
         if len(set(players)) != len(players):
-            raise ProtocolError(ErrorCode.INVALID_FIELD_VALUE,
-                                f"a player cannot take two seats of one match: {players}")
+            raise ProtocolError(
+                ErrorCode.INVALID_FIELD_VALUE,
+                f"a player cannot take two seats of one match: {players}",
+            )
         key = (league_id, match_id)
         running, finished = self._running.get(key), self._finished.get(key)
         if running is not None and not _newer(assignment, running.record.assignment):
-            raise ProtocolError(ErrorCode.INVALID_STATE, f"match {match_id} of {league_id} "
-                                f"is running on this referee{_under(running.record)}")
-        if finished is not None and not (finished.replayable
-                                         and _newer(assignment, finished.assignment)):
-            raise ProtocolError(ErrorCode.INVALID_STATE,
-                                f"match {match_id} of {league_id} has finished on this "
-                                "referee")
+            raise ProtocolError(
+                ErrorCode.INVALID_STATE,
+                f"match {match_id} of {league_id} "
+                f"is running on this referee{_under(running.record)}",
+            )
+        if finished is not None and not (
+            finished.replayable and _newer(assignment, finished.assignment)
+        ):
+            raise ProtocolError(
+                ErrorCode.INVALID_STATE,
+                f"match {match_id} of {league_id} has finished on this referee",
+            )
         replacing = running is not None and not running.record.finished
         if self.busy - replacing >= self.capacity:
-            raise ProtocolError(ErrorCode.CAPACITY_EXCEEDED,
-                                f"this referee already runs {self.busy} match(es), its "
-                                "maximum; try again when one ends")
+            raise ProtocolError(
+                ErrorCode.CAPACITY_EXCEEDED,
+                f"this referee already runs {self.busy} match(es), its "
+                "maximum; try again when one ends",
+            )
         return tuple(by_role[role] for role in roles)
 
     @property
@@ -137,16 +154,20 @@ class MatchBook:
             old.task.cancel()
             self._replaced.add(old.task)
             old.task.add_done_callback(self._replaced.discard)
-            self._log.log.warning("match_replaced", match_id=record.match_id,
-                                  old_assignment=old.record.assignment,
-                                  assignment=record.assignment)
+            self._log.log.warning(
+                "match_replaced",
+                match_id=record.match_id,
+                old_assignment=old.record.assignment,
+                assignment=record.assignment,
+            )
         task = asyncio.create_task(runner.run(), name=f"match {key[0]}/{key[1]}")
         launched = self._running[key] = LaunchedMatch(record, task)
         task.add_done_callback(lambda done: self._done(key, launched, done))
         return launched
 
-    def _done(self, key: _MatchKey, launched: LaunchedMatch,
-              task: asyncio.Task[MatchOutcome]) -> None:
+    def _done(
+        self, key: _MatchKey, launched: LaunchedMatch, task: asyncio.Task[MatchOutcome]
+    ) -> None:
         if self._running.get(key) is launched:
             del self._running[key]
             self._finished[key] = _Finished.of(launched.record)
@@ -159,6 +180,7 @@ class MatchBook:
         Raises:
             ProtocolError: E006 no such match on this referee, or its file is gone.
         """
+
         def wanted(key: _MatchKey) -> bool:
             return key[1] == match_id and league_id in (None, key[0])
 
@@ -171,13 +193,15 @@ class MatchBook:
                 try:
                     document: dict[str, Any] = read_json(path)
                 except (FileNotFoundError, StoreError):
-                    raise ProtocolError(ErrorCode.MATCH_NOT_FOUND,
-                                        f"the file of match {match_id!r} is gone or unreadable: "
-                                        f"{path}") from None
+                    raise ProtocolError(
+                        ErrorCode.MATCH_NOT_FOUND,
+                        f"the file of match {match_id!r} is gone or unreadable: {path}",
+                    ) from None
                 document["state"] = document["lifecycle"][-1]["state"]
                 return document
-        raise ProtocolError(ErrorCode.MATCH_NOT_FOUND,
-                            f"match {match_id!r} is not known to this referee")
+        raise ProtocolError(
+            ErrorCode.MATCH_NOT_FOUND, f"match {match_id!r} is not known to this referee"
+        )
 
     async def cancel_all(self) -> None:
         """Cancel every running match and wait until each has written itself down."""

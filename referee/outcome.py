@@ -49,8 +49,12 @@ class MatchOutcome:
         games add their ``payoffs``."""
         extra = {"payoffs": self.payoffs} if self.payoffs and self.drawn_number is None else {}
         return GameResult(
-            status=self.status, winner_player_id=self.winner, drawn_number=self.drawn_number,
-            number_parity=self.number_parity, choices=dict(self.choices), reason=self.reason,
+            status=self.status,
+            winner_player_id=self.winner,
+            drawn_number=self.drawn_number,
+            number_parity=self.number_parity,
+            choices=dict(self.choices),
+            reason=self.reason,
             **extra,
         )
 
@@ -95,20 +99,29 @@ def played_outcome(state: GameState) -> MatchOutcome:
         number, parity = final["drawn_number"], final.get("number_parity")
         picks = ", ".join(f"{player} chose {choice}" for player, choice in choices.items())
         return MatchOutcome(
-            status="WIN" if winner else "DRAW", players=state.players, winner=winner,
-            choices=choices, drawn_number=number, number_parity=parity,
+            status="WIN" if winner else "DRAW",
+            players=state.players,
+            winner=winner,
+            choices=choices,
+            drawn_number=number,
+            number_parity=parity,
             reason=f"drawn number {number} is {parity}; {picks}: {verdict}",
         )
     shown = ", ".join(f"{player} {value:g}" for player, value in payoffs.items())
     return MatchOutcome(
-        status="WIN" if winner else "DRAW", players=state.players, winner=winner,
-        choices={}, reason=f"payoffs {shown}: {verdict}", payoffs=dict(payoffs),
+        status="WIN" if winner else "DRAW",
+        players=state.players,
+        winner=winner,
+        choices={},
+        reason=f"payoffs {shown}: {verdict}",
+        payoffs=dict(payoffs),
         game_state=final,
     )
 
 
-def technical_outcome(players: Sequence[str], choices: Mapping[str, str | None],
-                      faults: Sequence[Fault]) -> MatchOutcome:
+def technical_outcome(
+    players: Sequence[str], choices: Mapping[str, str | None], faults: Sequence[Fault]
+) -> MatchOutcome:
     """A match decided by faults: the faulty lose, a single sound player wins."""
     losers = {fault.player_id for fault in faults}
     sound = [player for player in players if player not in losers]
@@ -116,7 +129,10 @@ def technical_outcome(players: Sequence[str], choices: Mapping[str, str | None],
     reasons = "; ".join(f"{fault.player_id}: {fault.description}" for fault in faults)
     suffix = f", {winner} wins" if winner else ", no winner"
     return MatchOutcome(
-        status="TECHNICAL_LOSS", players=tuple(players), winner=winner,
+        status="TECHNICAL_LOSS",
+        players=tuple(players),
+        winner=winner,
         choices={player: choices.get(player) for player in players},
-        reason=f"technical loss ({reasons}){suffix}", faults=tuple(faults),
+        reason=f"technical loss ({reasons}){suffix}",
+        faults=tuple(faults),
     )

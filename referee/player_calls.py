@@ -48,8 +48,16 @@ def _error_answer_code(exc: RemoteError) -> str:
 class PlayerCalls:
     """The calls of one match to its players, and their faults."""
 
-    def __init__(self, plan: MatchPlan, channel: MatchChannel, *, record: MatchRecord,
-                 log: AgentLog, system: SystemConfig, max_retries: int):
+    def __init__(
+        self,
+        plan: MatchPlan,
+        channel: MatchChannel,
+        *,
+        record: MatchRecord,
+        log: AgentLog,
+        system: SystemConfig,
+        max_retries: int,
+    ):
         self._plan = plan
         self._channel = channel
         self._record = record
@@ -57,39 +65,68 @@ class PlayerCalls:
         self._system = system
         self._max_retries = max_retries
 
-    async def call(self, seat: MatchSeat, method: str, build: Callable[[], Message],
-                           model: type[_Answer]) -> _Answer | Fault:
+    async def call(
+        self, seat: MatchSeat, method: str, build: Callable[[], Message], model: type[_Answer]
+    ) -> _Answer | Fault:
         """One call with retries; the validated answer, or the player's Fault."""
         try:
-            raw = await self._channel.exchange(seat.player_id, seat.contact_endpoint, method,
-                                               build, on_retry=self._retry_notice(seat, method))
+            raw = await self._channel.exchange(
+                seat.player_id,
+                seat.contact_endpoint,
+                method,
+                build,
+                on_retry=self._retry_notice(seat, method),
+            )
             answer, deviations = receive(
-                model, raw, self._plan.protocol_mode,
-                answer_defaults(model, sender=f"player:{seat.player_id}",
-                                conversation_id=self._plan.conversation_id))
+                model,
+                raw,
+                self._plan.protocol_mode,
+                answer_defaults(
+                    model,
+                    sender=f"player:{seat.player_id}",
+                    conversation_id=self._plan.conversation_id,
+                ),
+            )
         except ProtocolError as exc:  # a strict league refuses what a lenient one repairs
             self._record.deviations(seat.player_id, method, exc.context.get("deviations", []))
             return await self.fault(seat, method, exc.code.value, exc.description, 0)
         except TransportError as exc:
-            return await self.fault(seat, method, exc.code.value,
-                                     f"no answer to {method} after {self._max_retries} "
-                                     f"retries ({exc.description})", self._max_retries)
+            return await self.fault(
+                seat,
+                method,
+                exc.code.value,
+                f"no answer to {method} after {self._max_retries} retries ({exc.description})",
+                self._max_retries,
+            )
         except RemoteError as exc:
-            return await self.fault(seat, method, _error_answer_code(exc),
-                                    f"an unusable answer to {method} ({exc.code}): "
-                                    f"{exc.description}", 0)
+            return await self.fault(
+                seat,
+                method,
+                _error_answer_code(exc),
+                f"an unusable answer to {method} ({exc.code}): {exc.description}",
+                0,
+            )
         except ValidationError as exc:
             error = protocol_error_from_validation(exc, model.MESSAGE_TYPE)
             return await self.fault(seat, method, error.code.value, error.description, 0)
         if deviations:
-            self._record.deviations(seat.player_id, method,
-                                    [d.model_dump() for d in deviations])
-        wrong = [f"{name} {got!r} (expected {want!r})" for name, got, want in (
-            ("match_id", answer.match_id, self._plan.match_id),
-            ("player_id", answer.player_id, seat.player_id)) if got != want]
+            self._record.deviations(seat.player_id, method, [d.model_dump() for d in deviations])
+        wrong = [
+            f"{name} {got!r} (expected {want!r})"
+            for name, got, want in (
+                ("match_id", answer.match_id, self._plan.match_id),
+                ("player_id", answer.player_id, seat.player_id),
+            )
+            if got != want
+        ]
         if wrong:
-            return await self.fault(seat, method, ErrorCode.INVALID_FIELD_VALUE.value,
-                                     f"{model.MESSAGE_TYPE} carries a wrong " + ", ".join(wrong), 0)
+            return await self.fault(
+                seat,
+                method,
+                ErrorCode.INVALID_FIELD_VALUE.value,
+                f"{model.MESSAGE_TYPE} carries a wrong " + ", ".join(wrong),
+                0,
+            )
         return answer
 
     def _retry_notice(self, seat: MatchSeat, method: str) -> OnRetry:
@@ -97,35 +134,65 @@ class PlayerCalls:
 
         async def notice(retry: int, failure: TransportError) -> None:
             await self._game_error(
-                seat, code=failure.code.value, description=failure.description,
-                retryable=True, retry_count=retry,
+                seat,
+                code=failure.code.value,
+                description=failure.description,
+                retryable=True,
+                retry_count=retry,
                 action=f"answer {method} within {timeout:g} s (retry {retry} of "
-                       f"{self._max_retries} follows)",
+                f"{self._max_retries} follows)",
                 consequence=f"a technical loss if retry {self._max_retries} gets no answer",
             )
 
         return notice
 
-    async def fault(self, seat: MatchSeat, method: str, code: str, description: str,
-                     retry_count: int) -> Fault:
+    async def fault(
+        self, seat: MatchSeat, method: str, code: str, description: str, retry_count: int
+    ) -> Fault:
         """A technical loss: logged, and told to the player (best effort)."""
-        self._log.log.warning("technical_loss", match_id=self._plan.match_id,
-                              player_id=seat.player_id, method=method, error_code=code,
-                              reason=description)
-        await self._game_error(seat, code=code, description=description, retryable=False,
-                               retry_count=retry_count, action="none: the match is decided",
-                               consequence="technical loss in this match")
+        self._log.log.warning(
+            "technical_loss",
+            match_id=self._plan.match_id,
+            player_id=seat.player_id,
+            method=method,
+            error_code=code,
+            reason=description,
+        )
+        await self._game_error(
+            seat,
+            code=code,
+            description=description,
+            retryable=False,
+            retry_count=retry_count,
+            action="none: the match is decided",
+            consequence="technical loss in this match",
+        )
         return Fault(seat.player_id, method, code, description)
 
-    async def _game_error(self, seat: MatchSeat, *, code: str, description: str,
-                          retryable: bool, retry_count: int, action: str,
-                          consequence: str) -> None:
+    async def _game_error(
+        self,
+        seat: MatchSeat,
+        *,
+        code: str,
+        description: str,
+        retryable: bool,
+        retry_count: int,
+        action: str,
+        consequence: str,
+    ) -> None:
         def build() -> GameError:
-            return GameError(**self._channel.envelope(seat.player_id), error_code=code,
-                             error_description=description, affected_player=seat.player_id,
-                             action_required=action, retryable=retryable,
-                             retry_count=retry_count, max_retries=self._max_retries,
-                             consequence=consequence)
+            return GameError(
+                **self._channel.envelope(seat.player_id),
+                error_code=code,
+                error_description=description,
+                affected_player=seat.player_id,
+                action_required=action,
+                retryable=retryable,
+                retry_count=retry_count,
+                max_retries=self._max_retries,
+                consequence=consequence,
+            )
 
-        await self._channel.notify(seat.player_id, seat.contact_endpoint, GAME_ERROR_METHOD,
-                                   build, retries=0)
+        await self._channel.notify(
+            seat.player_id, seat.contact_endpoint, GAME_ERROR_METHOD, build, retries=0
+        )

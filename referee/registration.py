@@ -17,8 +17,7 @@ from sdk.errors import RegistrationRefused
 from sdk.messages import RefereeMeta, RefereeRegisterRequest, RefereeRegisterResponse
 from sdk.registration import RegistrationDeferred, read_answer, register_until_settled
 
-__all__ = ["SAFE_ID", "Registration", "RegistrationRefused", "referee_secret",
-           "register_referee"]
+__all__ = ["SAFE_ID", "Registration", "RegistrationRefused", "referee_secret", "register_referee"]
 
 SAFE_ID = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
 """An id that may name a file or folder (ids become paths under SHARED)."""
@@ -53,13 +52,18 @@ def referee_secret(settings: RefereeSettings) -> str | None:
     return SharedDir(settings.shared_dir).referee_secret(settings.league_id)
 
 
-def _request(settings: RefereeSettings, sender: str,
-             conversation_id: str) -> RefereeRegisterRequest:
+def _request(
+    settings: RefereeSettings, sender: str, conversation_id: str
+) -> RefereeRegisterRequest:
     return RefereeRegisterRequest(
-        sender=sender, conversation_id=conversation_id, auth_token=referee_secret(settings),
+        sender=sender,
+        conversation_id=conversation_id,
+        auth_token=referee_secret(settings),
         referee_meta=RefereeMeta(
-            display_name=settings.display_name, version=REFEREE_VERSION,
-            game_types=list(settings.game_types), contact_endpoint=settings.contact_endpoint,
+            display_name=settings.display_name,
+            version=REFEREE_VERSION,
+            game_types=list(settings.game_types),
+            contact_endpoint=settings.contact_endpoint,
             max_concurrent_matches=settings.max_concurrent_matches,
         ),
     )
@@ -75,20 +79,33 @@ def _registration(answer: dict[str, object], conversation_id: str) -> Registrati
     """
     response = read_answer(RefereeRegisterResponse, answer, conversation_id, WHO)
     if not response.referee_id or not SAFE_ID.match(response.referee_id):
-        raise RegistrationDeferred(f"the League Manager issued an unusable referee_id "
-                                   f"{response.referee_id!r}")
+        raise RegistrationDeferred(
+            f"the League Manager issued an unusable referee_id {response.referee_id!r}"
+        )
     if not response.auth_token:
-        raise RegistrationDeferred("the League Manager accepted this referee but sent no "
-                                   "auth_token")
+        raise RegistrationDeferred(
+            "the League Manager accepted this referee but sent no auth_token"
+        )
     if response.league_id is not None and not SAFE_ID.match(response.league_id):
-        raise RegistrationDeferred(f"the League Manager sent an unusable league_id "
-                                   f"{response.league_id!r}")
-    return Registration(response.referee_id, response.auth_token, response.league_id,
-                        proofs=response.auth_proofs == PROOF_SCHEME)
+        raise RegistrationDeferred(
+            f"the League Manager sent an unusable league_id {response.league_id!r}"
+        )
+    return Registration(
+        response.referee_id,
+        response.auth_token,
+        response.league_id,
+        proofs=response.auth_proofs == PROOF_SCHEME,
+    )
 
 
-async def register_referee(client: RpcClient, settings: RefereeSettings, *, sender: str,
-                           log: AgentLog, on_problem: Callable[[str], None]) -> Registration:
+async def register_referee(
+    client: RpcClient,
+    settings: RefereeSettings,
+    *,
+    sender: str,
+    log: AgentLog,
+    on_problem: Callable[[str], None],
+) -> Registration:
     """Register, waiting as long as it takes for the League Manager to come up and to
     answer something this referee can use; ``on_problem`` hears why each attempt did not
     register.
@@ -99,8 +116,14 @@ async def register_referee(client: RpcClient, settings: RefereeSettings, *, send
     """
     conversation_id = f"register:{uuid.uuid4().hex}"
     return await register_until_settled(
-        client, settings.league_manager_url, METHOD,
+        client,
+        settings.league_manager_url,
+        METHOD,
         lambda: _request(settings, sender, conversation_id),
         lambda answer: _registration(answer, conversation_id),
-        interval=RETRY_INTERVAL_SEC, policy=client.retry_policy, log=log,
-        on_problem=on_problem, who=WHO)
+        interval=RETRY_INTERVAL_SEC,
+        policy=client.retry_policy,
+        log=log,
+        on_problem=on_problem,
+        who=WHO,
+    )

@@ -16,7 +16,6 @@ from sdk.messages import MOVE_METHOD, PARITY_METHOD
 __all__ = ["GameRules", "load_rules"]
 
 
-
 @dataclass(frozen=True)
 class GameRules:
     """A game as the referee runs it: its code spec and its games_registry.json entry."""

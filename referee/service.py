@@ -57,8 +57,9 @@ class RefereeStatus(BaseModel):
 class RefereeService:
     """One referee process."""
 
-    def __init__(self, settings: RefereeSettings, *,
-                 transport: httpx.AsyncBaseTransport | None = None):
+    def __init__(
+        self, settings: RefereeSettings, *, transport: httpx.AsyncBaseTransport | None = None
+    ):
         self.settings = settings
         self.shared = SharedDir(settings.shared_dir)
         self.system = self.shared.system()
@@ -69,9 +70,12 @@ class RefereeService:
         self._initial_id = f"referee-{slug}-{settings.port}"
         self.log = AgentLog(self.shared.agent_log_path(self._initial_id), self._initial_id)
         try:  # before serving: a log the file system refuses (a full disk) stops the start
-            self.log.log.info("referee_starting", endpoint=settings.contact_endpoint,
-                              game_types=settings.game_types,
-                              capacity=settings.max_concurrent_matches)
+            self.log.log.info(
+                "referee_starting",
+                endpoint=settings.contact_endpoint,
+                game_types=settings.game_types,
+                capacity=settings.max_concurrent_matches,
+            )
         except FileSystemError:
             self.log.close()
             raise
@@ -80,7 +84,8 @@ class RefereeService:
         self._admin_digest = token_digest(admin_token) if admin_token else None
         self._registration: Registration | None = None
         self.registration = RegistrationState(
-            status="PENDING" if settings.join_league else "DISABLED")
+            status="PENDING" if settings.join_league else "DISABLED"
+        )
         self._registration_task: asyncio.Task[None] | None = None
         self.registration_settled = asyncio.Event()
         """Set once registered, or refused for good."""
@@ -115,7 +120,8 @@ class RefereeService:
 
     def status(self) -> RefereeStatus:
         return RefereeStatus(
-            referee_id=self.referee_id, display_name=self.settings.display_name,
+            referee_id=self.referee_id,
+            display_name=self.settings.display_name,
             state=self._state,
             league_id=self._registration.league_id if self._registration else None,
             game_types=list(self.settings.game_types),
@@ -143,19 +149,25 @@ class RefereeService:
     async def _register(self) -> None:
         """Register until registered; refused for good, end the process (``exit_switch``)."""
         try:
-            registration = await register_referee(self.client, self.settings,
-                                                  sender=self.sender(), log=self.log,
-                                                  on_problem=self._registration_problem)
+            registration = await register_referee(
+                self.client,
+                self.settings,
+                sender=self.sender(),
+                log=self.log,
+                on_problem=self._registration_problem,
+            )
         except RegistrationRefused as exc:
             self.registration = RegistrationState(status="REJECTED", reason=str(exc))
             self.exit_switch.trip(exc)
         else:
             self.registration = RegistrationState(status="ACCEPTED")
             self._registration = registration
-            self.log.rename(self.shared.agent_log_path(registration.referee_id),
-                            registration.referee_id)
-            self.log.log.info("registered", referee_id=registration.referee_id,
-                              league_id=registration.league_id)
+            self.log.rename(
+                self.shared.agent_log_path(registration.referee_id), registration.referee_id
+            )
+            self.log.log.info(
+                "registered", referee_id=registration.referee_id, league_id=registration.league_id
+            )
             self._set_state("REGISTERED")
         self.registration_settled.set()
 
@@ -180,17 +192,25 @@ class RefereeService:
                 config = self.shared.league(league_id)
                 self._terms[league_id] = (config.scoring, config.protocol_mode)
             except ConfigError as exc:
-                self.log.log.warning("default_league_terms", league_id=league_id,
-                                     reason=str(exc))
+                self.log.log.warning("default_league_terms", league_id=league_id, reason=str(exc))
                 self._terms[league_id] = (ScoringConfig(), "lenient")
         return self._terms[league_id]
 
-    def launch(self, *, league_id: str, round_id: int, match_id: str, game_type: str,
-               seats: list[MatchSeat], seed: int | None, report: bool,
-               game_params: Mapping[str, Any] | None = None,
-               communication: Communication | None = None,
-               proofs: Mapping[str, str] | None = None,
-               assignment: int | None = None) -> LaunchedMatch:
+    def launch(
+        self,
+        *,
+        league_id: str,
+        round_id: int,
+        match_id: str,
+        game_type: str,
+        seats: list[MatchSeat],
+        seed: int | None,
+        report: bool,
+        game_params: Mapping[str, Any] | None = None,
+        communication: Communication | None = None,
+        proofs: Mapping[str, str] | None = None,
+        assignment: int | None = None,
+    ) -> LaunchedMatch:
         """Check and start one match as its own task; returns at once.
 
         Raises:
@@ -198,48 +218,79 @@ class RefereeService:
                 ``MatchBook.check`` (E002, E015, E017).
         """
         if game_type not in self.rules:
-            raise ProtocolError(ErrorCode.UNSUPPORTED_GAME_TYPE,
-                                f"this referee runs {', '.join(self.rules)}, not {game_type!r}")
+            raise ProtocolError(
+                ErrorCode.UNSUPPORTED_GAME_TYPE,
+                f"this referee runs {', '.join(self.rules)}, not {game_type!r}",
+            )
         seated = self.matches.check(league_id, match_id, seats, assignment)
         players = [seat.player_id for seat in seated]
         spec = self.rules[game_type].spec
         if not spec.min_players <= len(players) <= spec.max_players:
-            raise ProtocolError(ErrorCode.INVALID_FIELD_VALUE,
-                                f"{game_type} is played by {spec.min_players} to "
-                                f"{spec.max_players} players, not {len(players)}")
+            raise ProtocolError(
+                ErrorCode.INVALID_FIELD_VALUE,
+                f"{game_type} is played by {spec.min_players} to "
+                f"{spec.max_players} players, not {len(players)}",
+            )
         params = dict(game_params or {})
         try:
             spec.create(players, **params)
         except ValueError as exc:
-            raise ProtocolError(ErrorCode.INVALID_FIELD_VALUE,
-                                f"game_params for {game_type}: {exc}") from None
+            raise ProtocolError(
+                ErrorCode.INVALID_FIELD_VALUE, f"game_params for {game_type}: {exc}"
+            ) from None
         scoring, protocol_mode = self._terms_of(league_id)
-        plan = MatchPlan(league_id=league_id, round_id=round_id, match_id=match_id,
-                         game_type=game_type, seats=seated,
-                         seed=match_seed(seed, match_id), scoring=scoring,
-                         protocol_mode=protocol_mode, game_params=params,
-                         communication=communication or Communication(),
-                         proofs=dict(proofs or {}), assignment=assignment)
+        plan = MatchPlan(
+            league_id=league_id,
+            round_id=round_id,
+            match_id=match_id,
+            game_type=game_type,
+            seats=seated,
+            seed=match_seed(seed, match_id),
+            scoring=scoring,
+            protocol_mode=protocol_mode,
+            game_params=params,
+            communication=communication or Communication(),
+            proofs=dict(proofs or {}),
+            assignment=assignment,
+        )
         report_to = None
         if report and self._registration is not None:
-            report_to = LeagueReport(self.settings.league_manager_url,
-                                     self._registration.auth_token)
+            report_to = LeagueReport(
+                self.settings.league_manager_url, self._registration.auth_token
+            )
         record = MatchRecord(
-            self.shared.match_path(league_id, match_id), match_id=match_id, league_id=league_id,
-            round_id=round_id, game_type=game_type, referee_id=self.agent_id,
-            conversation_id=plan.conversation_id, seats=list(seated),
-            report_status="pending" if report_to else "not_required", assignment=assignment,
+            self.shared.match_path(league_id, match_id),
+            match_id=match_id,
+            league_id=league_id,
+            round_id=round_id,
+            game_type=game_type,
+            referee_id=self.agent_id,
+            conversation_id=plan.conversation_id,
+            seats=list(seated),
+            report_status="pending" if report_to else "not_required",
+            assignment=assignment,
         )
-        runner = MatchRunner(plan, self.rules[game_type], client=self.client,
-                             system=self.system, log=self.log, record=record,
-                             sender=self.sender(), report_to=report_to)
+        runner = MatchRunner(
+            plan,
+            self.rules[game_type],
+            client=self.client,
+            system=self.system,
+            log=self.log,
+            record=record,
+            sender=self.sender(),
+            report_to=report_to,
+        )
         launched = self.matches.start(record, runner)
-        self.log.log.info("match_started", match_id=match_id, league_id=league_id,
-                          round_id=round_id, players=players)
+        self.log.log.info(
+            "match_started",
+            match_id=match_id,
+            league_id=league_id,
+            round_id=round_id,
+            players=players,
+        )
         return launched
 
-    def check_league_proof(self, proof: str | None, league_id: str,
-                           conversation_id: str) -> None:
+    def check_league_proof(self, proof: str | None, league_id: str, conversation_id: str) -> None:
         """The League Manager proves itself to this referee with a proof made from the
         referee's token for the call's conversation (``sdk.auth``), never with the token;
         a foreign one that issues no proofs, with this referee's own token.
@@ -248,22 +299,28 @@ class RefereeService:
             ProtocolError: E013 not registered yet, E011 no proof, E012 a wrong one.
         """
         if self._registration is None:
-            raise ProtocolError(ErrorCode.REFEREE_NOT_REGISTERED,
-                                "this referee is not registered with a League Manager")
+            raise ProtocolError(
+                ErrorCode.REFEREE_NOT_REGISTERED,
+                "this referee is not registered with a League Manager",
+            )
         if not proof:
-            raise ProtocolError(ErrorCode.AUTH_TOKEN_MISSING,
-                                "the message carries no auth_token: only the League Manager "
-                                "this referee registered with may send it")
+            raise ProtocolError(
+                ErrorCode.AUTH_TOKEN_MISSING,
+                "the message carries no auth_token: only the League Manager "
+                "this referee registered with may send it",
+            )
         token = self._registration.auth_token
         if not self._registration.proofs:  # a foreign League Manager shows our own token
             if not secret_matches(proof, token):
-                raise ProtocolError(ErrorCode.AUTH_TOKEN_INVALID,
-                                    "the auth_token is not this referee's")
+                raise ProtocolError(
+                    ErrorCode.AUTH_TOKEN_INVALID, "the auth_token is not this referee's"
+                )
             return
         if not secret_matches(proof, league_manager_proof(token, league_id, conversation_id)):
-            raise ProtocolError(ErrorCode.AUTH_TOKEN_INVALID,
-                                "the auth_token is not the League Manager's proof for this "
-                                "conversation")
+            raise ProtocolError(
+                ErrorCode.AUTH_TOKEN_INVALID,
+                "the auth_token is not the League Manager's proof for this conversation",
+            )
 
     def mark_active(self) -> None:
         if self._state == "REGISTERED":

@@ -40,10 +40,13 @@ class Talk:
         messages = []
         for player, move in moves.items():
             if move.message:
-                note = {"player_id": player, "stage": stage, "text": move.message[:limit],
-                        "truncated": len(move.message) > limit}
+                note = {
+                    "player_id": player,
+                    "stage": stage,
+                    "text": move.message[:limit],
+                    "truncated": len(move.message) > limit,
+                }
                 messages.append(note)
         self._said.extend(messages)
-        reasoning = {player: move.reasoning for player, move in moves.items()
-                     if move.reasoning}
+        reasoning = {player: move.reasoning for player, move in moves.items() if move.reasoning}
         return {"messages": messages, "reasoning": reasoning}

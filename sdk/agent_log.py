@@ -21,8 +21,7 @@ from sdk.auth import redact_tokens
 from sdk.errors import file_access
 from sdk.store import append_whole
 
-__all__ = ["LIMIT_NOTE_ROOM", "LOG_KEYS_MAX", "LOG_LIST_MAX", "LOG_STRING_MAX", "AgentLog",
-           "Keep"]
+__all__ = ["LIMIT_NOTE_ROOM", "LOG_KEYS_MAX", "LOG_LIST_MAX", "LOG_STRING_MAX", "AgentLog", "Keep"]
 
 LOG_LIST_MAX = 64
 """A record's lists are logged up to this many items, then counted: a league of
@@ -43,8 +42,9 @@ def _abridged(value: Any) -> Any:
             return value
         return f"{value[:LOG_STRING_MAX]}… {dropped} more characters (not logged)"
     if isinstance(value, dict):
-        kept = {_abridged(key): _abridged(item)
-                for key, item in islice(value.items(), LOG_KEYS_MAX)}
+        kept = {
+            _abridged(key): _abridged(item) for key, item in islice(value.items(), LOG_KEYS_MAX)
+        }
         if len(value) > LOG_KEYS_MAX:
             kept["…"] = f"{len(value) - LOG_KEYS_MAX} more keys (not logged)"
         return kept
@@ -80,8 +80,9 @@ _PROCESSORS: list[Any] = [
     _abridge,
     _redact,
     structlog.processors.format_exc_info,
-    structlog.processors.JSONRenderer(serializer=orjson.dumps, default=str,
-                                      option=orjson.OPT_NON_STR_KEYS),
+    structlog.processors.JSONRenderer(
+        serializer=orjson.dumps, default=str, option=orjson.OPT_NON_STR_KEYS
+    ),
 ]
 
 
@@ -153,11 +154,18 @@ class _Limit:
         if self._sink.size + len(rendered) + 1 <= self.max_bytes - LIMIT_NOTE_ROOM:
             return rendered
         self.withheld += 1
-        note = _STAMP(None, "warning", {
-            "event": "log_limit_reached", "level": "warning", "agent_id": self._agent_id,
-            "max_bytes": self.max_bytes,
-            "detail": f"this file reached its limit of {self.max_bytes} bytes: the records "
-                      f"after this one are not written"})
+        note = _STAMP(
+            None,
+            "warning",
+            {
+                "event": "log_limit_reached",
+                "level": "warning",
+                "agent_id": self._agent_id,
+                "max_bytes": self.max_bytes,
+                "detail": f"this file reached its limit of {self.max_bytes} bytes: the records "
+                f"after this one are not written",
+            },
+        )
         return orjson.dumps(note)
 
 
@@ -174,11 +182,11 @@ class AgentLog:
     ``log_limit_reached`` record, the later ones are not written (``withheld`` counts them).
     """
 
-    def __init__(self, path: Path, agent_id: str, *, keep: Keep | None = None,
-                 max_bytes: int | None = None):
+    def __init__(
+        self, path: Path, agent_id: str, *, keep: Keep | None = None, max_bytes: int | None = None
+    ):
         if max_bytes is not None and max_bytes < 2 * LIMIT_NOTE_ROOM:
-            raise ValueError(f"max_bytes must be at least {2 * LIMIT_NOTE_ROOM}, not "
-                             f"{max_bytes}")
+            raise ValueError(f"max_bytes must be at least {2 * LIMIT_NOTE_ROOM}, not {max_bytes}")
         self._handle: _Sink | None = None
         self._keep = keep
         self._max_bytes = max_bytes

@@ -17,14 +17,33 @@ from typing import Any
 
 from sdk.errors import ErrorCode, ProtocolError
 
-__all__ = ["PROOF_SCHEME", "TokenBook", "issue_token", "league_manager_proof", "match_proof",
-           "redact", "redact_tokens", "secret_matches", "token_digest", "token_matches"]
+__all__ = [
+    "PROOF_SCHEME",
+    "TokenBook",
+    "issue_token",
+    "league_manager_proof",
+    "match_proof",
+    "redact",
+    "redact_tokens",
+    "secret_matches",
+    "token_digest",
+    "token_matches",
+]
 
 PROOF_SCHEME = "hmac-sha256-v1"
 """What a League Manager says in its registration answers when it issues proofs (ours)."""
 
-_SECRET_KEYS = frozenset({"auth_token", "admin_token", "token", "authorization", "api_key",
-                          "referee_secret", "player_proofs"})
+_SECRET_KEYS = frozenset(
+    {
+        "auth_token",
+        "admin_token",
+        "token",
+        "authorization",
+        "api_key",
+        "referee_secret",
+        "player_proofs",
+    }
+)
 
 
 def issue_token(nbytes: int = 32) -> str:
@@ -46,12 +65,14 @@ def secret_matches(presented: str | None, secret: str) -> bool:
     """Constant-time check of a presented secret (the referee secret, the admin token, a
     proof) against the one we hold or expect."""
     return bool(presented) and hmac.compare_digest(
-        str(presented).encode("utf-8"), secret.encode("utf-8"))
+        str(presented).encode("utf-8"), secret.encode("utf-8")
+    )
 
 
 def _proof(token: str, *context: str) -> str:
-    mac = hmac.new(token.encode("utf-8"), "\x1f".join(context).encode("utf-8"),
-                   hashlib.sha256).digest()
+    mac = hmac.new(
+        token.encode("utf-8"), "\x1f".join(context).encode("utf-8"), hashlib.sha256
+    ).digest()
     return base64.urlsafe_b64encode(mac).rstrip(b"=").decode("ascii")
 
 
@@ -81,7 +102,8 @@ def redact_tokens(value: Any) -> Any:
     if isinstance(value, dict):
         return {
             key: _redact_all(item)
-            if isinstance(key, str) and key.lower() in _SECRET_KEYS else redact_tokens(item)
+            if isinstance(key, str) and key.lower() in _SECRET_KEYS
+            else redact_tokens(item)
             for key, item in value.items()
         }
     if isinstance(value, list):

@@ -58,8 +58,11 @@ def answer_id_mismatch(body: dict[str, Any], request_id: int) -> str | None:
     answered = body["id"]
     if answered is None and "error" in body:
         return None
-    if isinstance(answered, (int, str)) and not isinstance(answered, bool) \
-            and str(answered) == str(request_id):
+    if (
+        isinstance(answered, (int, str))
+        and not isinstance(answered, bool)
+        and str(answered) == str(request_id)
+    ):
         return None
     return f"id {json.dumps(answered)[:_ID_SHOWN]}, not {request_id}, the id of the request"
 
@@ -99,8 +102,12 @@ class RpcClient:
         if pool is None:
             if self._ssl_context is None:  # loading the CA store costs milliseconds: once
                 self._ssl_context = httpx.create_ssl_context()
-            pool = httpx.AsyncClient(limits=self._limits, timeout=None, transport=self._transport,
-                                     verify=self._ssl_context)
+            pool = httpx.AsyncClient(
+                limits=self._limits,
+                timeout=None,
+                transport=self._transport,
+                verify=self._ssl_context,
+            )
             self._pools[origin] = pool
         return pool
 
@@ -146,19 +153,30 @@ class RpcClient:
                 return await self._call_once(endpoint, name, params, limit)
             except RemoteError as exc:
                 alias = params.get("message_type")
-                if not (method_aliases and exc.code == str(METHOD_NOT_FOUND) and name == method
-                        and isinstance(alias, str) and alias and alias != method):
+                if not (
+                    method_aliases
+                    and exc.code == str(METHOD_NOT_FOUND)
+                    and name == method
+                    and isinstance(alias, str)
+                    and alias
+                    and alias != method
+                ):
                     raise
                 self._method_names[(endpoint, method)] = alias
-                self._log.log.info("peer_method_alias", endpoint=endpoint, method=method,
-                                   alias=alias)
+                self._log.log.info(
+                    "peer_method_alias", endpoint=endpoint, method=method, alias=alias
+                )
             except TransportError as failure:
                 attempt += 1
                 if attempt > max_retries:
                     raise
                 self._log.log.warning(
-                    "call_retry", method=method, endpoint=endpoint, retry=attempt,
-                    error_code=failure.code.value, reason=failure.description,
+                    "call_retry",
+                    method=method,
+                    endpoint=endpoint,
+                    retry=attempt,
+                    error_code=failure.code.value,
+                    reason=failure.description,
                 )
                 if on_retry is not None:
                     await on_retry(attempt, failure)
@@ -172,7 +190,8 @@ class RpcClient:
         self._log.message("message_sent", params, method=method, peer=endpoint)
         try:
             status, body = await asyncio.wait_for(
-                self._post(endpoint, method, json.dumps(request)), timeout=limit)
+                self._post(endpoint, method, json.dumps(request)), timeout=limit
+            )
         except (asyncio.TimeoutError, httpx.TimeoutException):
             raise TransportError(
                 ErrorCode.TIMEOUT_ERROR, f"{endpoint} did not answer {method} within {limit:g} s"
@@ -199,8 +218,8 @@ class RpcClient:
         """
         cap = self._system.http.max_response_bytes
         async with self._pool_for(endpoint).stream(
-                "POST", endpoint, content=content,
-                headers={"content-type": "application/json"}) as response:
+            "POST", endpoint, content=content, headers={"content-type": "application/json"}
+        ) as response:
             if response.status_code != 200:
                 return response.status_code, await _first_bytes(response, ERROR_BODY_BYTES)
             declared = response.headers.get("content-length", "")
@@ -221,12 +240,14 @@ class RpcClient:
             f"({cap}): refused without reading the rest",
         )
 
-    def _result_of(self, status: int, content: bytes, endpoint: str, method: str,
-                   request_id: int) -> dict[str, Any]:
+    def _result_of(
+        self, status: int, content: bytes, endpoint: str, method: str, request_id: int
+    ) -> dict[str, Any]:
         if status != 200:
             why, evidence = _error_evidence(content)
-            raise RemoteError(f"HTTP_{status}",
-                              f"{endpoint} answered {method} with HTTP {status}{why}", evidence)
+            raise RemoteError(
+                f"HTTP_{status}", f"{endpoint} answered {method} with HTTP {status}{why}", evidence
+            )
         try:
             body = json.loads(content)
         except ValueError:
@@ -249,18 +270,23 @@ class RpcClient:
             )
         mismatch = answer_id_mismatch(body, request_id)
         if mismatch is not None:  # no usable answer: retried like a lost one
-            raise TransportError(ErrorCode.CONNECTION_ERROR, f"{endpoint} answered {method} "
-                                 f"with {mismatch}: an answer to another request, not taken")
+            raise TransportError(
+                ErrorCode.CONNECTION_ERROR,
+                f"{endpoint} answered {method} "
+                f"with {mismatch}: an answer to another request, not taken",
+            )
         error = body.get("error")
         if error is not None:
             code = error.get("code") if isinstance(error, dict) else None
             text = error.get("message", "") if isinstance(error, dict) else str(error)
-            raise RemoteError(str(code), f"{endpoint} answered {method} with an error: {text}",
-                              body)
+            raise RemoteError(
+                str(code), f"{endpoint} answered {method} with an error: {text}", body
+            )
         if "result" not in body:
             raise RemoteError(
                 ErrorCode.INVALID_FIELD_VALUE.value,
-                f"{endpoint} answered {method} with neither a result nor an error", body,
+                f"{endpoint} answered {method} with neither a result nor an error",
+                body,
             )
         result = body["result"]
         if not isinstance(result, dict):
@@ -268,7 +294,8 @@ class RpcClient:
         self._log.message("message_received", result, method=method, peer=endpoint)
         if result.get("message_type") == "LEAGUE_ERROR":
             raise RemoteError(
-                str(result.get("error_code", "")), str(result.get("error_description", "")),
+                str(result.get("error_code", "")),
+                str(result.get("error_description", "")),
                 result,
             )
         return result
@@ -299,7 +326,7 @@ async def _first_bytes(response: httpx.Response, limit: int) -> bytes:
     """At most ``limit`` bytes of a streamed body; the rest is never read."""
     body = bytearray()
     async for chunk in response.aiter_bytes():
-        body += chunk[:limit - len(body)]
+        body += chunk[: limit - len(body)]
         if len(body) >= limit:
             break
     return bytes(body)

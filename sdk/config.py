@@ -95,24 +95,45 @@ class HostPort(_Settings):
 class HttpConfig(_Settings):
     """Limits of HTTP traffic: what an agent's ``/mcp`` takes, what its client reads."""
 
-    max_body_bytes: int = Field(default=1_048_576, ge=1024, description="the largest "
-                                "request body /mcp takes; a larger one gets HTTP 413 (-32600)")
-    max_batch: int = Field(default=1000, ge=1, description="the most requests one JSON-RPC "
-                           "batch may hold; a larger batch is refused whole (-32600)")
-    max_json_depth: int = Field(default=64, ge=8, le=200, description="how deeply a request "
-                                "may nest arrays and objects (-32600 beyond); at most 200, "
-                                "since the log writer stops at 254 levels")
+    max_body_bytes: int = Field(
+        default=1_048_576,
+        ge=1024,
+        description="the largest request body /mcp takes; a larger one gets HTTP 413 (-32600)",
+    )
+    max_batch: int = Field(
+        default=1000,
+        ge=1,
+        description="the most requests one JSON-RPC "
+        "batch may hold; a larger batch is refused whole (-32600)",
+    )
+    max_json_depth: int = Field(
+        default=64,
+        ge=8,
+        le=200,
+        description="how deeply a request "
+        "may nest arrays and objects (-32600 beyond); at most 200, "
+        "since the log writer stops at 254 levels",
+    )
     max_connections: int = Field(default=256, ge=1)
     max_server_connections: int = Field(
-        default=1024, ge=16, description="connections a service keeps open; past it the "
+        default=1024,
+        ge=16,
+        description="connections a service keeps open; past it the "
         "oldest idle one is closed for the new one (a flood cannot starve it); at most its "
-        "open-files limit less 256")
+        "open-files limit less 256",
+    )
     request_timeout_sec: float = Field(
-        default=15, gt=0, description="a connection that has not sent a whole request this "
-        "long after it opened, or after its previous answer, is closed")
+        default=15,
+        gt=0,
+        description="a connection that has not sent a whole request this "
+        "long after it opened, or after its previous answer, is closed",
+    )
     max_response_bytes: int = Field(
-        default=1_048_576, ge=1024, description="the largest answer body a caller reads; "
-        "a larger one is refused (E002) before it fills memory")
+        default=1_048_576,
+        ge=1024,
+        description="the largest answer body a caller reads; "
+        "a larger one is refused (E002) before it fills memory",
+    )
 
 
 class SystemConfig(_File):
@@ -121,10 +142,12 @@ class SystemConfig(_File):
     default_league_id: str
     league_manager: HostPort = HostPort(port=8000)
     league_manager_sender: str = Field(
-        default="league_manager", pattern=r"^league_manager(:[A-Za-z0-9_.-]+)?$",
+        default="league_manager",
+        pattern=r"^league_manager(:[A-Za-z0-9_.-]+)?$",
         description="how the League Manager signs its messages: league_manager, as the "
         "protocol's examples do, or league_manager:<id> (e.g. league_manager:LM01), as some "
-        "published agents expect")
+        "published agents expect",
+    )
     timeouts_sec: dict[str, float] = Field(default_factory=dict)
     default_timeout_sec: float = Field(default=10.0, gt=0)
     retry_policy: RetryPolicy = RetryPolicy()
@@ -178,13 +201,13 @@ class ScoringConfig(_Settings):
     def _ranked_as_a_player_would(self) -> ScoringConfig:
         rules = [
             (self.win > 0, f"win ({self.win:g}) must be more than 0: a win earns points"),
-            (self.win > self.draw,
-             f"win ({self.win:g}) must be more than draw ({self.draw:g})"),
-            (self.draw >= self.loss,
-             f"draw ({self.draw:g}) must be at least loss ({self.loss:g})"),
-            (self.technical_loss <= self.loss,
-             f"technical_loss ({self.technical_loss:g}) must be at most loss "
-             f"({self.loss:g}): not answering must not pay more than losing"),
+            (self.win > self.draw, f"win ({self.win:g}) must be more than draw ({self.draw:g})"),
+            (self.draw >= self.loss, f"draw ({self.draw:g}) must be at least loss ({self.loss:g})"),
+            (
+                self.technical_loss <= self.loss,
+                f"technical_loss ({self.technical_loss:g}) must be at most loss "
+                f"({self.loss:g}): not answering must not pay more than losing",
+            ),
         ]
         broken = [said for holds, said in rules if not holds]
         if broken:
@@ -210,29 +233,49 @@ class LeagueConfig(_File):
     max_players: int = Field(default=1000, ge=2)
     match_timeout_sec: float = Field(default=300, gt=0)
     stall_after_sec: float = Field(
-        default=600, gt=0, description="a running round without a new result for this long "
+        default=600,
+        gt=0,
+        description="a running round without a new result for this long "
         "is a stall: /health is degraded and /status names the matches and referees waited "
-        "for (longer than match_timeout_sec, after which a match goes to another referee)")
+        "for (longer than match_timeout_sec, after which a match goes to another referee)",
+    )
     registrations_per_minute: int = Field(
-        default=300, ge=1, description="registrations one network address may make in any "
-        "minute; more are REJECTED with the time to wait")
+        default=300,
+        ge=1,
+        description="registrations one network address may make in any "
+        "minute; more are REJECTED with the time to wait",
+    )
     suspend_after_failures: int = Field(
-        default=3, ge=1, description="technical losses or missed notifications in a row "
-        "after which a player is SUSPENDED and its remaining matches are forfeits")
+        default=3,
+        ge=1,
+        description="technical losses or missed notifications in a row "
+        "after which a player is SUSPENDED and its remaining matches are forfeits",
+    )
     players_per_match: int | None = Field(
-        default=None, ge=2, le=26, description="players in each match; by default the "
-        "fewest the game allows (two for most games)")
+        default=None,
+        ge=2,
+        le=26,
+        description="players in each match; by default the "
+        "fewest the game allows (two for most games)",
+    )
     rounds: int | None = Field(
-        default=None, ge=1, description="with more than two players per match: how many "
-        "rounds; by default enough for every player to be able to meet every other once")
+        default=None,
+        ge=1,
+        description="with more than two players per match: how many "
+        "rounds; by default enough for every player to be able to meet every other once",
+    )
     broadcasts: bool = Field(
-        default=True, description="send every round's announcement, standings update and "
+        default=True,
+        description="send every round's announcement, standings update and "
         "completion to every player; false for very large leagues, whose players poll "
-        "league_query instead (the league's completion is still sent)")
+        "league_query instead (the league's completion is still sent)",
+    )
     communication: CommunicationConfig = CommunicationConfig()
     protocol_mode: ProtocolMode = Field(
-        default="lenient", description="lenient: take the variations published agents send "
-        "and note them; strict (grading): refuse them, naming each")
+        default="lenient",
+        description="lenient: take the variations published agents send "
+        "and note them; strict (grading): refuse them, naming each",
+    )
 
 
 class GameEntry(_Settings):
@@ -283,8 +326,10 @@ _SAFE_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
 def _safe_id(league_id: str) -> str:
     """A league id names files and folders: letters, digits, '_', '.', '-' only."""
     if not _SAFE_ID.match(league_id) or league_id in (".", ".."):
-        raise ConfigError(f"league id {league_id!r} may hold only letters, digits, '_', '.' "
-                          "and '-' (it names files)")
+        raise ConfigError(
+            f"league id {league_id!r} may hold only letters, digits, '_', '.' "
+            "and '-' (it names files)"
+        )
     return league_id
 
 

@@ -47,9 +47,11 @@ class ConnectionGuard:
         ``PRESSURE_SEC``), or None."""
         if time.monotonic() - self._pressed_at > PRESSURE_SEC:
             return None
-        return (f"flooded with connections: {self.closed_for_room} closed to stay under "
-                f"{self.max_connections} open, {self.timed_out} for sending no whole request "
-                f"within {self.request_timeout_sec:g} s")
+        return (
+            f"flooded with connections: {self.closed_for_room} closed to stay under "
+            f"{self.max_connections} open, {self.timed_out} for sending no whole request "
+            f"within {self.request_timeout_sec:g} s"
+        )
 
     def protocol(self) -> type[asyncio.Protocol]:
         """uvicorn's HTTP protocol bound to this guard (``uvicorn.Config(http=...)``)."""

@@ -106,8 +106,9 @@ _REMEDIES = {
 
 def _file_in_the_way(path: Path) -> Path | None:
     """The nearest folder on ``path``'s way that is a file instead (ENOTDIR, EEXIST)."""
-    return next((part for part in reversed(path.parents)
-                 if part.exists() and not part.is_dir()), None)
+    return next(
+        (part for part in reversed(path.parents) if part.exists() and not part.is_dir()), None
+    )
 
 
 class FileSystemError(LeagueSDKError, OSError):
@@ -122,12 +123,10 @@ class FileSystemError(LeagueSDKError, OSError):
         self.errno = cause.errno
 
     @classmethod
-    def of(cls, cause: OSError, path: Path, action: Literal["read", "write"]
-           ) -> FileSystemError:
+    def of(cls, cause: OSError, path: Path, action: Literal["read", "write"]) -> FileSystemError:
         """The refusal of ``cause`` (met reading or writing ``path``) as one sentence."""
         remedy = _REMEDIES.get(cause.errno or 0)
-        blocking = (_file_in_the_way(path) if cause.errno in (errno.ENOTDIR, errno.EEXIST)
-                    else None)
+        blocking = _file_in_the_way(path) if cause.errno in (errno.ENOTDIR, errno.EEXIST) else None
         if blocking is not None:
             remedy = f"{blocking} is a file where a folder should be; move it away"
         if remedy is None:

@@ -14,8 +14,7 @@ __all__ = ["canonical_endpoint", "clean_display_name", "name_key"]
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _LOOPBACK = "127.0.0.1"
-_LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost",
-                             "ip6-loopback"})
+_LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
 _INVISIBLE = frozenset({"Cc", "Cf", "Co", "Cs", "Cn"})
 """Unicode categories that show nothing: controls, format characters (zero-width space and
 joiners, bidi marks, the BOM), private-use, surrogates and unassigned code points."""
@@ -71,8 +70,7 @@ def clean_display_name(display_name: str) -> str:
     """A display name as we keep and show it: NFKC-normalised (full-width letters become
     plain ones), invisible characters removed, runs of white space made one space."""
     normal = unicodedata.normalize("NFKC", display_name)
-    visible = "".join(c for c in normal if unicodedata.category(c) not in _INVISIBLE
-                      or c in "\t\n")
+    visible = "".join(c for c in normal if unicodedata.category(c) not in _INVISIBLE or c in "\t\n")
     return " ".join(visible.split())
 
 

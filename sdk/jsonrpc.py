@@ -75,13 +75,13 @@ class RpcMethod:
     model: type[Message] | None = None
 
 
-def served_methods(methods: Mapping[str, RpcMethod]
-                   ) -> dict[str, tuple[RpcMethod, str | None]]:
+def served_methods(methods: Mapping[str, RpcMethod]) -> dict[str, tuple[RpcMethod, str | None]]:
     """Every name a method table is served under, each with the protocol's name when it is
     an alias: the table's own names, and the message_type each method carries (many
     published agents name the method by it)."""
     served: dict[str, tuple[RpcMethod, str | None]] = {
-        name: (method, None) for name, method in methods.items()}
+        name: (method, None) for name, method in methods.items()
+    }
     for name, method in methods.items():
         alias = method.model.MESSAGE_TYPE if method.model else None
         if alias and alias not in served:
@@ -151,8 +151,9 @@ def _is_request(request: Any) -> bool:
     if "params" in request and not isinstance(request["params"], (dict, list)):
         return False
     request_id = request.get("id")
-    return request_id is None or (isinstance(request_id, (str, int, float))
-                                  and not isinstance(request_id, bool))
+    return request_id is None or (
+        isinstance(request_id, (str, int, float)) and not isinstance(request_id, bool)
+    )
 
 
 def _as_response(payload: Any, status_code: int = 200) -> Response:
@@ -183,21 +184,31 @@ class JsonRpcEndpoint:
         self._limits = limits or HttpConfig()
         self._mode = mode
         self._league_manager_sender = league_manager_sender
-        self._methods = {name: self._adapt(name, method, alias_of)
-                         for name, (method, alias_of) in served_methods(methods).items()}
+        self._methods = {
+            name: self._adapt(name, method, alias_of)
+            for name, (method, alias_of) in served_methods(methods).items()
+        }
 
     def mount(self, app: FastAPI, path: str = "/mcp") -> None:
-        app.add_api_route(path, self._route, methods=["POST"], include_in_schema=True,
-                          summary="JSON-RPC 2.0 endpoint (league.v2 messages)")
+        app.add_api_route(
+            path,
+            self._route,
+            methods=["POST"],
+            include_in_schema=True,
+            summary="JSON-RPC 2.0 endpoint (league.v2 messages)",
+        )
 
     async def _route(self, request: Request) -> Response:
         body = await self._read_body(request)
         if body is None:
             limit = self._limits.max_body_bytes
             return _as_response(
-                _error(INVALID_REQUEST, "Invalid request",
-                       f"the request body is larger than {limit} bytes, this agent's limit "
-                       "(http.max_body_bytes)"),
+                _error(
+                    INVALID_REQUEST,
+                    "Invalid request",
+                    f"the request body is larger than {limit} bytes, this agent's limit "
+                    "(http.max_body_bytes)",
+                ),
                 status_code=413,
             )
         _CALLER.set(request.client.host if request.client else None)
@@ -226,18 +237,24 @@ class JsonRpcEndpoint:
             return _error(PARSE_ERROR, "Parse error", f"the body cannot be parsed as JSON: {exc}")
         depth = self._limits.max_json_depth
         if json_depth(parsed) > depth:
-            return _error(INVALID_REQUEST, "Invalid request",
-                          f"the body nests arrays and objects more than {depth} levels deep, "
-                          "this agent's limit (http.max_json_depth)")
+            return _error(
+                INVALID_REQUEST,
+                "Invalid request",
+                f"the body nests arrays and objects more than {depth} levels deep, "
+                "this agent's limit (http.max_json_depth)",
+            )
         if isinstance(parsed, list):
             if not parsed:
                 return _error(INVALID_REQUEST, "Invalid request", "a batch must not be empty")
             if len(parsed) > self._limits.max_batch:
-                return _error(INVALID_REQUEST, "Invalid request",
-                              f"a batch may hold at most {self._limits.max_batch} requests, "
-                              f"this agent's limit (http.max_batch); this one holds "
-                              f"{len(parsed)}, and none of them was handled: send them in "
-                              "smaller batches")
+                return _error(
+                    INVALID_REQUEST,
+                    "Invalid request",
+                    f"a batch may hold at most {self._limits.max_batch} requests, "
+                    f"this agent's limit (http.max_batch); this one holds "
+                    f"{len(parsed)}, and none of them was handled: send them in "
+                    "smaller batches",
+                )
             return await self._dispatch_batch(parsed, len(body)) or None
         return await self._dispatch_one(parsed)
 
@@ -251,17 +268,27 @@ class JsonRpcEndpoint:
         finally:
             _BATCH.reset(token)
         if share.refused or share.unlogged:
-            self._log.log.info("batch_summary", caller=caller_address(), requests=len(batch),
-                               refused=dict(share.refused), unlogged=share.unlogged)
+            self._log.log.info(
+                "batch_summary",
+                caller=caller_address(),
+                requests=len(batch),
+                refused=dict(share.refused),
+                unlogged=share.unlogged,
+            )
         return [answer for answer in answers if answer is not None]
 
     async def _dispatch_one(self, request: Any) -> Any:
         if not _is_request(request):
-            return _error(INVALID_REQUEST, "Invalid request",
-                          "not a JSON-RPC 2.0 request object (jsonrpc '2.0', method, "
-                          "optional params and id)", _usable_id(request))
+            return _error(
+                INVALID_REQUEST,
+                "Invalid request",
+                "not a JSON-RPC 2.0 request object (jsonrpc '2.0', method, optional params and id)",
+                _usable_id(request),
+            )
         return await async_dispatch_to_serializable(
-            request, self._methods, deserializer=lambda already_parsed: already_parsed,
+            request,
+            self._methods,
+            deserializer=lambda already_parsed: already_parsed,
             validator=lambda _: None,
         )
 
@@ -269,18 +296,21 @@ class JsonRpcEndpoint:
         conversation_id = params.get("conversation_id")
         message = LeagueError(
             sender=self._sender(),
-            conversation_id=conversation_id if isinstance(conversation_id, str)
-            and conversation_id else "none",
+            conversation_id=conversation_id
+            if isinstance(conversation_id, str) and conversation_id
+            else "none",
             error_code=error.code.value,
             error_description=error.description,
             original_message_type=params.get("message_type")
-            if isinstance(params.get("message_type"), str) else None,
+            if isinstance(params.get("message_type"), str)
+            else None,
             context=error.context,
         )
         return message.to_wire()
 
-    async def _answer(self, name: str, method: RpcMethod, alias_of: str | None,
-                      params: dict[str, Any]) -> Any:
+    async def _answer(
+        self, name: str, method: RpcMethod, alias_of: str | None, params: dict[str, Any]
+    ) -> Any:
         """Answer one call and log it as received and sent; in a batch, only once its answer
         is known, and only as far as the batch's share of the log goes (``_Batch``)."""
         batch = _BATCH.get()
@@ -300,20 +330,29 @@ class JsonRpcEndpoint:
             batch.unlogged += 1
         return outcome.wire
 
-    async def _outcome(self, name: str, method: RpcMethod, alias_of: str | None,
-                       params: dict[str, Any]) -> _Outcome:
+    async def _outcome(
+        self, name: str, method: RpcMethod, alias_of: str | None, params: dict[str, Any]
+    ) -> _Outcome:
         """The handler's answer, or a LEAGUE_ERROR for a message that breaks the protocol or
         that the handler refuses. Anything else raised is our own fault."""
         deviations: list[Deviation] = []
         if alias_of is not None:
-            deviations.append(Deviation(
-                kind="method_alias", detail=f"the method is named {name} (the "
-                f"message_type); the protocol's name is {alias_of}"))
+            deviations.append(
+                Deviation(
+                    kind="method_alias",
+                    detail=f"the method is named {name} (the "
+                    f"message_type); the protocol's name is {alias_of}",
+                )
+            )
         try:
             payload: Any = params
             if method.model is not None:
-                fixed, repairs = repair(method.model, params, request_defaults(method.model),
-                                        league_manager_sender=self._league_manager_sender)
+                fixed, repairs = repair(
+                    method.model,
+                    params,
+                    request_defaults(method.model),
+                    league_manager_sender=self._league_manager_sender,
+                )
                 deviations += repairs
                 refusal = strict_refusal(deviations) if self._mode() == "strict" else None
                 if refusal is not None:
@@ -331,23 +370,30 @@ class JsonRpcEndpoint:
         wire = answer.to_wire() if isinstance(answer, Message) else answer
         return _Outcome(wire, deviations)
 
-    def _refused(self, error: ProtocolError, params: dict[str, Any],
-                 deviations: list[Deviation] | None = None) -> _Outcome:
+    def _refused(
+        self,
+        error: ProtocolError,
+        params: dict[str, Any],
+        deviations: list[Deviation] | None = None,
+    ) -> _Outcome:
         return _Outcome(self._league_error(error, params), deviations or [], error.code.value)
 
     def _log_answer(self, name: str, outcome: _Outcome) -> None:
         if outcome.deviations:
-            self._log.log.info("protocol_deviation", method=name, mode=self._mode(),
-                               deviations=[d.model_dump() for d in outcome.deviations])
+            self._log.log.info(
+                "protocol_deviation",
+                method=name,
+                mode=self._mode(),
+                deviations=[d.model_dump() for d in outcome.deviations],
+            )
         self._log.message("message_sent", outcome.wire, method=name)
 
-    def _adapt(self, name: str, method: RpcMethod, alias_of: str | None = None
-               ) -> Callable[..., Awaitable[Any]]:
+    def _adapt(
+        self, name: str, method: RpcMethod, alias_of: str | None = None
+    ) -> Callable[..., Awaitable[Any]]:
         async def call(*args: Any, **params: Any) -> Any:
             if args:
-                return InvalidParams(
-                    "params must be a JSON object holding the league.v2 message"
-                )
+                return InvalidParams("params must be a JSON object holding the league.v2 message")
             try:
                 return Success(await self._answer(name, method, alias_of, params))
             except Exception:
@@ -355,8 +401,11 @@ class JsonRpcEndpoint:
                 # our log. Caught here, not by jsonrpcserver, which would answer the
                 # exception's text and print its traceback.
                 self._log.log.exception("handler_failed", method=name)
-                return Error(INTERNAL_ERROR, "Internal error",
-                             f"{ErrorCode.INTERNAL_ERROR.value}: the agent failed to handle "
-                             f"{name}; the details are in its log")
+                return Error(
+                    INTERNAL_ERROR,
+                    "Internal error",
+                    f"{ErrorCode.INTERNAL_ERROR.value}: the agent failed to handle "
+                    f"{name}; the details are in its log",
+                )
 
         return call

@@ -16,6 +16,7 @@ def json_depth(value: Any) -> int:
         item, depth = stack.pop()
         if isinstance(item, (dict, list)):
             deepest = max(deepest, depth)
-            stack.extend((child, depth + 1)
-                         for child in (item.values() if isinstance(item, dict) else item))
+            stack.extend(
+                (child, depth + 1) for child in (item.values() if isinstance(item, dict) else item)
+            )
     return deepest

@@ -12,8 +12,17 @@ from sdk.schemas import message_schema
 
 __all__ = ["message_reference"]
 
-_ENVELOPE = ("protocol", "message_type", "sender", "timestamp", "conversation_id",
-             "auth_token", "league_id", "round_id", "match_id")
+_ENVELOPE = (
+    "protocol",
+    "message_type",
+    "sender",
+    "timestamp",
+    "conversation_id",
+    "auth_token",
+    "league_id",
+    "round_id",
+    "match_id",
+)
 
 
 def _type_of(schema: dict[str, Any]) -> tuple[str, bool]:
@@ -21,8 +30,9 @@ def _type_of(schema: dict[str, Any]) -> tuple[str, bool]:
     if "$ref" in schema:
         return schema["$ref"].rsplit("/", 1)[-1], False
     if "anyOf" in schema:
-        options = [_type_of(option)[0] for option in schema["anyOf"]
-                   if option.get("type") != "null"]
+        options = [
+            _type_of(option)[0] for option in schema["anyOf"] if option.get("type") != "null"
+        ]
         nullable = any(option.get("type") == "null" for option in schema["anyOf"])
         return " or ".join(options), nullable
     if "const" in schema:
@@ -39,8 +49,12 @@ def _type_of(schema: dict[str, Any]) -> tuple[str, bool]:
 
 def _notes(schema: dict[str, Any]) -> str:
     notes = []
-    for key, text in (("minimum", "≥ {}"), ("maximum", "≤ {}"), ("minLength", "non-empty"),
-                      ("maxLength", "at most {} characters")):
+    for key, text in (
+        ("minimum", "≥ {}"),
+        ("maximum", "≤ {}"),
+        ("minLength", "non-empty"),
+        ("maxLength", "at most {} characters"),
+    ):
         if key in schema and not (key == "minLength" and schema[key] != 1):
             notes.append(text.format(schema[key]))
     if "pattern" in schema and "description" not in schema:
@@ -59,8 +73,9 @@ def _field_table(schema: dict[str, Any]) -> list[str]:
         kind, nullable = _type_of(field)
         if nullable:
             kind += " or null"
-        lines.append(f"| `{name}` | {kind} | {'yes' if name in required else 'no'} "
-                     f"| {_notes(field)} |")
+        lines.append(
+            f"| `{name}` | {kind} | {'yes' if name in required else 'no'} | {_notes(field)} |"
+        )
     return lines
 
 
@@ -71,8 +86,11 @@ def _section(model: type[Message], ours: bool) -> list[str]:
     lines = [f"## {model.MESSAGE_TYPE}" + (" (ours)" if ours else ""), ""]
     if doc and not doc[0].startswith("Envelope fields"):
         lines += [doc[0], ""]
-    lines += [f"Its own fields: {', '.join(f'`{n}`' for n in own) or 'none'}; the envelope "
-              "fields are as in every message.", ""]
+    lines += [
+        f"Its own fields: {', '.join(f'`{n}`' for n in own) or 'none'}; the envelope "
+        "fields are as in every message.",
+        "",
+    ]
     lines += _field_table(schema)
     for name, part in sorted(schema.get("$defs", {}).items()):
         lines += ["", f"`{name}`:", ""] + _field_table(part)

@@ -36,18 +36,40 @@ from sdk.messages import (
 )
 from sdk.tolerance import answer_defaults, receive
 
-__all__ = ["FINAL_CODES", "RegistrationDeferred", "RegistrationState", "RegistrationProgress",
-           "backoff", "one_line", "read_answer", "register_until_settled"]
+__all__ = [
+    "FINAL_CODES",
+    "RegistrationDeferred",
+    "RegistrationState",
+    "RegistrationProgress",
+    "backoff",
+    "one_line",
+    "read_answer",
+    "register_until_settled",
+]
 
-FINAL_CODES = frozenset({
-    *(code.value for code in (
-        ErrorCode.INVALID_FIELD_VALUE, ErrorCode.MISSING_REQUIRED_FIELD,
-        ErrorCode.REGISTRATION_CLOSED, ErrorCode.AUTH_TOKEN_MISSING,
-        ErrorCode.AUTH_TOKEN_INVALID, ErrorCode.NOT_AUTHORIZED,
-        ErrorCode.MESSAGE_TYPE_MISMATCH, ErrorCode.PROTOCOL_VERSION_MISMATCH,
-        ErrorCode.UNSUPPORTED_GAME_TYPE, ErrorCode.INVALID_TIMESTAMP)),
-    "-32700", "-32600", "-32601", "-32602",
-})
+FINAL_CODES = frozenset(
+    {
+        *(
+            code.value
+            for code in (
+                ErrorCode.INVALID_FIELD_VALUE,
+                ErrorCode.MISSING_REQUIRED_FIELD,
+                ErrorCode.REGISTRATION_CLOSED,
+                ErrorCode.AUTH_TOKEN_MISSING,
+                ErrorCode.AUTH_TOKEN_INVALID,
+                ErrorCode.NOT_AUTHORIZED,
+                ErrorCode.MESSAGE_TYPE_MISMATCH,
+                ErrorCode.PROTOCOL_VERSION_MISMATCH,
+                ErrorCode.UNSUPPORTED_GAME_TYPE,
+                ErrorCode.INVALID_TIMESTAMP,
+            )
+        ),
+        "-32700",
+        "-32600",
+        "-32601",
+        "-32602",
+    }
+)
 """Error codes of a League Manager's answer that no retry can change: it refuses who the
 agent is (registration closed, no or a wrong secret, not allowed, a game it does not
 play, another protocol version) or the request as the agent will send it again (a field,
@@ -109,10 +131,9 @@ def one_line(text: str, hidden: Iterable[str | None] = ()) -> str:
     for secret in hidden:
         if secret:
             text = text.replace(secret, "…")
-    shown = "".join(" " if unicodedata.category(char).startswith("C") else char
-                    for char in text)
+    shown = "".join(" " if unicodedata.category(char).startswith("C") else char for char in text)
     shown = " ".join(shown.split())
-    return shown if len(shown) <= REASON_MAX else shown[:REASON_MAX - 1] + "…"
+    return shown if len(shown) <= REASON_MAX else shown[: REASON_MAX - 1] + "…"
 
 
 def backoff(policy: RetryPolicy, attempt: int, asked: float | None = None) -> float:
@@ -125,8 +146,9 @@ def backoff(policy: RetryPolicy, attempt: int, asked: float | None = None) -> fl
     return wait
 
 
-def read_answer(model: type[_Answer], answer: dict[str, Any], conversation_id: str,
-                who: str) -> _Answer:
+def read_answer(
+    model: type[_Answer], answer: dict[str, Any], conversation_id: str, who: str
+) -> _Answer:
     """The League Manager's answer as ``model`` (a lenient reading: a missing envelope is
     filled in), refused for good when its status is REJECTED.
 
@@ -136,18 +158,24 @@ def read_answer(model: type[_Answer], answer: dict[str, Any], conversation_id: s
         RegistrationRefused: REJECTED, with the League Manager's reason.
     """
     try:
-        response, _ = receive(model, answer, "lenient", answer_defaults(
-            model, sender="league_manager", conversation_id=conversation_id))
+        response, _ = receive(
+            model,
+            answer,
+            "lenient",
+            answer_defaults(model, sender="league_manager", conversation_id=conversation_id),
+        )
     except ValidationError as exc:
         error = protocol_error_from_validation(exc, model.MESSAGE_TYPE)
-        raise RegistrationDeferred(f"the League Manager's answer cannot be read: "
-                                   f"{error.code.value} {error.description}") from None
+        raise RegistrationDeferred(
+            f"the League Manager's answer cannot be read: {error.code.value} {error.description}"
+        ) from None
     if response.status == "REJECTED":
         reason = response.reason or "no reason given"
         wait = _retry_after(response.retry_after_sec)
         if wait is not None:
-            raise RegistrationDeferred(f"the League Manager asks {who} to register again "
-                                       f"later: {reason}", wait)
+            raise RegistrationDeferred(
+                f"the League Manager asks {who} to register again later: {reason}", wait
+            )
         raise RegistrationRefused(f"the League Manager refused {who}: {reason}")
     return response
 
@@ -166,9 +194,17 @@ def _refused_for_good(exc: RemoteError) -> bool:
 
 
 async def register_until_settled(
-    client: RpcClient, endpoint: str, method: str, request: Callable[[], Message],
-    accept: Callable[[dict[str, Any]], _R], *, interval: float, policy: RetryPolicy,
-    log: AgentLog, on_problem: Callable[[str], None], who: str,
+    client: RpcClient,
+    endpoint: str,
+    method: str,
+    request: Callable[[], Message],
+    accept: Callable[[dict[str, Any]], _R],
+    *,
+    interval: float,
+    policy: RetryPolicy,
+    log: AgentLog,
+    on_problem: Callable[[str], None],
+    who: str,
 ) -> _R:
     """Register until a usable answer comes or a final refusal: ``request`` builds each
     attempt (one conversation, a fresh timestamp), ``accept`` turns an answer into what
@@ -191,25 +227,29 @@ async def register_until_settled(
     while True:
         asked: float | None = None
         try:
-            answer = await client.call_until_answered(endpoint, method, build,
-                                                      interval=interval,
-                                                      give_up_after=PATIENCE_SEC)
+            answer = await client.call_until_answered(
+                endpoint, method, build, interval=interval, give_up_after=PATIENCE_SEC
+            )
             return accept(answer)
         except TransportError as exc:
-            reason = shown(f"the League Manager at {endpoint} does not answer: "
-                           f"{exc.code.value} {exc.description}")
-            log.log.warning("league_manager_unreachable", endpoint=endpoint,
-                            error_code=exc.code.value, reason=reason)
+            reason = shown(
+                f"the League Manager at {endpoint} does not answer: "
+                f"{exc.code.value} {exc.description}"
+            )
+            log.log.warning(
+                "league_manager_unreachable",
+                endpoint=endpoint,
+                error_code=exc.code.value,
+                reason=reason,
+            )
             on_problem(reason)
             continue  # call_until_answered waited between its calls
         except RemoteError as exc:
             if _refused_for_good(exc):
-                refusal = shown(f"the League Manager refused {who}: {exc.code} "
-                                f"{exc.description}")
+                refusal = shown(f"the League Manager refused {who}: {exc.code} {exc.description}")
                 log.log.error("registration_refused", reason=refusal)
                 raise RegistrationRefused(refusal) from None
-            reason = shown(f"the League Manager answered an error: {exc.code} "
-                           f"{exc.description}")
+            reason = shown(f"the League Manager answered an error: {exc.code} {exc.description}")
         except RegistrationRefused as exc:
             refusal = shown(str(exc))
             log.log.error("registration_refused", reason=refusal)
@@ -221,7 +261,8 @@ async def register_until_settled(
             reason = shown(f"this agent failed reading the answer: {type(exc).__name__}: {exc}")
         attempt += 1
         wait = backoff(policy, attempt, asked)
-        log.log.warning("registration_retry", attempt=attempt, reason=reason,
-                        retry_in_sec=round(wait, 3))
+        log.log.warning(
+            "registration_retry", attempt=attempt, reason=reason, retry_in_sec=round(wait, 3)
+        )
         on_problem(reason)
         await asyncio.sleep(wait)

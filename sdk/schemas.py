@@ -62,7 +62,9 @@ def message_schema(model: type[Message]) -> dict[str, Any]:
     properties = schema["properties"]
     properties["protocol"] = {"const": PROTOCOL, "title": "Protocol", "type": "string"}
     properties["message_type"] = {
-        "const": model.MESSAGE_TYPE, "title": "Message Type", "type": "string",
+        "const": model.MESSAGE_TYPE,
+        "title": "Message Type",
+        "type": "string",
     }
     required = [name for name in schema.get("required", []) if name not in _REQUIRED_ENVELOPE]
     schema["required"] = [*_REQUIRED_ENVELOPE, *required]
@@ -93,4 +95,3 @@ def write_schemas(folder: Path) -> list[Path]:
     for stale in set(folder.glob(f"*{SCHEMA_SUFFIX}")) - set(written):
         stale.unlink()
     return written
-

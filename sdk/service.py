@@ -18,8 +18,14 @@ from sdk.config import ConfigError
 from sdk.connections import ConnectionGuard
 from sdk.errors import LeagueSDKError
 
-__all__ = ["FD_RESERVE", "LISTEN_FD_ENV", "ExitSwitch", "inherited_socket", "listening_socket",
-           "serve"]
+__all__ = [
+    "FD_RESERVE",
+    "LISTEN_FD_ENV",
+    "ExitSwitch",
+    "inherited_socket",
+    "listening_socket",
+    "serve",
+]
 
 
 KEEP_ALIVE_SEC = 15
@@ -78,13 +84,16 @@ def inherited_socket(port: int) -> socket.socket | None:
     try:
         sock = socket.socket(fileno=int(raw))
     except (ValueError, OSError) as exc:
-        raise ConfigError(f"{LISTEN_FD_ENV}={raw!r} is not the file descriptor of a socket "
-                         f"({exc})") from None
+        raise ConfigError(
+            f"{LISTEN_FD_ENV}={raw!r} is not the file descriptor of a socket ({exc})"
+        ) from None
     bound = sock.getsockname()[1]
     if bound != port:
         sock.close()
-        raise ConfigError(f"the socket handed down in {LISTEN_FD_ENV} is bound to port "
-                         f"{bound}, not to the configured port {port}")
+        raise ConfigError(
+            f"the socket handed down in {LISTEN_FD_ENV} is bound to port "
+            f"{bound}, not to the configured port {port}"
+        )
     return sock
 
 
@@ -127,10 +136,15 @@ class _Server(uvicorn.Server):
         await super().shutdown(sockets)
 
 
-def serve(app: FastAPI, host: str, port: int, *,
-          on_closing: Callable[[], None] | None = None,
-          guard: ConnectionGuard | None = None,
-          exit_switch: ExitSwitch | None = None) -> None:
+def serve(
+    app: FastAPI,
+    host: str,
+    port: int,
+    *,
+    on_closing: Callable[[], None] | None = None,
+    guard: ConnectionGuard | None = None,
+    exit_switch: ExitSwitch | None = None,
+) -> None:
     """Run ``app`` until SIGINT/SIGTERM; quiet access logs (the agent log has the traffic).
     On the socket handed down in ``LISTEN_FD_ENV`` when there is one (``inherited_socket``),
     else on ``host:port``. ``on_closing`` is called once the server stops taking
@@ -151,9 +165,16 @@ def serve(app: FastAPI, host: str, port: int, *,
     if guard is not None:
         _fit_to_file_limit(guard)
         extra["http"] = guard.protocol()
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
-                            timeout_graceful_shutdown=5, timeout_keep_alive=KEEP_ALIVE_SEC,
-                            **extra)
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        timeout_graceful_shutdown=5,
+        timeout_keep_alive=KEEP_ALIVE_SEC,
+        **extra,
+    )
     server = _Server(config, on_closing)
     if exit_switch is not None:
         exit_switch.attach(server)

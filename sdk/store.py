@@ -20,9 +20,21 @@ from sdk.errors import FileSystemError, LeagueSDKError, file_access
 from sdk.timeutil import utc_now, utc_now_str
 
 __all__ = [
-    "BACKUP_SUFFIX", "RECOVERY_HINT", "SCHEMA_VERSION", "BadLine", "Journal", "Loaded",
-    "StoreError", "append_whole", "atomic_write_json", "backup_path", "load_with_backup",
-    "quarantine", "read_json", "remove_temp_files", "write_document",
+    "BACKUP_SUFFIX",
+    "RECOVERY_HINT",
+    "SCHEMA_VERSION",
+    "BadLine",
+    "Journal",
+    "Loaded",
+    "StoreError",
+    "append_whole",
+    "atomic_write_json",
+    "backup_path",
+    "load_with_backup",
+    "quarantine",
+    "read_json",
+    "remove_temp_files",
+    "write_document",
 ]
 
 SCHEMA_VERSION = "1.0.0"
@@ -79,8 +91,7 @@ def _atomic_write_text(path: Path, text: str, *, keep_backup: bool) -> None:
     """Raises FileSystemError naming ``path`` when the file system refuses the write."""
     with file_access(path, "write"):
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp",
-                                         dir=path.parent)
+        fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(text)
@@ -95,8 +106,9 @@ def _atomic_write_text(path: Path, text: str, *, keep_backup: bool) -> None:
         _fsync_dir(path.parent)
 
 
-def atomic_write_json(path: Path, payload: Any, *, indent: int | None = 2,
-                      keep_backup: bool = False) -> None:
+def atomic_write_json(
+    path: Path, payload: Any, *, indent: int | None = 2, keep_backup: bool = False
+) -> None:
     """Write JSON so a reader sees the old file or the new one, never half of either:
     temp file in the same folder, fsync, rename, fsync of the folder.
 
@@ -113,8 +125,9 @@ def atomic_write_json(path: Path, payload: Any, *, indent: int | None = 2,
     _atomic_write_text(path, text, keep_backup=keep_backup)
 
 
-def write_document(path: Path, payload: dict[str, Any], *, indent: int | None = 2,
-                   keep_backup: bool = False) -> dict[str, Any]:
+def write_document(
+    path: Path, payload: dict[str, Any], *, indent: int | None = 2, keep_backup: bool = False
+) -> dict[str, Any]:
     """Atomically write a data file stamped with schema_version and last_updated
     (``keep_backup`` as in ``atomic_write_json``)."""
     document = {"schema_version": SCHEMA_VERSION, "last_updated": utc_now_str()}
@@ -386,6 +399,7 @@ class Journal:
         """Replace a damaged journal by ``records`` (atomically), keeping the damaged one
         aside; returns where it was kept. Only while no Journal has the file open."""
         kept = quarantine(path)
-        _atomic_write_text(path, "".join(_journal_line(record) for record in records),
-                           keep_backup=False)
+        _atomic_write_text(
+            path, "".join(_journal_line(record) for record in records), keep_backup=False
+        )
         return kept

@@ -15,8 +15,16 @@ from datetime import datetime, timezone
 
 from dateutil.parser import isoparser
 
-__all__ = ["PROTOCOL_TIMESTAMP_FORM", "ensure_utc", "format_utc", "parse_iso8601", "parse_utc",
-           "protocol_form", "utc_now", "utc_now_str"]
+__all__ = [
+    "PROTOCOL_TIMESTAMP_FORM",
+    "ensure_utc",
+    "format_utc",
+    "parse_iso8601",
+    "parse_utc",
+    "protocol_form",
+    "utc_now",
+    "utc_now_str",
+]
 
 _PARSERS = (isoparser(sep="T"), isoparser(sep=" "))
 _PROTOCOL_FORM = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|\+00:00)")

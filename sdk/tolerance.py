@@ -54,23 +54,33 @@ _REFUSAL_CODES: tuple[tuple[str, ErrorCode], ...] = (
 _M = TypeVar("_M", bound=Message)
 
 
-def answer_defaults(model: type[Message], *, sender: str, conversation_id: str
-                    ) -> dict[str, Any]:
+def answer_defaults(model: type[Message], *, sender: str, conversation_id: str) -> dict[str, Any]:
     """What an answer without its envelope is taken to have said: that it comes from the
     agent we called, now, in our conversation."""
-    return {"protocol": PROTOCOL, "message_type": model.MESSAGE_TYPE, "sender": sender,
-            "timestamp": utc_now_str(), "conversation_id": conversation_id}
+    return {
+        "protocol": PROTOCOL,
+        "message_type": model.MESSAGE_TYPE,
+        "sender": sender,
+        "timestamp": utc_now_str(),
+        "conversation_id": conversation_id,
+    }
 
 
 def request_defaults(model: type[Message]) -> dict[str, Any]:
     """What a request without its envelope is taken to have said (an unknown sender, who
     then fails any check that needs to know it)."""
-    return answer_defaults(model, sender="unknown",
-                           conversation_id=f"unnamed-{uuid.uuid4().hex[:12]}")
+    return answer_defaults(
+        model, sender="unknown", conversation_id=f"unnamed-{uuid.uuid4().hex[:12]}"
+    )
 
 
-def repair(model: type[Message], data: dict[str, Any], defaults: Mapping[str, Any], *,
-           league_manager_sender: str | None = None) -> tuple[dict[str, Any], list[Deviation]]:
+def repair(
+    model: type[Message],
+    data: dict[str, Any],
+    defaults: Mapping[str, Any],
+    *,
+    league_manager_sender: str | None = None,
+) -> tuple[dict[str, Any], list[Deviation]]:
     """The message in the protocol's form, and every repair it took: missing envelope
     fields filled from ``defaults``, variant field names renamed, GAME_OVER's result read
     into its form, timestamps in other ISO-8601 forms and the League Manager signing in
@@ -85,17 +95,27 @@ def repair(model: type[Message], data: dict[str, Any], defaults: Mapping[str, An
     for name in ENVELOPE_FIELDS:
         if fixed.get(name) in (None, "") and name in defaults:
             fixed[name] = defaults[name]
-            deviations.append(Deviation(kind="missing_envelope_field", field=name,
-                                        detail=f"{model.MESSAGE_TYPE} has no {name}"))
+            deviations.append(
+                Deviation(
+                    kind="missing_envelope_field",
+                    field=name,
+                    detail=f"{model.MESSAGE_TYPE} has no {name}",
+                )
+            )
     for variant, name in _FIELD_VARIANTS.get(model.MESSAGE_TYPE, {}).items():
         if variant in fixed and name not in fixed:
             fixed[name] = fixed.pop(variant)
-            deviations.append(Deviation(kind="field_variant", field=variant,
-                                        detail=f"{variant} read as {name}"))
+            deviations.append(
+                Deviation(kind="field_variant", field=variant, detail=f"{variant} read as {name}")
+            )
     for name in sorted(set(fixed) - set(model.model_fields)):
-        deviations.append(Deviation(kind="extra_field", field=name,
-                                    detail=f"{model.MESSAGE_TYPE} carries an unknown field "
-                                           f"{name!r} (kept)"))
+        deviations.append(
+            Deviation(
+                kind="extra_field",
+                field=name,
+                detail=f"{model.MESSAGE_TYPE} carries an unknown field {name!r} (kept)",
+            )
+        )
     return fixed, deviations
 
 
@@ -106,12 +126,21 @@ def strict_refusal(deviations: list[Deviation]) -> ProtocolError | None:
         return None
     kinds = {d.kind for d in refused}
     code = next(code for kind, code in _REFUSAL_CODES if kind in kinds)
-    return ProtocolError(code, "strict league: " + "; ".join(d.detail for d in refused),
-                         {"deviations": [d.model_dump() for d in refused]})
+    return ProtocolError(
+        code,
+        "strict league: " + "; ".join(d.detail for d in refused),
+        {"deviations": [d.model_dump() for d in refused]},
+    )
 
 
-def receive(model: type[_M], data: Any, mode: ProtocolMode, defaults: Mapping[str, Any], *,
-            league_manager_sender: str | None = None) -> tuple[_M, list[Deviation]]:
+def receive(
+    model: type[_M],
+    data: Any,
+    mode: ProtocolMode,
+    defaults: Mapping[str, Any],
+    *,
+    league_manager_sender: str | None = None,
+) -> tuple[_M, list[Deviation]]:
     """Validate a received message in a league's mode.
 
     Raises:
@@ -122,8 +151,7 @@ def receive(model: type[_M], data: Any, mode: ProtocolMode, defaults: Mapping[st
     """
     if not isinstance(data, dict):
         return model.from_wire(data), []
-    fixed, deviations = repair(model, data, defaults,
-                               league_manager_sender=league_manager_sender)
+    fixed, deviations = repair(model, data, defaults, league_manager_sender=league_manager_sender)
     refusal = strict_refusal(deviations) if mode == "strict" else None
     if refusal is not None:
         raise refusal

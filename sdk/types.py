@@ -23,16 +23,21 @@ def _http_url(value: str) -> str:
 
 def _mcp_url(value: str) -> str:
     if not urlsplit(_http_url(value)).path.endswith("/mcp"):
-        raise ValueError(f"{value!r} is not an agent's JSON-RPC endpoint: it must end in /mcp, "
-                         "e.g. http://127.0.0.1:8000/mcp")
+        raise ValueError(
+            f"{value!r} is not an agent's JSON-RPC endpoint: it must end in /mcp, "
+            "e.g. http://127.0.0.1:8000/mcp"
+        )
     return value
 
 
-AgentUrl = Annotated[str, AfterValidator(_http_url),
-                     Field(description="an http(s) URL with a host, e.g. "
-                                       "http://127.0.0.1:8101/mcp")]
+AgentUrl = Annotated[
+    str,
+    AfterValidator(_http_url),
+    Field(description="an http(s) URL with a host, e.g. http://127.0.0.1:8101/mcp"),
+]
 """An http(s) URL with a host: where another agent can be reached."""
 
-McpUrl = Annotated[str, AfterValidator(_mcp_url),
-                   Field(description="an agent's JSON-RPC endpoint, ending in /mcp")]
+McpUrl = Annotated[
+    str, AfterValidator(_mcp_url), Field(description="an agent's JSON-RPC endpoint, ending in /mcp")
+]
 """An agent's JSON-RPC endpoint: an http(s) URL whose path ends in ``/mcp``."""

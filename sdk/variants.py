@@ -22,11 +22,27 @@ from pydantic import BaseModel
 from sdk.messages import Message
 from sdk.timeutil import PROTOCOL_TIMESTAMP_FORM, parse_utc, protocol_form
 
-__all__ = ["Deviation", "DeviationKind", "LEAGUE_MANAGER", "RECIPIENT_STATUS", "game_over_shapes",
-           "is_league_manager", "sender_form", "timestamp_forms"]
+__all__ = [
+    "Deviation",
+    "DeviationKind",
+    "LEAGUE_MANAGER",
+    "RECIPIENT_STATUS",
+    "game_over_shapes",
+    "is_league_manager",
+    "sender_form",
+    "timestamp_forms",
+]
 
-DeviationKind = Literal["missing_envelope_field", "field_variant", "extra_field", "method_alias",
-                        "timestamp_form", "sender_form", "result_shape", "status_value"]
+DeviationKind = Literal[
+    "missing_envelope_field",
+    "field_variant",
+    "extra_field",
+    "method_alias",
+    "timestamp_form",
+    "sender_form",
+    "result_shape",
+    "status_value",
+]
 
 LEAGUE_MANAGER = "league_manager"
 """The League Manager's sender in the protocol's examples; published agents also write
@@ -41,8 +57,15 @@ RECIPIENT_STATUS = "recipient_status"
 winner named) is kept, in ``game_result``, for the recipient to read its outcome."""
 
 _STATUSES = ("WIN", "DRAW", "TECHNICAL_LOSS")
-_RESULT_FIELDS = ("status", "winner_player_id", "winner_id", "drawn_number", "number_parity",
-                  "choices", "reason")
+_RESULT_FIELDS = (
+    "status",
+    "winner_player_id",
+    "winner_id",
+    "drawn_number",
+    "number_parity",
+    "choices",
+    "reason",
+)
 
 
 class Deviation(BaseModel):
@@ -59,14 +82,18 @@ class Deviation(BaseModel):
 
 def is_league_manager(sender: Any) -> bool:
     """Whether ``sender`` names the League Manager, in either form in use."""
-    return isinstance(sender, str) and (sender == LEAGUE_MANAGER
-                                        or sender.startswith(LEAGUE_MANAGER + ":"))
+    return isinstance(sender, str) and (
+        sender == LEAGUE_MANAGER or sender.startswith(LEAGUE_MANAGER + ":")
+    )
 
 
 @cache
 def _timestamp_fields(model: type[Message]) -> tuple[str, ...]:
-    return tuple(name for name, info in model.model_fields.items()
-                 if info.annotation in (datetime, datetime | None))
+    return tuple(
+        name
+        for name, info in model.model_fields.items()
+        if info.annotation in (datetime, datetime | None)
+    )
 
 
 def timestamp_forms(model: type[Message], data: dict[str, Any]) -> list[Deviation]:
@@ -81,10 +108,14 @@ def timestamp_forms(model: type[Message], data: dict[str, Any]) -> list[Deviatio
             parse_utc(value)
         except ValueError:
             continue
-        deviations.append(Deviation(
-            kind="timestamp_form", field=name,
-            detail=f"{name} {value!r} is ISO-8601 in UTC, but not in the protocol's form "
-                   f"{PROTOCOL_TIMESTAMP_FORM}"))
+        deviations.append(
+            Deviation(
+                kind="timestamp_form",
+                field=name,
+                detail=f"{name} {value!r} is ISO-8601 in UTC, but not in the protocol's form "
+                f"{PROTOCOL_TIMESTAMP_FORM}",
+            )
+        )
     return deviations
 
 
@@ -92,13 +123,21 @@ def sender_form(data: dict[str, Any], league_manager_sender: str | None) -> list
     """A deviation when the League Manager signs in another form than ``league_manager_sender``
     (the form this league's League Manager uses; None: either is expected)."""
     sender = data.get("sender")
-    if league_manager_sender is None or not is_league_manager(sender) \
-            or sender == league_manager_sender:
+    if (
+        league_manager_sender is None
+        or not is_league_manager(sender)
+        or sender == league_manager_sender
+    ):
         return []
-    return [Deviation(kind="sender_form", field="sender",
-                      detail=f"sender {sender!r} names the League Manager, which signs "
-                             f"{league_manager_sender!r} in this league "
-                             "(system.json league_manager_sender)")]
+    return [
+        Deviation(
+            kind="sender_form",
+            field="sender",
+            detail=f"sender {sender!r} names the League Manager, which signs "
+            f"{league_manager_sender!r} in this league "
+            "(system.json league_manager_sender)",
+        )
+    ]
 
 
 def game_over_shapes(data: dict[str, Any]) -> list[Deviation]:
@@ -111,23 +150,36 @@ def game_over_shapes(data: dict[str, Any]) -> list[Deviation]:
         if not flat:
             return []
         data["game_result"] = flat
-        deviations.append(Deviation(
-            kind="result_shape", field="game_result",
-            detail="GAME_OVER has no game_result object; its result was read from the top "
-                   f"level ({', '.join(flat)})"))
+        deviations.append(
+            Deviation(
+                kind="result_shape",
+                field="game_result",
+                detail="GAME_OVER has no game_result object; its result was read from the top "
+                f"level ({', '.join(flat)})",
+            )
+        )
         if "game_type" not in data and "drawn_number" in flat:
             data["game_type"] = "even_odd"
-            deviations.append(Deviation(
-                kind="result_shape", field="game_type",
-                detail="GAME_OVER has no game_type; a drawn_number is even/odd's: read as "
-                       "'even_odd'"))
+            deviations.append(
+                Deviation(
+                    kind="result_shape",
+                    field="game_type",
+                    detail="GAME_OVER has no game_type; a drawn_number is even/odd's: read as "
+                    "'even_odd'",
+                )
+            )
     result = data["game_result"]
     if not isinstance(result, dict):
         return deviations
     if "winner_id" in result and "winner_player_id" not in result:
         result["winner_player_id"] = result.pop("winner_id")
-        deviations.append(Deviation(kind="result_shape", field="game_result.winner_id",
-                                    detail="game_result.winner_id read as winner_player_id"))
+        deviations.append(
+            Deviation(
+                kind="result_shape",
+                field="game_result.winner_id",
+                detail="game_result.winner_id read as winner_player_id",
+            )
+        )
     return deviations + _status(result)
 
 
@@ -141,9 +193,13 @@ def _status(result: dict[str, Any]) -> list[Deviation]:
     expected = f"the protocol's statuses are {', '.join(_STATUSES)}"
     if status is None:
         result["status"] = "WIN" if winner else "DRAW"
-        return [Deviation(kind="status_value", field=field,
-                          detail=f"GAME_OVER has no {field}; read as {result['status']!r} "
-                                 "from its winner")]
+        return [
+            Deviation(
+                kind="status_value",
+                field=field,
+                detail=f"GAME_OVER has no {field}; read as {result['status']!r} from its winner",
+            )
+        ]
     if not isinstance(status, str):
         return []  # the model refuses it
     told = status.strip().upper()
@@ -152,11 +208,21 @@ def _status(result: dict[str, Any]) -> list[Deviation]:
     if told in ("WIN", "LOSS") and not winner:
         result["status"] = "WIN"
         result[RECIPIENT_STATUS] = told
-        return [Deviation(kind="status_value", field=field,
-                          detail=f"{field} {status!r} names no winner: read as the "
-                                 f"recipient's {told} ({expected})")]
+        return [
+            Deviation(
+                kind="status_value",
+                field=field,
+                detail=f"{field} {status!r} names no winner: read as the "
+                f"recipient's {told} ({expected})",
+            )
+        ]
     result["status"] = "WIN" if told == "LOSS" else told
-    return [Deviation(kind="status_value", field=field,
-                      detail=f"{field} {status!r} read as {result['status']!r}" + (
-                          " for the winner, the recipient's LOSS" if told == "LOSS" else "")
-                      + f" ({expected})")]
+    return [
+        Deviation(
+            kind="status_value",
+            field=field,
+            detail=f"{field} {status!r} read as {result['status']!r}"
+            + (" for the winner, the recipient's LOSS" if told == "LOSS" else "")
+            + f" ({expected})",
+        )
+    ]

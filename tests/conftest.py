@@ -50,8 +50,12 @@ def make_shared_dir(root: Path, **system_overrides: object) -> SharedDir:
     shutil.copytree(REPO_ROOT / "SHARED" / "config", root / "config")
     system_path = root / "config" / "system.json"
     system = json.loads(system_path.read_text())
-    system["retry_policy"] = {"max_retries": 3, "backoff_sec": 0.05,
-                              "backoff_multiplier": 1.0, "max_backoff_sec": 0.2}
+    system["retry_policy"] = {
+        "max_retries": 3,
+        "backoff_sec": 0.05,
+        "backoff_multiplier": 1.0,
+        "max_backoff_sec": 0.2,
+    }
     system.update(system_overrides)
     system_path.write_text(json.dumps(system, indent=2))
     return SharedDir(root)
@@ -104,12 +108,17 @@ def mounted_tmpfs(directory: Path, options: str) -> Iterator[Path]:
     directory.mkdir(parents=True, exist_ok=True)
     if shutil.which("mount") is None:
         pytest.skip("no mount command: a read-only or full file system cannot be made here")
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(directory)],
-                             capture_output=True, text=True, check=False)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(directory)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if mounted.returncode != 0:
         said = (mounted.stderr.strip().splitlines() or ["mount failed"])[0]
-        pytest.skip(f"mounting a tmpfs is not permitted here ({said}): it needs root or "
-                    "CAP_SYS_ADMIN")
+        pytest.skip(
+            f"mounting a tmpfs is not permitted here ({said}): it needs root or CAP_SYS_ADMIN"
+        )
     try:
         yield directory
     finally:

@@ -19,8 +19,7 @@ def scheduled_rounds(shared: SharedDir, league_id: str) -> list[ScheduledRound]:
     order, the match size and the rounds: the schedule is deterministic in them)."""
     document = json.loads((shared.league_dir(league_id) / "rounds.json").read_text())
     players = [player["player_id"] for player in document["players"]]
-    return make_schedule(players, document["players_per_match"],
-                         document["total_rounds"]).rounds()
+    return make_schedule(players, document["players_per_match"], document["total_rounds"]).rounds()
 
 
 SETTLE_SEC = 15.0
@@ -45,8 +44,9 @@ def match_files(shared: SharedDir, league_id: str) -> list[dict[str, Any]]:
         time.sleep(0.05)
 
 
-def recompute_standings(shared: SharedDir, league_id: str, matches: list[dict[str, Any]]
-                        ) -> dict[str, Counter[str]]:
+def recompute_standings(
+    shared: SharedDir, league_id: str, matches: list[dict[str, Any]]
+) -> dict[str, Counter[str]]:
     """Played, wins, draws, losses and points per player, from the match files and the
     league's scoring (a technical loss counts as a loss; with no winner, the sound players
     with the best payoff draw and the others lose)."""
@@ -56,8 +56,7 @@ def recompute_standings(shared: SharedDir, league_id: str, matches: list[dict[st
         report = match["result"]["report"]
         losers = set(report["details"].get("technical_losers", []))
         payoffs = report["details"].get("payoffs") or {}
-        sound = [seat["player_id"] for seat in match["players"]
-                 if seat["player_id"] not in losers]
+        sound = [seat["player_id"] for seat in match["players"] if seat["player_id"] not in losers]
         best = max((payoffs[player] for player in sound), default=None) if payoffs else None
         for seat in match["players"]:
             player = seat["player_id"]

@@ -65,10 +65,16 @@ def _values(game: NormalFormGame, strategies: list[NDArray[Any]]) -> list[NDArra
     return [game.action_values(strategies, i, checked=False) for i in range(game.num_players)]
 
 
-def approximate_equilibrium(game: NormalFormGame, *, method: Method = "fictitious_play",
-                            tolerance: float | None = None, max_iterations: int = 100_000,
-                            timeout: float = 10.0, initial: Profile | None = None,
-                            step: float = 0.1) -> ApproximateEquilibrium:
+def approximate_equilibrium(
+    game: NormalFormGame,
+    *,
+    method: Method = "fictitious_play",
+    tolerance: float | None = None,
+    max_iterations: int = 100_000,
+    timeout: float = 10.0,
+    initial: Profile | None = None,
+    step: float = 0.1,
+) -> ApproximateEquilibrium:
     """An approximate Nash equilibrium of a game with any number of players.
 
     Args:
@@ -90,23 +96,34 @@ def approximate_equilibrium(game: NormalFormGame, *, method: Method = "fictitiou
         SolverTimeoutError: the call went past ``timeout``.
     """
     if method not in ("fictitious_play", "replicator"):
-        raise AnalysisError(f"no approximation method {method!r}; there are fictitious_play "
-                            f"and replicator")
+        raise AnalysisError(
+            f"no approximation method {method!r}; there are fictitious_play and replicator"
+        )
     if max_iterations < 1 or not timeout > 0 or not step > 0:
-        raise AnalysisError(f"max_iterations, timeout and step must be positive, got "
-                            f"{max_iterations}, {timeout} and {step}")
+        raise AnalysisError(
+            f"max_iterations, timeout and step must be positive, got "
+            f"{max_iterations}, {timeout} and {step}"
+        )
     target = DEFAULT_TOLERANCE * game.scale if tolerance is None else float(tolerance)
-    start: list[NDArray[Any]] = ([np.full(size, 1.0 / size) for size in game.shape]
-                                 if initial is None else list(check_profile(game, initial)))
+    start: list[NDArray[Any]] = (
+        [np.full(size, 1.0 / size) for size in game.shape]
+        if initial is None
+        else list(check_profile(game, initial))
+    )
     deadline = time.monotonic() + timeout
     run = _fictitious_play if method == "fictitious_play" else _replicator
-    best, gains, iterations = run(game, start, target, max_iterations, deadline, timeout,
-                                  step / game.scale)
+    best, gains, iterations = run(
+        game, start, target, max_iterations, deadline, timeout, step / game.scale
+    )
     epsilon = float(gains.max())
     return ApproximateEquilibrium(
-        strategies=tuple(tuple(s.tolist()) for s in best), epsilon=epsilon,
-        nash_conv=float(gains.sum()), iterations=iterations, converged=epsilon <= target,
-        method=method)
+        strategies=tuple(tuple(s.tolist()) for s in best),
+        epsilon=epsilon,
+        nash_conv=float(gains.sum()),
+        iterations=iterations,
+        converged=epsilon <= target,
+        method=method,
+    )
 
 
 def _check_clock(iteration: int, deadline: float, timeout: float, method: str) -> None:
@@ -114,9 +131,15 @@ def _check_clock(iteration: int, deadline: float, timeout: float, method: str) -
         raise SolverTimeoutError(f"{method} (after {iteration} iterations)", timeout)
 
 
-def _fictitious_play(game: NormalFormGame, average: list[NDArray[Any]], target: float,
-                     max_iterations: int, deadline: float, timeout: float, _: float
-                     ) -> tuple[list[NDArray[Any]], NDArray[Any], int]:
+def _fictitious_play(
+    game: NormalFormGame,
+    average: list[NDArray[Any]],
+    target: float,
+    max_iterations: int,
+    deadline: float,
+    timeout: float,
+    _: float,
+) -> tuple[list[NDArray[Any]], NDArray[Any], int]:
     best = [s.copy() for s in average]
     best_gains: NDArray[Any] = np.full(game.num_players, np.inf)
     for iteration in range(1, max_iterations + 1):
@@ -134,9 +157,15 @@ def _fictitious_play(game: NormalFormGame, average: list[NDArray[Any]], target: 
     return best, best_gains, max_iterations
 
 
-def _replicator(game: NormalFormGame, current: list[NDArray[Any]], target: float,
-                max_iterations: int, deadline: float, timeout: float, rate: float
-                ) -> tuple[list[NDArray[Any]], NDArray[Any], int]:
+def _replicator(
+    game: NormalFormGame,
+    current: list[NDArray[Any]],
+    target: float,
+    max_iterations: int,
+    deadline: float,
+    timeout: float,
+    rate: float,
+) -> tuple[list[NDArray[Any]], NDArray[Any], int]:
     logits = [np.log(np.clip(s, 1e-300, None)) for s in current]
     total = [np.zeros_like(s) for s in current]
     best = [s.copy() for s in current]
@@ -147,8 +176,10 @@ def _replicator(game: NormalFormGame, current: list[NDArray[Any]], target: float
         for player in range(game.num_players):
             total[player] += current[player]
         average = [t / iteration for t in total]
-        for profile, gains in ((current, deviation_gains(values, current)),
-                               (average, deviation_gains(_values(game, average), average))):
+        for profile, gains in (
+            (current, deviation_gains(values, current)),
+            (average, deviation_gains(_values(game, average), average)),
+        ):
             if gains.max() < best_gains.max():
                 best, best_gains = [s.copy() for s in profile], gains
         if best_gains.max() <= target:

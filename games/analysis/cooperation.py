@@ -47,6 +47,7 @@ class CooperationNotion:
 def _binary(cooperative: str) -> Level:
     def level(move: Action, parameters: Mapping[str, Any]) -> float | None:
         return 1.0 if move == cooperative else 0.0
+
     return level
 
 
@@ -57,17 +58,29 @@ def _contribution_share(move: Action, parameters: Mapping[str, Any]) -> float | 
     return float(move) / float(endowment)
 
 
-COOPERATION: Mapping[str, CooperationNotion] = {notion.game_type: notion for notion in (
-    CooperationNotion(prisoners_dilemma.GAME_ID, 'the share of "C" plays',
-                      _binary(prisoners_dilemma.Move.C.value)),
-    CooperationNotion(stag_hunt.GAME_ID, 'the share of "stag" plays (the joint hunt)',
-                      _binary(stag_hunt.Move.STAG.value)),
-    CooperationNotion(chicken.GAME_ID, 'the share of "swerve" plays',
-                      _binary(chicken.Move.SWERVE.value)),
-    CooperationNotion(public_goods.GAME_ID,
-                      "the share of the endowment contributed, over contribution stages",
-                      _contribution_share),
-)}
+COOPERATION: Mapping[str, CooperationNotion] = {
+    notion.game_type: notion
+    for notion in (
+        CooperationNotion(
+            prisoners_dilemma.GAME_ID,
+            'the share of "C" plays',
+            _binary(prisoners_dilemma.Move.C.value),
+        ),
+        CooperationNotion(
+            stag_hunt.GAME_ID,
+            'the share of "stag" plays (the joint hunt)',
+            _binary(stag_hunt.Move.STAG.value),
+        ),
+        CooperationNotion(
+            chicken.GAME_ID, 'the share of "swerve" plays', _binary(chicken.Move.SWERVE.value)
+        ),
+        CooperationNotion(
+            public_goods.GAME_ID,
+            "the share of the endowment contributed, over contribution stages",
+            _contribution_share,
+        ),
+    )
+}
 
 
 def notion_for(game_type: str) -> CooperationNotion:
@@ -79,8 +92,10 @@ def notion_for(game_type: str) -> CooperationNotion:
     try:
         return COOPERATION[game_type]
     except KeyError:
-        raise AnalysisError(f"{game_type} has no notion of cooperation here; these games "
-                            f"do: {', '.join(sorted(COOPERATION))}") from None
+        raise AnalysisError(
+            f"{game_type} has no notion of cooperation here; these games "
+            f"do: {', '.join(sorted(COOPERATION))}"
+        ) from None
 
 
 def cooperation_levels(history: History) -> list[dict[str, float]]:

@@ -33,8 +33,14 @@ from games.analysis.errors import AnalysisError
 from games.analysis.normal_form import check_strategy
 from games.tournament_results import TournamentResult
 
-__all__ = ["MoranResult", "ReplicatorTrajectory", "fixation_probability", "moran_process",
-           "population_payoffs", "replicator_dynamics"]
+__all__ = [
+    "MoranResult",
+    "ReplicatorTrajectory",
+    "fixation_probability",
+    "moran_process",
+    "population_payoffs",
+    "replicator_dynamics",
+]
 
 MAX_INTEGRATION_STEPS = 10_000_000
 """The most Runge-Kutta steps one call may take (steps times the stability subdivision)."""
@@ -75,9 +81,9 @@ class MoranResult:
         return dict(zip(self.names, (int(c) for c in self.counts[-1]), strict=True))
 
 
-def population_payoffs(payoffs: ArrayLike | TournamentResult,
-                       names: Sequence[str] | None = None
-                       ) -> tuple[NDArray[Any], tuple[str, ...]]:
+def population_payoffs(
+    payoffs: ArrayLike | TournamentResult, names: Sequence[str] | None = None
+) -> tuple[NDArray[Any], tuple[str, ...]]:
     """A square payoff matrix and its strategies' names, from a matrix or a tournament.
 
     Raises:
@@ -92,8 +98,9 @@ def population_payoffs(payoffs: ArrayLike | TournamentResult,
         raise AnalysisError(f"a population payoff matrix is square, got shape {matrix.shape}")
     if not np.all(np.isfinite(matrix)):
         raise AnalysisError("a population payoff matrix holds finite numbers")
-    labels = tuple(names) if names is not None else given or tuple(
-        str(i) for i in range(len(matrix)))
+    labels = (
+        tuple(names) if names is not None else given or tuple(str(i) for i in range(len(matrix)))
+    )
     if len(labels) != len(matrix):
         raise AnalysisError(f"{len(labels)} names for {len(matrix)} strategies")
     return matrix, tuple(labels)
@@ -105,10 +112,14 @@ def _velocity(matrix: NDArray[Any], shares: NDArray[Any]) -> NDArray[Any]:
     return velocity
 
 
-def replicator_dynamics(payoffs: ArrayLike | TournamentResult, *,
-                        initial: ArrayLike | None = None, time: float = 100.0,
-                        steps: int = 1000, names: Sequence[str] | None = None
-                        ) -> ReplicatorTrajectory:
+def replicator_dynamics(
+    payoffs: ArrayLike | TournamentResult,
+    *,
+    initial: ArrayLike | None = None,
+    time: float = 100.0,
+    steps: int = 1000,
+    names: Sequence[str] | None = None,
+) -> ReplicatorTrajectory:
     """Integrate the replicator equation from ``initial`` for ``time`` units.
 
     Args:
@@ -128,16 +139,20 @@ def replicator_dynamics(payoffs: ArrayLike | TournamentResult, *,
     """
     matrix, labels = population_payoffs(payoffs, names)
     size = len(matrix)
-    shares = (np.full(size, 1.0 / size) if initial is None
-              else check_strategy(initial, size, "the initial population"))
+    shares = (
+        np.full(size, 1.0 / size)
+        if initial is None
+        else check_strategy(initial, size, "the initial population")
+    )
     if not time > 0 or steps < 1:
-        raise AnalysisError(f"time must be positive and steps at least 1, got {time} and "
-                            f"{steps}")
+        raise AnalysisError(f"time must be positive and steps at least 1, got {time} and {steps}")
     spread = max(1e-12, float(np.ptp(matrix)))
     substeps = max(1, math.ceil(time / steps * spread / _STABLE_STEP))
     if steps * substeps > MAX_INTEGRATION_STEPS:
-        raise AnalysisError(f"{steps * substeps} integration steps needed, more than the bound "
-                            f"of {MAX_INTEGRATION_STEPS}: shorten the time")
+        raise AnalysisError(
+            f"{steps * substeps} integration steps needed, more than the bound "
+            f"of {MAX_INTEGRATION_STEPS}: shorten the time"
+        )
     dt = time / steps / substeps
     trajectory = np.empty((steps + 1, size))
     trajectory[0] = shares
@@ -150,8 +165,9 @@ def replicator_dynamics(payoffs: ArrayLike | TournamentResult, *,
             shares = np.clip(shares + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4), 0.0, None)
             shares /= shares.sum()
         trajectory[step] = shares
-    return ReplicatorTrajectory(names=labels, times=np.linspace(0.0, time, steps + 1),
-                                shares=trajectory)
+    return ReplicatorTrajectory(
+        names=labels, times=np.linspace(0.0, time, steps + 1), shares=trajectory
+    )
 
 
 def _fitness(matrix: NDArray[Any], counts: NDArray[Any], intensity: float) -> NDArray[Any]:
@@ -161,10 +177,16 @@ def _fitness(matrix: NDArray[Any], counts: NDArray[Any], intensity: float) -> ND
     return fitness
 
 
-def moran_process(payoffs: ArrayLike | TournamentResult,
-                  counts: Sequence[int] | Mapping[str, int], *, intensity: float = 1.0,
-                  mutation: float = 0.0, max_steps: int = 100_000, seed: int | None = None,
-                  names: Sequence[str] | None = None) -> MoranResult:
+def moran_process(
+    payoffs: ArrayLike | TournamentResult,
+    counts: Sequence[int] | Mapping[str, int],
+    *,
+    intensity: float = 1.0,
+    mutation: float = 0.0,
+    max_steps: int = 100_000,
+    seed: int | None = None,
+    names: Sequence[str] | None = None,
+) -> MoranResult:
     """Run a frequency-dependent Moran process until one strategy fixates (without
     mutation) or for ``max_steps`` birth-death events.
 
@@ -187,8 +209,10 @@ def moran_process(payoffs: ArrayLike | TournamentResult,
     matrix, labels = population_payoffs(payoffs, names)
     start = _start_counts(counts, labels)
     if intensity < 0 or not 0.0 <= mutation <= 1.0 or max_steps < 1:
-        raise AnalysisError(f"intensity must be at least 0, mutation a probability and "
-                            f"max_steps at least 1, got {intensity}, {mutation}, {max_steps}")
+        raise AnalysisError(
+            f"intensity must be at least 0, mutation a probability and "
+            f"max_steps at least 1, got {intensity}, {mutation}, {max_steps}"
+        )
     rng = np.random.default_rng(seed)
     size, total = len(labels), int(start.sum())
     current = start.copy()
@@ -209,19 +233,19 @@ def moran_process(payoffs: ArrayLike | TournamentResult,
     return MoranResult(names=labels, counts=np.array(history), fixated=winner)
 
 
-def _start_counts(counts: Sequence[int] | Mapping[str, int],
-                  labels: tuple[str, ...]) -> NDArray[Any]:
+def _start_counts(
+    counts: Sequence[int] | Mapping[str, int], labels: tuple[str, ...]
+) -> NDArray[Any]:
     if isinstance(counts, Mapping):
         unknown = sorted(set(counts) - set(labels))
         if unknown:
-            raise AnalysisError(f"no strategy {', '.join(unknown)}; there are "
-                                f"{', '.join(labels)}")
+            raise AnalysisError(f"no strategy {', '.join(unknown)}; there are {', '.join(labels)}")
         values = [counts.get(name, 0) for name in labels]
     else:
         values = list(counts)
     if len(values) != len(labels) or any(
-            isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0
-            for v in values):
+        isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0 for v in values
+    ):
         raise AnalysisError(f"counts must be {len(labels)} non-negative integers, got {counts}")
     array = np.array(values, dtype=np.int64)
     if array.sum() < 2:
@@ -229,8 +253,14 @@ def _start_counts(counts: Sequence[int] | Mapping[str, int],
     return array
 
 
-def fixation_probability(payoffs: ArrayLike | TournamentResult, mutant: int, resident: int,
-                         population: int, *, intensity: float = 1.0) -> float:
+def fixation_probability(
+    payoffs: ArrayLike | TournamentResult,
+    mutant: int,
+    resident: int,
+    population: int,
+    *,
+    intensity: float = 1.0,
+) -> float:
     """The exact probability that one ``mutant`` in a population of ``resident`` takes
     over, in the Moran process of ``moran_process`` without mutation.
 
@@ -242,8 +272,10 @@ def fixation_probability(payoffs: ArrayLike | TournamentResult, mutant: int, res
     """
     matrix, _ = population_payoffs(payoffs)
     if mutant == resident or not (0 <= mutant < len(matrix) and 0 <= resident < len(matrix)):
-        raise AnalysisError(f"mutant and resident must be two different strategies of "
-                            f"{len(matrix)}, got {mutant} and {resident}")
+        raise AnalysisError(
+            f"mutant and resident must be two different strategies of "
+            f"{len(matrix)}, got {mutant} and {resident}"
+        )
     if population < 2:
         raise AnalysisError(f"a population has at least two individuals, not {population}")
     n = population

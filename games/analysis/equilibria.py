@@ -38,8 +38,14 @@ from games.analysis.solver_process import (
     default_solver,
 )
 
-__all__ = ["DEFAULT_TIMEOUT", "EQUILIBRIUM_TOLERANCE", "Equilibrium", "EquilibriumSet",
-           "all_equilibria", "one_equilibrium"]
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "EQUILIBRIUM_TOLERANCE",
+    "Equilibrium",
+    "EquilibriumSet",
+    "all_equilibria",
+    "one_equilibrium",
+]
 
 DEFAULT_TIMEOUT = 30.0
 """Seconds a solver call may take by default (a random 12×12 game takes a few)."""
@@ -76,9 +82,13 @@ class EquilibriumSet:
         return all(len(s.rows) == 1 and len(s.columns) == 1 for s in self.subsets)
 
 
-def all_equilibria(game: NormalFormGame, *, timeout: float = DEFAULT_TIMEOUT,
-                   rational: bool = False, solver: SolverProcess | None = None
-                   ) -> EquilibriumSet:
+def all_equilibria(
+    game: NormalFormGame,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    rational: bool = False,
+    solver: SolverProcess | None = None,
+) -> EquilibriumSet:
     """Every extreme Nash equilibrium of a 2-player game (pygambit's ``enummixed``), and
     the maximal Nash subsets that make up the whole equilibrium set.
 
@@ -99,14 +109,20 @@ def all_equilibria(game: NormalFormGame, *, timeout: float = DEFAULT_TIMEOUT,
         SolverError: the solver failed, or returned a profile that is not an equilibrium.
     """
     equilibria = _solve(game, "enummixed", timeout, rational, solver, None)
-    return EquilibriumSet(equilibria=equilibria,
-                          subsets=nash_subsets(game, [e.profile() for e in equilibria]),
-                          rational=rational)
+    return EquilibriumSet(
+        equilibria=equilibria,
+        subsets=nash_subsets(game, [e.profile() for e in equilibria]),
+        rational=rational,
+    )
 
 
-def one_equilibrium(game: NormalFormGame, *, timeout: float = DEFAULT_TIMEOUT,
-                    rational: bool = False, solver: SolverProcess | None = None
-                    ) -> Equilibrium:
+def one_equilibrium(
+    game: NormalFormGame,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    rational: bool = False,
+    solver: SolverProcess | None = None,
+) -> Equilibrium:
     """One Nash equilibrium of a 2-player game, by Lemke-Howson (pygambit's ``lcp`` with
     ``stop_after=1``): the fast path when any equilibrium will do.
 
@@ -127,18 +143,31 @@ def one_equilibrium(game: NormalFormGame, *, timeout: float = DEFAULT_TIMEOUT,
     return _solve(game, "lcp", timeout, rational, solver, 1)[0]
 
 
-def _solve(game: NormalFormGame, method: str, timeout: float, rational: bool,
-           solver: SolverProcess | None, stop_after: int | None) -> tuple[Equilibrium, ...]:
+def _solve(
+    game: NormalFormGame,
+    method: str,
+    timeout: float,
+    rational: bool,
+    solver: SolverProcess | None,
+    stop_after: int | None,
+) -> tuple[Equilibrium, ...]:
     if game.num_players != 2:
-        raise AnalysisError(f"exact equilibria are for 2-player games; this one has "
-                            f"{game.num_players} (use approximate_equilibrium)")
+        raise AnalysisError(
+            f"exact equilibria are for 2-player games; this one has "
+            f"{game.num_players} (use approximate_equilibrium)"
+        )
     arrays = tuple(np.ascontiguousarray(game.payoff_array(i)) for i in range(2))
-    request = SolveRequest(method="enummixed" if method == "enummixed" else "lcp",
-                           arrays=arrays, rational=rational, stop_after=stop_after)
+    request = SolveRequest(
+        method="enummixed" if method == "enummixed" else "lcp",
+        arrays=arrays,
+        rational=rational,
+        stop_after=stop_after,
+    )
     raw = (solver or default_solver()).solve(request, timeout)
     if not raw:
-        raise SolverError(f"pygambit's {method} returned no equilibrium (every finite game "
-                          f"has one)")
+        raise SolverError(
+            f"pygambit's {method} returned no equilibrium (every finite game has one)"
+        )
     found: dict[tuple[float, ...], Equilibrium] = {}
     for profile in raw:
         equilibrium = _checked(game, profile, method, rational)
@@ -146,21 +175,28 @@ def _solve(game: NormalFormGame, method: str, timeout: float, rational: bool,
     return tuple(found.values())
 
 
-def _checked(game: NormalFormGame, raw: RawProfile, method: str,
-             rational: bool) -> Equilibrium:
+def _checked(game: NormalFormGame, raw: RawProfile, method: str, rational: bool) -> Equilibrium:
     strategies = tuple(np.array([float(p) for p in s]) for s in raw)
-    if any(abs(s.sum() - 1.0) > EQUILIBRIUM_TOLERANCE or s.min() < -EQUILIBRIUM_TOLERANCE
-           for s in strategies):
-        raise SolverError(f"pygambit's {method} returned a profile that is not a pair of "
-                          f"distributions: {raw}")
+    if any(
+        abs(s.sum() - 1.0) > EQUILIBRIUM_TOLERANCE or s.min() < -EQUILIBRIUM_TOLERANCE
+        for s in strategies
+    ):
+        raise SolverError(
+            f"pygambit's {method} returned a profile that is not a pair of distributions: {raw}"
+        )
     strategies = tuple(np.clip(s, 0.0, None) / np.clip(s, 0.0, None).sum() for s in strategies)
     gain = float(regrets(game, strategies).max())
     if gain > EQUILIBRIUM_TOLERANCE * game.scale:
-        raise SolverError(f"pygambit's {method} returned a profile where a player gains "
-                          f"{gain:g} by deviating: not an equilibrium")
-    exact = (tuple(tuple(Fraction(p) for p in s) for s in raw) if rational else None)
-    return Equilibrium(strategies=tuple(tuple(s.tolist()) for s in strategies),
-                       payoffs=tuple(game.expected_payoffs(strategies).tolist()), exact=exact)
+        raise SolverError(
+            f"pygambit's {method} returned a profile where a player gains "
+            f"{gain:g} by deviating: not an equilibrium"
+        )
+    exact = tuple(tuple(Fraction(p) for p in s) for s in raw) if rational else None
+    return Equilibrium(
+        strategies=tuple(tuple(s.tolist()) for s in strategies),
+        payoffs=tuple(game.expected_payoffs(strategies).tolist()),
+        exact=exact,
+    )
 
 
 def _key(equilibrium: Equilibrium) -> tuple[float, ...]:

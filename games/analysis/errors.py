@@ -20,6 +20,8 @@ class SolverTimeoutError(SolverError):
     """A solver call went past its time bound; the message names the bound."""
 
     def __init__(self, what: str, bound: float):
-        super().__init__(f"{what} did not finish within its time bound of {bound:g} s; it was "
-                         f"stopped (raise the timeout, or solve a smaller game)")
+        super().__init__(
+            f"{what} did not finish within its time bound of {bound:g} s; it was "
+            f"stopped (raise the timeout, or solve a smaller game)"
+        )
         self.bound = bound

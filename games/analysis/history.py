@@ -64,15 +64,19 @@ class History(BaseModel):
         if len(players) != len(self.players) or not self.players:
             raise ValueError(f"a history needs distinct players, got {self.players}")
         if set(self.payoffs) != players:
-            raise ValueError(f"the payoffs name {sorted(self.payoffs)}, the players are "
-                             f"{sorted(players)}")
+            raise ValueError(
+                f"the payoffs name {sorted(self.payoffs)}, the players are {sorted(players)}"
+            )
         for number, stage in enumerate(self.stages, start=1):
             if not set(stage.moves) <= players:
-                raise ValueError(f"stage {number} has moves of {sorted(set(stage.moves))}, who "
-                                 f"are not all players")
+                raise ValueError(
+                    f"stage {number} has moves of {sorted(set(stage.moves))}, who "
+                    f"are not all players"
+                )
             if stage.payoffs is not None and set(stage.payoffs) != players:
-                raise ValueError(f"stage {number} has payoffs of {sorted(stage.payoffs)}, not "
-                                 f"of every player")
+                raise ValueError(
+                    f"stage {number} has payoffs of {sorted(stage.payoffs)}, not of every player"
+                )
         return self
 
     @property
@@ -85,8 +89,12 @@ class History(BaseModel):
         return dict(nested) if isinstance(nested, Mapping) else dict(self.state)
 
 
-def record_episode(spec: GameSpec, strategies_by_player: Mapping[str, ObservationStrategy],
-                   seed: int | None = None, **parameters: Any) -> History:
+def record_episode(
+    spec: GameSpec,
+    strategies_by_player: Mapping[str, ObservationStrategy],
+    seed: int | None = None,
+    **parameters: Any,
+) -> History:
     """Play one episode in process (``games.episode.play_stages``: the same seeding and draws
     as ``play_episode``), and keep every stage.
 
@@ -109,8 +117,13 @@ def record_episode(spec: GameSpec, strategies_by_player: Mapping[str, Observatio
         if moves is not None:
             stages.append(Stage(moves=moves, payoffs={p: after[p] - before[p] for p in after}))
         before = after
-    return History(game_type=spec.game_type, players=state.players, stages=tuple(stages),
-                   payoffs=state.payoffs(), state=state.to_json())
+    return History(
+        game_type=spec.game_type,
+        players=state.players,
+        stages=tuple(stages),
+        payoffs=state.payoffs(),
+        state=state.to_json(),
+    )
 
 
 def history_from_match(document: Mapping[str, Any]) -> History:
@@ -131,8 +144,10 @@ def history_from_match(document: Mapping[str, Any]) -> History:
     game_result = result.get("game_result") or {}
     status = game_result.get("status")
     if status not in ("WIN", "DRAW"):
-        raise AnalysisError(f"match {match_id} was not played to its end (status {status!r}): "
-                            f"it has no game history to analyse")
+        raise AnalysisError(
+            f"match {match_id} was not played to its end (status {status!r}): "
+            f"it has no game history to analyse"
+        )
     try:
         game_type = str(document["game_type"])
         players = tuple(str(seat["player_id"]) for seat in document["players"])
@@ -143,36 +158,50 @@ def history_from_match(document: Mapping[str, Any]) -> History:
         return _even_odd_history(match_id, players, game_result)
     moves = [dict(stage["moves"]) for stage in document.get("stages") or []]
     details = (result.get("report") or {}).get("details") or {}
-    payoffs = (details.get("payoffs") or game_result.get("payoffs")
-               or (state or {}).get("returns"))
+    payoffs = details.get("payoffs") or game_result.get("payoffs") or (state or {}).get("returns")
     if not moves or not payoffs:
         raise AnalysisError(f"match {match_id} records no stages or no payoffs")
     final = {player: float(payoffs[player]) for player in players}
     stage_payoffs = _replayed(load_game(game_type), players, moves, state, final)
-    stages = tuple(Stage(moves=m, payoffs=None if stage_payoffs is None else stage_payoffs[i])
-                   for i, m in enumerate(moves))
-    return History(game_type=game_type, players=players, stages=stages, payoffs=final,
-                   state=state)
+    stages = tuple(
+        Stage(moves=m, payoffs=None if stage_payoffs is None else stage_payoffs[i])
+        for i, m in enumerate(moves)
+    )
+    return History(game_type=game_type, players=players, stages=stages, payoffs=final, state=state)
 
 
-def _even_odd_history(match_id: str, players: tuple[str, ...],
-                      game_result: Mapping[str, Any]) -> History:
+def _even_odd_history(
+    match_id: str, players: tuple[str, ...], game_result: Mapping[str, Any]
+) -> History:
     """Even/odd's file keeps the choices and the draw in its result: one stage."""
     choices = game_result.get("choices") or {}
     if set(choices) != set(players):
         raise AnalysisError(f"match {match_id} does not record both choices")
     winner = game_result.get("winner_player_id")
-    payoffs = {player: even_odd.DRAW_REWARD if winner is None
-               else even_odd.WIN_REWARD if player == winner else even_odd.LOSS_REWARD
-               for player in players}
-    return History(game_type=even_odd.GAME_ID, players=players,
-                   stages=(Stage(moves=dict(choices), payoffs=payoffs),), payoffs=payoffs,
-                   state={"drawn_number": game_result.get("drawn_number")})
+    payoffs = {
+        player: even_odd.DRAW_REWARD
+        if winner is None
+        else even_odd.WIN_REWARD
+        if player == winner
+        else even_odd.LOSS_REWARD
+        for player in players
+    }
+    return History(
+        game_type=even_odd.GAME_ID,
+        players=players,
+        stages=(Stage(moves=dict(choices), payoffs=payoffs),),
+        payoffs=payoffs,
+        state={"drawn_number": game_result.get("drawn_number")},
+    )
 
 
-def _replayed(spec: GameSpec, players: Sequence[str], moves: Sequence[Mapping[str, Any]],
-              state: Mapping[str, Any] | None, final: Mapping[str, float]
-              ) -> list[dict[str, float]] | None:
+def _replayed(
+    spec: GameSpec,
+    players: Sequence[str],
+    moves: Sequence[Mapping[str, Any]],
+    state: Mapping[str, Any] | None,
+    final: Mapping[str, float],
+) -> list[dict[str, float]] | None:
     """Each stage's payoffs by replaying ``moves``, if every replay gives ``final``."""
     recorded = dict(state.get("parameters") or state) if state else {}
     parameters = {key: value for key, value in recorded.items() if key in spec.parameters}
@@ -190,12 +219,17 @@ def _replayed(spec: GameSpec, players: Sequence[str], moves: Sequence[Mapping[st
                 before = after
         except ValueError:
             return None
-        if not game.is_terminal() or any(abs(game.returns()[p] - final[p]) > _SAME_PAYOFF
-                                         for p in players):
+        if not game.is_terminal() or any(
+            abs(game.returns()[p] - final[p]) > _SAME_PAYOFF for p in players
+        ):
             return None
         replays.append(stages)
     first = replays[0]
-    if any(abs(a[p] - b[p]) > _SAME_PAYOFF for other in replays[1:]
-           for a, b in zip(first, other, strict=True) for p in players):
+    if any(
+        abs(a[p] - b[p]) > _SAME_PAYOFF
+        for other in replays[1:]
+        for a, b in zip(first, other, strict=True)
+        for p in players
+    ):
         return None
     return first

@@ -21,15 +21,15 @@ _INFEASIBLE_STATUS = 2
 def _run(cost: NDArray[Any], what: str, timeout: float, constraints: dict[str, Any]) -> Any:
     from scipy.optimize import linprog
 
-    result = linprog(cost, method="highs", options={"time_limit": float(timeout)},
-                     **constraints)
+    result = linprog(cost, method="highs", options={"time_limit": float(timeout)}, **constraints)
     if result.status == _TIME_LIMIT_STATUS:
         raise SolverTimeoutError(f"the linear program for {what}", timeout)
     return result
 
 
-def solve_lp(cost: NDArray[Any], *, what: str, timeout: float = DEFAULT_LP_TIMEOUT,
-             **constraints: Any) -> NDArray[Any]:
+def solve_lp(
+    cost: NDArray[Any], *, what: str, timeout: float = DEFAULT_LP_TIMEOUT, **constraints: Any
+) -> NDArray[Any]:
     """The minimiser of ``cost @ x`` under ``constraints`` (``A_ub``, ``b_ub``, ``A_eq``,
     ``b_eq``, ``bounds``, as ``scipy.optimize.linprog`` takes them).
 
@@ -51,8 +51,9 @@ def solve_lp(cost: NDArray[Any], *, what: str, timeout: float = DEFAULT_LP_TIMEO
     return np.asarray(result.x, dtype=np.float64)
 
 
-def feasible(cost: NDArray[Any], *, what: str, timeout: float = DEFAULT_LP_TIMEOUT,
-             **constraints: Any) -> bool:
+def feasible(
+    cost: NDArray[Any], *, what: str, timeout: float = DEFAULT_LP_TIMEOUT, **constraints: Any
+) -> bool:
     """Whether the constraints (as ``solve_lp`` takes them) have a solution.
 
     Raises:
@@ -67,8 +68,9 @@ def feasible(cost: NDArray[Any], *, what: str, timeout: float = DEFAULT_LP_TIMEO
     return True
 
 
-def l1_distance_to_hull(point: NDArray[Any], vertices: NDArray[Any], *, what: str,
-                        timeout: float = DEFAULT_LP_TIMEOUT) -> tuple[float, NDArray[Any]]:
+def l1_distance_to_hull(
+    point: NDArray[Any], vertices: NDArray[Any], *, what: str, timeout: float = DEFAULT_LP_TIMEOUT
+) -> tuple[float, NDArray[Any]]:
     """The L1 distance from ``point`` to the convex hull of the rows of ``vertices``, and
     the nearest point of the hull (one row alone needs no program)."""
     if len(vertices) == 1:
@@ -80,8 +82,16 @@ def l1_distance_to_hull(point: NDArray[Any], vertices: NDArray[Any], *, what: st
     upper = np.block([[vertices.T, -np.eye(size)], [-vertices.T, -np.eye(size)]])
     bound = np.concatenate([point, -point])
     equal = np.concatenate([np.ones(count), np.zeros(size)])[None, :]
-    x = solve_lp(cost, what=what, timeout=timeout, A_ub=upper, b_ub=bound, A_eq=equal,
-                 b_eq=[1.0], bounds=[(0, None)] * (count + size))
+    x = solve_lp(
+        cost,
+        what=what,
+        timeout=timeout,
+        A_ub=upper,
+        b_ub=bound,
+        A_eq=equal,
+        b_eq=[1.0],
+        bounds=[(0, None)] * (count + size),
+    )
     weights = np.clip(x[:count], 0.0, None)
     nearest = (weights / weights.sum()) @ vertices
     return float(np.abs(point - nearest).sum()), nearest

@@ -45,15 +45,16 @@ class MemoryOne(Strategy):
         self.first = check_strategy(first, size, "the first move of a memory-one strategy")
         rows = np.asarray(table, dtype=np.float64)
         if rows.shape != (size * size, size):
-            raise AnalysisError(f"a memory-one table of a {size}-action game has shape "
-                                f"({size * size}, {size}), got {rows.shape}")
+            raise AnalysisError(
+                f"a memory-one table of a {size}-action game has shape "
+                f"({size * size}, {size}), got {rows.shape}"
+            )
         self.table = np.array([check_strategy(row, size, "a memory-one row") for row in rows])
         self._first_cumulative = np.cumsum(self.first)
         self._cumulative = np.cumsum(self.table, axis=1)
 
     @classmethod
-    def deterministic(cls, game: MatrixGame, first: int, replies: Sequence[int]
-                      ) -> MemoryOne:
+    def deterministic(cls, game: MatrixGame, first: int, replies: Sequence[int]) -> MemoryOne:
         """The pure memory-one strategy that opens with ``first`` and answers the last
         turn's (own, opponent) pair ``i`` (``own * k + opponent``) with ``replies[i]``."""
         eye = np.eye(len(game.actions))
@@ -65,12 +66,16 @@ class MemoryOne(Strategy):
         strategy (``m1[C|CC:C,CD:D,…]``); the probabilities otherwise."""
         actions = self.game.actions
         if np.all((self.first == 0) | (self.first == 1)) and np.all(
-                (self.table == 0) | (self.table == 1)):
-            short = [a[0].upper() if len({b[0].upper() for b in actions}) == len(actions)
-                     else a for a in actions]
-            replies = ",".join(f"{short[i // len(actions)]}{short[i % len(actions)]}:"
-                               f"{short[int(row.argmax())]}"
-                               for i, row in enumerate(self.table))
+            (self.table == 0) | (self.table == 1)
+        ):
+            short = [
+                a[0].upper() if len({b[0].upper() for b in actions}) == len(actions) else a
+                for a in actions
+            ]
+            replies = ",".join(
+                f"{short[i // len(actions)]}{short[i % len(actions)]}:{short[int(row.argmax())]}"
+                for i, row in enumerate(self.table)
+            )
             return f"m1[{short[int(self.first.argmax())]}|{replies}]"
         rows = ";".join(",".join(f"{p:.2g}" for p in row) for row in self.table)
         return f"m1[{','.join(f'{p:.2g}' for p in self.first)}|{rows}]"

@@ -36,9 +36,19 @@ from games.analysis.normal_form import NormalFormGame
 from games.analysis.solver_process import SolverProcess
 from games.matrix import parse_table
 
-__all__ = ["AGREEMENT_GAMES", "Fairness", "PlayerPayoff", "average_payoffs",
-           "cooperation_rates", "empirical_profile", "fairness", "gini", "nash_distance",
-           "reciprocity", "stage_game"]
+__all__ = [
+    "AGREEMENT_GAMES",
+    "Fairness",
+    "PlayerPayoff",
+    "average_payoffs",
+    "cooperation_rates",
+    "empirical_profile",
+    "fairness",
+    "gini",
+    "nash_distance",
+    "reciprocity",
+    "stage_game",
+]
 
 AGREEMENT_GAMES = frozenset({ultimatum.GAME_ID, bargaining.GAME_ID})
 """Games whose outcome is a split agreed by an ``"accept"``: they have surplus shares."""
@@ -85,11 +95,16 @@ def average_payoffs(histories: Iterable[History]) -> dict[str, PlayerPayoff]:
             totals[player] += history.payoffs[player]
             matches[player] += 1
             stages[player] += len(history.stages)
-    return {player: PlayerPayoff(matches=matches[player], stages=stages[player],
-                                 total=totals[player],
-                                 per_match=totals[player] / matches[player],
-                                 per_stage=totals[player] / max(1, stages[player]))
-            for player in sorted(totals)}
+    return {
+        player: PlayerPayoff(
+            matches=matches[player],
+            stages=stages[player],
+            total=totals[player],
+            per_match=totals[player] / matches[player],
+            per_stage=totals[player] / max(1, stages[player]),
+        )
+        for player in sorted(totals)
+    }
 
 
 def cooperation_rates(histories: Iterable[History]) -> dict[str, float]:
@@ -157,16 +172,29 @@ def fairness(history: History) -> Fairness:
     bargaining each side's share of the agreed split (see ``Fairness``)."""
     payoffs = np.array([history.payoffs[p] for p in history.players])
     shift = max(0.0, -float(payoffs.min()))
-    envy = {player: max(0.0, max((history.payoffs[q] for q in history.players if q != player),
-                                 default=history.payoffs[player]) - history.payoffs[player])
-            for player in history.players}
+    envy = {
+        player: max(
+            0.0,
+            max(
+                (history.payoffs[q] for q in history.players if q != player),
+                default=history.payoffs[player],
+            )
+            - history.payoffs[player],
+        )
+        for player in history.players
+    }
     shares = None
     last = history.stages[-1].moves if history.stages else {}
     total = float(payoffs.sum())
     if history.game_type in AGREEMENT_GAMES and _ACCEPT in last.values() and total > 0:
         shares = {player: history.payoffs[player] / total for player in history.players}
-    return Fairness(gini=gini(payoffs + shift), gini_shift=shift, envy=envy,
-                    max_envy=max(envy.values()), surplus_shares=shares)
+    return Fairness(
+        gini=gini(payoffs + shift),
+        gini_shift=shift,
+        envy=envy,
+        max_envy=max(envy.values()),
+        surplus_shares=shares,
+    )
 
 
 def stage_game(history: History) -> NormalFormGame:
@@ -179,14 +207,17 @@ def stage_game(history: History) -> NormalFormGame:
     """
     parameters = history.parameters
     if "actions" not in parameters or "payoffs" not in parameters:
-        raise AnalysisError(f"the {history.game_type} history records no payoff table: a "
-                            f"stage game needs a table game with its final state")
+        raise AnalysisError(
+            f"the {history.game_type} history records no payoff table: a "
+            f"stage game needs a table game with its final state"
+        )
     table = parse_table(parameters["actions"], parameters["payoffs"], len(history.players))
     return NormalFormGame.from_table(table)
 
 
-def empirical_profile(history: History, game: NormalFormGame | None = None
-                      ) -> tuple[NDArray[Any], ...]:
+def empirical_profile(
+    history: History, game: NormalFormGame | None = None
+) -> tuple[NDArray[Any], ...]:
     """Each player's empirical mixed strategy: how often it played each action of the stage
     game, in seat order.
 
@@ -202,16 +233,21 @@ def empirical_profile(history: History, game: NormalFormGame | None = None
                 try:
                     counts[seat][game.actions[seat].index(stage.moves[player])] += 1
                 except ValueError:
-                    raise AnalysisError(f"{stage.moves[player]!r} is not an action of seat "
-                                        f"{seat} of the table") from None
+                    raise AnalysisError(
+                        f"{stage.moves[player]!r} is not an action of seat {seat} of the table"
+                    ) from None
     if any(c.sum() == 0 for c in counts):
         raise AnalysisError("a player never moved: it has no empirical strategy")
     return tuple(c / c.sum() for c in counts)
 
 
-def nash_distance(history: History, equilibria: EquilibriumSet | None = None, *,
-                  timeout: float = DEFAULT_TIMEOUT, solver: SolverProcess | None = None
-                  ) -> NashDistance:
+def nash_distance(
+    history: History,
+    equilibria: EquilibriumSet | None = None,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    solver: SolverProcess | None = None,
+) -> NashDistance:
     """How far the players' empirical strategies were from the nearest Nash equilibrium of
     the stage game (2-player table games).
 
@@ -233,7 +269,7 @@ def nash_distance(history: History, equilibria: EquilibriumSet | None = None, *,
     game = stage_game(history)
     if game.num_players != 2:
         raise AnalysisError("the distance to a Nash equilibrium is for 2-player games")
-    found = (all_equilibria(game, timeout=timeout, solver=solver) if equilibria is None
-             else equilibria)
-    return distance_to_nash(game, empirical_profile(history, game), found.subsets,
-                            timeout=timeout)
+    found = (
+        all_equilibria(game, timeout=timeout, solver=solver) if equilibria is None else equilibria
+    )
+    return distance_to_nash(game, empirical_profile(history, game), found.subsets, timeout=timeout)

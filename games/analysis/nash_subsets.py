@@ -65,17 +65,19 @@ def _together(game: NormalFormGame, rows: NDArray[Any], columns: NDArray[Any]) -
     """``together[i, j]``: whether (rows[i], columns[j]) is an equilibrium, each a best
     response to the other."""
     tolerance = _BEST * game.scale
-    row_values = game.payoff_array(0) @ columns.T          # (row actions, columns)
-    row_gets = rows @ row_values                           # (rows, columns)
-    column_values = rows @ game.payoff_array(1)            # (rows, column actions)
-    column_gets = column_values @ columns.T                # (rows, columns)
-    together: NDArray[Any] = ((row_gets >= row_values.max(axis=0)[None, :] - tolerance)
-                            & (column_gets >= column_values.max(axis=1)[:, None] - tolerance))
+    row_values = game.payoff_array(0) @ columns.T  # (row actions, columns)
+    row_gets = rows @ row_values  # (rows, columns)
+    column_values = rows @ game.payoff_array(1)  # (rows, column actions)
+    column_gets = column_values @ columns.T  # (rows, columns)
+    together: NDArray[Any] = (row_gets >= row_values.max(axis=0)[None, :] - tolerance) & (
+        column_gets >= column_values.max(axis=1)[:, None] - tolerance
+    )
     return together
 
 
-def nash_subsets(game: NormalFormGame, equilibria: Sequence[Sequence[NDArray[Any]]]
-                 ) -> tuple[NashSubset, ...]:
+def nash_subsets(
+    game: NormalFormGame, equilibria: Sequence[Sequence[NDArray[Any]]]
+) -> tuple[NashSubset, ...]:
     """The maximal Nash subsets spanned by a 2-player game's extreme equilibria.
 
     Args:
@@ -105,14 +107,22 @@ def nash_subsets(game: NormalFormGame, equilibria: Sequence[Sequence[NDArray[Any
     for column_set in closed:
         members = [i for i, n in enumerate(neighbours) if column_set <= n]
         subsets.append((tuple(members), tuple(sorted(column_set))))
-    return tuple(NashSubset(rows=tuple(tuple(rows[i].tolist()) for i in members),
-                            columns=tuple(tuple(columns[j].tolist()) for j in chosen))
-                 for members, chosen in sorted(subsets))
+    return tuple(
+        NashSubset(
+            rows=tuple(tuple(rows[i].tolist()) for i in members),
+            columns=tuple(tuple(columns[j].tolist()) for j in chosen),
+        )
+        for members, chosen in sorted(subsets)
+    )
 
 
-def distance_to_nash(game: NormalFormGame, profile: Sequence[ArrayLike],
-                     subsets: Sequence[NashSubset], *,
-                     timeout: float = DEFAULT_LP_TIMEOUT) -> NashDistance:
+def distance_to_nash(
+    game: NormalFormGame,
+    profile: Sequence[ArrayLike],
+    subsets: Sequence[NashSubset],
+    *,
+    timeout: float = DEFAULT_LP_TIMEOUT,
+) -> NashDistance:
     """The distance from ``profile`` to the nearest equilibrium of the Nash subsets.
 
     Args:
@@ -135,14 +145,18 @@ def distance_to_nash(game: NormalFormGame, profile: Sequence[ArrayLike],
     row, column = check_profile(game, profile)
     candidates = []
     for subset in subsets:
-        row_gap, row_near = l1_distance_to_hull(row, np.array(subset.rows),
-                                                what="the distance to a Nash subset",
-                                                timeout=timeout)
-        column_gap, column_near = l1_distance_to_hull(column, np.array(subset.columns),
-                                                      what="the distance to a Nash subset",
-                                                      timeout=timeout)
+        row_gap, row_near = l1_distance_to_hull(
+            row, np.array(subset.rows), what="the distance to a Nash subset", timeout=timeout
+        )
+        column_gap, column_near = l1_distance_to_hull(
+            column, np.array(subset.columns), what="the distance to a Nash subset", timeout=timeout
+        )
         per_player = (row_gap / 2, column_gap / 2)
-        candidates.append(NashDistance(
-            distance=max(per_player), per_player=per_player,
-            nearest=(tuple(row_near.tolist()), tuple(column_near.tolist()))))
+        candidates.append(
+            NashDistance(
+                distance=max(per_player),
+                per_player=per_player,
+                nearest=(tuple(row_near.tolist()), tuple(column_near.tolist())),
+            )
+        )
     return min(candidates, key=lambda candidate: candidate.distance)

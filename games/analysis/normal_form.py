@@ -45,46 +45,51 @@ class NormalFormGame:
     def __post_init__(self) -> None:
         payoffs = np.array(self.payoffs, dtype=np.float64)
         if payoffs.ndim < 3 or payoffs.shape[-1] != payoffs.ndim - 1:
-            raise AnalysisError(f"payoffs must have shape (*actions, players) with one axis "
-                                f"per player (at least two), got {payoffs.shape}")
+            raise AnalysisError(
+                f"payoffs must have shape (*actions, players) with one axis "
+                f"per player (at least two), got {payoffs.shape}"
+            )
         if min(payoffs.shape[:-1]) < 1:
             raise AnalysisError(f"every player needs at least one action, got {payoffs.shape}")
         if not np.all(np.isfinite(payoffs)):
             raise AnalysisError("payoffs must be finite numbers")
         shape = payoffs.shape[:-1]
         if tuple(len(acts) for acts in self.actions) != shape:
-            raise AnalysisError(f"the action names {self.actions} do not match the shape "
-                                f"{shape}")
+            raise AnalysisError(f"the action names {self.actions} do not match the shape {shape}")
         payoffs.setflags(write=False)
         object.__setattr__(self, "payoffs", payoffs)
 
     @classmethod
-    def from_arrays(cls, arrays: Sequence[ArrayLike],
-                    actions: Sequence[Sequence[str]] | None = None) -> NormalFormGame:
+    def from_arrays(
+        cls, arrays: Sequence[ArrayLike], actions: Sequence[Sequence[str]] | None = None
+    ) -> NormalFormGame:
         """One payoff array per player, each of shape ``(*actions)``, as pygambit takes them."""
         stacked = np.stack([np.asarray(a, dtype=np.float64) for a in arrays], axis=-1)
         return cls(stacked, _names(stacked.shape[:-1], actions))
 
     @classmethod
-    def bimatrix(cls, row: ArrayLike, column: ArrayLike,
-                 actions: Sequence[Sequence[str]] | None = None) -> NormalFormGame:
+    def bimatrix(
+        cls, row: ArrayLike, column: ArrayLike, actions: Sequence[Sequence[str]] | None = None
+    ) -> NormalFormGame:
         """A 2-player game: ``row[i][j]`` and ``column[i][j]`` are the two payoffs."""
         row_array, column_array = np.asarray(row, float), np.asarray(column, float)
         if row_array.ndim != 2 or row_array.shape != column_array.shape:
-            raise AnalysisError(f"a bimatrix game needs two matrices of one shape, got "
-                                f"{row_array.shape} and {column_array.shape}")
+            raise AnalysisError(
+                f"a bimatrix game needs two matrices of one shape, got "
+                f"{row_array.shape} and {column_array.shape}"
+            )
         return cls.from_arrays([row_array, column_array], actions)
 
     @classmethod
-    def zero_sum(cls, matrix: ArrayLike,
-                 actions: Sequence[Sequence[str]] | None = None) -> NormalFormGame:
+    def zero_sum(
+        cls, matrix: ArrayLike, actions: Sequence[Sequence[str]] | None = None
+    ) -> NormalFormGame:
         """The 2-player zero-sum game in which the row player gets ``matrix[i][j]``."""
         array = np.asarray(matrix, dtype=np.float64)
         return cls.bimatrix(array, -array, actions)
 
     @classmethod
-    def symmetric(cls, matrix: ArrayLike,
-                  actions: Sequence[str] | None = None) -> NormalFormGame:
+    def symmetric(cls, matrix: ArrayLike, actions: Sequence[str] | None = None) -> NormalFormGame:
         """The symmetric 2-player game of a population payoff matrix: ``matrix[i][j]`` is
         what strategy i earns against j (a tournament's ``payoff_matrix``)."""
         array = np.asarray(matrix, dtype=np.float64)
@@ -126,13 +131,13 @@ class NormalFormGame:
         """``player``'s payoffs alone, shape ``self.shape``."""
         return self.payoffs[..., self._check_player(player)]
 
-    def action_values(self, profile: Profile, player: int, *,
-                      checked: bool = True) -> NDArray[Any]:
+    def action_values(self, profile: Profile, player: int, *, checked: bool = True) -> NDArray[Any]:
         """What each of ``player``'s pure actions earns against the others' mixed
         strategies in ``profile`` (``player``'s own entry is not read). ``checked=False``
         skips the profile's validation, for loops over strategies already checked."""
-        strategies = check_profile(self, profile) if checked else tuple(
-            np.asarray(s) for s in profile)
+        strategies = (
+            check_profile(self, profile) if checked else tuple(np.asarray(s) for s in profile)
+        )
         values = self.payoff_array(player)
         for other in reversed(range(self.num_players)):
             if other != player:
@@ -142,19 +147,24 @@ class NormalFormGame:
     def expected_payoffs(self, profile: Profile) -> NDArray[Any]:
         """Every player's expected payoff under the mixed profile, shape (num_players,)."""
         strategies = check_profile(self, profile)
-        return np.array([float(self.action_values(strategies, i, checked=False)
-                               @ strategies[i])
-                         for i in range(self.num_players)])
+        return np.array(
+            [
+                float(self.action_values(strategies, i, checked=False) @ strategies[i])
+                for i in range(self.num_players)
+            ]
+        )
 
     def _check_player(self, player: int) -> int:
         if not 0 <= player < self.num_players:
-            raise AnalysisError(f"player {player} does not play this {self.num_players}-player "
-                                f"game")
+            raise AnalysisError(
+                f"player {player} does not play this {self.num_players}-player game"
+            )
         return player
 
 
-def _names(shape: tuple[int, ...],
-           actions: Sequence[Sequence[str]] | None) -> tuple[tuple[str, ...], ...]:
+def _names(
+    shape: tuple[int, ...], actions: Sequence[Sequence[str]] | None
+) -> tuple[tuple[str, ...], ...]:
     if actions is None:
         return tuple(tuple(str(i) for i in range(size)) for size in shape)
     return tuple(tuple(str(a) for a in acts) for acts in actions)
@@ -187,7 +197,10 @@ def check_profile(game: NormalFormGame, profile: Profile) -> tuple[NDArray[Any],
             over its player's actions.
     """
     if len(profile) != game.num_players:
-        raise AnalysisError(f"a profile of this game has {game.num_players} strategies, got "
-                            f"{len(profile)}")
-    return tuple(check_strategy(s, size, f"the strategy of player {i}")
-                 for i, (s, size) in enumerate(zip(profile, game.shape, strict=True)))
+        raise AnalysisError(
+            f"a profile of this game has {game.num_players} strategies, got {len(profile)}"
+        )
+    return tuple(
+        check_strategy(s, size, f"the strategy of player {i}")
+        for i, (s, size) in enumerate(zip(profile, game.shape, strict=True))
+    )

@@ -27,8 +27,15 @@ from pydantic import BaseModel, ConfigDict, model_validator
 
 from games.analysis.errors import AnalysisError
 
-__all__ = ["BayesianRating", "EloRatings", "LeagueRecord", "Model", "bayesian_ratings",
-           "elo_ratings", "record_from_match"]
+__all__ = [
+    "BayesianRating",
+    "EloRatings",
+    "LeagueRecord",
+    "Model",
+    "bayesian_ratings",
+    "elo_ratings",
+    "record_from_match",
+]
 
 Model = Literal["plackett_luce", "bradley_terry", "thurstone_mosteller"]
 
@@ -72,8 +79,13 @@ class BayesianRating:
     matches: int
 
 
-def elo_ratings(records: Iterable[LeagueRecord], *, k: float = 32.0,
-                initial: float = 1500.0, scale: float = 400.0) -> EloRatings:
+def elo_ratings(
+    records: Iterable[LeagueRecord],
+    *,
+    k: float = 32.0,
+    initial: float = 1500.0,
+    scale: float = 400.0,
+) -> EloRatings:
     """Elo ratings after rating ``records`` in order.
 
     Args:
@@ -112,17 +124,22 @@ def elo_ratings(records: Iterable[LeagueRecord], *, k: float = 32.0,
 def _model(name: Model) -> Any:
     from openskill.models import BradleyTerryFull, PlackettLuce, ThurstoneMostellerFull
 
-    models = {"plackett_luce": PlackettLuce, "bradley_terry": BradleyTerryFull,
-              "thurstone_mosteller": ThurstoneMostellerFull}
+    models = {
+        "plackett_luce": PlackettLuce,
+        "bradley_terry": BradleyTerryFull,
+        "thurstone_mosteller": ThurstoneMostellerFull,
+    }
     try:
         return models[name]()
     except KeyError:
-        raise AnalysisError(f"no rating model {name!r}; there are "
-                            f"{', '.join(sorted(models))}") from None
+        raise AnalysisError(
+            f"no rating model {name!r}; there are {', '.join(sorted(models))}"
+        ) from None
 
 
-def bayesian_ratings(records: Iterable[LeagueRecord], *, model: Model = "plackett_luce"
-                     ) -> dict[str, BayesianRating]:
+def bayesian_ratings(
+    records: Iterable[LeagueRecord], *, model: Model = "plackett_luce"
+) -> dict[str, BayesianRating]:
     """openskill ratings after rating ``records`` in order, every player starting from the
     model's prior (μ 25, σ 25/3).
 
@@ -146,9 +163,15 @@ def bayesian_ratings(records: Iterable[LeagueRecord], *, model: Model = "placket
         for player, (rating,) in zip(record.players, rated, strict=True):
             current[player] = rating
             matches[player] = matches.get(player, 0) + 1
-    beliefs = {player: BayesianRating(mu=float(r.mu), sigma=float(r.sigma),
-                                      ordinal=float(r.ordinal()), matches=matches[player])
-               for player, r in current.items()}
+    beliefs = {
+        player: BayesianRating(
+            mu=float(r.mu),
+            sigma=float(r.sigma),
+            ordinal=float(r.ordinal()),
+            matches=matches[player],
+        )
+        for player, r in current.items()
+    }
     return dict(sorted(beliefs.items(), key=lambda item: (-item[1].ordinal, item[0])))
 
 
@@ -165,5 +188,6 @@ def record_from_match(document: Mapping[str, Any]) -> LeagueRecord:
         players = tuple(str(seat["player_id"]) for seat in document["players"])
         return LeagueRecord(players=players, outcomes=tuple(float(score[p]) for p in players))
     except (KeyError, TypeError):
-        raise AnalysisError(f"match {document.get('match_id', '?')} has no reported score "
-                            f"for its players") from None
+        raise AnalysisError(
+            f"match {document.get('match_id', '?')} has no reported score for its players"
+        ) from None

@@ -68,18 +68,27 @@ def _label(strategy: Strategy) -> str:
     return strategy.label if isinstance(strategy, MemoryOne) else strategy.name
 
 
-def _deviations(game: MatrixGame, target: Strategy, candidates: Sequence[Strategy],
-                turns: int, repetitions: int, noise: float, seed: int
-                ) -> tuple[float, list[Deviation]]:
+def _deviations(
+    game: MatrixGame,
+    target: Strategy,
+    candidates: Sequence[Strategy],
+    turns: int,
+    repetitions: int,
+    noise: float,
+    seed: int,
+) -> tuple[float, list[Deviation]]:
     """The target's self-play score and every candidate's match against it, per turn."""
     players = [*candidates, target]
     me = len(candidates)
     pairs = [(i, me) for i in range(len(candidates))] + [(me, me)]
-    totals = play_vectorized(game, players, pairs, turns, repetitions, noise,
-                             np.random.default_rng(seed))
+    totals = play_vectorized(
+        game, players, pairs, turns, repetitions, noise, np.random.default_rng(seed)
+    )
     means = totals.mean(axis=1) / turns
-    deviations = [Deviation(_label(c), float(means[i, 0]), float(means[i, 1]))
-                  for i, c in enumerate(candidates)]
+    deviations = [
+        Deviation(_label(c), float(means[i, 0]), float(means[i, 1]))
+        for i, c in enumerate(candidates)
+    ]
     return float(means[-1].mean()), deviations
 
 
@@ -88,27 +97,39 @@ def _neighbours(game: MatrixGame, strategy: MemoryOne) -> list[MemoryOne]:
     size = len(game.actions)
     first = int(strategy.first.argmax())
     replies = [int(row.argmax()) for row in strategy.table]
-    found = [MemoryOne.deterministic(game, other, replies) for other in range(size)
-             if other != first]
+    found = [
+        MemoryOne.deterministic(game, other, replies) for other in range(size) if other != first
+    ]
     for i, reply in enumerate(replies):
         for other in range(size):
             if other != reply:
-                changed = replies[:i] + [other] + replies[i + 1:]
+                changed = replies[:i] + [other] + replies[i + 1 :]
                 found.append(MemoryOne.deterministic(game, first, changed))
     return found
 
 
 def _sampled(game: MatrixGame, count: int, rng: np.random.Generator) -> list[MemoryOne]:
     size = len(game.actions)
-    return [MemoryOne.deterministic(game, int(rng.integers(size)),
-                                    rng.integers(size, size=size * size).tolist())
-            for _ in range(count)]
+    return [
+        MemoryOne.deterministic(
+            game, int(rng.integers(size)), rng.integers(size, size=size * size).tolist()
+        )
+        for _ in range(count)
+    ]
 
 
-def repeated_exploitability(target: Strategy, *, turns: int = 200, repetitions: int = 10,
-                            noise: float = 0.0, seed: int = 0, baselines: bool = True,
-                            memory_one: bool = True, max_memory_one: int = 256,
-                            climb_rounds: int = 5) -> RepeatedExploitability:
+def repeated_exploitability(
+    target: Strategy,
+    *,
+    turns: int = 200,
+    repetitions: int = 10,
+    noise: float = 0.0,
+    seed: int = 0,
+    baselines: bool = True,
+    memory_one: bool = True,
+    max_memory_one: int = 256,
+    climb_rounds: int = 5,
+) -> RepeatedExploitability:
     """Search a best response to ``target`` and measure how much it gains.
 
     Args:
@@ -131,52 +152,78 @@ def repeated_exploitability(target: Strategy, *, turns: int = 200, repetitions: 
         ValueError: a bad noise (as the engine refuses it).
     """
     if turns < 1 or repetitions < 1 or max_memory_one < 1 or climb_rounds < 0:
-        raise AnalysisError(f"turns, repetitions and max_memory_one must be at least 1 and "
-                            f"climb_rounds at least 0, got {turns}, {repetitions}, "
-                            f"{max_memory_one} and {climb_rounds}")
+        raise AnalysisError(
+            f"turns, repetitions and max_memory_one must be at least 1 and "
+            f"climb_rounds at least 0, got {turns}, {repetitions}, "
+            f"{max_memory_one} and {climb_rounds}"
+        )
     if not 0.0 <= noise <= 1.0:
         raise ValueError(f"noise is a probability from 0 to 1, not {noise}")
     game = target.game
-    candidates: list[Strategy] = ([build(game.game_type, name)
-                                   for name in strategies_for(game.game_type)]
-                                  if baselines else [])
+    candidates: list[Strategy] = (
+        [build(game.game_type, name) for name in strategies_for(game.game_type)]
+        if baselines
+        else []
+    )
     size = len(game.actions)
     exhaustive = size ** (size * size + 1) <= max_memory_one
     if memory_one:
-        candidates += (list(deterministic_memory_one(game)) if exhaustive
-                       else _sampled(game, max_memory_one, np.random.default_rng(seed)))
+        candidates += (
+            list(deterministic_memory_one(game))
+            if exhaustive
+            else _sampled(game, max_memory_one, np.random.default_rng(seed))
+        )
     if not candidates:
         raise AnalysisError("no candidate to search: allow baselines or memory_one")
-    self_play, deviations = _deviations(game, target, candidates, turns, repetitions,
-                                        noise, seed)
+    self_play, deviations = _deviations(game, target, candidates, turns, repetitions, noise, seed)
     if memory_one and not exhaustive:
-        climbed, tried = _climb(game, target, candidates, deviations, turns, repetitions,
-                                noise, seed, climb_rounds)
+        climbed, tried = _climb(
+            game, target, candidates, deviations, turns, repetitions, noise, seed, climb_rounds
+        )
         candidates, deviations = [*candidates, *climbed], [*deviations, *tried]
-    ranked = sorted(zip(deviations, candidates, strict=True),
-                    key=lambda pair: -pair[0].deviator_score)
+    ranked = sorted(
+        zip(deviations, candidates, strict=True), key=lambda pair: -pair[0].deviator_score
+    )
     if ranked and ranked[0][0].deviator_score > self_play:
         # Replayed with fresh draws: the maximum of noisy scores overstates the best one.
-        self_play, (best,) = _deviations(game, target, [ranked[0][1]], turns, repetitions,
-                                         noise, seed + 1)
+        self_play, (best,) = _deviations(
+            game, target, [ranked[0][1]], turns, repetitions, noise, seed + 1
+        )
     else:
         best = Deviation(_label(target), self_play, self_play)
     return RepeatedExploitability(
-        game_type=game.game_type, target=_label(target), self_play_score=self_play,
-        best_response=best, exploitability=max(0.0, best.deviator_score - self_play),
+        game_type=game.game_type,
+        target=_label(target),
+        self_play_score=self_play,
+        best_response=best,
+        exploitability=max(0.0, best.deviator_score - self_play),
         deviations=tuple(d for d, _ in ranked),
-        search="exhaustive" if exhaustive or not memory_one else "sampled")
+        search="exhaustive" if exhaustive or not memory_one else "sampled",
+    )
 
 
-def _climb(game: MatrixGame, target: Strategy, candidates: Sequence[Strategy],
-           deviations: Sequence[Deviation], turns: int, repetitions: int, noise: float,
-           seed: int, rounds: int) -> tuple[list[Strategy], list[Deviation]]:
+def _climb(
+    game: MatrixGame,
+    target: Strategy,
+    candidates: Sequence[Strategy],
+    deviations: Sequence[Deviation],
+    turns: int,
+    repetitions: int,
+    noise: float,
+    seed: int,
+    rounds: int,
+) -> tuple[list[Strategy], list[Deviation]]:
     """Hill climbing from the best sampled memory-one strategy: each round tries every
     neighbour not tried yet and moves to the best one while it improves. Returns the
     strategies tried and their matches."""
-    score, current = max(((d.deviator_score, c)
-                          for d, c in zip(deviations, candidates, strict=True)
-                          if isinstance(c, MemoryOne)), key=lambda pair: pair[0])
+    score, current = max(
+        (
+            (d.deviator_score, c)
+            for d, c in zip(deviations, candidates, strict=True)
+            if isinstance(c, MemoryOne)
+        ),
+        key=lambda pair: pair[0],
+    )
     seen = {_label(c) for c in candidates}
     strategies: list[Strategy] = []
     found: list[Deviation] = []

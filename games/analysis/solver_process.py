@@ -42,9 +42,11 @@ START_TIMEOUT = 120.0
 _WORKER = Path(solver_worker.__file__)
 
 
-_NO_PYGAMBIT = ("exact equilibria need pygambit, which is not installed here: it comes "
-                "with the analysis extra (pip install -e '.[analysis]'; pip compiles it "
-                "from source, a few minutes the first time)")
+_NO_PYGAMBIT = (
+    "exact equilibria need pygambit, which is not installed here: it comes "
+    "with the analysis extra (pip install -e '.[analysis]'; pip compiles it "
+    "from source, a few minutes the first time)"
+)
 
 
 @dataclass(frozen=True)
@@ -81,13 +83,13 @@ class SolverProcess:
             SolverError: a bound that is not positive, pygambit raised, or the worker died.
         """
         if not timeout > 0:
-            raise SolverError(f"a time bound must be a positive number of seconds, not "
-                              f"{timeout}")
+            raise SolverError(f"a time bound must be a positive number of seconds, not {timeout}")
         with self._lock:
             requests, answers = self._started()
             try:
-                requests.send((request.method, request.arrays, request.rational,
-                               request.stop_after))
+                requests.send(
+                    (request.method, request.arrays, request.rational, request.stop_after)
+                )
                 if not answers.poll(timeout):
                     self._stop()
                     raise SolverTimeoutError(request.describe(), timeout)
@@ -95,16 +97,22 @@ class SolverProcess:
             except (EOFError, OSError) as exc:
                 code = self._process.poll() if self._process is not None else None
                 self._stop()
-                raise SolverError(f"the solver process died during {request.describe()} "
-                                  f"(exit code {code}): {exc!r}") from None
+                raise SolverError(
+                    f"the solver process died during {request.describe()} "
+                    f"(exit code {code}): {exc!r}"
+                ) from None
         if status != "ok":
             raise SolverError(f"{request.describe()} failed: {payload}")
         result: list[RawProfile] = payload
         return result
 
     def _started(self) -> tuple[Connection, Connection]:
-        if (self._process is not None and self._process.poll() is None
-                and self._requests is not None and self._answers is not None):
+        if (
+            self._process is not None
+            and self._process.poll() is None
+            and self._requests is not None
+            and self._answers is not None
+        ):
             return self._requests, self._answers
         self._stop()
         if importlib.util.find_spec("pygambit") is None:
@@ -114,7 +122,9 @@ class SolverProcess:
         try:
             process = subprocess.Popen(
                 [sys.executable, str(_WORKER), str(to_child), str(from_child)],
-                pass_fds=(to_child, from_child), stdin=subprocess.DEVNULL)
+                pass_fds=(to_child, from_child),
+                stdin=subprocess.DEVNULL,
+            )
         finally:
             os.close(to_child)
             os.close(from_child)
@@ -124,15 +134,17 @@ class SolverProcess:
         answers = self._answers
         if not answers.poll(self._start_timeout):
             self._stop()
-            raise SolverTimeoutError("starting the solver process (importing pygambit)",
-                                     self._start_timeout)
+            raise SolverTimeoutError(
+                "starting the solver process (importing pygambit)", self._start_timeout
+            )
         try:
             ready = answers.recv()
         except (EOFError, OSError):
             code = process.wait()
             self._stop()
-            raise SolverError(f"the solver process exited at start (exit code {code}); is "
-                              f"pygambit installed?") from None
+            raise SolverError(
+                f"the solver process exited at start (exit code {code}); is pygambit installed?"
+            ) from None
         if ready != solver_worker.READY:
             self._stop()
             raise SolverError(f"the solver process said {ready!r} at start")
@@ -168,4 +180,3 @@ def default_solver() -> SolverProcess:
             _default = SolverProcess()
             atexit.register(_default.close)
         return _default
-

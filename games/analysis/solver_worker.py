@@ -30,9 +30,13 @@ def solve(method: str, arrays: Any, rational: bool, stop_after: int | None) -> l
         result = pygambit.nash.lcp_solve(game, rational=rational, stop_after=stop_after)
     else:
         raise ValueError(f"no solver {method!r}")
-    return [tuple(tuple(_plain(profile[strategy]) for strategy in player.strategies)
-                  for player in game.players)
-            for profile in result.equilibria]
+    return [
+        tuple(
+            tuple(_plain(profile[strategy]) for strategy in player.strategies)
+            for player in game.players
+        )
+        for profile in result.equilibria
+    ]
 
 
 def _plain(probability: Any) -> Fraction | float:
@@ -60,5 +64,6 @@ def serve(requests: Connection, answers: Connection) -> None:
 
 
 if __name__ == "__main__":
-    serve(Connection(int(sys.argv[1]), writable=False),
-          Connection(int(sys.argv[2]), readable=False))
+    serve(
+        Connection(int(sys.argv[1]), writable=False), Connection(int(sys.argv[2]), readable=False)
+    )

@@ -39,8 +39,7 @@ from games.analysis.normal_form import NormalFormGame, check_strategy
 from games.analysis.solver_process import SolverProcess
 from games.tournament_results import TournamentResult
 
-__all__ = ["MAX_FREE", "Stability", "evolutionarily_stable_strategies",
-           "is_evolutionarily_stable"]
+__all__ = ["MAX_FREE", "Stability", "evolutionarily_stable_strategies", "is_evolutionarily_stable"]
 
 MAX_FREE = 16
 """The most best replies outside a strategy's support that the exact check searches."""
@@ -58,8 +57,9 @@ class Stability:
     reason: str
 
 
-def is_evolutionarily_stable(payoffs: ArrayLike | TournamentResult, strategy: ArrayLike
-                             ) -> Stability:
+def is_evolutionarily_stable(
+    payoffs: ArrayLike | TournamentResult, strategy: ArrayLike
+) -> Stability:
     """Whether ``strategy`` is an evolutionarily stable strategy of the population game.
 
     Args:
@@ -80,23 +80,40 @@ def is_evolutionarily_stable(payoffs: ArrayLike | TournamentResult, strategy: Ar
     fitness = matrix @ x
     best = fitness.max()
     if fitness @ x < best - _TOLERANCE * scale:
-        return Stability(shown, False, False, "not a symmetric Nash equilibrium: a mutant "
-                         "strategy earns more against it than it earns against itself")
+        return Stability(
+            shown,
+            False,
+            False,
+            "not a symmetric Nash equilibrium: a mutant "
+            "strategy earns more against it than it earns against itself",
+        )
     replies = np.flatnonzero(fitness >= best - _TOLERANCE * scale)
     support = np.flatnonzero(x > _TOLERANCE)
     outside = [int(j) for j in replies if j not in set(support.tolist())]
     if len(outside) > MAX_FREE:
-        raise AnalysisError(f"{len(outside)} alternative best replies: more than the "
-                            f"{MAX_FREE} the exact check searches")
+        raise AnalysisError(
+            f"{len(outside)} alternative best replies: more than the "
+            f"{MAX_FREE} the exact check searches"
+        )
     form = (matrix + matrix.T) / 2
     for size in range(len(outside) + 1):
         for free in itertools.combinations(outside, size):
             if _invadable(form, [*support.tolist(), *free], list(free), scale):
-                return Stability(shown, True, False, "a symmetric equilibrium, but a mutant "
-                                 "that is also a best reply does at least as well against "
-                                 "itself: neutrally or strictly invadable")
-    return Stability(shown, True, True, "a symmetric equilibrium that every rare mutant "
-                     "earns strictly less against, directly or in the mutant's own matches")
+                return Stability(
+                    shown,
+                    True,
+                    False,
+                    "a symmetric equilibrium, but a mutant "
+                    "that is also a best reply does at least as well against "
+                    "itself: neutrally or strictly invadable",
+                )
+    return Stability(
+        shown,
+        True,
+        True,
+        "a symmetric equilibrium that every rare mutant "
+        "earns strictly less against, directly or in the mutant's own matches",
+    )
 
 
 def _invadable(form: NDArray[Any], face: list[int], free: list[int], scale: float) -> bool:
@@ -115,16 +132,23 @@ def _invadable(form: NDArray[Any], face: list[int], free: list[int], scale: floa
             return True
         # Some direction of this eigenspace ≥ 1 on every free coordinate?
         sub = directions[rows]
-        if feasible(np.zeros(sub.shape[1]), what="the evolutionary stability check",
-                    A_ub=-sub, b_ub=-np.ones(len(rows)), bounds=[(None, None)] * sub.shape[1]):
+        if feasible(
+            np.zeros(sub.shape[1]),
+            what="the evolutionary stability check",
+            A_ub=-sub,
+            b_ub=-np.ones(len(rows)),
+            bounds=[(None, None)] * sub.shape[1],
+        ):
             return True
     return False
 
 
-def evolutionarily_stable_strategies(payoffs: ArrayLike | TournamentResult, *,
-                                     timeout: float = DEFAULT_TIMEOUT,
-                                     solver: SolverProcess | None = None
-                                     ) -> tuple[Stability, ...]:
+def evolutionarily_stable_strategies(
+    payoffs: ArrayLike | TournamentResult,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    solver: SolverProcess | None = None,
+) -> tuple[Stability, ...]:
     """The evolutionarily stable strategies among the pure strategies and the symmetric
     extreme equilibria of the population game (an ESS is an isolated symmetric equilibrium,
     so it is one of them).

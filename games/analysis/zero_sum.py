@@ -40,8 +40,7 @@ class ZeroSumSolution:
     column_strategy: tuple[float, ...]
 
 
-def maxmin(matrix: ArrayLike, *, timeout: float = DEFAULT_LP_TIMEOUT
-           ) -> tuple[float, NDArray[Any]]:
+def maxmin(matrix: ArrayLike, *, timeout: float = DEFAULT_LP_TIMEOUT) -> tuple[float, NDArray[Any]]:
     """The best payoff the row player can guarantee against any column, and a strategy
     that guarantees it.
 
@@ -59,23 +58,33 @@ def maxmin(matrix: ArrayLike, *, timeout: float = DEFAULT_LP_TIMEOUT
     """
     payoff = np.asarray(matrix, dtype=np.float64)
     if payoff.ndim != 2 or payoff.size == 0 or not np.all(np.isfinite(payoff)):
-        raise AnalysisError(f"a payoff matrix must be a non-empty 2-d array of finite "
-                            f"numbers, got shape {payoff.shape}")
+        raise AnalysisError(
+            f"a payoff matrix must be a non-empty 2-d array of finite "
+            f"numbers, got shape {payoff.shape}"
+        )
     rows, columns = payoff.shape
     # Variables (x_1..x_rows, v): maximise v subject to v ≤ x·payoff[:, j] for every j.
     cost = np.concatenate([np.zeros(rows), [-1.0]])
     upper = np.hstack([-payoff.T, np.ones((columns, 1))])
     equal = np.concatenate([np.ones(rows), [0.0]])[None, :]
-    x = solve_lp(cost, what=f"the maxmin of a {rows}x{columns} matrix", timeout=timeout,
-                 A_ub=upper, b_ub=np.zeros(columns), A_eq=equal, b_eq=[1.0],
-                 bounds=[(0, None)] * rows + [(None, None)])
+    x = solve_lp(
+        cost,
+        what=f"the maxmin of a {rows}x{columns} matrix",
+        timeout=timeout,
+        A_ub=upper,
+        b_ub=np.zeros(columns),
+        A_eq=equal,
+        b_eq=[1.0],
+        bounds=[(0, None)] * rows + [(None, None)],
+    )
     strategy = np.clip(x[:rows], 0.0, None)
     strategy /= strategy.sum()
     return float((strategy @ payoff).min()), strategy
 
 
-def solve_zero_sum(game: NormalFormGame | ArrayLike, *, timeout: float = DEFAULT_LP_TIMEOUT
-                   ) -> ZeroSumSolution:
+def solve_zero_sum(
+    game: NormalFormGame | ArrayLike, *, timeout: float = DEFAULT_LP_TIMEOUT
+) -> ZeroSumSolution:
     """The value and optimal strategies of a 2-player zero-sum (or constant-sum) game.
 
     Args:
@@ -96,8 +105,10 @@ def solve_zero_sum(game: NormalFormGame | ArrayLike, *, timeout: float = DEFAULT
             raise AnalysisError(f"a zero-sum solution needs 2 players, not {game.num_players}")
         totals = game.payoffs.sum(axis=-1)
         if np.ptp(totals) > _GAP_TOLERANCE * game.scale:
-            raise AnalysisError("the payoffs do not add up to one constant: not a zero-sum "
-                                "(or constant-sum) game; use all_equilibria")
+            raise AnalysisError(
+                "the payoffs do not add up to one constant: not a zero-sum "
+                "(or constant-sum) game; use all_equilibria"
+            )
         matrix = game.payoff_array(0)
     else:
         matrix = np.asarray(game, dtype=np.float64)
@@ -106,7 +117,13 @@ def solve_zero_sum(game: NormalFormGame | ArrayLike, *, timeout: float = DEFAULT
     dual = -negative_dual
     scale = max(1.0, float(np.ptp(matrix)))
     if abs(value - dual) > _GAP_TOLERANCE * scale:
-        raise SolverError(f"the maxmin value {value} and the minmax value {dual} differ: the "
-                          f"linear programs did not solve accurately")
-    return ZeroSumSolution(value=value, dual_value=dual, row_strategy=tuple(row.tolist()),
-                           column_strategy=tuple(column.tolist()))
+        raise SolverError(
+            f"the maxmin value {value} and the minmax value {dual} differ: the "
+            f"linear programs did not solve accurately"
+        )
+    return ZeroSumSolution(
+        value=value,
+        dual_value=dual,
+        row_strategy=tuple(row.tolist()),
+        column_strategy=tuple(column.tolist()),
+    )

@@ -55,7 +55,13 @@ __all__ = [
 ]
 
 _CLASSES: tuple[type[Strategy], ...] = (
-    TitForTat, AlwaysCooperate, AlwaysDefect, GrimTrigger, Pavlov, Random, Biased,
+    TitForTat,
+    AlwaysCooperate,
+    AlwaysDefect,
+    GrimTrigger,
+    Pavlov,
+    Random,
+    Biased,
     FrequencyCounter,
 )
 _BY_GAME: dict[str, dict[str, type[Strategy]]] = {
@@ -95,11 +101,12 @@ def build(game_type: str, name: str, **options: Any) -> Strategy:
         cls = _BY_GAME[game_type][name]
     except KeyError:
         raise UnknownStrategyError(
-            f"no strategy {name!r} plays {game_type}; there are: "
-            f"{', '.join(_BY_GAME[game_type])}") from None
+            f"no strategy {name!r} plays {game_type}; there are: {', '.join(_BY_GAME[game_type])}"
+        ) from None
     takes = sorted(set(inspect.signature(cls.__init__).parameters) - {"self", "game"})
     unknown = sorted(set(options) - set(takes))
     if unknown:
-        raise ValueError(f"{name} takes no option {', '.join(unknown)}; it takes: "
-                         f"{', '.join(takes) or 'none'}")
+        raise ValueError(
+            f"{name} takes no option {', '.join(unknown)}; it takes: {', '.join(takes) or 'none'}"
+        )
     return cls(game, **options)

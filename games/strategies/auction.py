@@ -39,8 +39,9 @@ class TruthfulBidder(ObservationStrategy):
     classifier = Classifier(memory_depth=0, stochastic=False)
     game_types = GAME_TYPES
 
-    def choose(self, observation: Mapping[str, Any], space: ActionSpace,
-               rng: random.Random) -> Action:
+    def choose(
+        self, observation: Mapping[str, Any], space: ActionSpace, rng: random.Random
+    ) -> Action:
         return legal_number(space, private_value(observation))
 
 
@@ -58,8 +59,9 @@ class Shade50(ObservationStrategy):
     classifier = Classifier(memory_depth=0, stochastic=False)
     game_types = GAME_TYPES
 
-    def choose(self, observation: Mapping[str, Any], space: ActionSpace,
-               rng: random.Random) -> Action:
+    def choose(
+        self, observation: Mapping[str, Any], space: ActionSpace, rng: random.Random
+    ) -> Action:
         return legal_number(space, private_value(observation) / 2)
 
 
@@ -75,6 +77,7 @@ class RandomBidder(ObservationStrategy):
     classifier = Classifier(memory_depth=0, stochastic=True)
     game_types = GAME_TYPES
 
-    def choose(self, observation: Mapping[str, Any], space: ActionSpace,
-               rng: random.Random) -> Action:
+    def choose(
+        self, observation: Mapping[str, Any], space: ActionSpace, rng: random.Random
+    ) -> Action:
         return space.sample(rng)

@@ -18,8 +18,15 @@ from numpy.typing import NDArray
 
 from games.matrix_games import MatrixGame
 
-__all__ = ["BatchView", "Classifier", "Strategy", "UnknownStrategyError", "plays_from_history",
-           "uniform_index", "uniform_indices"]
+__all__ = [
+    "BatchView",
+    "Classifier",
+    "Strategy",
+    "UnknownStrategyError",
+    "plays_from_history",
+    "uniform_index",
+    "uniform_indices",
+]
 
 
 class UnknownStrategyError(ValueError):
@@ -63,8 +70,9 @@ class Strategy:
 
     def __init__(self, game: MatrixGame):
         if game.game_type not in self.game_types:
-            raise ValueError(f"{self.name} does not play {game.game_type}; it plays "
-                             f"{', '.join(self.game_types)}")
+            raise ValueError(
+                f"{self.name} does not play {game.game_type}; it plays {', '.join(self.game_types)}"
+            )
         self.game = game
 
     def choose(self, own: Sequence[str], opponent: Sequence[str], draw: float) -> str:
@@ -93,8 +101,9 @@ def uniform_indices(mask: NDArray[Any], draws: NDArray[Any]) -> NDArray[Any]:
     return chosen
 
 
-def plays_from_history(history: Sequence[Mapping[str, Any]], player_id: str
-                       ) -> tuple[list[str], list[str]]:
+def plays_from_history(
+    history: Sequence[Mapping[str, Any]], player_id: str
+) -> tuple[list[str], list[str]]:
     """``player_id``'s and its one opponent's plays, oldest first, from a repeated game's
     public history (each turn's joint ``actions``, as played after noise): what a strategy
     of a repeated matrix game reads when it plays over the protocol."""

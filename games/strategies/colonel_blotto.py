@@ -36,8 +36,9 @@ class Uniform(ObservationStrategy):
     classifier = Classifier(memory_depth=0, stochastic=False)
     game_types = GAME_TYPES
 
-    def choose(self, observation: Mapping[str, Any], space: ActionSpace,
-               rng: random.Random) -> Action:
+    def choose(
+        self, observation: Mapping[str, Any], space: ActionSpace, rng: random.Random
+    ) -> Action:
         share, extra = divmod(space.total, space.size)
         return [share + int(field < extra) for field in range(space.size)]
 
@@ -53,8 +54,9 @@ class Concentrated(ObservationStrategy):
     classifier = Classifier(memory_depth=0, stochastic=True)
     game_types = GAME_TYPES
 
-    def choose(self, observation: Mapping[str, Any], space: ActionSpace,
-               rng: random.Random) -> Action:
+    def choose(
+        self, observation: Mapping[str, Any], space: ActionSpace, rng: random.Random
+    ) -> Action:
         allocation = [0] * space.size
         allocation[rng.randrange(space.size)] = space.total
         return allocation
@@ -80,8 +82,9 @@ class EquilibriumMixed(ObservationStrategy):
     classifier = Classifier(memory_depth=0, stochastic=True)
     game_types = GAME_TYPES
 
-    def choose(self, observation: Mapping[str, Any], space: ActionSpace,
-               rng: random.Random) -> Action:
+    def choose(
+        self, observation: Mapping[str, Any], space: ActionSpace, rng: random.Random
+    ) -> Action:
         cap = max(math.ceil(space.total / space.size), 2 * space.total // space.size)
         counts = capped_allocations(space.size, space.total, cap)
         allocation: list[int] = []

@@ -43,15 +43,20 @@ class SelfishRouter(ObservationStrategy):
     classifier = Classifier(memory_depth=1, stochastic=False)
     game_types = GAME_TYPES
 
-    def choose(self, observation: Mapping[str, Any], space: ActionSpace,
-               rng: random.Random) -> Action:
+    def choose(
+        self, observation: Mapping[str, Any], space: ActionSpace, rng: random.Random
+    ) -> Action:
         routes = observation["routes"]
         history = observation.get("history") or []
         if not history:
             return _best({route: latency(routes[route], 1) for route in space.choices})
         loads, own = history[-1]["loads"], observation["own_choices"][-1]
-        return _best({route: latency(routes[route], loads[route] + int(route != own))
-                      for route in space.choices})
+        return _best(
+            {
+                route: latency(routes[route], loads[route] + int(route != own))
+                for route in space.choices
+            }
+        )
 
 
 def optimal_loads(routes: Mapping[str, Sequence[float]], players: int) -> dict[str, int]:
@@ -63,8 +68,11 @@ def optimal_loads(routes: Mapping[str, Sequence[float]], players: int) -> dict[s
     """
     loads = dict.fromkeys(sorted(routes), 0)
     for _ in range(players):
-        growth = {route: (load + 1) * latency(routes[route], load + 1)
-                  - load * latency(routes[route], load) for route, load in loads.items()}
+        growth = {
+            route: (load + 1) * latency(routes[route], load + 1)
+            - load * latency(routes[route], load)
+            for route, load in loads.items()
+        }
         loads[_best(growth)] += 1
     return loads
 
@@ -85,8 +93,9 @@ class SocialOptimum(ObservationStrategy):
     classifier = Classifier(memory_depth=0, stochastic=False)
     game_types = GAME_TYPES
 
-    def choose(self, observation: Mapping[str, Any], space: ActionSpace,
-               rng: random.Random) -> Action:
+    def choose(
+        self, observation: Mapping[str, Any], space: ActionSpace, rng: random.Random
+    ) -> Action:
         routes = {route: observation["routes"][route] for route in space.choices}
         loads = optimal_loads(routes, observation["num_players"])
         by_seat = [route for route, load in loads.items() for _ in range(load)]
@@ -111,21 +120,28 @@ class EpsilonGreedy(ObservationStrategy):
 
     def __init__(self, epsilon: float = 0.1):
         if not 0.0 <= epsilon <= 1.0:
-            raise ValueError(f"epsilon_greedy: epsilon is a probability from 0 to 1, not "
-                             f"{epsilon!r}")
+            raise ValueError(
+                f"epsilon_greedy: epsilon is a probability from 0 to 1, not {epsilon!r}"
+            )
         self.epsilon = float(epsilon)
 
-    def choose(self, observation: Mapping[str, Any], space: ActionSpace,
-               rng: random.Random) -> Action:
+    def choose(
+        self, observation: Mapping[str, Any], space: ActionSpace, rng: random.Random
+    ) -> Action:
         if rng.random() < self.epsilon:
             return rng.choice(space.choices)
         experienced: dict[str, list[float]] = {route: [] for route in space.choices}
-        for route, past in zip(observation.get("own_choices") or [],
-                               observation.get("history") or [], strict=False):
+        for route, past in zip(
+            observation.get("own_choices") or [], observation.get("history") or [], strict=False
+        ):
             if route in experienced:
                 experienced[route].append(past["latencies"][route])
-        return _best({route: sum(seen) / len(seen) if seen else float("-inf")
-                      for route, seen in experienced.items()})
+        return _best(
+            {
+                route: sum(seen) / len(seen) if seen else float("-inf")
+                for route, seen in experienced.items()
+            }
+        )
 
     def __repr__(self) -> str:
         return f"EpsilonGreedy(epsilon={self.epsilon})"

@@ -30,8 +30,9 @@ class ObservationStrategy:
     classifier: ClassVar[Classifier]
     game_types: ClassVar[tuple[str, ...]] = ()
 
-    def choose(self, observation: Mapping[str, Any], space: ActionSpace,
-               rng: random.Random) -> Action:
+    def choose(
+        self, observation: Mapping[str, Any], space: ActionSpace, rng: random.Random
+    ) -> Action:
         """A legal move of ``space``, from ``observation`` and draws of ``rng``."""
         raise NotImplementedError
 

@@ -21,14 +21,22 @@ from games.strategies.public_goods import (
     Punisher,
 )
 
-__all__ = ["build_observed", "observed_game_types", "observed_names",
-           "observed_strategies_for"]
+__all__ = ["build_observed", "observed_game_types", "observed_names", "observed_strategies_for"]
 
 _CLASSES: tuple[type[ObservationStrategy], ...] = (
-    FullContributor, FreeRider, ConditionalCooperator, Punisher,
-    TruthfulBidder, Shade50, RandomBidder,
-    Uniform, Concentrated, EquilibriumMixed,
-    SelfishRouter, SocialOptimum, EpsilonGreedy,
+    FullContributor,
+    FreeRider,
+    ConditionalCooperator,
+    Punisher,
+    TruthfulBidder,
+    Shade50,
+    RandomBidder,
+    Uniform,
+    Concentrated,
+    EquilibriumMixed,
+    SelfishRouter,
+    SocialOptimum,
+    EpsilonGreedy,
 )
 _BY_GAME: dict[str, dict[str, type[ObservationStrategy]]] = {
     game_type: {cls.name: cls for cls in _CLASSES if game_type in cls.game_types}
@@ -50,8 +58,10 @@ def _strategies(game_type: str) -> dict[str, type[ObservationStrategy]]:
     try:
         return _BY_GAME[game_type]
     except (KeyError, TypeError):
-        raise ValueError(f"no observation strategy plays {game_type!r}; they play: "
-                         f"{', '.join(observed_game_types())}") from None
+        raise ValueError(
+            f"no observation strategy plays {game_type!r}; they play: "
+            f"{', '.join(observed_game_types())}"
+        ) from None
 
 
 def observed_strategies_for(game_type: str) -> list[str]:
@@ -76,12 +86,13 @@ def build_observed(game_type: str, name: str, **options: Any) -> ObservationStra
     try:
         cls = by_name[name]
     except KeyError:
-        raise UnknownStrategyError(f"no strategy {name!r} plays {game_type}; there are: "
-                                   f"{', '.join(by_name)}") from None
-    takes = sorted(set(inspect.signature(cls.__init__).parameters)
-                   - {"self", "args", "kwargs"})
+        raise UnknownStrategyError(
+            f"no strategy {name!r} plays {game_type}; there are: {', '.join(by_name)}"
+        ) from None
+    takes = sorted(set(inspect.signature(cls.__init__).parameters) - {"self", "args", "kwargs"})
     unknown = sorted(set(options) - set(takes))
     if unknown:
-        raise ValueError(f"{name} takes no option {', '.join(unknown)}; it takes: "
-                         f"{', '.join(takes) or 'none'}")
+        raise ValueError(
+            f"{name} takes no option {', '.join(unknown)}; it takes: {', '.join(takes) or 'none'}"
+        )
     return cls(**options)

@@ -119,4 +119,3 @@ class Pavlov(_PDStrategy):
         if view.turn == 0:
             return np.full(len(draws), _C)
         return np.where(view.own_last == view.opponent_last, _C, _D)
-

@@ -16,8 +16,7 @@ from games.spec import Action, ActionSpace
 from games.strategies.base import Classifier
 from games.strategies.observation import ObservationStrategy, legal_number
 
-__all__ = ["ConditionalCooperator", "FreeRider", "FullContributor", "Punisher",
-           "no_punishment"]
+__all__ = ["ConditionalCooperator", "FreeRider", "FullContributor", "Punisher", "no_punishment"]
 
 GAME_TYPES = ("public_goods",)
 
@@ -34,8 +33,9 @@ class _Contributor(ObservationStrategy):
 
     game_types = GAME_TYPES
 
-    def choose(self, observation: Mapping[str, Any], space: ActionSpace,
-               rng: random.Random) -> Action:
+    def choose(
+        self, observation: Mapping[str, Any], space: ActionSpace, rng: random.Random
+    ) -> Action:
         if space.kind == "allocation":
             return no_punishment(observation, space)
         return legal_number(space, self.contribution(observation, space))
@@ -97,8 +97,9 @@ class ConditionalCooperator(_Contributor):
             endowment: float = observation["endowment"]
             return endowment / 2
         me = observation["player_id"]
-        others: list[float] = [c for player, c in history[-1]["contributions"].items()
-                               if player != me]
+        others: list[float] = [
+            c for player, c in history[-1]["contributions"].items() if player != me
+        ]
         return sum(others) / len(others)
 
 
@@ -117,8 +118,9 @@ class Punisher(ObservationStrategy):
     classifier = Classifier(memory_depth=0, stochastic=False)
     game_types = GAME_TYPES
 
-    def choose(self, observation: Mapping[str, Any], space: ActionSpace,
-               rng: random.Random) -> Action:
+    def choose(
+        self, observation: Mapping[str, Any], space: ActionSpace, rng: random.Random
+    ) -> Action:
         if space.kind != "allocation":
             return legal_number(space, space.high)
         me = observation["player_id"]

@@ -29,12 +29,12 @@ __all__ = [
 ]
 
 ENVELOPE_CHECKS: dict[str, str] = {
-    "jsonrpc.framing": "every answer is a JSON-RPC 2.0 response object: \"jsonrpc\": \"2.0\", "
-                       "the request's id, exactly one of result and error",
+    "jsonrpc.framing": 'every answer is a JSON-RPC 2.0 response object: "jsonrpc": "2.0", '
+    "the request's id, exactly one of result and error",
     "envelope.fields": "every message judged (an answer; for check-league also each "
-                       "notification) carries every envelope field: protocol, message_type, "
-                       "sender, timestamp, conversation_id",
-    "envelope.protocol": "protocol is exactly \"league.v2\"",
+    "notification) carries every envelope field: protocol, message_type, "
+    "sender, timestamp, conversation_id",
+    "envelope.protocol": 'protocol is exactly "league.v2"',
     "envelope.message_type": "message_type is exactly the type the method answers with",
     "envelope.sender": "sender names the answering agent in the protocol's form",
     "envelope.timestamp": "timestamp is ISO-8601 in UTC (Z or +00:00)",
@@ -91,8 +91,9 @@ def describe(exchange: Exchange) -> str:
         return f"JSON-RPC error {error.get('code')} {error.get('message', '')!s}".rstrip()
     if kind == AnswerKind.LEAGUE_ERROR:
         error = exchange.league_error or {}
-        return (f"LEAGUE_ERROR {error.get('error_code')}: "
-                f"{error.get('error_description', '')}").rstrip(": ")
+        return (
+            f"LEAGUE_ERROR {error.get('error_code')}: {error.get('error_description', '')}"
+        ).rstrip(": ")
     result = exchange.result
     if isinstance(result, dict):
         return f"a result ({result.get('message_type') or 'no message_type'})"
@@ -109,20 +110,26 @@ def judge_framing(recorder: Recorder, exchange: Exchange) -> None:
     request_id = exchange.request.get("id") if isinstance(exchange.request, dict) else None
     mismatch = answer_id_mismatch(body, request_id) if isinstance(request_id, int) else None
     if mismatch is not None:
-        recorder.failed("jsonrpc.framing", f"{exchange.method}: an answer with {mismatch}; a "
-                        "referee or League Manager never takes it (E009, as if none came)",
-                        evidence=exchange.evidence())
+        recorder.failed(
+            "jsonrpc.framing",
+            f"{exchange.method}: an answer with {mismatch}; a "
+            "referee or League Manager never takes it (E009, as if none came)",
+            evidence=exchange.evidence(),
+        )
         return
     problems = []
     if body.get("jsonrpc") != "2.0":
-        problems.append(f"\"jsonrpc\" is {body.get('jsonrpc')!r}, not \"2.0\"")
+        problems.append(f'"jsonrpc" is {body.get("jsonrpc")!r}, not "2.0"')
     if "id" not in body:
-        problems.append("no \"id\"")
+        problems.append('no "id"')
     if "result" in body and body.get("error") is not None:
-        problems.append("both a \"result\" and an \"error\"")
+        problems.append('both a "result" and an "error"')
     if problems:
-        recorder.tolerated("jsonrpc.framing", f"{exchange.method}: " + "; ".join(problems),
-                           evidence=exchange.evidence())
+        recorder.tolerated(
+            "jsonrpc.framing",
+            f"{exchange.method}: " + "; ".join(problems),
+            evidence=exchange.evidence(),
+        )
     else:
         recorder.passed("jsonrpc.framing", "well-formed JSON-RPC 2.0 answers")
 
@@ -132,10 +139,18 @@ def missing_envelope(deviations: list[Deviation]) -> list[str]:
     return [d.field or "?" for d in deviations if d.kind == "missing_envelope_field"]
 
 
-def judge_envelope(recorder: Recorder, message: dict[str, Any], *, where: str,
-                   evidence: dict[str, Any], expected_type: str | None, expected_sender: str,
-                   sender_role: str | None = None, conversation_id: str | None = None,
-                   missing: list[str] | None = None) -> None:
+def judge_envelope(
+    recorder: Recorder,
+    message: dict[str, Any],
+    *,
+    where: str,
+    evidence: dict[str, Any],
+    expected_type: str | None,
+    expected_sender: str,
+    sender_role: str | None = None,
+    conversation_id: str | None = None,
+    missing: list[str] | None = None,
+) -> None:
     """The envelope of ``message``: ``missing`` fields (None: not judged, as for an
     acknowledgement, which may have any shape) are tolerated (WARN, FAIL under --strict,
     as a lenient league repairs them and a strict one refuses them); each field present
@@ -145,29 +160,44 @@ def judge_envelope(recorder: Recorder, message: dict[str, Any], *, where: str,
     sender of the right role but another id pass with a WARN.
     """
     if missing:
-        recorder.tolerated("envelope.fields", f"{where}: the message has no "
-                           f"{', '.join(missing)} (a lenient league fills them in, a strict "
-                           "one refuses the message with E003)", evidence=evidence,
-                           field=", ".join(missing), expected="present in every message",
-                           got="absent")
+        recorder.tolerated(
+            "envelope.fields",
+            f"{where}: the message has no "
+            f"{', '.join(missing)} (a lenient league fills them in, a strict "
+            "one refuses the message with E003)",
+            evidence=evidence,
+            field=", ".join(missing),
+            expected="present in every message",
+            got="absent",
+        )
     elif missing is not None:
         recorder.passed("envelope.fields", "every envelope field is present")
     if message.get("protocol") not in (None, ""):
         if message["protocol"] == PROTOCOL:
             recorder.passed("envelope.protocol", f"protocol is {PROTOCOL}")
         else:
-            recorder.failed("envelope.protocol", f"{where}: protocol is {message['protocol']!r}, "
-                            f"not {PROTOCOL!r} (refused with E018)", evidence=evidence,
-                            field="protocol", expected=PROTOCOL, got=message["protocol"])
+            recorder.failed(
+                "envelope.protocol",
+                f"{where}: protocol is {message['protocol']!r}, "
+                f"not {PROTOCOL!r} (refused with E018)",
+                evidence=evidence,
+                field="protocol",
+                expected=PROTOCOL,
+                got=message["protocol"],
+            )
     if message.get("message_type") not in (None, "") and expected_type is not None:
         if message["message_type"] == expected_type:
             recorder.passed("envelope.message_type", "message_type is the method's")
         else:
-            recorder.failed("envelope.message_type",
-                            f"{where}: message_type is {message['message_type']!r}, not "
-                            f"{expected_type!r} (refused with E016)", evidence=evidence,
-                            field="message_type", expected=expected_type,
-                            got=message["message_type"])
+            recorder.failed(
+                "envelope.message_type",
+                f"{where}: message_type is {message['message_type']!r}, not "
+                f"{expected_type!r} (refused with E016)",
+                evidence=evidence,
+                field="message_type",
+                expected=expected_type,
+                got=message["message_type"],
+            )
     if message.get("sender") not in (None, ""):
         _judge_sender(recorder, message["sender"], where, expected_sender, sender_role, evidence)
     if message.get("timestamp") not in (None, ""):
@@ -177,59 +207,101 @@ def judge_envelope(recorder: Recorder, message: dict[str, Any], *, where: str,
                 raise ValueError(f"{stamp!r} is not text")
             parse_utc(stamp)
         except ValueError as exc:
-            recorder.failed("envelope.timestamp", f"{where}: timestamp {stamp!r} is not "
-                            f"ISO-8601 in UTC: {exc} (refused with E021)", evidence=evidence,
-                            field="timestamp", expected=f"ISO-8601 in UTC, best "
-                            f"{PROTOCOL_TIMESTAMP_FORM}", got=stamp)
+            recorder.failed(
+                "envelope.timestamp",
+                f"{where}: timestamp {stamp!r} is not ISO-8601 in UTC: {exc} (refused with E021)",
+                evidence=evidence,
+                field="timestamp",
+                expected=f"ISO-8601 in UTC, best {PROTOCOL_TIMESTAMP_FORM}",
+                got=stamp,
+            )
         else:
             if protocol_form(stamp):
                 recorder.passed("envelope.timestamp", "timestamps are ISO-8601 in UTC")
             else:
-                recorder.tolerated("envelope.timestamp", f"{where}: timestamp {stamp!r} is "
-                                   "ISO-8601 in UTC in another form than the protocol's, "
-                                   f"{PROTOCOL_TIMESTAMP_FORM} (a lenient league takes it, a "
-                                   "strict one refuses it with E021)", evidence=evidence,
-                                   field="timestamp", expected=PROTOCOL_TIMESTAMP_FORM,
-                                   got=stamp)
+                recorder.tolerated(
+                    "envelope.timestamp",
+                    f"{where}: timestamp {stamp!r} is "
+                    "ISO-8601 in UTC in another form than the protocol's, "
+                    f"{PROTOCOL_TIMESTAMP_FORM} (a lenient league takes it, a "
+                    "strict one refuses it with E021)",
+                    evidence=evidence,
+                    field="timestamp",
+                    expected=PROTOCOL_TIMESTAMP_FORM,
+                    got=stamp,
+                )
     if message.get("conversation_id") not in (None, "") and conversation_id is not None:
         if message["conversation_id"] == conversation_id:
             recorder.passed("envelope.conversation_id", "conversation_id echoes the request's")
         else:
-            recorder.tolerated("envelope.conversation_id",
-                               f"{where}: conversation_id is {message['conversation_id']!r}, "
-                               f"the request's was {conversation_id!r}", evidence=evidence,
-                               field="conversation_id", expected=conversation_id,
-                               got=message["conversation_id"])
+            recorder.tolerated(
+                "envelope.conversation_id",
+                f"{where}: conversation_id is {message['conversation_id']!r}, "
+                f"the request's was {conversation_id!r}",
+                evidence=evidence,
+                field="conversation_id",
+                expected=conversation_id,
+                got=message["conversation_id"],
+            )
 
 
-def _judge_sender(recorder: Recorder, sender: Any, where: str, expected: str,
-                  role: str | None, evidence: dict[str, Any]) -> None:
+def _judge_sender(
+    recorder: Recorder,
+    sender: Any,
+    where: str,
+    expected: str,
+    role: str | None,
+    evidence: dict[str, Any],
+) -> None:
     if sender == expected:
         recorder.passed("envelope.sender", f"sender is {expected}")
     elif not isinstance(sender, str):
-        recorder.failed("envelope.sender", f"{where}: sender {sender!r} is not a string",
-                        evidence=evidence, field="sender", expected=expected, got=sender)
+        recorder.failed(
+            "envelope.sender",
+            f"{where}: sender {sender!r} is not a string",
+            evidence=evidence,
+            field="sender",
+            expected=expected,
+            got=sender,
+        )
     elif role is not None and sender.startswith(role) and len(sender) > len(role):
-        recorder.warned("envelope.sender", f"{where}: sender is {sender!r}; it was addressed "
-                        f"as {expected!r}", evidence=evidence, field="sender",
-                        expected=expected, got=sender)
+        recorder.warned(
+            "envelope.sender",
+            f"{where}: sender is {sender!r}; it was addressed as {expected!r}",
+            evidence=evidence,
+            field="sender",
+            expected=expected,
+            got=sender,
+        )
     elif is_league_manager(sender) and is_league_manager(expected):
-        recorder.tolerated("envelope.sender", f"{where}: sender is {sender!r}, the League "
-                           f"Manager's other form; this league's is {expected!r} "
-                           "(league_manager_sender: a lenient league takes both, a strict one "
-                           "refuses the other with E002)", evidence=evidence, field="sender",
-                           expected=expected, got=sender)
+        recorder.tolerated(
+            "envelope.sender",
+            f"{where}: sender is {sender!r}, the League "
+            f"Manager's other form; this league's is {expected!r} "
+            "(league_manager_sender: a lenient league takes both, a strict one "
+            "refuses the other with E002)",
+            evidence=evidence,
+            field="sender",
+            expected=expected,
+            got=sender,
+        )
     else:
-        recorder.tolerated("envelope.sender", f"{where}: sender is {sender!r}, not in the "
-                           f"protocol's form {expected!r}", evidence=evidence, field="sender",
-                           expected=expected, got=sender)
+        recorder.tolerated(
+            "envelope.sender",
+            f"{where}: sender is {sender!r}, not in the protocol's form {expected!r}",
+            evidence=evidence,
+            field="sender",
+            expected=expected,
+            got=sender,
+        )
 
 
 _M = TypeVar("_M", bound=Message)
 
 
-def read_message(model: type[_M], message: dict[str, Any], defaults: dict[str, Any]
-                 ) -> tuple[_M | None, list[str], list[Deviation]]:
+def read_message(
+    model: type[_M], message: dict[str, Any], defaults: dict[str, Any]
+) -> tuple[_M | None, list[str], list[Deviation]]:
     """Read ``message`` as a lenient league does (``sdk.tolerance.repair``: missing envelope
     fields from ``defaults``, variant names, extras noted), then validate its own fields with
     the SDK model, the envelope taken from ``defaults`` (the envelope is judged on its own,
@@ -250,9 +322,11 @@ def read_message(model: type[_M], message: dict[str, Any], defaults: dict[str, A
         return None, problems, deviations
 
 
-def read_answer(model: type[_M], message: dict[str, Any], *, sender: str,
-                conversation_id: str) -> tuple[_M | None, list[str], list[Deviation]]:
+def read_answer(
+    model: type[_M], message: dict[str, Any], *, sender: str, conversation_id: str
+) -> tuple[_M | None, list[str], list[Deviation]]:
     """``read_message`` for an answer: its envelope defaults are the exchange's, as our
     referee takes them (``sdk.tolerance.answer_defaults``)."""
-    return read_message(model, message, answer_defaults(model, sender=sender,
-                                                        conversation_id=conversation_id))
+    return read_message(
+        model, message, answer_defaults(model, sender=sender, conversation_id=conversation_id)
+    )

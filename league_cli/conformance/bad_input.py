@@ -14,9 +14,13 @@ def crashed(recorder: Recorder, check: str, exchange: Exchange) -> bool:
     """FAIL ``check`` if the answer is a crash, garbage or nothing; True if so."""
     if kind_of(exchange) in (AnswerKind.RESULT, AnswerKind.LEAGUE_ERROR, AnswerKind.RPC_ERROR):
         return False
-    recorder.failed(check, f"{describe(exchange)}: a player must answer bad input with an "
-                    "error, not crash or stay silent", latency_ms=exchange.latency_ms,
-                    evidence=exchange.evidence())
+    recorder.failed(
+        check,
+        f"{describe(exchange)}: a player must answer bad input with an "
+        "error, not crash or stay silent",
+        latency_ms=exchange.latency_ms,
+        evidence=exchange.evidence(),
+    )
     return True
 
 
@@ -29,11 +33,17 @@ def unknown_method(recorder: Recorder, exchange: Exchange) -> None:
     if error is not None and error.get("code") == -32601:
         recorder.passed(check, "answered JSON-RPC -32601 Method not found")
     elif kind_of(exchange) == AnswerKind.RESULT:
-        recorder.tolerated(check, f"answered an unknown method with {describe(exchange)}; "
-                           "JSON-RPC wants error -32601", evidence=exchange.evidence())
+        recorder.tolerated(
+            check,
+            f"answered an unknown method with {describe(exchange)}; JSON-RPC wants error -32601",
+            evidence=exchange.evidence(),
+        )
     else:
-        recorder.tolerated(check, f"refused with {describe(exchange)}; JSON-RPC wants error "
-                           "-32601 Method not found", evidence=exchange.evidence())
+        recorder.tolerated(
+            check,
+            f"refused with {describe(exchange)}; JSON-RPC wants error -32601 Method not found",
+            evidence=exchange.evidence(),
+        )
 
 
 def refusal(recorder: Recorder, check: str, exchange: Exchange) -> None:
@@ -41,8 +51,11 @@ def refusal(recorder: Recorder, check: str, exchange: Exchange) -> None:
     if crashed(recorder, check, exchange):
         return
     if kind_of(exchange) == AnswerKind.RESULT:
-        recorder.tolerated(check, f"answered malformed params with {describe(exchange)}, as "
-                           "if the call were valid", evidence=exchange.evidence())
+        recorder.tolerated(
+            check,
+            f"answered malformed params with {describe(exchange)}, as if the call were valid",
+            evidence=exchange.evidence(),
+        )
     else:
         recorder.passed(check, f"refused with {describe(exchange)}")
 
@@ -59,8 +72,11 @@ def wrong_match(recorder: Recorder, exchange: Exchange, match_id: str) -> None:
         recorder.passed(check, f"answered the move of {match_id}, echoing its match_id")
     else:
         got = result.get("match_id") if isinstance(result, dict) else None
-        recorder.failed(check, f"answered a move for {match_id} with match_id {got!r}",
-                        evidence=exchange.evidence())
+        recorder.failed(
+            check,
+            f"answered a move for {match_id} with match_id {got!r}",
+            evidence=exchange.evidence(),
+        )
 
 
 def wrong_player(recorder: Recorder, exchange: Exchange, other_id: str) -> None:
@@ -70,9 +86,12 @@ def wrong_player(recorder: Recorder, exchange: Exchange, other_id: str) -> None:
     if crashed(recorder, check, exchange):
         return
     if kind_of(exchange) == AnswerKind.RESULT:
-        recorder.warned(check, f"answered a move addressed to {other_id}; refusing it "
-                        "(LEAGUE_ERROR E005) keeps a misrouted call from being played",
-                        evidence=exchange.evidence())
+        recorder.warned(
+            check,
+            f"answered a move addressed to {other_id}; refusing it "
+            "(LEAGUE_ERROR E005) keeps a misrouted call from being played",
+            evidence=exchange.evidence(),
+        )
     else:
         recorder.passed(check, f"refused with {describe(exchange)}")
 

@@ -37,22 +37,29 @@ class LeagueCalls:
         """One call, unless the League Manager is gone; None when there is nothing to judge."""
         if self.gone:
             return None
-        exchange = await self.probe.call(method, params,
-                                         deadline=self.system.timeout_for(method))
+        exchange = await self.probe.call(method, params, deadline=self.system.timeout_for(method))
         self._calls += 1
         if self._calls == 1:
             if exchange.failure in ("connect", "invalid_url"):
                 self.reachable = False
                 self.gone = f"the League Manager could not be reached at {self.url}"
-                self.recorder.failed("transport.reachable", f"{exchange.detail}; is it running, "
-                                     "and is this its /mcp URL?", evidence=exchange.evidence())
+                self.recorder.failed(
+                    "transport.reachable",
+                    f"{exchange.detail}; is it running, and is this its /mcp URL?",
+                    evidence=exchange.evidence(),
+                )
             elif exchange.failure is not None:
-                self.recorder.failed("transport.reachable", f"the first call got no answer: "
-                                     f"{exchange.detail}", evidence=exchange.evidence())
+                self.recorder.failed(
+                    "transport.reachable",
+                    f"the first call got no answer: {exchange.detail}",
+                    evidence=exchange.evidence(),
+                )
             else:
-                self.recorder.passed("transport.reachable", f"answered the first call with "
-                                     f"HTTP {exchange.http_status}",
-                                     latency_ms=exchange.latency_ms)
+                self.recorder.passed(
+                    "transport.reachable",
+                    f"answered the first call with HTTP {exchange.http_status}",
+                    latency_ms=exchange.latency_ms,
+                )
         elif exchange.failure == "connect":
             self.gone = f"the League Manager stopped accepting connections (at {method})"
         if not self.reachable:
@@ -65,22 +72,39 @@ class LeagueCalls:
         limit = self.system.timeout_for(exchange.method)
         latency = exchange.latency_ms
         if kind_of(exchange) != AnswerKind.RESULT or not isinstance(exchange.result, dict):
-            self.recorder.failed(check, f"{exchange.method}: {describe(exchange)}",
-                                 latency_ms=latency, evidence=exchange.evidence())
+            self.recorder.failed(
+                check,
+                f"{exchange.method}: {describe(exchange)}",
+                latency_ms=latency,
+                evidence=exchange.evidence(),
+            )
             return False
         if latency is not None and latency > limit * 1000:
-            self.recorder.failed(check, f"{exchange.method}: answered in {latency:.0f} ms, "
-                                 f"after its {limit:g} s timeout", latency_ms=latency,
-                                 evidence=exchange.evidence())
+            self.recorder.failed(
+                check,
+                f"{exchange.method}: answered in {latency:.0f} ms, after its {limit:g} s timeout",
+                latency_ms=latency,
+                evidence=exchange.evidence(),
+            )
         else:
-            self.recorder.passed(check, f"answered with {describe(exchange)}",
-                                 latency_ms=latency)
+            self.recorder.passed(check, f"answered with {describe(exchange)}", latency_ms=latency)
         return True
 
-    def judge_envelope(self, message: dict[str, Any], exchange: Exchange, expected_type: str,
-                       conversation_id: str, missing: list[str]) -> None:
-        judge_envelope(self.recorder, message, where=exchange.method,
-                       evidence=exchange.evidence(), expected_type=expected_type,
-                       expected_sender=self.system.league_manager_sender,
-                       conversation_id=conversation_id,
-                       missing=missing)
+    def judge_envelope(
+        self,
+        message: dict[str, Any],
+        exchange: Exchange,
+        expected_type: str,
+        conversation_id: str,
+        missing: list[str],
+    ) -> None:
+        judge_envelope(
+            self.recorder,
+            message,
+            where=exchange.method,
+            evidence=exchange.evidence(),
+            expected_type=expected_type,
+            expected_sender=self.system.league_manager_sender,
+            conversation_id=conversation_id,
+            missing=missing,
+        )

@@ -25,8 +25,7 @@ __all__ = ["ResultReporter"]
 class ResultReporter:
     """Reports, in the background, a made-up result of every match the test referee takes."""
 
-    def __init__(self, probe: Probe, recorder: Recorder, system: SystemConfig,
-                 rng: random.Random):
+    def __init__(self, probe: Probe, recorder: Recorder, system: SystemConfig, rng: random.Random):
         self._probe = probe
         self._recorder = recorder
         self._system = system
@@ -44,25 +43,45 @@ class ResultReporter:
             return
         result = decide(player_a, self._rng.choice(["even", "odd"]), player_b, self._rng)
         report = MatchResultReport(
-            sender=referee.sender, conversation_id=start.conversation_id,
-            auth_token=referee.token, league_id=start.league_id, round_id=start.round_id,
-            match_id=start.match_id, game_type=start.game_type,
-            result=MatchResult(winner=result.winner_player_id,
-                               score={pid: _points(result.status, result.winner_player_id, pid)
-                                      for pid in (player_a, player_b)},
-                               details={"drawn_number": result.drawn_number,
-                                        "choices": result.choices,
-                                        "note": "reported by the conformance kit"}))
-        exchange = await self._probe.call("report_match_result", report.to_wire(),
-                                          deadline=self._system.timeout_for("report_match_result"))
+            sender=referee.sender,
+            conversation_id=start.conversation_id,
+            auth_token=referee.token,
+            league_id=start.league_id,
+            round_id=start.round_id,
+            match_id=start.match_id,
+            game_type=start.game_type,
+            result=MatchResult(
+                winner=result.winner_player_id,
+                score={
+                    pid: _points(result.status, result.winner_player_id, pid)
+                    for pid in (player_a, player_b)
+                },
+                details={
+                    "drawn_number": result.drawn_number,
+                    "choices": result.choices,
+                    "note": "reported by the conformance kit",
+                },
+            ),
+        )
+        exchange = await self._probe.call(
+            "report_match_result",
+            report.to_wire(),
+            deadline=self._system.timeout_for("report_match_result"),
+        )
         kind = kind_of(exchange)
         if kind == AnswerKind.RESULT:
-            self._recorder.passed("referee.report_result", f"{start.match_id}: acknowledged "
-                                  f"with {describe(exchange)}", latency_ms=exchange.latency_ms)
+            self._recorder.passed(
+                "referee.report_result",
+                f"{start.match_id}: acknowledged with {describe(exchange)}",
+                latency_ms=exchange.latency_ms,
+            )
         else:
-            self._recorder.failed("referee.report_result", f"{start.match_id}: "
-                                  f"{describe(exchange)}", latency_ms=exchange.latency_ms,
-                                  evidence=exchange.evidence())
+            self._recorder.failed(
+                "referee.report_result",
+                f"{start.match_id}: {describe(exchange)}",
+                latency_ms=exchange.latency_ms,
+                evidence=exchange.evidence(),
+            )
 
     async def finish(self) -> None:
         """Wait a little for the reports under way, then cancel what is left."""

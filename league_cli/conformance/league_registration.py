@@ -38,8 +38,12 @@ if TYPE_CHECKING:  # the stand-ins import uvicorn: only when check-league runs
 
 __all__ = ["QUERY_TYPES", "Registration"]
 
-QUERY_TYPES: tuple[QueryType, ...] = ("GET_STANDINGS", "GET_SCHEDULE", "GET_NEXT_MATCH",
-                                      "GET_PLAYER_STATS")
+QUERY_TYPES: tuple[QueryType, ...] = (
+    "GET_STANDINGS",
+    "GET_SCHEDULE",
+    "GET_NEXT_MATCH",
+    "GET_PLAYER_STATS",
+)
 
 
 class Registration:
@@ -57,15 +61,27 @@ class Registration:
     async def register_referee(self, referee: StandIn, secret: str | None = None) -> None:
         conversation_id = f"conformance-{self._run_id}-register-referee"
         request = RefereeRegisterRequest(
-            sender=f"referee:{referee.name}", conversation_id=conversation_id, auth_token=secret,
-            referee_meta=RefereeMeta(display_name=referee.display_name, version="1.0.0",
-                                     game_types=[GAME_TYPE], contact_endpoint=referee.endpoint,
-                                     max_concurrent_matches=4))
+            sender=f"referee:{referee.name}",
+            conversation_id=conversation_id,
+            auth_token=secret,
+            referee_meta=RefereeMeta(
+                display_name=referee.display_name,
+                version="1.0.0",
+                game_types=[GAME_TYPE],
+                contact_endpoint=referee.endpoint,
+                max_concurrent_matches=4,
+            ),
+        )
         exchange = await self.calls.call("register_referee", request.to_wire())
         if exchange is None or not self.calls.judge_answer("register_referee.answer", exchange):
             return
-        granted = self._judge_registration("register_referee.fields", RefereeRegisterResponse,
-                                           "referee_id", exchange, conversation_id)
+        granted = self._judge_registration(
+            "register_referee.fields",
+            RefereeRegisterResponse,
+            "referee_id",
+            exchange,
+            conversation_id,
+        )
         if granted is not None:
             referee.agent_id, referee.token = granted
 
@@ -73,39 +89,62 @@ class Registration:
         for player in players:
             conversation_id = f"conformance-{self._run_id}-register-{player.name}"
             request = LeagueRegisterRequest(
-                sender=f"player:{player.name}", conversation_id=conversation_id,
-                player_meta=PlayerMeta(display_name=player.display_name, version="1.0.0",
-                                       game_types=[GAME_TYPE], contact_endpoint=player.endpoint,
-                                       protocol_version=PROTOCOL_VERSION))
+                sender=f"player:{player.name}",
+                conversation_id=conversation_id,
+                player_meta=PlayerMeta(
+                    display_name=player.display_name,
+                    version="1.0.0",
+                    game_types=[GAME_TYPE],
+                    contact_endpoint=player.endpoint,
+                    protocol_version=PROTOCOL_VERSION,
+                ),
+            )
             exchange = await self.calls.call("register_player", request.to_wire())
-            if exchange is None or not self.calls.judge_answer("register_player.answer",
-                                                               exchange):
+            if exchange is None or not self.calls.judge_answer("register_player.answer", exchange):
                 continue
-            granted = self._judge_registration("register_player.fields", LeagueRegisterResponse,
-                                               "player_id", exchange, conversation_id)
+            granted = self._judge_registration(
+                "register_player.fields",
+                LeagueRegisterResponse,
+                "player_id",
+                exchange,
+                conversation_id,
+            )
             if granted is not None:
                 player.agent_id, player.token = granted
         registered = [p for p in players if p.agent_id]
         ids = [p.agent_id for p in registered]
         tokens = [p.token for p in registered]
         if len(set(ids)) < len(ids) or len(set(tokens)) < len(tokens):
-            self._recorder.failed("register_player.fields", "two test players got the same "
-                                  f"player_id or auth_token (ids: {', '.join(map(str, ids))})")
+            self._recorder.failed(
+                "register_player.fields",
+                "two test players got the same "
+                f"player_id or auth_token (ids: {', '.join(map(str, ids))})",
+            )
 
-    def _judge_registration(self, check: str, model: type[Message], id_field: str,
-                            exchange: Exchange, conversation_id: str
-                            ) -> tuple[str, str] | None:
+    def _judge_registration(
+        self,
+        check: str,
+        model: type[Message],
+        id_field: str,
+        exchange: Exchange,
+        conversation_id: str,
+    ) -> tuple[str, str] | None:
         """The (agent id, token) granted, or None; every problem recorded under ``check``."""
         answer: dict[str, Any] = exchange.result
         evidence = exchange.evidence()
-        message, problems, repairs = read_answer(model, answer,
-                                                 sender=self.calls.system.league_manager_sender,
-                                                 conversation_id=conversation_id)
-        self.calls.judge_envelope(answer, exchange, model.MESSAGE_TYPE, conversation_id,
-                                  missing_envelope(repairs))
+        message, problems, repairs = read_answer(
+            model,
+            answer,
+            sender=self.calls.system.league_manager_sender,
+            conversation_id=conversation_id,
+        )
+        self.calls.judge_envelope(
+            answer, exchange, model.MESSAGE_TYPE, conversation_id, missing_envelope(repairs)
+        )
         if message is not None and getattr(message, "status", None) != "ACCEPTED":
-            problems.append(f"status is {answer.get('status')!r}: "
-                            f"{answer.get('reason') or 'no reason given'}")
+            problems.append(
+                f"status is {answer.get('status')!r}: {answer.get('reason') or 'no reason given'}"
+            )
         agent_id, token = answer.get(id_field), answer.get("auth_token")
         if not isinstance(agent_id, str) or not agent_id:
             problems.append(f"{id_field} is {agent_id!r}, not an id")
@@ -113,29 +152,41 @@ class Registration:
             problems.append("no auth_token: the agent could not sign its later requests")
         league_id = answer.get("league_id")
         if problems:
-            self._recorder.failed(check, f"{model.MESSAGE_TYPE}: " + "; ".join(problems),
-                                  evidence=evidence)
+            self._recorder.failed(
+                check, f"{model.MESSAGE_TYPE}: " + "; ".join(problems), evidence=evidence
+            )
             return None
         if not isinstance(league_id, str) or not league_id:
-            self._recorder.tolerated(check, f"{model.MESSAGE_TYPE} has no league_id",
-                                     evidence=evidence)
+            self._recorder.tolerated(
+                check, f"{model.MESSAGE_TYPE} has no league_id", evidence=evidence
+            )
         else:
             self.league_id = self.league_id or league_id
-            self._recorder.passed(check, f"{model.MESSAGE_TYPE}: accepted as {agent_id} in "
-                                  f"{league_id}")
+            self._recorder.passed(
+                check, f"{model.MESSAGE_TYPE}: accepted as {agent_id} in {league_id}"
+            )
         return str(agent_id), str(token)
 
     # -- queries -------------------------------------------------------------------------
 
-    def _query(self, players: list[StandIn], query_type: QueryType, token: str | None
-               ) -> tuple[dict[str, Any], str]:
+    def _query(
+        self, players: list[StandIn], query_type: QueryType, token: str | None
+    ) -> tuple[dict[str, Any], str]:
         player = next(p for p in players if p.agent_id)
         conversation_id = f"conformance-{self._run_id}-query-{uuid.uuid4().hex[:6]}"
-        params = {"player_id": player.agent_id} if query_type in (
-            "GET_NEXT_MATCH", "GET_PLAYER_STATS") else {}
-        query = LeagueQuery(sender=f"player:{player.agent_id}", conversation_id=conversation_id,
-                            auth_token=token, league_id=self.league_id, query_type=query_type,
-                            query_params=params)
+        params = (
+            {"player_id": player.agent_id}
+            if query_type in ("GET_NEXT_MATCH", "GET_PLAYER_STATS")
+            else {}
+        )
+        query = LeagueQuery(
+            sender=f"player:{player.agent_id}",
+            conversation_id=conversation_id,
+            auth_token=token,
+            league_id=self.league_id,
+            query_type=query_type,
+            query_params=params,
+        )
         return query.to_wire(), conversation_id
 
     async def queries(self, players: list[StandIn]) -> None:
@@ -144,8 +195,9 @@ class Registration:
         if player is None:
             if not self.calls.gone:
                 for query in QUERY_TYPES:
-                    self._recorder.skipped(f"query.{query.lower()}", "no test player could "
-                                           "register")
+                    self._recorder.skipped(
+                        f"query.{query.lower()}", "no test player could register"
+                    )
                 self._recorder.skipped("query.no_token", "no test player could register")
                 self._recorder.skipped("query.wrong_token", "no test player could register")
             return
@@ -156,23 +208,35 @@ class Registration:
             if exchange is None or not self.calls.judge_answer(check, exchange):
                 continue
             answer: dict[str, Any] = exchange.result
-            message, problems, repairs = read_answer(LeagueQueryResponse, answer,
-                                                     sender=self.calls.system
-                                                     .league_manager_sender,
-                                                     conversation_id=conversation_id)
-            self.calls.judge_envelope(answer, exchange, LeagueQueryResponse.MESSAGE_TYPE,
-                                      conversation_id, missing_envelope(repairs))
+            message, problems, repairs = read_answer(
+                LeagueQueryResponse,
+                answer,
+                sender=self.calls.system.league_manager_sender,
+                conversation_id=conversation_id,
+            )
+            self.calls.judge_envelope(
+                answer,
+                exchange,
+                LeagueQueryResponse.MESSAGE_TYPE,
+                conversation_id,
+                missing_envelope(repairs),
+            )
             if message is not None and message.query_type != query_type:
                 problems.append(f"query_type is {message.query_type!r}")
             if problems:
-                self._recorder.failed(check, "LEAGUE_QUERY_RESPONSE: " + "; ".join(problems),
-                                      evidence=exchange.evidence())
+                self._recorder.failed(
+                    check,
+                    "LEAGUE_QUERY_RESPONSE: " + "; ".join(problems),
+                    evidence=exchange.evidence(),
+                )
             elif message is not None and not message.success:
-                self._recorder.warned(check, f"answered success=false: {message.error}",
-                                      evidence=exchange.evidence())
+                self._recorder.warned(
+                    check, f"answered success=false: {message.error}", evidence=exchange.evidence()
+                )
         for check, token, code in (
-                ("query.no_token", None, ErrorCode.AUTH_TOKEN_MISSING),
-                ("query.wrong_token", "wrong-" + issue_token(), ErrorCode.AUTH_TOKEN_INVALID)):
+            ("query.no_token", None, ErrorCode.AUTH_TOKEN_MISSING),
+            ("query.wrong_token", "wrong-" + issue_token(), ErrorCode.AUTH_TOKEN_INVALID),
+        ):
             params, _ = self._query(players, "GET_STANDINGS", token)
             exchange = await self.calls.call("league_query", params)
             if exchange is not None:
@@ -186,32 +250,50 @@ class Registration:
             if got == code.value:
                 self._recorder.passed(check, f"refused with LEAGUE_ERROR {code.value}")
             else:
-                self._recorder.tolerated(check, f"refused with LEAGUE_ERROR {got}; the protocol "
-                                         f"names {code.value} {code.name}", evidence=evidence)
+                self._recorder.tolerated(
+                    check,
+                    f"refused with LEAGUE_ERROR {got}; the protocol names {code.value} {code.name}",
+                    evidence=evidence,
+                )
         elif kind == AnswerKind.RPC_ERROR:
-            self._recorder.tolerated(check, f"refused with {describe(exchange)}; a league-level "
-                                     f"refusal is a LEAGUE_ERROR {code.value} result",
-                                     evidence=evidence)
+            self._recorder.tolerated(
+                check,
+                f"refused with {describe(exchange)}; a league-level "
+                f"refusal is a LEAGUE_ERROR {code.value} result",
+                evidence=evidence,
+            )
         elif kind == AnswerKind.RESULT:
             result = exchange.result
             if isinstance(result, dict) and result.get("success") is False:
-                self._recorder.tolerated(check, f"refused with success=false but no "
-                                         f"LEAGUE_ERROR {code.value}", evidence=evidence)
+                self._recorder.tolerated(
+                    check,
+                    f"refused with success=false but no LEAGUE_ERROR {code.value}",
+                    evidence=evidence,
+                )
             else:
-                self._recorder.failed(check, f"answered the query ({describe(exchange)}): the "
-                                      "token is required on every request after registration",
-                                      evidence=evidence)
+                self._recorder.failed(
+                    check,
+                    f"answered the query ({describe(exchange)}): the "
+                    "token is required on every request after registration",
+                    evidence=evidence,
+                )
         else:
-            self._recorder.failed(check, f"{describe(exchange)}: expected LEAGUE_ERROR "
-                                  f"{code.value}", evidence=evidence)
+            self._recorder.failed(
+                check,
+                f"{describe(exchange)}: expected LEAGUE_ERROR {code.value}",
+                evidence=evidence,
+            )
 
     async def get_standings(self, players: list[StandIn]) -> None:
         """get_standings.answer, signed by a registered player when there is one."""
         player = next((p for p in players if p.agent_id and p.token), None)
         sender = f"player:{player.agent_id}" if player else "player:conformance"
         params: dict[str, Any] = {
-            "protocol": "league.v2", "sender": sender, "timestamp": utc_now_str(),
-            "conversation_id": f"conformance-{self._run_id}-standings"}
+            "protocol": "league.v2",
+            "sender": sender,
+            "timestamp": utc_now_str(),
+            "conversation_id": f"conformance-{self._run_id}-standings",
+        }
         if player is not None:
             params["auth_token"] = player.token
         if self.league_id:
@@ -221,5 +303,8 @@ class Registration:
             return
         standings = exchange.result.get("standings")
         if not isinstance(standings, list):
-            self._recorder.warned("get_standings.answer", "the answer holds no \"standings\" "
-                                  "list", evidence=exchange.evidence())
+            self._recorder.warned(
+                "get_standings.answer",
+                'the answer holds no "standings" list',
+                evidence=exchange.evidence(),
+            )

@@ -29,21 +29,39 @@ _NOTIFICATIONS: dict[str, tuple[str, type[Message]]] = {
     "notify_round_completed": ("notify.round_completed", RoundCompleted),
     "notify_league_completed": ("notify.league_completed", LeagueCompleted),
 }
-_FROM_REFEREES = {"handle_game_invitation", "choose_parity", "notify_match_result",
-                  "notify_game_error", "GAME_INVITATION", "CHOOSE_PARITY_CALL", "GAME_OVER",
-                  "GAME_ERROR"}
+_FROM_REFEREES = {
+    "handle_game_invitation",
+    "choose_parity",
+    "notify_match_result",
+    "notify_game_error",
+    "GAME_INVITATION",
+    "CHOOSE_PARITY_CALL",
+    "GAME_OVER",
+    "GAME_ERROR",
+}
 
 _ALIASES = {model.MESSAGE_TYPE: method for method, (_, model) in _NOTIFICATIONS.items()}
 WATCHED_CHECKS = [check for check, _ in _NOTIFICATIONS.values()] + [
-    "notify.auth_token", "notify.sequence", "notify.method_names", "referee.start_match",
-    "referee.report_result"]
+    "notify.auth_token",
+    "notify.sequence",
+    "notify.method_names",
+    "referee.start_match",
+    "referee.report_result",
+]
 
 
 class WatchJudge:
     """Judges ``stand_ins.received`` into ``recorder``."""
 
-    def __init__(self, recorder: Recorder, stand_ins: StandIns, *, league_id: str | None,
-                 watch: float, league_manager_sender: str = "league_manager"):
+    def __init__(
+        self,
+        recorder: Recorder,
+        stand_ins: StandIns,
+        *,
+        league_id: str | None,
+        watch: float,
+        league_manager_sender: str = "league_manager",
+    ):
         self._league_manager_sender = league_manager_sender
         self._recorder = recorder
         self._stand_ins = stand_ins
@@ -56,54 +74,82 @@ class WatchJudge:
         tokens = {agent.token: agent.name for agent in self._stand_ins.agents if agent.token}
         test_ids = {p.agent_id for p in self._stand_ins.players if p.agent_id}
         for item in received:
-            evidence = {"received": {"agent": item.agent.name, "method": item.method,
-                                     "params": item.params, "at": item.at}}
+            evidence = {
+                "received": {
+                    "agent": item.agent.name,
+                    "method": item.method,
+                    "params": item.params,
+                    "at": item.at,
+                }
+            }
             self._judge_token(item.agent.name, item.agent.token, item.params, tokens, evidence)
             if item.agent.kind == "referee":
                 if item.method in ("start_match", "START_MATCH"):
                     self._judge_start_match(item.params, test_ids, evidence)
                 elif item.method not in ("notify_league_completed", "LEAGUE_COMPLETED"):
-                    self._recorder.warned("notify.unexpected", f"the test referee was called "
-                                          f"with {item.method!r}", evidence=evidence)
+                    self._recorder.warned(
+                        "notify.unexpected",
+                        f"the test referee was called with {item.method!r}",
+                        evidence=evidence,
+                    )
                 continue
             method = _ALIASES.get(item.method, item.method)
             if method in _NOTIFICATIONS:
                 if method != item.method:
-                    self._recorder.tolerated("notify.method_names", f"called {item.method} "
-                                             f"(the message_type) instead of {method}",
-                                             evidence=evidence)
+                    self._recorder.tolerated(
+                        "notify.method_names",
+                        f"called {item.method} (the message_type) instead of {method}",
+                        evidence=evidence,
+                    )
                 else:
-                    self._recorder.passed("notify.method_names", "calls the protocol's method "
-                                          "names")
-                self._judge_notification(method, item.params, test_ids,
-                                         f"{item.method} to {item.agent.name}", evidence)
+                    self._recorder.passed(
+                        "notify.method_names", "calls the protocol's method names"
+                    )
+                self._judge_notification(
+                    method, item.params, test_ids, f"{item.method} to {item.agent.name}", evidence
+                )
             elif item.method not in _FROM_REFEREES:
-                self._recorder.warned("notify.unexpected", f"a test player was called with "
-                                      f"{item.method!r}, which players do not serve",
-                                      evidence=evidence)
+                self._recorder.warned(
+                    "notify.unexpected",
+                    f"a test player was called with {item.method!r}, which players do not serve",
+                    evidence=evidence,
+                )
         if received:
             self._recorder.passed("notify.unexpected", "only methods the test agents serve")
         self._judge_sequence()
-        why = ("--watch 0: registration and queries only" if self._watch <= 0 else
-               f"nothing arrived within the {self._watch:g} s watch (did the league start? "
-               "give --admin-token, or let the League Manager start on its own)")
+        why = (
+            "--watch 0: registration and queries only"
+            if self._watch <= 0
+            else f"nothing arrived within the {self._watch:g} s watch (did the league start? "
+            "give --admin-token, or let the League Manager start on its own)"
+        )
         for check in [*WATCHED_CHECKS, "notify.unexpected"]:
             if self._recorder.worst(check) is None:
                 self._recorder.skipped(check, why)
 
-    def _judge_token(self, agent: str, own: str | None, params: Any, tokens: dict[str, str],
-                     evidence: dict[str, Any]) -> None:
+    def _judge_token(
+        self,
+        agent: str,
+        own: str | None,
+        params: Any,
+        tokens: dict[str, str],
+        evidence: dict[str, Any],
+    ) -> None:
         token = params.get("auth_token") if isinstance(params, dict) else None
         if token in tokens and token != own:
-            self._recorder.failed("notify.auth_token", f"a message to {agent} carries the token "
-                                  f"of {tokens[token]}: anyone it reaches can act as them",
-                                  evidence=evidence)
+            self._recorder.failed(
+                "notify.auth_token",
+                f"a message to {agent} carries the token "
+                f"of {tokens[token]}: anyone it reaches can act as them",
+                evidence=evidence,
+            )
         else:
-            self._recorder.passed("notify.auth_token", "messages carry no token of another "
-                                  "agent (none, the recipient's own, or a proof)")
+            self._recorder.passed(
+                "notify.auth_token",
+                "messages carry no token of another agent (none, the recipient's own, or a proof)",
+            )
 
-    def _judge_start_match(self, params: Any, test_ids: set[str],
-                           evidence: dict[str, Any]) -> None:
+    def _judge_start_match(self, params: Any, test_ids: set[str], evidence: dict[str, Any]) -> None:
         check = "referee.start_match"
         if not isinstance(params, dict):
             self._recorder.warned(check, "params are not an object", evidence=evidence)
@@ -112,33 +158,43 @@ class WatchJudge:
         if message is not None:
             strangers = {seat.player_id for seat in message.players} - test_ids
             if strangers:
-                problems.append(f"names players that are not test players: "
-                                f"{', '.join(sorted(strangers))}")
+                problems.append(
+                    f"names players that are not test players: {', '.join(sorted(strangers))}"
+                )
         if problems:  # ours, not the protocol's: advice only
             self._recorder.warned(check, "START_MATCH: " + "; ".join(problems), evidence=evidence)
         else:
             self._recorder.passed(check, "valid START_MATCH between test players")
 
-    def _judge_notification(self, method: str, params: Any, test_ids: set[str], where: str,
-                            evidence: dict[str, Any]) -> None:
+    def _judge_notification(
+        self, method: str, params: Any, test_ids: set[str], where: str, evidence: dict[str, Any]
+    ) -> None:
         check, model = _NOTIFICATIONS[method]
         if not isinstance(params, dict):
             self._recorder.failed(check, f"{where}: params are not an object", evidence=evidence)
             return
         message, problems, repairs = read_message(model, params, request_defaults(model))
-        judge_envelope(self._recorder, params, where=where, evidence=evidence,
-                       expected_type=model.MESSAGE_TYPE,
-                       expected_sender=self._league_manager_sender,
-                       missing=missing_envelope(repairs))
+        judge_envelope(
+            self._recorder,
+            params,
+            where=where,
+            evidence=evidence,
+            expected_type=model.MESSAGE_TYPE,
+            expected_sender=self._league_manager_sender,
+            missing=missing_envelope(repairs),
+        )
         if message is not None:
             if self._league_id and message.league_id != self._league_id:
-                problems.append(f"league_id is {message.league_id!r}, the league is "
-                                f"{self._league_id!r}")
+                problems.append(
+                    f"league_id is {message.league_id!r}, the league is {self._league_id!r}"
+                )
             listed = _players_listed(message)
             if listed is not None and not test_ids <= listed:
-                self._recorder.warned(check, f"{where}: does not list "
-                                      f"{', '.join(sorted(test_ids - listed))}",
-                                      evidence=evidence)
+                self._recorder.warned(
+                    check,
+                    f"{where}: does not list {', '.join(sorted(test_ids - listed))}",
+                    evidence=evidence,
+                )
         if problems:
             self._recorder.failed(check, f"{where}: " + "; ".join(problems), evidence=evidence)
         else:
@@ -146,15 +202,19 @@ class WatchJudge:
 
     def _judge_sequence(self) -> None:
         for player in self._stand_ins.players:
-            seen = [(_ALIASES.get(r.method, r.method), r.params) for r in self._stand_ins.received
-                    if r.agent is player]
+            seen = [
+                (_ALIASES.get(r.method, r.method), r.params)
+                for r in self._stand_ins.received
+                if r.agent is player
+            ]
             problems = list(_sequence_problems(seen))
             if problems:
-                self._recorder.warned("notify.sequence", f"{player.name}: "
-                                      + "; ".join(problems))
+                self._recorder.warned("notify.sequence", f"{player.name}: " + "; ".join(problems))
             elif any(method in _NOTIFICATIONS for method, _ in seen):
-                self._recorder.passed("notify.sequence", "rounds announced, then standings and "
-                                      "completion; LEAGUE_COMPLETED last")
+                self._recorder.passed(
+                    "notify.sequence",
+                    "rounds announced, then standings and completion; LEAGUE_COMPLETED last",
+                )
 
 
 def _players_listed(message: Message) -> set[str] | None:
@@ -186,5 +246,7 @@ def _sequence_problems(seen: list[tuple[str, Any]]) -> Iterable[str]:
             finished = True
             missing = announced - completed
             if missing:
-                yield f"LEAGUE_COMPLETED before ROUND_COMPLETED of round(s) " \
-                      f"{', '.join(map(str, sorted(missing, key=str)))}"
+                yield (
+                    f"LEAGUE_COMPLETED before ROUND_COMPLETED of round(s) "
+                    f"{', '.join(map(str, sorted(missing, key=str)))}"
+                )

@@ -34,20 +34,25 @@ class AnswerJudge:
         kind = kind_of(exchange)
         latency = exchange.latency_ms
         if kind == AnswerKind.RESULT and (any_shape or isinstance(exchange.result, dict)):
-            self.recorder.passed(check, f"answered with {describe(exchange)}",
-                                 latency_ms=latency)
+            self.recorder.passed(check, f"answered with {describe(exchange)}", latency_ms=latency)
             return True
         hint = ""
-        if kind == AnswerKind.LEAGUE_ERROR and (exchange.league_error or {}).get(
-                "error_code") in (ErrorCode.AUTH_TOKEN_MISSING.value,
-                                  ErrorCode.AUTH_TOKEN_INVALID.value):
-            hint = " (a player need not check the tokens of calls it receives; pass your " \
-                   "player's own token with --token if it does)"
-        self.recorder.failed(check, f"{exchange.method}: {describe(exchange)}{hint}",
-                             latency_ms=latency, evidence=exchange.evidence(),
-                             expected="a JSON-RPC result" + ("" if any_shape
-                                                             else " holding an object"),
-                             got=describe(exchange))
+        if kind == AnswerKind.LEAGUE_ERROR and (exchange.league_error or {}).get("error_code") in (
+            ErrorCode.AUTH_TOKEN_MISSING.value,
+            ErrorCode.AUTH_TOKEN_INVALID.value,
+        ):
+            hint = (
+                " (a player need not check the tokens of calls it receives; pass your "
+                "player's own token with --token if it does)"
+            )
+        self.recorder.failed(
+            check,
+            f"{exchange.method}: {describe(exchange)}{hint}",
+            latency_ms=latency,
+            evidence=exchange.evidence(),
+            expected="a JSON-RPC result" + ("" if any_shape else " holding an object"),
+            got=describe(exchange),
+        )
         return False
 
     def deadline(self, check: str, exchange: Exchange, method: str) -> bool:
@@ -55,33 +60,56 @@ class AnswerJudge:
         limit = self.system.timeout_for(method)
         latency = exchange.latency_ms
         if exchange.failure == "timeout":
-            self.recorder.failed(check, f"{method}: no answer within {limit:g} s "
-                                 f"(waited {exchange.latency_ms or 0:.0f} ms)",
-                                 latency_ms=latency, evidence=exchange.evidence(),
-                                 expected=f"an answer within {limit:g} s", got="no answer")
+            self.recorder.failed(
+                check,
+                f"{method}: no answer within {limit:g} s "
+                f"(waited {exchange.latency_ms or 0:.0f} ms)",
+                latency_ms=latency,
+                evidence=exchange.evidence(),
+                expected=f"an answer within {limit:g} s",
+                got="no answer",
+            )
             return False
         if latency is None:
             self.recorder.skipped(check, "no answer to time (the answer check says why)")
             return False
         if latency <= limit * 1000:
-            self.recorder.passed(check, f"answered in {latency:.0f} ms (limit {limit:g} s)",
-                                 latency_ms=latency)
+            self.recorder.passed(
+                check, f"answered in {latency:.0f} ms (limit {limit:g} s)", latency_ms=latency
+            )
             return True
-        self.recorder.failed(check, f"{method}: answered in {latency:.0f} ms, after its "
-                             f"{limit:g} s timeout; a referee would have given up (E001)",
-                             latency_ms=latency, evidence=exchange.evidence(),
-                             expected=f"an answer within {limit:g} s",
-                             got=f"an answer after {latency:.0f} ms")
+        self.recorder.failed(
+            check,
+            f"{method}: answered in {latency:.0f} ms, after its "
+            f"{limit:g} s timeout; a referee would have given up (E001)",
+            latency_ms=latency,
+            evidence=exchange.evidence(),
+            expected=f"an answer within {limit:g} s",
+            got=f"an answer after {latency:.0f} ms",
+        )
         return False
 
-    def envelope(self, message: dict[str, Any], exchange: Exchange, *,
-                 expected_type: str | None, conversation_id: str | None,
-                 missing: list[str] | None) -> None:
+    def envelope(
+        self,
+        message: dict[str, Any],
+        exchange: Exchange,
+        *,
+        expected_type: str | None,
+        conversation_id: str | None,
+        missing: list[str] | None,
+    ) -> None:
         """The envelope checks; the sender is remembered for match.consistency."""
-        judge_envelope(self.recorder, message, where=exchange.method,
-                       evidence=exchange.evidence(), expected_type=expected_type,
-                       expected_sender=f"player:{self.player_id}", sender_role="player:",
-                       conversation_id=conversation_id, missing=missing)
+        judge_envelope(
+            self.recorder,
+            message,
+            where=exchange.method,
+            evidence=exchange.evidence(),
+            expected_type=expected_type,
+            expected_sender=f"player:{self.player_id}",
+            sender_role="player:",
+            conversation_id=conversation_id,
+            missing=missing,
+        )
         sender = message.get("sender")
         if isinstance(sender, str) and sender:
             self._identities["sender"].add(sender)
@@ -94,8 +122,9 @@ class AnswerJudge:
             if message["match_id"] in self.finished_matches:
                 self._stale.append(f"{plan.match_id} answered as {message['match_id']}")
         if "player_id" in message and message["player_id"] != self.player_id:
-            wrong.append(f"player_id is {message['player_id']!r}, the call was for "
-                         f"{self.player_id!r}")
+            wrong.append(
+                f"player_id is {message['player_id']!r}, the call was for {self.player_id!r}"
+            )
         if isinstance(message.get("player_id"), str):
             self._identities["player_id"].add(message["player_id"])
         return wrong
@@ -104,20 +133,31 @@ class AnswerJudge:
         """move.parity_value; True if the choice is legal."""
         if "parity_choice" not in answer:
             others = [key for key in answer if "parity" in key.lower() or "choice" in key.lower()]
-            hint = f" (found {', '.join(others)}: the field is named parity_choice)" \
-                if others else ""
-            self.recorder.failed("move.parity_value", f"the answer has no parity_choice{hint}",
-                                 evidence=evidence, field="parity_choice",
-                                 expected='"even" or "odd"', got="absent")
+            hint = (
+                f" (found {', '.join(others)}: the field is named parity_choice)" if others else ""
+            )
+            self.recorder.failed(
+                "move.parity_value",
+                f"the answer has no parity_choice{hint}",
+                evidence=evidence,
+                field="parity_choice",
+                expected='"even" or "odd"',
+                got="absent",
+            )
             return False
         value = answer["parity_choice"]
         if value in ("even", "odd"):
-            self.recorder.passed("move.parity_value", "parity_choice is \"even\" or \"odd\"")
+            self.recorder.passed("move.parity_value", 'parity_choice is "even" or "odd"')
             return True
-        self.recorder.failed("move.parity_value", f"parity_choice is {value!r}; it must be "
-                             "exactly \"even\" or \"odd\", lower case (refused with E004)",
-                             evidence=evidence, field="parity_choice",
-                             expected='"even" or "odd"', got=value)
+        self.recorder.failed(
+            "move.parity_value",
+            f"parity_choice is {value!r}; it must be "
+            'exactly "even" or "odd", lower case (refused with E004)',
+            evidence=evidence,
+            field="parity_choice",
+            expected='"even" or "odd"',
+            got=value,
+        )
         return False
 
     def consistency(self) -> None:
@@ -126,14 +166,21 @@ class AnswerJudge:
         if not ids and not senders:
             return
         if self._stale:
-            self.recorder.failed("match.consistency", "answers name an earlier match: "
-                                 + ", ".join(self._stale))
+            self.recorder.failed(
+                "match.consistency", "answers name an earlier match: " + ", ".join(self._stale)
+            )
         if len(ids) > 1:
-            self.recorder.failed("match.consistency", "the player answered under several "
-                                 f"player_ids: {', '.join(sorted(ids))}")
+            self.recorder.failed(
+                "match.consistency",
+                f"the player answered under several player_ids: {', '.join(sorted(ids))}",
+            )
         if len(senders) > 1:
-            self.recorder.tolerated("match.consistency", "the player answered with several "
-                                    f"senders: {', '.join(sorted(senders))}")
+            self.recorder.tolerated(
+                "match.consistency",
+                f"the player answered with several senders: {', '.join(sorted(senders))}",
+            )
         if not self._stale and len(ids) <= 1 and len(senders) <= 1:
-            self.recorder.passed("match.consistency", "one player_id and one sender throughout; "
-                                 "each answer names its own match")
+            self.recorder.passed(
+                "match.consistency",
+                "one player_id and one sender throughout; each answer names its own match",
+            )

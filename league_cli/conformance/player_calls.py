@@ -36,8 +36,7 @@ class PlayerCalls:
         self._silent = 0
         self._method_names: dict[str, str] = {}
 
-    async def call(self, method: str, params: Any, *, aliases: bool = True
-                   ) -> Exchange | None:
+    async def call(self, method: str, params: Any, *, aliases: bool = True) -> Exchange | None:
         """Send one call unless the player is gone. A player that answers -32601 to the
         protocol's method name is asked once more by the message_type, as a lenient league's
         caller does (``sdk.client``), and called that way from then on."""
@@ -56,20 +55,25 @@ class PlayerCalls:
         error = exchange.error
         if error is None or error.get("code") != -32601 or self.gone:
             if exchange.answered:
-                self.recorder.passed("jsonrpc.method_names", "serves the protocol's method "
-                                     "names")
+                self.recorder.passed("jsonrpc.method_names", "serves the protocol's method names")
             return exchange
         retried = await self._send(alias, params, timeout=timeout)
         unknown = retried.error is not None and retried.error.get("code") == -32601
         if not retried.answered or unknown:
-            self.recorder.failed("jsonrpc.method_names", f"serves neither {method} nor "
-                                 f"{alias}", evidence=exchange.evidence())
+            self.recorder.failed(
+                "jsonrpc.method_names",
+                f"serves neither {method} nor {alias}",
+                evidence=exchange.evidence(),
+            )
             return exchange
         self._method_names[method] = alias
-        self.recorder.tolerated("jsonrpc.method_names", f"answers -32601 to {method} and "
-                                f"serves it as {alias}, the message_type (a lenient league "
-                                "falls back to it; a strict one refuses, E016)",
-                                evidence=exchange.evidence())
+        self.recorder.tolerated(
+            "jsonrpc.method_names",
+            f"answers -32601 to {method} and "
+            f"serves it as {alias}, the message_type (a lenient league "
+            "falls back to it; a strict one refuses, E016)",
+            evidence=exchange.evidence(),
+        )
         return retried
 
     async def _send(self, method: str, params: Any, *, timeout: float) -> Exchange:
@@ -87,8 +91,10 @@ class PlayerCalls:
         elif exchange.failure == "timeout":
             self._silent += 1
             if self._silent >= _MAX_SILENT_CALLS:
-                self.gone = (f"the player did not answer {_MAX_SILENT_CALLS} calls in a row "
-                             f"(the last: {method})")
+                self.gone = (
+                    f"the player did not answer {_MAX_SILENT_CALLS} calls in a row "
+                    f"(the last: {method})"
+                )
         else:
             self._silent = 0
         return exchange
@@ -98,20 +104,32 @@ class PlayerCalls:
         if exchange.failure in ("connect", "invalid_url"):
             self.reachable = False
             self.gone = f"the player could not be reached at {self.url}"
-            self.recorder.failed("transport.reachable", f"{exchange.detail}; is the player "
-                                 "running, and is this its /mcp URL?", evidence=evidence)
+            self.recorder.failed(
+                "transport.reachable",
+                f"{exchange.detail}; is the player running, and is this its /mcp URL?",
+                evidence=evidence,
+            )
         elif exchange.failure is not None:
-            self.recorder.failed("transport.reachable", f"the first call got no answer: "
-                                 f"{exchange.detail}", evidence=evidence)
+            self.recorder.failed(
+                "transport.reachable",
+                f"the first call got no answer: {exchange.detail}",
+                evidence=evidence,
+            )
         else:
-            self.recorder.passed("transport.reachable", f"answered the first call "
-                                 f"({exchange.method}) with HTTP {exchange.http_status}",
-                                 latency_ms=exchange.latency_ms)
+            self.recorder.passed(
+                "transport.reachable",
+                f"answered the first call ({exchange.method}) with HTTP {exchange.http_status}",
+                latency_ms=exchange.latency_ms,
+            )
 
     def _judge_survival(self, exchange: Exchange, match_id: str) -> None:
         if exchange.failure in ("connect", "dropped"):
-            self.recorder.failed("game_over.survives", f"after the GAME_OVER of {match_id} the "
-                                 f"next call got no answer: {exchange.detail} (did the player "
-                                 "exit?)", evidence=exchange.evidence())
+            self.recorder.failed(
+                "game_over.survives",
+                f"after the GAME_OVER of {match_id} the "
+                f"next call got no answer: {exchange.detail} (did the player "
+                "exit?)",
+                evidence=exchange.evidence(),
+            )
         else:
             self.recorder.passed("game_over.survives", "still answers after GAME_OVER")

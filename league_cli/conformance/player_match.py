@@ -34,8 +34,16 @@ __all__ = ["MatchPlay"]
 class MatchPlay:
     """Plays matches through ``calls``, judged by ``judge``, the results kept in ``table``."""
 
-    def __init__(self, calls: PlayerCalls, judge: AnswerJudge, *, referee: RefereeSide,
-                 league: LeagueSide, table: Table, rng: random.Random):
+    def __init__(
+        self,
+        calls: PlayerCalls,
+        judge: AnswerJudge,
+        *,
+        referee: RefereeSide,
+        league: LeagueSide,
+        table: Table,
+        rng: random.Random,
+    ):
         self.calls = calls
         self.judge = judge
         self.referee = referee
@@ -64,26 +72,44 @@ class MatchPlay:
         await self.notify("round_announcement", self.league.round_announcement(round_id, plan))
         await self._invite(plan)
         if first:
-            await self.notify("game_error", self.referee.game_error(
-                plan, code=ErrorCode.TIMEOUT_ERROR.value, retryable=True, retry_count=1,
-                max_retries=max_retries,
-                description="conformance check: how a referee announces a retry (nothing "
-                            "went wrong)"))
+            await self.notify(
+                "game_error",
+                self.referee.game_error(
+                    plan,
+                    code=ErrorCode.TIMEOUT_ERROR.value,
+                    retryable=True,
+                    retry_count=1,
+                    max_retries=max_retries,
+                    description="conformance check: how a referee announces a retry (nothing "
+                    "went wrong)",
+                ),
+            )
         fault = await self._move(plan)
         if fault is not None:
-            await self.notify("game_error", self.referee.game_error(
-                plan, code=fault[0], description=fault[1], retryable=False, retry_count=0,
-                max_retries=max_retries))
+            await self.notify(
+                "game_error",
+                self.referee.game_error(
+                    plan,
+                    code=fault[0],
+                    description=fault[1],
+                    retryable=False,
+                    retry_count=0,
+                    max_retries=max_retries,
+                ),
+            )
         result = decide(self._player_id, plan.choice, plan.opponent_id, self._rng)
         exchange = await self.notify("game_over", self.referee.game_over(plan, result))
-        plan.steps["GAME_OVER acknowledged"] = exchange is not None and \
-            kind_of(exchange) == AnswerKind.RESULT
+        plan.steps["GAME_OVER acknowledged"] = (
+            exchange is not None and kind_of(exchange) == AnswerKind.RESULT
+        )
         self.calls.after_game_over = plan.match_id
         self.judge.finished_matches.append(plan.match_id)
         self.table.add(result, (self._player_id, plan.opponent_id))
         await self.notify("standings_update", self.league.standings_update(round_id, self.table))
-        await self.notify("round_completed", self.league.round_completed(
-            round_id, None if last else round_id + 1, result))
+        await self.notify(
+            "round_completed",
+            self.league.round_completed(round_id, None if last else round_id + 1, result),
+        )
         self._judge_sequence(plan)
 
     async def _invite(self, plan: MatchPlan) -> None:
@@ -98,35 +124,59 @@ class MatchPlay:
             return
         ack: dict[str, Any] = exchange.result
         evidence = exchange.evidence()
-        model, problems, repairs = read_answer(GameJoinAck, ack,
-                                               sender=f"player:{self._player_id}",
-                                               conversation_id=plan.conversation_id)
-        self.judge.envelope(ack, exchange, expected_type=GameJoinAck.MESSAGE_TYPE,
-                            conversation_id=plan.conversation_id,
-                            missing=missing_envelope(repairs))
+        model, problems, repairs = read_answer(
+            GameJoinAck,
+            ack,
+            sender=f"player:{self._player_id}",
+            conversation_id=plan.conversation_id,
+        )
+        self.judge.envelope(
+            ack,
+            exchange,
+            expected_type=GameJoinAck.MESSAGE_TYPE,
+            conversation_id=plan.conversation_id,
+            missing=missing_envelope(repairs),
+        )
         problems += self.judge.echoes(ack, plan)
         if problems:
-            self._recorder.failed("invitation.fields", "GAME_JOIN_ACK: " + "; ".join(problems),
-                                  evidence=evidence, field=_fields_of(problems),
-                                  expected="GAME_JOIN_ACK's fields, the invitation's match_id, "
-                                  f"player_id {self._player_id!r}", got=ack)
+            self._recorder.failed(
+                "invitation.fields",
+                "GAME_JOIN_ACK: " + "; ".join(problems),
+                evidence=evidence,
+                field=_fields_of(problems),
+                expected="GAME_JOIN_ACK's fields, the invitation's match_id, "
+                f"player_id {self._player_id!r}",
+                got=ack,
+            )
         else:
-            self._recorder.passed("invitation.fields", "GAME_JOIN_ACK fields and echoes are "
-                                  "right")
+            self._recorder.passed("invitation.fields", "GAME_JOIN_ACK fields and echoes are right")
         if "accept" in ack and not isinstance(ack["accept"], bool):
-            self._recorder.tolerated("invitation.fields", f"GAME_JOIN_ACK: accept is "
-                                     f"{ack['accept']!r}, not a JSON boolean", evidence=evidence)
+            self._recorder.tolerated(
+                "invitation.fields",
+                f"GAME_JOIN_ACK: accept is {ack['accept']!r}, not a JSON boolean",
+                evidence=evidence,
+            )
         accept = model.accept if model is not None else ack.get("accept")
         if accept is True:
             self._recorder.passed("invitation.accept", "accepted the invitation")
         elif accept is False:
-            self._recorder.failed("invitation.accept", "declined an even_odd invitation; a "
-                                  "referee counts that as a technical loss", evidence=evidence,
-                                  field="accept", expected="true", got=False)
+            self._recorder.failed(
+                "invitation.accept",
+                "declined an even_odd invitation; a referee counts that as a technical loss",
+                evidence=evidence,
+                field="accept",
+                expected="true",
+                got=False,
+            )
         else:
-            self._recorder.failed("invitation.accept", f"accept is {accept!r}: neither an "
-                                  "acceptance nor a refusal", evidence=evidence,
-                                  field="accept", expected="true", got=accept)
+            self._recorder.failed(
+                "invitation.accept",
+                f"accept is {accept!r}: neither an acceptance nor a refusal",
+                evidence=evidence,
+                field="accept",
+                expected="true",
+                got=accept,
+            )
         plan.steps["invitation accepted"] = accept is True and not problems
 
     async def _move(self, plan: MatchPlan) -> tuple[str, str] | None:
@@ -148,36 +198,53 @@ class MatchPlay:
             return ErrorCode.INVALID_FIELD_VALUE.value, f"{method}: {describe(exchange)}"
         answer: dict[str, Any] = exchange.result
         evidence = exchange.evidence()
-        _, problems, repairs = read_answer(ChooseParityResponse, answer,
-                                           sender=f"player:{self._player_id}",
-                                           conversation_id=plan.conversation_id)
-        self.judge.envelope(answer, exchange, expected_type=ChooseParityResponse.MESSAGE_TYPE,
-                            conversation_id=plan.conversation_id,
-                            missing=missing_envelope(repairs))
+        _, problems, repairs = read_answer(
+            ChooseParityResponse,
+            answer,
+            sender=f"player:{self._player_id}",
+            conversation_id=plan.conversation_id,
+        )
+        self.judge.envelope(
+            answer,
+            exchange,
+            expected_type=ChooseParityResponse.MESSAGE_TYPE,
+            conversation_id=plan.conversation_id,
+            missing=missing_envelope(repairs),
+        )
         # A wrong parity value is move.parity_value's; a missing one is both checks'.
-        field_problems = [p for p in problems if not p.startswith("parity_choice:")
-                          or "Field required" in p]
+        field_problems = [
+            p for p in problems if not p.startswith("parity_choice:") or "Field required" in p
+        ]
         field_problems += self.judge.echoes(answer, plan)
         if field_problems:
-            self._recorder.failed("move.fields", "CHOOSE_PARITY_RESPONSE: "
-                                  + "; ".join(field_problems), evidence=evidence,
-                                  field=_fields_of(field_problems),
-                                  expected="CHOOSE_PARITY_RESPONSE's fields, the call's "
-                                  f"match_id, player_id {self._player_id!r}", got=answer)
+            self._recorder.failed(
+                "move.fields",
+                "CHOOSE_PARITY_RESPONSE: " + "; ".join(field_problems),
+                evidence=evidence,
+                field=_fields_of(field_problems),
+                expected="CHOOSE_PARITY_RESPONSE's fields, the call's "
+                f"match_id, player_id {self._player_id!r}",
+                got=answer,
+            )
         else:
-            self._recorder.passed("move.fields", "CHOOSE_PARITY_RESPONSE fields and echoes are "
-                                  "right")
+            self._recorder.passed(
+                "move.fields", "CHOOSE_PARITY_RESPONSE fields and echoes are right"
+            )
         legal = self.judge.parity(answer, evidence)
         if not in_time:
             answered_ms = exchange.latency_ms or 0
-            return ErrorCode.TIMEOUT_ERROR.value, (f"answered in {answered_ms:.0f} ms, after "
-                                                   f"the {timeout:g} s timeout")
+            return ErrorCode.TIMEOUT_ERROR.value, (
+                f"answered in {answered_ms:.0f} ms, after the {timeout:g} s timeout"
+            )
         if not legal:
-            return ErrorCode.INVALID_PARITY_CHOICE.value, f"parity_choice " \
-                f"{answer.get('parity_choice')!r} is not \"even\" or \"odd\""
+            return (
+                ErrorCode.INVALID_PARITY_CHOICE.value,
+                f'parity_choice {answer.get("parity_choice")!r} is not "even" or "odd"',
+            )
         if field_problems:
-            return ErrorCode.INVALID_FIELD_VALUE.value, "CHOOSE_PARITY_RESPONSE: " \
-                + "; ".join(field_problems)
+            return ErrorCode.INVALID_FIELD_VALUE.value, "CHOOSE_PARITY_RESPONSE: " + "; ".join(
+                field_problems
+            )
         plan.choice = answer["parity_choice"]
         plan.steps["legal move in time"] = True
         return None
@@ -187,15 +254,19 @@ class MatchPlay:
             return
         broken = [step for step, ok in plan.steps.items() if not ok]
         if not broken:
-            self._recorder.passed("match.sequence", "every match played through: invitation, "
-                                  "move, GAME_OVER")
+            self._recorder.passed(
+                "match.sequence", "every match played through: invitation, move, GAME_OVER"
+            )
             return
         why = self.calls.gone or "see the checks above"
-        self._recorder.failed("match.sequence", f"{plan.match_id}: not played through: "
-                              f"{', '.join(broken)} failed ({why})")
+        self._recorder.failed(
+            "match.sequence",
+            f"{plan.match_id}: not played through: {', '.join(broken)} failed ({why})",
+        )
 
 
 def _fields_of(problems: list[str]) -> str:
     """The fields a list of ``field: what`` problems names."""
-    return ", ".join(dict.fromkeys(problem.split(":", 1)[0].split(" ", 1)[0]
-                                   for problem in problems))
+    return ", ".join(
+        dict.fromkeys(problem.split(":", 1)[0].split(" ", 1)[0] for problem in problems)
+    )

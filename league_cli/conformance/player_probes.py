@@ -15,20 +15,35 @@ from sdk.timeutil import utc_now_str
 __all__ = ["ask_player_state", "send_bad_input"]
 
 
-async def send_bad_input(calls: PlayerCalls, referee: RefereeSide, league: LeagueSide,
-                         table: Table, *, run_id: str, opponent_id: str, last_round: int
-                         ) -> None:
+async def send_bad_input(
+    calls: PlayerCalls,
+    referee: RefereeSide,
+    league: LeagueSide,
+    table: Table,
+    *,
+    run_id: str,
+    opponent_id: str,
+    last_round: int,
+) -> None:
     """Every bad_input check, on a match never announced (R99M9)."""
     recorder = calls.recorder
     player_id = referee.player_id
-    spare = MatchPlan(match_id="R99M9", round_id=99,
-                      conversation_id=f"conformance-{run_id}-R99M9", role="PLAYER_A",
-                      opponent_id=opponent_id)
+    spare = MatchPlan(
+        match_id="R99M9",
+        round_id=99,
+        conversation_id=f"conformance-{run_id}-R99M9",
+        role="PLAYER_A",
+        opponent_id=opponent_id,
+    )
     timeout = calls.system.timeout_for("choose_parity")
     record = table.record(player_id)
 
-    unknown = {**referee.envelope(spare), "protocol": "league.v2",
-               "message_type": "CONFORMANCE_PROBE", "timestamp": utc_now_str()}
+    unknown = {
+        **referee.envelope(spare),
+        "protocol": "league.v2",
+        "message_type": "CONFORMANCE_PROBE",
+        "timestamp": utc_now_str(),
+    }
     exchange = await calls.call("conformance_no_such_method", unknown, aliases=False)
     if exchange is not None:
         bad_input.unknown_method(recorder, exchange)
@@ -55,10 +70,13 @@ async def send_bad_input(calls: PlayerCalls, referee: RefereeSide, league: Leagu
     if exchange is not None:
         bad_input.wrong_player(recorder, exchange, other_id)
 
-    for check, token in (("bad_input.auth_missing", None),
-                         ("bad_input.auth_wrong", "expired-" + issue_token(16))):
-        exchange = await calls.call("update_standings", league.standings_update(
-            last_round, table, token=token))
+    for check, token in (
+        ("bad_input.auth_missing", None),
+        ("bad_input.auth_wrong", "expired-" + issue_token(16)),
+    ):
+        exchange = await calls.call(
+            "update_standings", league.standings_update(last_round, table, token=token)
+        )
         if exchange is not None:
             bad_input.any_answer(recorder, check, exchange)
 
@@ -66,18 +84,23 @@ async def send_bad_input(calls: PlayerCalls, referee: RefereeSide, league: Leagu
 async def ask_player_state(calls: PlayerCalls, league: LeagueSide, *, run_id: str) -> None:
     """player_state.answer: optional, so never worse than a WARN. Asked as the League
     Manager asks, with its proof (a player that requires a token has one)."""
-    params: dict[str, Any] = {**league.envelope(f"state-{run_id}"), "protocol": "league.v2",
-                              "timestamp": utc_now_str()}
+    params: dict[str, Any] = {
+        **league.envelope(f"state-{run_id}"),
+        "protocol": "league.v2",
+        "timestamp": utc_now_str(),
+    }
     exchange = await calls.call("get_player_state", params)
     if exchange is None:
         return
     kind = kind_of(exchange)
     check = "player_state.answer"
     if kind == AnswerKind.RESULT:
-        calls.recorder.passed(check, f"answered with {describe(exchange)}",
-                              latency_ms=exchange.latency_ms)
+        calls.recorder.passed(
+            check, f"answered with {describe(exchange)}", latency_ms=exchange.latency_ms
+        )
     elif exchange.error is not None and exchange.error.get("code") == -32601:
         calls.recorder.warned(check, "not served (optional: a debugging tool)")
     else:
-        calls.recorder.warned(check, f"optional, but answered {describe(exchange)}",
-                              evidence=exchange.evidence())
+        calls.recorder.warned(
+            check, f"optional, but answered {describe(exchange)}", evidence=exchange.evidence()
+        )

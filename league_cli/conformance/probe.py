@@ -85,7 +85,8 @@ class Probe:
         # No keep-alive: every call opens its own connection, so a refused connection means
         # the agent stopped listening, not that a pooled connection went stale.
         self._client = httpx.AsyncClient(
-            limits=httpx.Limits(max_keepalive_connections=0), transport=transport)
+            limits=httpx.Limits(max_keepalive_connections=0), transport=transport
+        )
 
     async def aclose(self) -> None:
         await self._client.aclose()
@@ -107,14 +108,24 @@ class Probe:
             return round((time.perf_counter() - started) * 1000, 1)
 
         def failed(kind: Failure, detail: str) -> Exchange:
-            return Exchange(method=method, request=request, failure=kind, detail=detail,
-                            latency_ms=elapsed() if kind == "timeout" else None)
+            return Exchange(
+                method=method,
+                request=request,
+                failure=kind,
+                detail=detail,
+                latency_ms=elapsed() if kind == "timeout" else None,
+            )
 
         try:
-            response = await asyncio.wait_for(self._client.post(
-                self.url, content=json.dumps(request),
-                headers={"content-type": "application/json"}, timeout=httpx.Timeout(limit)),
-                timeout=limit)
+            response = await asyncio.wait_for(
+                self._client.post(
+                    self.url,
+                    content=json.dumps(request),
+                    headers={"content-type": "application/json"},
+                    timeout=httpx.Timeout(limit),
+                ),
+                timeout=limit,
+            )
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
             return failed("connect", f"cannot connect to {self.url} ({type(exc).__name__})")
         except (httpx.TimeoutException, asyncio.TimeoutError):
@@ -122,10 +133,13 @@ class Probe:
         except (httpx.InvalidURL, httpx.UnsupportedProtocol) as exc:
             return failed("invalid_url", f"{self.url!r} cannot be called: {exc}")
         except (httpx.HTTPError, OSError) as exc:
-            return failed("dropped", f"the connection was closed without an answer to "
-                                     f"{method} ({type(exc).__name__})")
-        exchange = Exchange(method=method, request=request, http_status=response.status_code,
-                            latency_ms=elapsed())
+            return failed(
+                "dropped",
+                f"the connection was closed without an answer to {method} ({type(exc).__name__})",
+            )
+        exchange = Exchange(
+            method=method, request=request, http_status=response.status_code, latency_ms=elapsed()
+        )
         try:
             exchange.body = response.json() if response.content else None
         except ValueError:

@@ -15,8 +15,7 @@ from league_cli.conformance.report import NOT_RUN, CheckResult, ConformanceRepor
 
 __all__ = ["print_report", "report_table"]
 
-_STYLE = {Status.PASS: "green", Status.WARN: "yellow", Status.FAIL: "bold red",
-          Status.SKIP: "dim"}
+_STYLE = {Status.PASS: "green", Status.WARN: "yellow", Status.FAIL: "bold red", Status.SKIP: "dim"}
 _EVIDENCE_CHARS = 3000
 
 
@@ -37,8 +36,12 @@ def report_table(report: ConformanceReport) -> Table:
         if _not_run(result):
             continue
         latency = f"{result.latency_ms:.0f} ms" if result.latency_ms is not None else ""
-        table.add_row(result.name, Text(result.status.value, style=_STYLE[result.status]),
-                      latency, result.reason)
+        table.add_row(
+            result.name,
+            Text(result.status.value, style=_STYLE[result.status]),
+            latency,
+            result.reason,
+        )
     return table
 
 
@@ -52,25 +55,33 @@ def _evidence(result: CheckResult) -> Panel:
     else:
         body = JSON(text).text
         body.no_wrap, body.overflow = False, "fold"
-    return Panel(Group(Text(result.reason), *_particulars(result), body),
-                 title=f"{result.name} {result.status.value}", title_align="left",
-                 border_style=_STYLE[result.status])
+    return Panel(
+        Group(Text(result.reason), *_particulars(result), body),
+        title=f"{result.name} {result.status.value}",
+        title_align="left",
+        border_style=_STYLE[result.status],
+    )
 
 
 def _particulars(result: CheckResult) -> list[Text]:
     """The field, what was expected, what came, and the protocol line, where known."""
-    lines = [Text(f"{label}: {value}", style="bold" if label != "rests on" else "dim")
-             for label, value in (("field", result.field), ("expected", result.expected),
-                                  ("got", result.got), ("rests on", result.rests_on))
-             if value is not None]
+    lines = [
+        Text(f"{label}: {value}", style="bold" if label != "rests on" else "dim")
+        for label, value in (
+            ("field", result.field),
+            ("expected", result.expected),
+            ("got", result.got),
+            ("rests on", result.rests_on),
+        )
+        if value is not None
+    ]
     return lines
 
 
 def print_report(report: ConformanceReport, console: Console) -> None:
     console.print(report_table(report))
     for result in report.results:
-        if result.status in (Status.WARN, Status.FAIL) and (result.evidence
-                                                            or result.rests_on):
+        if result.status in (Status.WARN, Status.FAIL) and (result.evidence or result.rests_on):
             console.print(_evidence(result))
     not_run = [result for result in report.results if _not_run(result)]
     if not_run:
@@ -80,8 +91,13 @@ def print_report(report: ConformanceReport, console: Console) -> None:
             continue
         console.print(f"[dim]note: {note}[/dim]")
     counts = report.summary
-    verdict = {0: "[green]no FAIL[/green]", 1: "[bold red]FAIL[/bold red]",
-               2: "[bold red]unreachable[/bold red]"}[report.exit_code]
-    console.print(f"{counts['PASS']} PASS, {counts['WARN']} WARN, {counts['FAIL']} FAIL, "
-                  f"{counts['SKIP']} SKIP in {report.duration_ms / 1000:.1f} s: {verdict} "
-                  f"(exit {report.exit_code})")
+    verdict = {
+        0: "[green]no FAIL[/green]",
+        1: "[bold red]FAIL[/bold red]",
+        2: "[bold red]unreachable[/bold red]",
+    }[report.exit_code]
+    console.print(
+        f"{counts['PASS']} PASS, {counts['WARN']} WARN, {counts['FAIL']} FAIL, "
+        f"{counts['SKIP']} SKIP in {report.duration_ms / 1000:.1f} s: {verdict} "
+        f"(exit {report.exit_code})"
+    )

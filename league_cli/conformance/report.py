@@ -54,13 +54,15 @@ class CheckResult(BaseModel):
     reason: str
     latency_ms: float | None = Field(default=None, description="the slowest measured answer")
     evidence: dict[str, Any] | None = Field(
-        default=None, description="the offending request and answer (tokens redacted)")
+        default=None, description="the offending request and answer (tokens redacted)"
+    )
     observations: int = Field(default=0, description="how many times the check was applied")
     field: str | None = Field(default=None, description="the field a WARN or FAIL is about")
     expected: str | None = Field(default=None, description="what the protocol expects there")
     got: str | None = Field(default=None, description="what came")
     rests_on: str | None = Field(
-        default=None, description="the protocol line a WARN or FAIL rests on")
+        default=None, description="the protocol line a WARN or FAIL rests on"
+    )
 
 
 class ConformanceReport(BaseModel):
@@ -128,10 +130,18 @@ class Recorder:
         self._seen: dict[str, list[_Observation]] = {}
         self.not_run_reason: str | None = None
 
-    def record(self, name: str, status: Status, reason: str, *,
-               latency_ms: float | None = None, evidence: dict[str, Any] | None = None,
-               field: str | None = None, expected: str | None = None,
-               got: Any = None) -> None:
+    def record(
+        self,
+        name: str,
+        status: Status,
+        reason: str,
+        *,
+        latency_ms: float | None = None,
+        evidence: dict[str, Any] | None = None,
+        field: str | None = None,
+        expected: str | None = None,
+        got: Any = None,
+    ) -> None:
         """One observation; a WARN or FAIL says, where it can, which ``field`` was wrong,
         what was ``expected`` and what was ``got`` (shown as JSON)."""
         if name not in self._catalogue:
@@ -139,9 +149,17 @@ class Recorder:
         bad = status in (Status.WARN, Status.FAIL)
         kept = redact_tokens(evidence) if evidence and bad else None
         shown = _shown(redact_tokens({"got": got})["got"]) if bad and got is not None else None
-        self._seen.setdefault(name, []).append(_Observation(
-            status=status, reason=reason, latency_ms=latency_ms, evidence=kept,
-            field=field if bad else None, expected=expected if bad else None, got=shown))
+        self._seen.setdefault(name, []).append(
+            _Observation(
+                status=status,
+                reason=reason,
+                latency_ms=latency_ms,
+                evidence=kept,
+                field=field if bad else None,
+                expected=expected if bad else None,
+                got=shown,
+            )
+        )
 
     def passed(self, name: str, reason: str, **details: Any) -> None:
         self.record(name, Status.PASS, reason, **details)
@@ -169,8 +187,11 @@ class Recorder:
     def _merge(self, name: str) -> CheckResult:
         seen = self._seen.get(name, [])
         if not seen:
-            reason = (f"{NOT_RUN}{self.not_run_reason}" if self.not_run_reason
-                      else "nothing to judge in this run")
+            reason = (
+                f"{NOT_RUN}{self.not_run_reason}"
+                if self.not_run_reason
+                else "nothing to judge in this run"
+            )
             return CheckResult(name=name, status=Status.SKIP, reason=reason)
         status = max((o.status for o in seen), key=_SEVERITY.__getitem__)
         worst = [o for o in seen if o.status == status]
@@ -180,11 +201,18 @@ class Recorder:
         latencies = [o.latency_ms for o in seen if o.latency_ms is not None]
         evidence = next((o.evidence for o in worst if o.evidence), None)
         bad = status in (Status.WARN, Status.FAIL)
-        return CheckResult(name=name, status=status, reason=reason,
-                           latency_ms=max(latencies) if latencies else None,
-                           evidence=evidence, observations=len(seen), field=worst[0].field,
-                           expected=worst[0].expected, got=worst[0].got,
-                           rests_on=rests_on(name) if bad else None)
+        return CheckResult(
+            name=name,
+            status=status,
+            reason=reason,
+            latency_ms=max(latencies) if latencies else None,
+            evidence=evidence,
+            observations=len(seen),
+            field=worst[0].field,
+            expected=worst[0].expected,
+            got=worst[0].got,
+            rests_on=rests_on(name) if bad else None,
+        )
 
 
 _GOT_CHARS = 200

@@ -75,12 +75,15 @@ OnStartMatch = Callable[[StandIn, StartMatch], None]
 class StandIns:
     """Serves the test agents until ``stop``; ``received`` holds every request in order."""
 
-    def __init__(self, *, players: int, host: str = "127.0.0.1",
-                 on_start_match: OnStartMatch | None = None):
+    def __init__(
+        self, *, players: int, host: str = "127.0.0.1", on_start_match: OnStartMatch | None = None
+    ):
         self.host = host
         self.referee = StandIn("referee", "referee", "Conformance Referee")
-        self.players = [StandIn(f"player{n}", "player", f"Conformance Player {n}")
-                        for n in range(1, players + 1)]
+        self.players = [
+            StandIn(f"player{n}", "player", f"Conformance Player {n}")
+            for n in range(1, players + 1)
+        ]
         self.received: list[Received] = []
         self.league_completed = asyncio.Event()
         self._on_start_match = on_start_match
@@ -115,8 +118,15 @@ class StandIns:
         for agent in self.agents:
             agent.endpoint = f"http://{self.host}:{port}/{agent.name}/mcp"
             self._mount(app, agent)
-        config = uvicorn.Config(app, log_level="warning", access_log=False, log_config=None,
-                                lifespan="off", ws="none", timeout_graceful_shutdown=1)
+        config = uvicorn.Config(
+            app,
+            log_level="warning",
+            access_log=False,
+            log_config=None,
+            lifespan="off",
+            ws="none",
+            timeout_graceful_shutdown=1,
+        )
         self._server = uvicorn.Server(config)
         self._task = asyncio.create_task(self._server.serve(sockets=[sock]))
         loop = asyncio.get_running_loop()
@@ -144,8 +154,9 @@ class StandIns:
     # -- the agents ----------------------------------------------------------------------
 
     def _mount(self, app: FastAPI, agent: StandIn) -> None:
-        methods = self._referee_methods(agent) if agent.kind == "referee" \
-            else self._player_methods(agent)
+        methods = (
+            self._referee_methods(agent) if agent.kind == "referee" else self._player_methods(agent)
+        )
         endpoint = JsonRpcEndpoint(methods, sender=lambda: agent.sender, log=self._log)
 
         async def route(request: Request) -> Response:
@@ -165,28 +176,43 @@ class StandIns:
             parsed = None
         for item in parsed if isinstance(parsed, list) else [parsed]:
             method = item.get("method") if isinstance(item, dict) else None
-            self.received.append(Received(agent, str(method), item.get("params")
-                                          if isinstance(item, dict) else item))
-        done = {r.agent.name for r in self.received
-                if r.method in ("notify_league_completed", "LEAGUE_COMPLETED")}
+            self.received.append(
+                Received(agent, str(method), item.get("params") if isinstance(item, dict) else item)
+            )
+        done = {
+            r.agent.name
+            for r in self.received
+            if r.method in ("notify_league_completed", "LEAGUE_COMPLETED")
+        }
         if all(player.name in done for player in self.players):
             self.league_completed.set()
 
     def _ack(self, agent: StandIn, message: Message) -> Acknowledgement:
-        return Acknowledgement(sender=agent.sender, conversation_id=message.conversation_id,
-                               acknowledged=message.message_type)
+        return Acknowledgement(
+            sender=agent.sender,
+            conversation_id=message.conversation_id,
+            acknowledged=message.message_type,
+        )
 
     def _player_methods(self, agent: StandIn) -> dict[str, RpcMethod]:
         async def invited(invitation: GameInvitation) -> GameJoinAck:
-            return GameJoinAck(sender=agent.sender, conversation_id=invitation.conversation_id,
-                               match_id=invitation.match_id,
-                               player_id=agent.agent_id or agent.name,
-                               arrival_timestamp=utc_now(), accept=True)
+            return GameJoinAck(
+                sender=agent.sender,
+                conversation_id=invitation.conversation_id,
+                match_id=invitation.match_id,
+                player_id=agent.agent_id or agent.name,
+                arrival_timestamp=utc_now(),
+                accept=True,
+            )
 
         async def move(call: ChooseParityCall) -> ChooseParityResponse:
-            return ChooseParityResponse(sender=agent.sender, conversation_id=call.conversation_id,
-                                        match_id=call.match_id, player_id=call.player_id,
-                                        parity_choice=self._rng.choice(["even", "odd"]))
+            return ChooseParityResponse(
+                sender=agent.sender,
+                conversation_id=call.conversation_id,
+                match_id=call.match_id,
+                player_id=call.player_id,
+                parity_choice=self._rng.choice(["even", "odd"]),
+            )
 
         async def ack(message: Message) -> Acknowledgement:
             return self._ack(agent, message)
@@ -206,8 +232,12 @@ class StandIns:
         async def start_match(start: StartMatch) -> StartMatchAck:
             if self._on_start_match is not None:
                 self._on_start_match(agent, start)
-            return StartMatchAck(sender=agent.sender, conversation_id=start.conversation_id,
-                                 match_id=start.match_id, accepted=True)
+            return StartMatchAck(
+                sender=agent.sender,
+                conversation_id=start.conversation_id,
+                match_id=start.match_id,
+                accepted=True,
+            )
 
         async def ack(message: Message) -> Acknowledgement:
             return self._ack(agent, message)

@@ -9,6 +9,21 @@ from league_cli.evaluation.report import Evaluation, evaluate, to_json, verdict_
 from league_cli.evaluation.scoring import MetricResult, ThresholdResult, judge, score, summarise
 from league_cli.evaluation.suite import Suite, SuiteError, load_suite, parse_suite
 
-__all__ = ["Episode", "Evaluation", "EvaluationRunner", "MetricResult", "Suite", "SuiteError",
-           "ThresholdResult", "evaluate", "judge", "load_suite", "parse_suite", "play_episodes",
-           "score", "summarise", "to_json", "verdict_table"]
+__all__ = [
+    "Episode",
+    "Evaluation",
+    "EvaluationRunner",
+    "MetricResult",
+    "Suite",
+    "SuiteError",
+    "ThresholdResult",
+    "evaluate",
+    "judge",
+    "load_suite",
+    "parse_suite",
+    "play_episodes",
+    "score",
+    "summarise",
+    "to_json",
+    "verdict_table",
+]

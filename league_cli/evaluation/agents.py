@@ -35,10 +35,10 @@ class MatrixPlay(ObservationStrategy):
     def __init__(self, strategy: Strategy):
         self.strategy = strategy
 
-    def choose(self, observation: Mapping[str, Any], space: ActionSpace,
-               rng: random.Random) -> Action:
-        own, theirs = plays_from_history(observation.get("history") or [],
-                                         observation["player_id"])
+    def choose(
+        self, observation: Mapping[str, Any], space: ActionSpace, rng: random.Random
+    ) -> Action:
+        own, theirs = plays_from_history(observation.get("history") or [], observation["player_id"])
         return self.strategy.choose(own, theirs, rng.random())
 
     def __repr__(self) -> str:

@@ -45,37 +45,64 @@ def _show_transcript(transcript: Transcript) -> None:
     if transcript.path is None:
         console.print("no transcript written: --output DIR (or --shared-dir) keeps one")
         return
-    line = (f"transcript ({transcript.mode}, {transcript.size / 1024:,.0f} KiB): "
-            f"{escape(str(transcript.path))}")
+    line = (
+        f"transcript ({transcript.mode}, {transcript.size / 1024:,.0f} KiB): "
+        f"{escape(str(transcript.path))}"
+    )
     if transcript.withheld:
-        line += (f" [yellow]— stopped at {transcript.max_bytes // 2**20} MiB, "
-                 f"{transcript.withheld} records not written[/yellow]")
+        line += (
+            f" [yellow]— stopped at {transcript.max_bytes // 2**20} MiB, "
+            f"{transcript.withheld} records not written[/yellow]"
+        )
     console.print(line, soft_wrap=True)
 
 
 def evaluate(
     suite_path: Annotated[Path, typer.Argument(metavar="SUITE.yaml", help="the suite file")],
-    json_path: Annotated[Path | None, typer.Option("--json", help="write the results as "
-                                                   "JSON")] = None,
-    parallel: Annotated[int | None, typer.Option(
-        help="episodes at a time (default: the suite's 'parallel')", min=1, max=256)] = None,
-    episodes: Annotated[int | None, typer.Option(
-        help="play this many episodes instead of the suite's", min=1)] = None,
+    json_path: Annotated[
+        Path | None, typer.Option("--json", help="write the results as JSON")
+    ] = None,
+    parallel: Annotated[
+        int | None,
+        typer.Option(help="episodes at a time (default: the suite's 'parallel')", min=1, max=256),
+    ] = None,
+    episodes: Annotated[
+        int | None, typer.Option(help="play this many episodes instead of the suite's", min=1)
+    ] = None,
     seed: Annotated[int | None, typer.Option(help="instead of the suite's seed")] = None,
-    shared_dir: Annotated[Path | None, typer.Option(
-        "--shared-dir", help="SHARED folder for remote agents' timeouts and retries "
-                             "(default: $LEAGUE_SHARED_DIR, else ./SHARED)")] = None,
-    output: Annotated[Path | None, typer.Option(
-        "--output", help="folder for a remote run's transcript (default: the --shared-dir "
-                         "or $LEAGUE_SHARED_DIR given, under logs/evaluations; neither: "
-                         "none is written)")] = None,
-    full_transcript: Annotated[bool, typer.Option(
-        "--full-transcript", help="every message sent and received, not the summary (one "
-                                  "record per episode, warnings and errors in full)")] = False,
-    transcript_max_mb: Annotated[int, typer.Option(
-        "--transcript-max-mb", min=1,
-        help="the transcript stops at this size, with a record saying so")]
-        = TRANSCRIPT_MAX_BYTES // 2**20,
+    shared_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--shared-dir",
+            help="SHARED folder for remote agents' timeouts and retries "
+            "(default: $LEAGUE_SHARED_DIR, else ./SHARED)",
+        ),
+    ] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            help="folder for a remote run's transcript (default: the --shared-dir "
+            "or $LEAGUE_SHARED_DIR given, under logs/evaluations; neither: "
+            "none is written)",
+        ),
+    ] = None,
+    full_transcript: Annotated[
+        bool,
+        typer.Option(
+            "--full-transcript",
+            help="every message sent and received, not the summary (one "
+            "record per episode, warnings and errors in full)",
+        ),
+    ] = False,
+    transcript_max_mb: Annotated[
+        int,
+        typer.Option(
+            "--transcript-max-mb",
+            min=1,
+            help="the transcript stops at this size, with a record saying so",
+        ),
+    ] = TRANSCRIPT_MAX_BYTES // 2**20,
 ) -> None:
     """Evaluate the suite's agent under test: play its episodes, compute its metrics with
     confidence intervals, check its thresholds (exit 1 when one fails)."""
@@ -83,24 +110,38 @@ def evaluate(
         suite = load_suite(suite_path)
     except SuiteError as exc:
         _refuse(str(exc))
-    overrides = {key: value for key, value in (("episodes", episodes), ("seed", seed))
-                 if value is not None}
+    overrides = {
+        key: value for key, value in (("episodes", episodes), ("seed", seed)) if value is not None
+    }
     if overrides:
         suite = suite.model_copy(update=overrides)
     transcript = None
     if suite.has_remote:
-        transcript = Transcript(transcript_folder(output, shared_dir), suite.name,
-                                full=full_transcript, max_bytes=transcript_max_mb * 2**20)
+        transcript = Transcript(
+            transcript_folder(output, shared_dir),
+            suite.name,
+            full=full_transcript,
+            max_bytes=transcript_max_mb * 2**20,
+        )
     try:
         shared = SharedDir(shared_dir) if suite.has_remote else None
-        with Progress("[progress.description]{task.description}", BarColumn(),
-                      MofNCompleteColumn(), TimeElapsedColumn(), console=console,
-                      transient=True) as progress:
+        with Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+        ) as progress:
             task = progress.add_task(f"{suite.name}", total=suite.episodes)
-            evaluation = run_evaluation(suite, str(suite_path),
-                                        parallel=parallel or suite.parallel, shared=shared,
-                                        transcript=transcript,
-                                        on_done=lambda _episode: progress.advance(task))
+            evaluation = run_evaluation(
+                suite,
+                str(suite_path),
+                parallel=parallel or suite.parallel,
+                shared=shared,
+                transcript=transcript,
+                on_done=lambda _episode: progress.advance(task),
+            )
     except (ConfigError, UnknownGameError, ValidationError) as exc:
         _refuse(f"{suite_path}: {exc}")
     except FileSystemError as exc:
@@ -109,8 +150,10 @@ def evaluate(
     console.print(verdict_table(evaluation))
     for episode in evaluation.episodes:
         if episode.failure:
-            console.print(f"[yellow]episode {episode.index}:[/yellow] "
-                          f"{escape(episode.failure)}", soft_wrap=True)
+            console.print(
+                f"[yellow]episode {episode.index}:[/yellow] {escape(episode.failure)}",
+                soft_wrap=True,
+            )
     if transcript is not None:
         _show_transcript(transcript)
     if json_path:

@@ -57,16 +57,25 @@ def _local_rng(seed: int, player: str) -> random.Random:
 
 
 def _local_strategies(suite: Suite) -> dict[str, ObservationStrategy]:
-    return {agent.id: build_local(suite.game.type, agent.strategy, agent.options)
-            for agent in suite.agents if agent.strategy is not None}
+    return {
+        agent.id: build_local(suite.game.type, agent.strategy, agent.options)
+        for agent in suite.agents
+        if agent.strategy is not None
+    }
 
 
 class EvaluationRunner(MatchRunner):
     """The referee's match runner, with some seats played in process: those are not
     invited, asked over HTTP or sent GAME_OVER; their moves come from their strategy."""
 
-    def __init__(self, plan: MatchPlan, rules: GameRules, *,
-                 local: Mapping[str, ObservationStrategy], **runner: Any):
+    def __init__(
+        self,
+        plan: MatchPlan,
+        rules: GameRules,
+        *,
+        local: Mapping[str, ObservationStrategy],
+        **runner: Any,
+    ):
         super().__init__(plan, rules, **runner)
         self._local_seats = dict(local)
         self._local_rngs = {player: _local_rng(plan.seed or 0, player) for player in local}
@@ -76,14 +85,16 @@ class EvaluationRunner(MatchRunner):
             return None
         return await super().invite(seat)
 
-    async def ask_move(self, seat: MatchSeat, state: GameState, stage: int,
-                       messages: list[dict[str, Any]]) -> MoveData | Fault:
+    async def ask_move(
+        self, seat: MatchSeat, state: GameState, stage: int, messages: list[dict[str, Any]]
+    ) -> MoveData | Fault:
         strategy = self._local_seats.get(seat.player_id)
         if strategy is None:
             return await super().ask_move(seat, state, stage, messages)
         player = seat.player_id
-        move = strategy.choose(state.observation(player), state.action_space(player),
-                               self._local_rngs[player])
+        move = strategy.choose(
+            state.observation(player), state.action_space(player), self._local_rngs[player]
+        )
         return MoveData(move_type=self._rules.spec.move_types[0], move=move)
 
     async def announce(self, seat: MatchSeat, outcome: MatchOutcome, faulty: bool) -> None:
@@ -95,17 +106,23 @@ class _Remote:
     """What the referee path needs for one run: rules, client, the transcript's log, a
     folder for match files (deleted after the run)."""
 
-    def __init__(self, suite: Suite, shared: SharedDir, transcript: Transcript,
-                 parallel: int):
+    def __init__(self, suite: Suite, shared: SharedDir, transcript: Transcript, parallel: int):
         self.suite = suite
         self.rules = load_rules(shared, suite.game.type)
         self.system = shared.system()
         self.transcript = transcript
         self.log = transcript.open()
-        self.log.log.info("evaluation_started", suite=suite.name, game=suite.game.type,
-                          episodes=suite.episodes, seed=suite.seed, parallel=parallel,
-                          remote={a.id: a.endpoint for a in suite.agents if a.endpoint},
-                          transcript=transcript.mode, max_bytes=transcript.max_bytes)
+        self.log.log.info(
+            "evaluation_started",
+            suite=suite.name,
+            game=suite.game.type,
+            episodes=suite.episodes,
+            seed=suite.seed,
+            parallel=parallel,
+            remote={a.id: a.endpoint for a in suite.agents if a.endpoint},
+            transcript=transcript.mode,
+            max_bytes=transcript.max_bytes,
+        )
         self.started = time.perf_counter()
         self.outcomes: Counter[str] = Counter()
         self.client = RpcClient(self.system, self.log)
@@ -114,25 +131,50 @@ class _Remote:
     async def play(self, index: int, seed: int) -> Episode:
         suite = self.suite
         match_id = f"{suite.name}-{index:05d}"
-        seats = tuple(MatchSeat(player_id=agent.id, contact_endpoint=agent.endpoint or
-                                f"http://in-process.invalid/{agent.id}", role=seat_role(i))
-                      for i, agent in enumerate(suite.agents))
-        plan = MatchPlan(league_id=EVALUATION_LEAGUE, round_id=0, match_id=match_id,
-                         game_type=suite.game.type, seats=seats, seed=seed,
-                         scoring=ScoringConfig(), game_params=dict(suite.game.params),
-                         communication=Communication(enabled=suite.game.communication))
-        record = MatchRecord(Path(self.folder.name) / f"{match_id}.json", match_id=match_id,
-                             league_id=EVALUATION_LEAGUE, round_id=0,
-                             game_type=suite.game.type, referee_id="evaluation",
-                             conversation_id=plan.conversation_id, seats=list(seats),
-                             report_status="not_required")
-        runner = EvaluationRunner(plan, self.rules, local=_local_strategies(suite),
-                                  client=self.client, system=self.system, log=self.log,
-                                  record=record, sender=_SENDER, report_to=None)
+        seats = tuple(
+            MatchSeat(
+                player_id=agent.id,
+                contact_endpoint=agent.endpoint or f"http://in-process.invalid/{agent.id}",
+                role=seat_role(i),
+            )
+            for i, agent in enumerate(suite.agents)
+        )
+        plan = MatchPlan(
+            league_id=EVALUATION_LEAGUE,
+            round_id=0,
+            match_id=match_id,
+            game_type=suite.game.type,
+            seats=seats,
+            seed=seed,
+            scoring=ScoringConfig(),
+            game_params=dict(suite.game.params),
+            communication=Communication(enabled=suite.game.communication),
+        )
+        record = MatchRecord(
+            Path(self.folder.name) / f"{match_id}.json",
+            match_id=match_id,
+            league_id=EVALUATION_LEAGUE,
+            round_id=0,
+            game_type=suite.game.type,
+            referee_id="evaluation",
+            conversation_id=plan.conversation_id,
+            seats=list(seats),
+            report_status="not_required",
+        )
+        runner = EvaluationRunner(
+            plan,
+            self.rules,
+            local=_local_strategies(suite),
+            client=self.client,
+            system=self.system,
+            log=self.log,
+            record=record,
+            sender=_SENDER,
+            report_to=None,
+        )
         outcome = await runner.run()
         snapshot = record.snapshot()
-        self.log.log.info("episode", episode=index, seed=seed,
-                          **episode_summary(snapshot, outcome))
+        self.log.log.info("episode", episode=index, seed=seed, **episode_summary(snapshot, outcome))
         self.outcomes[outcome.status] += 1
         try:
             history = history_from_match(snapshot)
@@ -141,23 +183,33 @@ class _Remote:
         return Episode(index, seed, history)
 
     async def close(self) -> None:
-        self.log.log.info("evaluation_finished", suite=self.suite.name,
-                          episodes=sum(self.outcomes.values()), outcomes=dict(self.outcomes),
-                          seconds=round(time.perf_counter() - self.started, 3))
+        self.log.log.info(
+            "evaluation_finished",
+            suite=self.suite.name,
+            episodes=sum(self.outcomes.values()),
+            outcomes=dict(self.outcomes),
+            seconds=round(time.perf_counter() - self.started, 3),
+        )
         await self.client.aclose()
         self.transcript.close()
         self.folder.cleanup()
 
 
 def _play_local(suite: Suite, index: int, seed: int) -> Episode:
-    history = record_episode(load_game(suite.game.type), _local_strategies(suite), seed=seed,
-                             **suite.game.params)
+    history = record_episode(
+        load_game(suite.game.type), _local_strategies(suite), seed=seed, **suite.game.params
+    )
     return Episode(index, seed, history)
 
 
-async def play_episodes(suite: Suite, *, parallel: int, shared: SharedDir | None = None,
-                        transcript: Transcript | None = None,
-                        on_done: Callable[[Episode], None] | None = None) -> list[Episode]:
+async def play_episodes(
+    suite: Suite,
+    *,
+    parallel: int,
+    shared: SharedDir | None = None,
+    transcript: Transcript | None = None,
+    on_done: Callable[[Episode], None] | None = None,
+) -> list[Episode]:
     """Every episode of ``suite``, at most ``parallel`` at a time, in episode order.
 
     In-process episodes run in worker threads (the bound keeps memory flat; the GIL keeps
@@ -170,8 +222,11 @@ async def play_episodes(suite: Suite, *, parallel: int, shared: SharedDir | None
         FileSystemError: the transcript's file cannot be created.
     """
     gate = asyncio.Semaphore(parallel)
-    remote = _Remote(suite, shared or SharedDir(), transcript or Transcript(None, suite.name),
-                     parallel) if suite.has_remote else None
+    remote = (
+        _Remote(suite, shared or SharedDir(), transcript or Transcript(None, suite.name), parallel)
+        if suite.has_remote
+        else None
+    )
 
     async def one(index: int) -> Episode:
         seed = suite.seed + index

@@ -27,8 +27,7 @@ from league_cli.evaluation.suite import Exploitability, Suite
 from league_cli.evaluation.transcript import Transcript
 from sdk.config import SharedDir
 
-__all__ = ["Evaluation", "evaluate", "metrics_table", "to_json", "verdict_table",
-           "write_json"]
+__all__ = ["Evaluation", "evaluate", "metrics_table", "to_json", "verdict_table", "write_json"]
 
 _STYLE = {"pass": "green", "warn": "yellow", "fail": "red"}
 
@@ -60,20 +59,36 @@ class Evaluation:
         return "warn" if "warn" in verdicts else "pass"
 
 
-def evaluate(suite: Suite, source: str, *, parallel: int, shared: SharedDir | None = None,
-             transcript: Transcript | None = None,
-             on_done: Callable[[Episode], None] | None = None) -> Evaluation:
+def evaluate(
+    suite: Suite,
+    source: str,
+    *,
+    parallel: int,
+    shared: SharedDir | None = None,
+    transcript: Transcript | None = None,
+    on_done: Callable[[Episode], None] | None = None,
+) -> Evaluation:
     """Play the suite's episodes and judge them (blocking; runs its own event loop). A
     remote suite's messages are recorded in ``transcript`` (None: nowhere)."""
     started = time.perf_counter()
-    episodes = asyncio.run(play_episodes(suite, parallel=parallel, shared=shared,
-                                         transcript=transcript, on_done=on_done))
+    episodes = asyncio.run(
+        play_episodes(
+            suite, parallel=parallel, shared=shared, transcript=transcript, on_done=on_done
+        )
+    )
     histories = [episode.history for episode in episodes if episode.history is not None]
     metrics = summarise(suite, histories)
     total = score(metrics)
-    return Evaluation(suite, source, episodes, metrics, total,
-                      judge(suite.thresholds, metrics, total), time.perf_counter() - started,
-                      transcript if suite.has_remote else None)
+    return Evaluation(
+        suite,
+        source,
+        episodes,
+        metrics,
+        total,
+        judge(suite.thresholds, metrics, total),
+        time.perf_counter() - started,
+        transcript if suite.has_remote else None,
+    )
 
 
 def _number(value: float | None) -> str:
@@ -84,12 +99,15 @@ def metrics_table(evaluation: Evaluation) -> Table:
     """Each metric's mean, interval, count and weight, and the weighted score."""
     suite = evaluation.suite
     report = suite.report
-    table = Table(title=f"{suite.name}: {suite.under_test} at {suite.game.type}, "
-                        f"{len(evaluation.finished)}/{len(evaluation.episodes)} episodes")
+    table = Table(
+        title=f"{suite.name}: {suite.under_test} at {suite.game.type}, "
+        f"{len(evaluation.finished)}/{len(evaluation.episodes)} episodes"
+    )
     table.add_column("Metric", no_wrap=True)
     table.add_column("Mean", justify="right", no_wrap=True)
-    table.add_column(f"{report.confidence:.0%} interval ({report.interval})", justify="right",
-                     no_wrap=True)
+    table.add_column(
+        f"{report.confidence:.0%} interval ({report.interval})", justify="right", no_wrap=True
+    )
     table.add_column("n", justify="right")
     table.add_column("Weight", justify="right")
     for m in evaluation.metrics:
@@ -110,11 +128,14 @@ def verdict_table(evaluation: Evaluation) -> Table:
         style = _STYLE[check.verdict]
         statistic = check.threshold.statistic
         name = check.threshold.metric + ("" if statistic == "mean" else f" ({statistic})")
-        table.add_row(name, _number(check.value), check.reason,
-                      f"[{style}]{check.verdict.upper()}[/{style}]")
+        table.add_row(
+            name, _number(check.value), check.reason, f"[{style}]{check.verdict.upper()}[/{style}]"
+        )
     style = _STYLE[evaluation.verdict]
-    table.caption = (f"verdict: [{style}]{evaluation.verdict.upper()}[/{style}]"
-                     f" · {len(evaluation.episodes) / evaluation.seconds:.1f} episodes/s")
+    table.caption = (
+        f"verdict: [{style}]{evaluation.verdict.upper()}[/{style}]"
+        f" · {len(evaluation.episodes) / evaluation.seconds:.1f} episodes/s"
+    )
     return table
 
 
@@ -133,16 +154,35 @@ def to_json(evaluation: Evaluation) -> dict[str, Any]:
         "seed": suite.seed,
         "confidence": suite.report.confidence,
         "interval": suite.report.interval,
-        "metrics": [{"id": m.key, "name": m.name, "weight": m.weight, "mean": m.mean,
-                     "std": m.std, "ci_low": m.lower, "ci_high": m.upper, "n": m.n}
-                    for m in evaluation.metrics],
+        "metrics": [
+            {
+                "id": m.key,
+                "name": m.name,
+                "weight": m.weight,
+                "mean": m.mean,
+                "std": m.std,
+                "ci_low": m.lower,
+                "ci_high": m.upper,
+                "n": m.n,
+            }
+            for m in evaluation.metrics
+        ],
         "score": evaluation.score,
-        "thresholds": [{**t.threshold.model_dump(mode="json"), "value": t.value,
-                        "verdict": t.verdict, "reason": t.reason}
-                       for t in evaluation.thresholds],
+        "thresholds": [
+            {
+                **t.threshold.model_dump(mode="json"),
+                "value": t.value,
+                "verdict": t.verdict,
+                "reason": t.reason,
+            }
+            for t in evaluation.thresholds
+        ],
         "verdict": evaluation.verdict,
-        "failures": [{"episode": e.index, "seed": e.seed, "reason": e.failure}
-                     for e in evaluation.episodes if e.history is None],
+        "failures": [
+            {"episode": e.index, "seed": e.seed, "reason": e.failure}
+            for e in evaluation.episodes
+            if e.history is None
+        ],
         "seconds": evaluation.seconds,
         "episodes_per_second": len(evaluation.episodes) / evaluation.seconds,
     }
@@ -150,11 +190,20 @@ def to_json(evaluation: Evaluation) -> dict[str, Any]:
         document["transcript"] = evaluation.transcript.to_json()
     if suite.report.per_episode:
         document["per_episode"] = [
-            {"episode": e.index, "seed": e.seed, "payoffs": e.history.payoffs,
-             "stages": len(e.history.stages),
-             "metrics": {m.key: episode_value(m, e.history, suite.under_test)
-                         for m in suite.metrics if not isinstance(m, Exploitability)}}
-            for e in evaluation.episodes if e.history is not None]
+            {
+                "episode": e.index,
+                "seed": e.seed,
+                "payoffs": e.history.payoffs,
+                "stages": len(e.history.stages),
+                "metrics": {
+                    m.key: episode_value(m, e.history, suite.under_test)
+                    for m in suite.metrics
+                    if not isinstance(m, Exploitability)
+                },
+            }
+            for e in evaluation.episodes
+            if e.history is not None
+        ]
     return document
 
 

@@ -38,8 +38,16 @@ from league_cli.evaluation.suite import (
     ThresholdSpec,
 )
 
-__all__ = ["MetricResult", "Verdict", "ThresholdResult", "episode_value", "interval",
-           "judge", "score", "summarise"]
+__all__ = [
+    "MetricResult",
+    "Verdict",
+    "ThresholdResult",
+    "episode_value",
+    "interval",
+    "judge",
+    "score",
+    "summarise",
+]
 
 Verdict = Literal["pass", "warn", "fail"]
 
@@ -91,8 +99,9 @@ def episode_value(metric: MetricSpec, history: History, player: str) -> float | 
     raise ValueError(f"{metric.name} is not measured per episode")
 
 
-def interval(values: Sequence[float], report: ReportSpec, seed: int
-             ) -> tuple[float | None, float | None]:
+def interval(
+    values: Sequence[float], report: ReportSpec, seed: int
+) -> tuple[float | None, float | None]:
     """The confidence interval of the mean of ``values`` (None without two values).
 
     Student's t by default; ``bootstrap``: the percentiles of resampled means, seeded so the
@@ -106,8 +115,11 @@ def interval(values: Sequence[float], report: ReportSpec, seed: int
     if report.interval == "t":
         from scipy.stats import t  # scipy is loaded only when a report needs it
 
-        half = float(t.ppf((1 + report.confidence) / 2, n - 1)) * float(data.std(ddof=1)) \
+        half = (
+            float(t.ppf((1 + report.confidence) / 2, n - 1))
+            * float(data.std(ddof=1))
             / math.sqrt(n)
+        )
         return mean - half, mean + half
     rng = np.random.default_rng(seed)
     means = data[rng.integers(0, n, size=(report.bootstrap_samples, n))].mean(axis=1)
@@ -119,12 +131,13 @@ def interval(values: Sequence[float], report: ReportSpec, seed: int
 def _exploitability(metric: Exploitability, suite: Suite) -> MetricResult:
     agent = suite.agent_under_test
     target = build_matrix(suite.game.type, str(agent.strategy), agent.options)
-    noise = metric.noise if metric.noise is not None else float(
-        suite.game.params.get("noise", 0.0))
-    found = repeated_exploitability(target, turns=metric.turns, repetitions=metric.repetitions,
-                                    noise=noise, seed=suite.seed)
-    return MetricResult(metric.key, metric.name, metric.weight, found.exploitability, None,
-                        None, None, 1)
+    noise = metric.noise if metric.noise is not None else float(suite.game.params.get("noise", 0.0))
+    found = repeated_exploitability(
+        target, turns=metric.turns, repetitions=metric.repetitions, noise=noise, seed=suite.seed
+    )
+    return MetricResult(
+        metric.key, metric.name, metric.weight, found.exploitability, None, None, None, 1
+    )
 
 
 def summarise(suite: Suite, histories: Sequence[History]) -> list[MetricResult]:
@@ -134,13 +147,19 @@ def summarise(suite: Suite, histories: Sequence[History]) -> list[MetricResult]:
         if isinstance(metric, Exploitability):
             results.append(_exploitability(metric, suite))
             continue
-        values = [value for history in histories
-                  if (value := episode_value(metric, history, suite.under_test)) is not None]
+        values = [
+            value
+            for history in histories
+            if (value := episode_value(metric, history, suite.under_test)) is not None
+        ]
         mean = float(np.mean(values)) if values else None
         std = float(np.std(values, ddof=1)) if len(values) > 1 else None
         lower, upper = interval(values, suite.report, suite.seed)
-        results.append(MetricResult(metric.key, metric.name, metric.weight, mean, std, lower,
-                                    upper, len(values)))
+        results.append(
+            MetricResult(
+                metric.key, metric.name, metric.weight, mean, std, lower, upper, len(values)
+            )
+        )
     return results
 
 
@@ -166,8 +185,9 @@ def _check(threshold: ThresholdSpec, value: float | None) -> tuple[Verdict, str]
     return "pass", "within bounds"
 
 
-def judge(thresholds: Sequence[ThresholdSpec], results: Sequence[MetricResult],
-          total: float | None) -> list[ThresholdResult]:
+def judge(
+    thresholds: Sequence[ThresholdSpec], results: Sequence[MetricResult], total: float | None
+) -> list[ThresholdResult]:
     """Each threshold's verdict on the mean (or an interval bound) of its metric; the
     weighted score has no interval, so it is read as it is."""
     by_key = {result.key: result for result in results}

@@ -23,9 +23,23 @@ from games.strategies import UnknownStrategyError
 from league_cli.evaluation.agents import build_local
 from sdk.types import AgentUrl
 
-__all__ = ["SCORE", "AgentSpec", "AveragePayoff", "CooperationRate", "Exploitability",
-           "Fairness", "GameSpecModel", "MetricSpec", "Reciprocity", "ReportSpec", "Suite",
-           "SuiteError", "ThresholdSpec", "load_suite", "parse_suite"]
+__all__ = [
+    "SCORE",
+    "AgentSpec",
+    "AveragePayoff",
+    "CooperationRate",
+    "Exploitability",
+    "Fairness",
+    "GameSpecModel",
+    "MetricSpec",
+    "Reciprocity",
+    "ReportSpec",
+    "Suite",
+    "SuiteError",
+    "ThresholdSpec",
+    "load_suite",
+    "parse_suite",
+]
 
 SCORE = "score"
 """The id a threshold uses for the weighted score of all the metrics."""
@@ -119,8 +133,10 @@ class Exploitability(_Metric):
     """Default: the game's ``noise`` parameter."""
 
 
-MetricSpec = Annotated[AveragePayoff | CooperationRate | Reciprocity | Fairness | Exploitability,
-                       Field(discriminator="name")]
+MetricSpec = Annotated[
+    AveragePayoff | CooperationRate | Reciprocity | Fairness | Exploitability,
+    Field(discriminator="name"),
+]
 
 
 class ThresholdSpec(_Model):
@@ -142,8 +158,10 @@ class ThresholdSpec(_Model):
         if self.min is not None and self.max is not None and self.min > self.max:
             raise ValueError(f"min {self.min} is above max {self.max}")
         if self.min is not None and self.warn_min is not None and self.warn_min < self.min:
-            raise ValueError(f"warn_min {self.warn_min} is below min {self.min}: it would "
-                             f"never warn before failing")
+            raise ValueError(
+                f"warn_min {self.warn_min} is below min {self.min}: it would "
+                f"never warn before failing"
+            )
         if self.max is not None and self.warn_max is not None and self.warn_max > self.max:
             raise ValueError(f"warn_max {self.warn_max} is above max {self.max}")
         return self
@@ -189,8 +207,13 @@ def _where(location: Sequence[int | str]) -> str:
     for part in location:
         if isinstance(part, int):
             text += f"[{part}]"
-        elif part in {"average_payoff", "cooperation_rate", "reciprocity", "fairness",
-                      "exploitability"} and text.startswith("metrics["):
+        elif part in {
+            "average_payoff",
+            "cooperation_rate",
+            "reciprocity",
+            "fairness",
+            "exploitability",
+        } and text.startswith("metrics["):
             continue  # the union's tag: the file does not say it as a field
         else:
             text += f".{part}" if text else str(part)
@@ -220,26 +243,33 @@ def _check(suite: Suite) -> None:
                 raise ValueError(f"agents[{index}].strategy: {exc}") from None
     keys = [metric.key for metric in suite.metrics]
     if len(set(keys)) != len(keys) or SCORE in keys:
-        raise ValueError(f"metrics: ids must be distinct and not {SCORE!r}, got {keys} (give "
-                         f"an 'id' to a metric used twice)")
+        raise ValueError(
+            f"metrics: ids must be distinct and not {SCORE!r}, got {keys} (give "
+            f"an 'id' to a metric used twice)"
+        )
     for index, metric in enumerate(suite.metrics):
         where = f"metrics[{index}]"
-        if (isinstance(metric, CooperationRate | Reciprocity)
-                and suite.game.type not in COOPERATION):
-            raise ValueError(f"{where}: {metric.name} needs a notion of cooperation, which "
-                             f"{suite.game.type} lacks (it is defined for "
-                             f"{', '.join(sorted(COOPERATION))})")
+        if isinstance(metric, CooperationRate | Reciprocity) and suite.game.type not in COOPERATION:
+            raise ValueError(
+                f"{where}: {metric.name} needs a notion of cooperation, which "
+                f"{suite.game.type} lacks (it is defined for "
+                f"{', '.join(sorted(COOPERATION))})"
+            )
         if isinstance(metric, Exploitability):
             agent = suite.agent_under_test
             if suite.game.type not in MATRIX_GAMES or agent.strategy is None:
-                raise ValueError(f"{where}: exploitability is measured for a built-in agent "
-                                 f"under test at a repeated matrix game "
-                                 f"({', '.join(sorted(MATRIX_GAMES))}); a remote agent cannot "
-                                 f"be replayed against thousands of candidates")
+                raise ValueError(
+                    f"{where}: exploitability is measured for a built-in agent "
+                    f"under test at a repeated matrix game "
+                    f"({', '.join(sorted(MATRIX_GAMES))}); a remote agent cannot "
+                    f"be replayed against thousands of candidates"
+                )
     for index, threshold in enumerate(suite.thresholds):
         if threshold.metric not in {*keys, SCORE}:
-            raise ValueError(f"thresholds[{index}].metric: {threshold.metric!r} is not a "
-                             f"metric id ({', '.join([*keys, SCORE])})")
+            raise ValueError(
+                f"thresholds[{index}].metric: {threshold.metric!r} is not a "
+                f"metric id ({', '.join([*keys, SCORE])})"
+            )
 
 
 def parse_suite(data: Any, source: str) -> Suite:
@@ -249,13 +279,16 @@ def parse_suite(data: Any, source: str) -> Suite:
         SuiteError: a missing or bad field, or one the game refuses.
     """
     if not isinstance(data, dict):
-        raise SuiteError(f"{source}: a suite is a mapping of fields (name, game, agents, ...), "
-                         f"not {type(data).__name__}")
+        raise SuiteError(
+            f"{source}: a suite is a mapping of fields (name, game, agents, ...), "
+            f"not {type(data).__name__}"
+        )
     try:
         suite = Suite.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(f"{_where(error['loc'])}: {error['msg']}"
-                             for error in exc.errors(include_url=False))
+        problems = "; ".join(
+            f"{_where(error['loc'])}: {error['msg']}" for error in exc.errors(include_url=False)
+        )
         raise SuiteError(f"{source}: {problems}") from None
     try:
         _check(suite)

@@ -51,8 +51,11 @@ def transcript_folder(output: Path | None, shared_dir: Path | None) -> Path | No
 
 
 def _in_summary(level: str, record: Mapping[str, Any]) -> bool:
-    return (level not in _PLAIN_LEVELS or record.get("event") in _SUMMARY_EVENTS
-            or record.get("message_type") in _ERROR_MESSAGES)
+    return (
+        level not in _PLAIN_LEVELS
+        or record.get("event") in _SUMMARY_EVENTS
+        or record.get("message_type") in _ERROR_MESSAGES
+    )
 
 
 def _nothing(_: str, __: Mapping[str, Any]) -> bool:
@@ -63,8 +66,14 @@ class Transcript:
     """One run's transcript: ``open`` the log the run writes to, ``close`` it; then
     ``size`` and ``withheld`` say what it holds."""
 
-    def __init__(self, folder: Path | None, suite_name: str, *, full: bool = False,
-                 max_bytes: int = TRANSCRIPT_MAX_BYTES):
+    def __init__(
+        self,
+        folder: Path | None,
+        suite_name: str,
+        *,
+        full: bool = False,
+        max_bytes: int = TRANSCRIPT_MAX_BYTES,
+    ):
         self.path = folder / f"{suite_name}.transcript.jsonl" if folder is not None else None
         self.full = full
         self.max_bytes = max_bytes
@@ -88,8 +97,9 @@ class Transcript:
             return self._log
         with file_access(self.path, "write"):
             self.path.unlink(missing_ok=True)
-        self._log = AgentLog(self.path, AGENT_ID, keep=None if self.full else _in_summary,
-                             max_bytes=self.max_bytes)
+        self._log = AgentLog(
+            self.path, AGENT_ID, keep=None if self.full else _in_summary, max_bytes=self.max_bytes
+        )
         return self._log
 
     def close(self) -> None:
@@ -100,8 +110,13 @@ class Transcript:
             self._log = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": str(self.path) if self.path else None, "mode": self.mode,
-                "bytes": self.size, "max_bytes": self.max_bytes, "withheld": self.withheld}
+        return {
+            "path": str(self.path) if self.path else None,
+            "mode": self.mode,
+            "bytes": self.size,
+            "max_bytes": self.max_bytes,
+            "withheld": self.withheld,
+        }
 
 
 def episode_summary(record: Mapping[str, Any], outcome: MatchOutcome) -> dict[str, Any]:
@@ -117,9 +132,19 @@ def episode_summary(record: Mapping[str, Any], outcome: MatchOutcome) -> dict[st
         "reason": outcome.reason,
         "payoffs": result.get("payoffs"),
         "stages": len(record.get("stages", [])),
-        "messages": {"sent": directions["sent"], "received": directions["received"],
-                     "failed": directions["failed"]},
-        "faults": [{"player_id": f.player_id, "method": f.method, "code": f.code,
-                    "description": f.description} for f in outcome.faults],
+        "messages": {
+            "sent": directions["sent"],
+            "received": directions["received"],
+            "failed": directions["failed"],
+        },
+        "faults": [
+            {
+                "player_id": f.player_id,
+                "method": f.method,
+                "code": f.code,
+                "description": f.description,
+            }
+            for f in outcome.faults
+        ],
         "deviations": record.get("deviations", []),
     }

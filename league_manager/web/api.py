@@ -52,10 +52,14 @@ def _name(manager: LeagueManager, player_id: str) -> str:
 
 
 def _match_summary(match: MatchRecord, manager: LeagueManager) -> dict[str, Any]:
-    return {"match_id": match.match_id, "round_id": match.round_id, "status": match.status,
-            "referee_id": match.referee_id, "winner": match.winner,
-            "players": [{"player_id": p, "display_name": _name(manager, p)}
-                        for p in match.player_ids]}
+    return {
+        "match_id": match.match_id,
+        "round_id": match.round_id,
+        "status": match.status,
+        "referee_id": match.referee_id,
+        "winner": match.winner,
+        "players": [{"player_id": p, "display_name": _name(manager, p)} for p in match.player_ids],
+    }
 
 
 def _read_match_file(path: Path) -> tuple[dict[str, Any] | None, str | None]:
@@ -63,8 +67,10 @@ def _read_match_file(path: Path) -> tuple[dict[str, Any] | None, str | None]:
     try:
         document = read_json(path)
     except FileNotFoundError:
-        return None, ("no match file yet: the referee writes it when the match is decided "
-                      "(or it runs on a machine that does not share this folder)")
+        return None, (
+            "no match file yet: the referee writes it when the match is decided "
+            "(or it runs on a machine that does not share this folder)"
+        )
     except StoreError as exc:
         return None, str(exc)
     if not isinstance(document, dict):
@@ -81,11 +87,16 @@ def api_router() -> APIRouter:
         the round being played."""
         manager = manager_of(request)
         current = manager.book.current_round()
-        running = [_match_summary(match, manager)
-                   for match in (current.matches if current else [])
-                   if match.status in ("ASSIGNED", "RUNNING")]
-        return {"status": manager.status(),
-                "standings": manager.book.standings_document(fresh=False), "running": running}
+        running = [
+            _match_summary(match, manager)
+            for match in (current.matches if current else [])
+            if match.status in ("ASSIGNED", "RUNNING")
+        ]
+        return {
+            "status": manager.status(),
+            "standings": manager.book.standings_document(fresh=False),
+            "running": running,
+        }
 
     @router.get("/matches/{match_id:path}")
     async def match_detail(request: Request, match_id: str) -> JSONResponse:
@@ -94,16 +105,21 @@ def api_router() -> APIRouter:
         if match is None:
             return _not_found(f"match {match_id!r}")
         folder = manager.shared.data_dir / "matches" / manager.league_id
-        document, problem = await asyncio.to_thread(_read_match_file,
-                                                    folder / f"{match.match_id}.json")
+        document, problem = await asyncio.to_thread(
+            _read_match_file, folder / f"{match.match_id}.json"
+        )
         result = manager.book.results.get(match.match_id)
-        return JSONResponse({
-            **_match_summary(match, manager),
-            "league_id": manager.league_id, "game_type": manager.config.game_type,
-            "attempts": match.attempts,
-            "result": result.model_dump() if result else None,
-            "match_file": document, "match_file_problem": problem,
-        })
+        return JSONResponse(
+            {
+                **_match_summary(match, manager),
+                "league_id": manager.league_id,
+                "game_type": manager.config.game_type,
+                "attempts": match.attempts,
+                "result": result.model_dump() if result else None,
+                "match_file": document,
+                "match_file_problem": problem,
+            }
+        )
 
     @router.get("/players/{player_id:path}")
     async def player_detail(request: Request, player_id: str) -> JSONResponse:
@@ -115,15 +131,28 @@ def api_router() -> APIRouter:
         matches = []
         for match in manager.book.matches_of(player_id):
             result = results.get(match.match_id)
-            matches.append({**_match_summary(match, manager),
-                            "outcome": result.outcomes[player_id] if result else None,
-                            "points": result.points[player_id] if result else None})
-        return JSONResponse({
-            "player": agent.model_dump(include={"agent_id", "display_name", "state",
-                                                "contact_endpoint", "game_types",
-                                                "registered_at"}),
-            "stats": manager.player_stats(player_id),
-            "matches": matches,
-        })
+            matches.append(
+                {
+                    **_match_summary(match, manager),
+                    "outcome": result.outcomes[player_id] if result else None,
+                    "points": result.points[player_id] if result else None,
+                }
+            )
+        return JSONResponse(
+            {
+                "player": agent.model_dump(
+                    include={
+                        "agent_id",
+                        "display_name",
+                        "state",
+                        "contact_endpoint",
+                        "game_types",
+                        "registered_at",
+                    }
+                ),
+                "stats": manager.player_stats(player_id),
+                "matches": matches,
+            }
+        )
 
     return router

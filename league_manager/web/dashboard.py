@@ -40,15 +40,19 @@ def _pages_router() -> APIRouter:
     @router.get("/ui/matches/{match_id:path}")
     async def match(request: Request, match_id: str) -> HTMLResponse:
         if known_match(manager_of(request), match_id) is None:
-            return HTMLResponse(pages.not_found_page(
-                f"match {match_id!r} is not in this league's schedule"), status_code=404)
+            return HTMLResponse(
+                pages.not_found_page(f"match {match_id!r} is not in this league's schedule"),
+                status_code=404,
+            )
         return HTMLResponse(pages.match_page(name(request), match_id))
 
     @router.get("/ui/players/{player_id:path}")
     async def player(request: Request, player_id: str) -> HTMLResponse:
         if known_player(manager_of(request), player_id) is None:
-            return HTMLResponse(pages.not_found_page(
-                f"player {player_id!r} is not registered in this league"), status_code=404)
+            return HTMLResponse(
+                pages.not_found_page(f"player {player_id!r} is not registered in this league"),
+                status_code=404,
+            )
         return HTMLResponse(pages.player_page(name(request), player_id))
 
     return router
@@ -63,9 +67,11 @@ def _events_router(hub: EventHub) -> APIRouter:
             queue = hub.open()
         except TooManyStreams as exc:
             return JSONResponse({"error": str(exc)}, status_code=503)
-        return StreamingResponse(hub.stream(queue), media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-store",
-                                          "X-Accel-Buffering": "no"})
+        return StreamingResponse(
+            hub.stream(queue),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+        )
 
     return router
 

@@ -16,17 +16,40 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-__all__ = ["HEARTBEAT_SEC", "MAX_STREAMS", "PUBLIC_EVENTS", "QUEUE_SIZE", "EventHub",
-           "TooManyStreams"]
+__all__ = [
+    "HEARTBEAT_SEC",
+    "MAX_STREAMS",
+    "PUBLIC_EVENTS",
+    "QUEUE_SIZE",
+    "EventHub",
+    "TooManyStreams",
+]
 
-PUBLIC_EVENTS = frozenset({
-    "player_registered", "referee_registered", "schedule_created", "league_started",
-    "league_resumed", "round_started", "match_started", "result_recorded", "match_forfeited",
-    "round_completed", "league_completed", "agent_state", "player_suspended", "player_recovered",
-    "match_timed_out", "referee_lost", "match_dropped",
-    # admin actions (league_manager's admin routes)
-    "league_paused", "league_resumed_by_admin", "player_removed",
-})
+PUBLIC_EVENTS = frozenset(
+    {
+        "player_registered",
+        "referee_registered",
+        "schedule_created",
+        "league_started",
+        "league_resumed",
+        "round_started",
+        "match_started",
+        "result_recorded",
+        "match_forfeited",
+        "round_completed",
+        "league_completed",
+        "agent_state",
+        "player_suspended",
+        "player_recovered",
+        "match_timed_out",
+        "referee_lost",
+        "match_dropped",
+        # admin actions (league_manager's admin routes)
+        "league_paused",
+        "league_resumed_by_admin",
+        "player_removed",
+    }
+)
 """The events a stream carries: what a watcher of the league sees change. Refusals of
 strangers' registrations, recovery notes and notification failures stay in the logs."""
 
@@ -95,16 +118,18 @@ class EventHub:
             TooManyStreams: ``max_streams`` are open already.
         """
         if len(self._queues) >= self._max_streams:
-            raise TooManyStreams(f"{len(self._queues)} event streams are open already; "
-                                 "try again later")
+            raise TooManyStreams(
+                f"{len(self._queues)} event streams are open already; try again later"
+            )
         queue: asyncio.Queue[_Item] = asyncio.Queue(self._queue_size)
         if self._closed:
             queue.put_nowait(None)
         self._queues.add(queue)
         return queue
 
-    async def stream(self, queue: asyncio.Queue[_Item],
-                     heartbeat_sec: float = HEARTBEAT_SEC) -> AsyncIterator[str]:
+    async def stream(
+        self, queue: asyncio.Queue[_Item], heartbeat_sec: float = HEARTBEAT_SEC
+    ) -> AsyncIterator[str]:
         """The text of one stream, from a queue ``open`` gave: a ``hello`` event first (the
         client refetches what it shows), then events and heartbeats until ``close``. The
         queue is released however the stream ends (the client leaving cancels it)."""

@@ -91,8 +91,9 @@ class LlmOpponent(BaseModel):
     kind: Literal["llm"]
 
 
-OpponentChoice = Annotated[BuiltinOpponent | PlayerOpponent | LlmOpponent,
-                           Field(discriminator="kind")]
+OpponentChoice = Annotated[
+    BuiltinOpponent | PlayerOpponent | LlmOpponent, Field(discriminator="kind")
+]
 Seed = Annotated[int, Field(ge=0, le=2**63 - 1)]
 
 
@@ -141,14 +142,17 @@ class MoveBody(BaseModel):
         """One sentence for what is no move at all, rather than one per kind it is not."""
         whole = isinstance(value, int) and not isinstance(value, bool)
         listed = isinstance(value, list) and all(
-            isinstance(part, int) and not isinstance(part, bool) for part in value)
+            isinstance(part, int) and not isinstance(part, bool) for part in value
+        )
         if not (whole or listed or isinstance(value, str | float)):
             raise PydanticCustomError(
-                "move_type", "a move is text (\"C\"), a number or a list of whole numbers")
+                "move_type", 'a move is text ("C"), a number or a list of whole numbers'
+            )
         return value
 
 
 # -- answers -----------------------------------------------------------------------------
+
 
 class Problem(BaseModel):
     """Why a request was refused, as one sentence."""
@@ -248,6 +252,7 @@ def _problems(*codes: int) -> dict[int | str, dict[str, Any]]:
 
 # -- what is offered ---------------------------------------------------------------------
 
+
 def offered_strategies(game_type: str) -> list[str]:
     """The built-in strategies that play ``game_type``: ``random`` everywhere, even/odd's
     own, and the games library's baselines of that game."""
@@ -317,13 +322,17 @@ def _resolve(manager: LeagueManager, config: GameConfig) -> tuple[GameSpec, Oppo
     if isinstance(choice, BuiltinOpponent):
         offered = offered_strategies(spec.game_type)
         if choice.strategy not in offered:
-            raise _refuse(422, f"no built-in strategy {choice.strategy!r} plays "
-                               f"{spec.game_type}; offered: {', '.join(offered)}")
+            raise _refuse(
+                422,
+                f"no built-in strategy {choice.strategy!r} plays "
+                f"{spec.game_type}; offered: {', '.join(offered)}",
+            )
         opponent = Opponent("builtin", choice.strategy)
     elif isinstance(choice, LlmOpponent):
         if not _llm_available():
-            raise _refuse(422, f"no LLM endpoint is configured on this server "
-                               f"({_LLM_ENV} is unset)")
+            raise _refuse(
+                422, f"no LLM endpoint is configured on this server ({_LLM_ENV} is unset)"
+            )
         try:
             build_strategy("llm")
         except StrategyError as exc:
@@ -332,17 +341,26 @@ def _resolve(manager: LeagueManager, config: GameConfig) -> tuple[GameSpec, Oppo
     else:
         agent = manager.agents.get(choice.player_id)
         if agent is None or agent.kind != "player":
-            raise _refuse(422, f"no player {choice.player_id!r} is registered in league "
-                               f"{manager.league_id}")
+            raise _refuse(
+                422, f"no player {choice.player_id!r} is registered in league {manager.league_id}"
+            )
         if agent.state not in _PLAYABLE_STATES:
             raise _refuse(422, f"player {agent.agent_id} is {agent.state}, not playable")
         if spec.game_type not in agent.game_types:
-            raise _refuse(422, f"player {agent.agent_id} plays {', '.join(agent.game_types)}, "
-                               f"not {spec.game_type}")
+            raise _refuse(
+                422,
+                f"player {agent.agent_id} plays {', '.join(agent.game_types)}, "
+                f"not {spec.game_type}",
+            )
         player_id = agent.agent_id
-        opponent = Opponent("remote", agent.contact_endpoint, player_id,
-                            prove=lambda league, match, referee: manager.agents.match_proof_for(
-                                player_id, match, referee, league))
+        opponent = Opponent(
+            "remote",
+            agent.contact_endpoint,
+            player_id,
+            prove=lambda league, match, referee: manager.agents.match_proof_for(
+                player_id, match, referee, league
+            ),
+        )
     try:
         spec.create([HUMAN_ID, opponent.player_id or OPPONENT_ID], **config.params)
     except (ValueError, TypeError, KeyError) as exc:
@@ -351,28 +369,39 @@ def _resolve(manager: LeagueManager, config: GameConfig) -> tuple[GameSpec, Oppo
 
 
 def _config_of(session: PlaySession) -> GameConfig:
-    return GameConfig.model_validate({"game": session.game.game_type,
-                                      "opponent": session.opponent_choice,
-                                      "params": session.params, "seed": session.seed})
+    return GameConfig.model_validate(
+        {
+            "game": session.game.game_type,
+            "opponent": session.opponent_choice,
+            "params": session.params,
+            "seed": session.seed,
+        }
+    )
 
 
 def _state(session: PlaySession) -> SessionState:
     seat = session.seat
     pending = seat.pending if seat is not None else None
     return SessionState(
-        session_id=session.session_id, status=session.status, config=_config_of(session),
-        display_name=session.game.display_name, turn=session.turn,
+        session_id=session.session_id,
+        status=session.status,
+        config=_config_of(session),
+        display_name=session.game.display_name,
+        turn=session.turn,
         stage=pending.stage if pending else None,
         observation=seat.observation if seat is not None else None,
         action_space=pending.space.describe() if pending else None,
         hint=space_hint(pending.space) if pending else None,
         score=seat.returns if seat is not None else {},
-        result=session.result, error=session.error,
+        result=session.result,
+        error=session.error,
         result_lines=result_lines(session.result) if session.result else [],
-        messages=len(seat.transcript.visible()) if seat is not None else 0)
+        messages=len(seat.transcript.visible()) if seat is not None else 0,
+    )
 
 
 # -- the router --------------------------------------------------------------------------
+
 
 def games_router(manager: LeagueManager, limits: PlayLimits | None = None) -> APIRouter:
     """``/api/games/*`` and the ``/play`` page, over one bounded in-memory session store
@@ -397,8 +426,11 @@ def games_router(manager: LeagueManager, limits: PlayLimits | None = None) -> AP
         try:
             return store.get(session_id)
         except KeyError:
-            raise _refuse(404, f"no game {session_id!r} (never created, deleted, or "
-                               f"idle for more than {store.limits.idle_sec:g} s)") from None
+            raise _refuse(
+                404,
+                f"no game {session_id!r} (never created, deleted, or "
+                f"idle for more than {store.limits.idle_sec:g} s)",
+            ) from None
 
     def seat_of(session: PlaySession) -> WebSeat:
         if session.seat is None:
@@ -408,43 +440,64 @@ def games_router(manager: LeagueManager, limits: PlayLimits | None = None) -> AP
     @api.get("/defaults", response_model=Defaults)
     async def defaults() -> Defaults:
         """The games offered, their default params, the opponents and the deadlines."""
-        games = [GameOffer(game_type=spec.game_type, versioned_id=spec.versioned_id,
-                           display_name=spec.display_name, simultaneous=spec.simultaneous,
-                           params=dict(spec.parameters),
-                           strategies=offered_strategies(spec.game_type))
-                 for spec in _two_player_games()]
-        players = [PlayerOffer(player_id=agent.agent_id, display_name=agent.display_name,
-                               game_types=agent.game_types,
-                               contact_endpoint=agent.contact_endpoint, state=agent.state)
-                   for agent in manager.agents.of_kind("player")
-                   if agent.state in _PLAYABLE_STATES]
+        games = [
+            GameOffer(
+                game_type=spec.game_type,
+                versioned_id=spec.versioned_id,
+                display_name=spec.display_name,
+                simultaneous=spec.simultaneous,
+                params=dict(spec.parameters),
+                strategies=offered_strategies(spec.game_type),
+            )
+            for spec in _two_player_games()
+        ]
+        players = [
+            PlayerOffer(
+                player_id=agent.agent_id,
+                display_name=agent.display_name,
+                game_types=agent.game_types,
+                contact_endpoint=agent.contact_endpoint,
+                state=agent.state,
+            )
+            for agent in manager.agents.of_kind("player")
+            if agent.state in _PLAYABLE_STATES
+        ]
         system = manager.system
         return Defaults(
-            games=games, players=players,
-            llm=LlmOffer(available=_llm_available(),
-                         model=os.environ.get("LEAGUE_LLM_MODEL") or None),
+            games=games,
+            players=players,
+            llm=LlmOffer(
+                available=_llm_available(), model=os.environ.get("LEAGUE_LLM_MODEL") or None
+            ),
             default_game=manager.config.game_type,
             default_opponent=BuiltinOpponent(kind="builtin", strategy="random"),
-            deadlines=Deadlines(move_timeout_sec=system.timeout_for("make_move"),
-                                settle_sec=store.limits.settle_sec,
-                                idle_sec=store.limits.idle_sec),
+            deadlines=Deadlines(
+                move_timeout_sec=system.timeout_for("make_move"),
+                settle_sec=store.limits.settle_sec,
+                idle_sec=store.limits.idle_sec,
+            ),
             max_sessions=store.limits.max_sessions,
-            max_sessions_per_client=store.limits.max_sessions_per_client)
+            max_sessions_per_client=store.limits.max_sessions_per_client,
+        )
 
-    @api.post("", status_code=201, response_model=SessionState,
-              responses=_problems(422, 429, 503))
+    @api.post("", status_code=201, response_model=SessionState, responses=_problems(422, 429, 503))
     async def create(config: GameConfig, request: Request) -> SessionState:
         """Create a game (not started: its configs may still change). 429: the caller's
         address holds too many games; 503: the server does; both with ``Retry-After``."""
         spec, opponent = _resolve(manager, config)
         try:
-            session = store.add(client=request.client.host if request.client else "unknown",
-                                game=spec, opponent=opponent,
-                                opponent_choice=config.opponent.model_dump(),
-                                params=config.params, seed=config.seed)
+            session = store.add(
+                client=request.client.host if request.client else "unknown",
+                game=spec,
+                opponent=opponent,
+                opponent_choice=config.opponent.model_dump(),
+                params=config.params,
+                seed=config.seed,
+            )
         except SessionsFull as exc:
-            raise HTTPException(exc.status, str(exc),
-                                headers={"Retry-After": str(exc.retry_after)}) from None
+            raise HTTPException(
+                exc.status, str(exc), headers={"Retry-After": str(exc.retry_after)}
+            ) from None
         return _state(session)
 
     @api.get("/{session_id}", response_model=SessionState, responses=_problems(404))
@@ -467,8 +520,9 @@ def games_router(manager: LeagueManager, limits: PlayLimits | None = None) -> AP
         if session.status != "created":
             raise _refuse(409, "the game has started; its configs can no longer change")
         try:
-            merged = GameConfig.model_validate({**_config_of(session).model_dump(),
-                                                **change.model_dump(exclude_unset=True)})
+            merged = GameConfig.model_validate(
+                {**_config_of(session).model_dump(), **change.model_dump(exclude_unset=True)}
+            )
         except ValidationError as exc:  # a null game, opponent or params
             raise _refuse(422, _sentence(exc.errors())) from None
         spec, opponent = _resolve(manager, merged)
@@ -477,8 +531,7 @@ def games_router(manager: LeagueManager, limits: PlayLimits | None = None) -> AP
         session.params, session.seed = dict(merged.params), merged.seed
         return _state(session)
 
-    @api.post("/{session_id}/start", response_model=SessionState,
-              responses=_problems(404, 409))
+    @api.post("/{session_id}/start", response_model=SessionState, responses=_problems(404, 409))
     async def start(session_id: str) -> SessionState:
         """Start the game; answers once the person's first move is due (or the game over)."""
         session = session_of(session_id)
@@ -488,8 +541,9 @@ def games_router(manager: LeagueManager, limits: PlayLimits | None = None) -> AP
         await session.settle(store.limits.settle_sec)
         return _state(session)
 
-    @api.post("/{session_id}/moves", response_model=SessionState,
-              responses=_problems(400, 404, 409, 422))
+    @api.post(
+        "/{session_id}/moves", response_model=SessionState, responses=_problems(400, 404, 409, 422)
+    )
     async def move(session_id: str, body: MoveBody) -> SessionState:
         """The person's move; the opponent answers server-side, and the state is answered
         once the person's next move is due, the game is over, or ``settle_sec`` passed."""
@@ -504,44 +558,62 @@ def games_router(manager: LeagueManager, limits: PlayLimits | None = None) -> AP
         await session.settle(store.limits.settle_sec)
         return _state(session)
 
-    @api.get("/{session_id}/messages", response_model=MessagesAnswer,
-             responses=_problems(404, 409))
-    async def messages(session_id: str,
-                       since: Annotated[int, Query(ge=0)] = 0) -> MessagesAnswer:
+    @api.get("/{session_id}/messages", response_model=MessagesAnswer, responses=_problems(404, 409))
+    async def messages(session_id: str, since: Annotated[int, Query(ge=0)] = 0) -> MessagesAnswer:
         """The messages the person's seat may see, from index ``since`` on (never the
         internal ones: the opponent's move before it is public, the referee's state)."""
         visible = seat_of(session_of(session_id)).transcript.visible()
         return MessagesAnswer(
-            session_id=session_id, next=len(visible),
-            messages=[MessageOut(index=i, role=m.role, speaker=m.speaker, text=m.text,
-                                 time=m.time)
-                      for i, m in enumerate(visible) if i >= since])
+            session_id=session_id,
+            next=len(visible),
+            messages=[
+                MessageOut(index=i, role=m.role, speaker=m.speaker, text=m.text, time=m.time)
+                for i, m in enumerate(visible)
+                if i >= since
+            ],
+        )
 
     def download_name(session: PlaySession, suffix: str) -> str:
         return f"play-{session.game.game_type}-{session.session_id[:8]}.{suffix}"
 
-    @api.get("/{session_id}/transcript.json", responses={
-        200: {"content": {"application/json": {}},
-              "description": "the Transcript (playroom/transcript.py) without internal "
-                             "messages"}, **_problems(404, 409)})
+    @api.get(
+        "/{session_id}/transcript.json",
+        responses={
+            200: {
+                "content": {"application/json": {}},
+                "description": "the Transcript (playroom/transcript.py) without internal messages",
+            },
+            **_problems(404, 409),
+        },
+    )
     async def transcript_json(session_id: str) -> Response:
         """The transcript as JSON, internal messages removed."""
         session = session_of(session_id)
-        return Response(seat_of(session).transcript.public().model_dump_json(indent=2),
-                        media_type="application/json", headers={
-                            "Content-Disposition":
-                                f'attachment; filename="{download_name(session, "json")}"'})
+        return Response(
+            seat_of(session).transcript.public().model_dump_json(indent=2),
+            media_type="application/json",
+            headers={
+                "Content-Disposition": f'attachment; filename="{download_name(session, "json")}"'
+            },
+        )
 
-    @api.get("/{session_id}/transcript.csv", responses={
-        200: {"content": {"text/csv": {}},
-              "description": "one row per visible message"}, **_problems(404, 409)})
+    @api.get(
+        "/{session_id}/transcript.csv",
+        responses={
+            200: {"content": {"text/csv": {}}, "description": "one row per visible message"},
+            **_problems(404, 409),
+        },
+    )
     async def transcript_csv(session_id: str) -> Response:
         """The transcript's messages as CSV, internal messages removed."""
         session = session_of(session_id)
-        return Response(seat_of(session).transcript.public().to_csv(),
-                        media_type="text/csv; charset=utf-8", headers={
-                            "Content-Disposition":
-                                f'attachment; filename="{download_name(session, "csv")}"'})
+        return Response(
+            seat_of(session).transcript.public().to_csv(),
+            media_type="text/csv; charset=utf-8",
+            headers={
+                "Content-Disposition": f'attachment; filename="{download_name(session, "csv")}"'
+            },
+        )
 
     router.include_router(api)
 

@@ -9,14 +9,25 @@ from urllib.parse import quote
 
 from league_manager.web.events import PUBLIC_EVENTS
 
-__all__ = ["STATIC_PREFIX", "analysis_page", "dashboard_page", "match_page", "not_found_page",
-           "player_page", "schedule_page"]
+__all__ = [
+    "STATIC_PREFIX",
+    "analysis_page",
+    "dashboard_page",
+    "match_page",
+    "not_found_page",
+    "player_page",
+    "schedule_page",
+]
 
 STATIC_PREFIX = "/ui/static"
 
 _LIVE_BADGE = '<span id="live" class="badge muted">connecting…</span>'
-_NAV = (("/", "Dashboard"), ("/ui/schedule", "Schedule"), ("/ui/analysis", "Analysis"),
-        ("/play", "Play"))
+_NAV = (
+    ("/", "Dashboard"),
+    ("/ui/schedule", "Schedule"),
+    ("/ui/analysis", "Analysis"),
+    ("/play", "Play"),
+)
 
 _ADMIN_PANEL = """
 <details class="admin" id="admin">
@@ -47,8 +58,15 @@ _LEAGUE_ACTIONS = """
 </div>"""
 
 
-def _shell(title: str, page: str, main: str, *, status: int = 200,
-           data: dict[str, str] | None = None, live: bool = True) -> str:
+def _shell(
+    title: str,
+    page: str,
+    main: str,
+    *,
+    status: int = 200,
+    data: dict[str, str] | None = None,
+    live: bool = True,
+) -> str:
     """A whole page; ``data`` becomes data-* attributes of <body> (the script reads them)."""
     attributes = {"page": page, **(data or {})}
     if live:
@@ -63,7 +81,7 @@ def _shell(title: str, page: str, main: str, *, status: int = 200,
 <link rel="stylesheet" href="{STATIC_PREFIX}/dashboard.css">
 <script src="{STATIC_PREFIX}/dashboard.js" defer></script></head>
 <body {body}>
-<header><nav>{nav}</nav>{_LIVE_BADGE if live else ''}</header>
+<header><nav>{nav}</nav>{_LIVE_BADGE if live else ""}</header>
 <main>
 <p id="error" class="error" role="alert" hidden></p>
 {main}
@@ -104,8 +122,7 @@ def match_page(league_name: str, match_id: str) -> str:
 <section><h2>Result</h2><div id="match-result"></div></section>
 <section><h2>Moves</h2><div id="match-moves"></div></section>
 <section><h2>Transcript</h2><div id="match-transcript"></div></section>"""
-    return _shell(f"{league_name}: match {match_id}", "match", main,
-                  data={"match-id": match_id})
+    return _shell(f"{league_name}: match {match_id}", "match", main, data={"match-id": match_id})
 
 
 def player_page(league_name: str, player_id: str) -> str:
@@ -119,8 +136,9 @@ def player_page(league_name: str, player_id: str) -> str:
 <section id="player-summary"></section>
 <section><h2>Matches</h2><div id="player-matches"></div></section>
 {_ADMIN_PANEL.format(actions=actions)}"""
-    return _shell(f"{league_name}: player {player_id}", "player", main,
-                  data={"player-id": player_id})
+    return _shell(
+        f"{league_name}: player {player_id}", "player", main, data={"player-id": player_id}
+    )
 
 
 def analysis_page(league_name: str) -> str:

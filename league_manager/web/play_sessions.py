@@ -32,8 +32,17 @@ from playroom.session import HUMAN_ID, Opponent, new_transcript, play_game, scor
 from playroom.transcript import Transcript
 from sdk.config import ConfigError, SharedDir
 
-__all__ = ["ENV_PREFIX", "MAX_MOVE_CHARS", "MoveRefused", "PlayLimits", "PlaySession",
-           "SessionStatus", "SessionStore", "SessionsFull", "WebSeat"]
+__all__ = [
+    "ENV_PREFIX",
+    "MAX_MOVE_CHARS",
+    "MoveRefused",
+    "PlayLimits",
+    "PlaySession",
+    "SessionStatus",
+    "SessionStore",
+    "SessionsFull",
+    "WebSeat",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -70,14 +79,18 @@ class PlayLimits(BaseModel):
             ConfigError: a value is refused.
         """
         env = os.environ if environ is None else environ
-        given = {name: env[ENV_PREFIX + name.upper()] for name in cls.model_fields
-                 if env.get(ENV_PREFIX + name.upper())}
+        given = {
+            name: env[ENV_PREFIX + name.upper()]
+            for name in cls.model_fields
+            if env.get(ENV_PREFIX + name.upper())
+        }
         try:
             return cls.model_validate(given)
         except ValidationError as exc:
             first = exc.errors(include_url=False)[0]
-            raise ConfigError(f"{ENV_PREFIX}{str(first['loc'][0]).upper()}: "
-                              f"{first['msg']}") from None
+            raise ConfigError(
+                f"{ENV_PREFIX}{str(first['loc'][0]).upper()}: {first['msg']}"
+            ) from None
 
 
 class MoveRefused(Exception):
@@ -133,8 +146,9 @@ class WebSeat:
         returns = observation.get("returns")
         if isinstance(returns, dict) and returns:
             self.returns = {str(p): float(v) for p, v in returns.items()}
-        self.transcript.add("referee", f"{title}: {json.dumps(observation, default=str)}",
-                            speaker="referee")
+        self.transcript.add(
+            "referee", f"{title}: {json.dumps(observation, default=str)}", speaker="referee"
+        )
 
     def tell(self, line: str) -> None:
         self.transcript.add("referee", line, speaker="referee")
@@ -143,8 +157,7 @@ class WebSeat:
         self.returns = dict(returns)
         self.tell(score_line(returns))
 
-    async def ask(self, observation: Mapping[str, Any], space: ActionSpace,
-                  stage: int) -> Action:
+    async def ask(self, observation: Mapping[str, Any], space: ActionSpace, stage: int) -> Action:
         """Park until ``submit`` gives the person's legal move."""
         self.show(observation, f"Stage {stage}: what you see")
         self.tell(f"Legal moves: {space_hint(space)}")
@@ -169,8 +182,10 @@ class WebSeat:
             raise MoveRefused(400, "it is not your turn: wait for the opponent's move")
         text = _typed_text(move)
         if len(text) > MAX_MOVE_CHARS:
-            raise MoveRefused(422, f"a move is at most {MAX_MOVE_CHARS} characters as typed; "
-                                   f"this one has {len(text)}")
+            raise MoveRefused(
+                422,
+                f"a move is at most {MAX_MOVE_CHARS} characters as typed; this one has {len(text)}",
+            )
         try:
             action = parse_move(text, pending.space)
         except ValueError as exc:
@@ -208,28 +223,34 @@ class PlaySession:
 
     def start(self, shared: SharedDir) -> None:
         """Begin the game in a task of the running loop."""
-        self.transcript = new_transcript(self.game, self.opponent, params=self.params,
-                                         seed=self.seed)
-        self.transcript.configs["opponent"] = {**self.transcript.configs["opponent"],
-                                               **self.opponent_choice}
+        self.transcript = new_transcript(
+            self.game, self.opponent, params=self.params, seed=self.seed
+        )
+        self.transcript.configs["opponent"] = {
+            **self.transcript.configs["opponent"],
+            **self.opponent_choice,
+        }
         self.seat = seat = WebSeat(self.transcript)
         self.status = "running"
         self.task = asyncio.create_task(self._run(seat, shared), name=f"play-{self.session_id}")
 
     async def _run(self, seat: WebSeat, shared: SharedDir) -> None:
         try:
-            self.result = await play_game(self.game, self.opponent, seat,
-                                          params=self.params, seed=self.seed, shared=shared)
+            self.result = await play_game(
+                self.game, self.opponent, seat, params=self.params, seed=self.seed, shared=shared
+            )
             self.status = "finished"
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # any failure ends this game, never the server
-            known = isinstance(exc, ValueError | ConfigError) or \
-                type(exc).__module__.startswith(("players", "league_cli", "games"))
+            known = isinstance(exc, ValueError | ConfigError) or type(exc).__module__.startswith(
+                ("players", "league_cli", "games")
+            )
             if not known:
                 _log.exception("play session %s failed", self.session_id)
-            self.error = str(exc) if known else \
-                "the game failed on the server; see the League Manager's log"
+            self.error = (
+                str(exc) if known else "the game failed on the server; see the League Manager's log"
+            )
             seat.tell(f"The game stopped: {self.error}")
             seat.transcript.finish({"error": self.error})
             self.status = "failed"
@@ -274,9 +295,16 @@ class SessionStore:
             if now - session.touched > self.limits.idle_sec:
                 self.remove(session_id)
 
-    def add(self, *, client: str, game: GameSpec, opponent: Opponent,
-            opponent_choice: dict[str, Any], params: dict[str, Any],
-            seed: int | None) -> PlaySession:
+    def add(
+        self,
+        *,
+        client: str,
+        game: GameSpec,
+        opponent: Opponent,
+        opponent_choice: dict[str, Any],
+        params: dict[str, Any],
+        seed: int | None,
+    ) -> PlaySession:
         """A new session of ``client`` (not started).
 
         Raises:
@@ -285,8 +313,16 @@ class SessionStore:
         """
         self.purge()
         self._make_room(client)
-        session = PlaySession(secrets.token_urlsafe(16), client, game, opponent,
-                              opponent_choice, dict(params), seed, touched=self._clock())
+        session = PlaySession(
+            secrets.token_urlsafe(16),
+            client,
+            game,
+            opponent,
+            opponent_choice,
+            dict(params),
+            seed,
+            touched=self._clock(),
+        )
         self._sessions[session.session_id] = session
         return session
 
@@ -300,22 +336,32 @@ class SessionStore:
             SessionsFull: see ``add``.
         """
         limits = self.limits
-        own = sorted((s for s in self._sessions.values() if s.client == client),
-                     key=lambda session: session.touched)
+        own = sorted(
+            (s for s in self._sessions.values() if s.client == client),
+            key=lambda session: session.touched,
+        )
         if len(own) >= limits.max_sessions_per_client:
             over = [s for s in own if s.status in ("finished", "failed")]
             if not over:
                 wait = self._retry_after(own[0].touched)
-                raise SessionsFull(429, f"your address ({client}) has {len(own)} unfinished "
-                                        f"games, the most one client may have at once; finish "
-                                        f"or delete one (DELETE /api/games/{{id}}), or retry "
-                                        f"in {wait} s, when an idle one expires", wait)
+                raise SessionsFull(
+                    429,
+                    f"your address ({client}) has {len(own)} unfinished "
+                    f"games, the most one client may have at once; finish "
+                    f"or delete one (DELETE /api/games/{{id}}), or retry "
+                    f"in {wait} s, when an idle one expires",
+                    wait,
+                )
             self.remove(over[0].session_id)
         if len(self._sessions) >= limits.max_sessions:
             wait = self._retry_after(min(s.touched for s in self._sessions.values()))
-            raise SessionsFull(503, f"{limits.max_sessions} games are being played, the most "
-                                    f"this server takes; retry in {wait} s, when an idle one "
-                                    f"expires", wait)
+            raise SessionsFull(
+                503,
+                f"{limits.max_sessions} games are being played, the most "
+                f"this server takes; retry in {wait} s, when an idle one "
+                f"expires",
+                wait,
+            )
 
     def _retry_after(self, touched: float) -> int:
         """Whole seconds until a session last used at ``touched`` is past ``idle_sec``."""

@@ -65,8 +65,7 @@ class ChatClient:
         headers = {"Content-Type": "application/json"}
         if options.api_key is not None:
             headers["Authorization"] = f"Bearer {options.api_key.get_secret_value()}"
-        self._http = httpx.Client(base_url=options.base_url, headers=headers,
-                                  transport=transport)
+        self._http = httpx.Client(base_url=options.base_url, headers=headers, transport=transport)
 
     def complete(self, messages: list[Message], *, budget_sec: float) -> ChatReply:
         """The model's answer to ``messages``, waiting at most ``budget_sec`` per phase
@@ -79,16 +78,21 @@ class ChatClient:
         """
         if budget_sec <= 0:
             raise LlmTimeout("no time left before the deadline")
-        body: dict[str, Any] = {"model": self.options.model, "messages": messages,
-                                "temperature": self.options.temperature,
-                                "max_tokens": self.options.max_tokens}
+        body: dict[str, Any] = {
+            "model": self.options.model,
+            "messages": messages,
+            "temperature": self.options.temperature,
+            "max_tokens": self.options.max_tokens,
+        }
         started = time.perf_counter()
         try:
-            response = self._http.post("/chat/completions", json=body,
-                                       timeout=httpx.Timeout(budget_sec))
+            response = self._http.post(
+                "/chat/completions", json=body, timeout=httpx.Timeout(budget_sec)
+            )
         except httpx.TimeoutException as exc:
-            raise LlmTimeout(f"no answer within {budget_sec:.2f} s ({type(exc).__name__})") \
-                from None
+            raise LlmTimeout(
+                f"no answer within {budget_sec:.2f} s ({type(exc).__name__})"
+            ) from None
         except httpx.HTTPError as exc:
             raise LlmHttpError(f"{type(exc).__name__}: {exc}") from None
         latency_ms = (time.perf_counter() - started) * 1000
@@ -97,15 +101,19 @@ class ChatClient:
         try:
             completion = _Completion.model_validate_json(response.content)
         except ValidationError as exc:
-            raise LlmBadResponse(f"not a chat completion: "
-                                 f"{exc.errors(include_url=False)[0]['msg']}") from None
+            raise LlmBadResponse(
+                f"not a chat completion: {exc.errors(include_url=False)[0]['msg']}"
+            ) from None
         if not completion.choices or completion.choices[0].message.content is None:
             raise LlmBadResponse("the chat completion holds no text")
         usage = completion.usage or _Usage()
-        return ChatReply(text=completion.choices[0].message.content,
-                         model=completion.model or self.options.model,
-                         prompt_tokens=usage.prompt_tokens,
-                         completion_tokens=usage.completion_tokens, latency_ms=latency_ms)
+        return ChatReply(
+            text=completion.choices[0].message.content,
+            model=completion.model or self.options.model,
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
+            latency_ms=latency_ms,
+        )
 
     def close(self) -> None:
         self._http.close()

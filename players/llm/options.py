@@ -55,8 +55,9 @@ class LlmOptions(BaseModel):
         return value
 
     @classmethod
-    def resolve(cls, given: Mapping[str, Any],
-                environ: Mapping[str, str] | None = None) -> LlmOptions:
+    def resolve(
+        cls, given: Mapping[str, Any], environ: Mapping[str, str] | None = None
+    ) -> LlmOptions:
         """Options from ``given`` (None means unset), else ``LEAGUE_LLM_<FIELD>``.
 
         Raises:

@@ -29,10 +29,21 @@ __all__ = ["SHIPPED_PROMPTS", "PromptBook", "describe_moves", "docstring_rules"]
 SHIPPED_PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
 _RULE_HEADINGS = ("Rules", "Payoff", "Payoffs", "Actions")
 
-SYSTEM_FIELDS = frozenset({"game_type", "game_name", "rules", "player_id", "role",
-                           "opponent_id", "answer_format"})
-TURN_FIELDS = frozenset({"match_id", "round", "record", "observation", "messages",
-                         "legal_moves", "seconds_left", "deadline"})
+SYSTEM_FIELDS = frozenset(
+    {"game_type", "game_name", "rules", "player_id", "role", "opponent_id", "answer_format"}
+)
+TURN_FIELDS = frozenset(
+    {
+        "match_id",
+        "round",
+        "record",
+        "observation",
+        "messages",
+        "legal_moves",
+        "seconds_left",
+        "deadline",
+    }
+)
 CLARIFY_FIELDS = frozenset({"answer", "legal_moves", "answer_format"})
 FORMAT_FIELDS = frozenset({"example"})
 
@@ -63,8 +74,7 @@ def describe_moves(space: ActionSpace) -> str:
         kind = "a whole number" if space.integer else "a number"
         low, high = (int(b) if float(b).is_integer() else b for b in (space.low, space.high))
         return f"{kind} from {low} to {high}"
-    return (f"a JSON list of {space.size} whole numbers, each 0 or more, that sum to "
-            f"{space.total}")
+    return f"a JSON list of {space.size} whole numbers, each 0 or more, that sum to {space.total}"
 
 
 @dataclass(frozen=True)
@@ -100,18 +110,21 @@ class PromptBook:
             return
         names, valid = _placeholders(template)
         if not valid:
-            raise ValueError(f"prompt file {name}: a '$' that is not a placeholder "
-                             "(write $$ for a dollar sign)")
+            raise ValueError(
+                f"prompt file {name}: a '$' that is not a placeholder (write $$ for a dollar sign)"
+            )
         unknown = sorted(names - fields)
         if unknown:
-            raise ValueError(f"prompt file {name}: unknown placeholders {unknown}; "
-                             f"it may use {sorted(fields)}")
+            raise ValueError(
+                f"prompt file {name}: unknown placeholders {unknown}; it may use {sorted(fields)}"
+            )
 
     def _template(self, name: str) -> string.Template | None:
         if name not in self._cache:
             found = next((d / name for d in self._dirs if (d / name).is_file()), None)
-            self._cache[name] = (string.Template(found.read_text(encoding="utf-8"))
-                                 if found else None)
+            self._cache[name] = (
+                string.Template(found.read_text(encoding="utf-8")) if found else None
+            )
         return self._cache[name]
 
     def _first(self, *names: str) -> string.Template:
@@ -119,48 +132,67 @@ class PromptBook:
             template = self._template(name)
             if template is not None:
                 return template
-        raise FileNotFoundError(f"no prompt file {' or '.join(names)} in "
-                                f"{', '.join(map(str, self._dirs))}")
+        raise FileNotFoundError(
+            f"no prompt file {' or '.join(names)} in {', '.join(map(str, self._dirs))}"
+        )
 
     def rules(self, game_type: str) -> str:
         template = self._template(f"rules/{game_type}.txt")
         return template.template.strip() if template else docstring_rules(game_type)
 
     def answer_format(self, example: Any) -> str:
-        return self._first("answer_format.txt").substitute(
-            example=json.dumps(example)).strip()
+        return self._first("answer_format.txt").substitute(example=json.dumps(example)).strip()
 
     def system(self, view: MoveView, example: Any) -> str:
         try:
             game_name = load_game(view.game_type).display_name
         except UnknownGameError:
             game_name = view.game_type
-        return self._first(f"{view.game_type}.txt", "default.txt").substitute(
-            game_type=view.game_type, game_name=game_name, rules=self.rules(view.game_type),
-            player_id=view.player_id, role=view.role or "not stated",
-            opponent_id=view.opponent_id or "not stated",
-            answer_format=self.answer_format(example)).strip()
+        return (
+            self._first(f"{view.game_type}.txt", "default.txt")
+            .substitute(
+                game_type=view.game_type,
+                game_name=game_name,
+                rules=self.rules(view.game_type),
+                player_id=view.player_id,
+                role=view.role or "not stated",
+                opponent_id=view.opponent_id or "not stated",
+                answer_format=self.answer_format(example),
+            )
+            .strip()
+        )
 
     def turn(self, view: MoveView, budget_sec: float) -> str:
         """The move's message: the observation exactly as the referee sent it."""
         record = view.my_record
-        said = "\n".join(f"{note.get('player_id', '?')} said: {note.get('text', '')}"
-                         for note in view.messages)
-        return self._first(f"{view.game_type}.turn.txt", "turn.txt").substitute(
-            match_id=view.match_id,
-            round=view.round_id if view.round_id is not None else "-",
-            record=f"{record.wins} wins, {record.draws} draws, {record.losses} losses",
-            observation=json.dumps(view.observation, sort_keys=True, default=str),
-            messages=f"Messages from the other players:\n{said}" if said else "",
-            legal_moves=describe_moves(view.space()),
-            seconds_left=f"{max(budget_sec, 0):.0f}",
-            deadline=view.deadline.isoformat(),
-        ).strip()
+        said = "\n".join(
+            f"{note.get('player_id', '?')} said: {note.get('text', '')}" for note in view.messages
+        )
+        return (
+            self._first(f"{view.game_type}.turn.txt", "turn.txt")
+            .substitute(
+                match_id=view.match_id,
+                round=view.round_id if view.round_id is not None else "-",
+                record=f"{record.wins} wins, {record.draws} draws, {record.losses} losses",
+                observation=json.dumps(view.observation, sort_keys=True, default=str),
+                messages=f"Messages from the other players:\n{said}" if said else "",
+                legal_moves=describe_moves(view.space()),
+                seconds_left=f"{max(budget_sec, 0):.0f}",
+                deadline=view.deadline.isoformat(),
+            )
+            .strip()
+        )
 
     def clarify(self, answer: str, space: ActionSpace, example: Any) -> str:
-        return self._first("clarify.txt").substitute(
-            answer=" ".join(answer.split())[:200], legal_moves=describe_moves(space),
-            answer_format=self.answer_format(example)).strip()
+        return (
+            self._first("clarify.txt")
+            .substitute(
+                answer=" ".join(answer.split())[:200],
+                legal_moves=describe_moves(space),
+                answer_format=self.answer_format(example),
+            )
+            .strip()
+        )
 
 
 def _placeholders(template: string.Template) -> tuple[set[str], bool]:

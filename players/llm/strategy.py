@@ -46,19 +46,33 @@ class LlmStrategy(Strategy):
     """Not ``stochastic`` in the host's sense (it takes no ``seed``): any randomness is
     the model's, and ``temperature`` defaults to 0."""
 
-    def __init__(self, base_url: str | None = None, model: str | None = None,
-                 api_key: str | None = None, temperature: float | None = None,
-                 max_tokens: int | None = None, default_move: Any = None,
-                 safety_margin_sec: float | None = None, prompt_dir: str | None = None):
-        given = {"base_url": base_url, "model": model, "api_key": api_key,
-                 "temperature": temperature, "max_tokens": max_tokens,
-                 "default_move": default_move, "safety_margin_sec": safety_margin_sec,
-                 "prompt_dir": Path(prompt_dir) if prompt_dir else None}
+    def __init__(
+        self,
+        base_url: str | None = None,
+        model: str | None = None,
+        api_key: str | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        default_move: Any = None,
+        safety_margin_sec: float | None = None,
+        prompt_dir: str | None = None,
+    ):
+        given = {
+            "base_url": base_url,
+            "model": model,
+            "api_key": api_key,
+            "temperature": temperature,
+            "max_tokens": max_tokens,
+            "default_move": default_move,
+            "safety_margin_sec": safety_margin_sec,
+            "prompt_dir": Path(prompt_dir) if prompt_dir else None,
+        }
         try:
             self.options = LlmOptions.resolve(given)
         except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
-                                 for e in exc.errors(include_url=False))
+            problems = "; ".join(
+                f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors(include_url=False)
+            )
             raise ValueError(problems) from None
         self.prompts = PromptBook(self.options.prompt_dir)
         self.usage = UsageBook()
@@ -75,20 +89,25 @@ class LlmStrategy(Strategy):
     # -- one move -----------------------------------------------------------------------
 
     def choose(self, view: MoveView) -> Action:
-        stop_at = time.monotonic() + (view.deadline - utc_now()).total_seconds() \
+        stop_at = (
+            time.monotonic()
+            + (view.deadline - utc_now()).total_seconds()
             - self.options.safety_margin_sec
+        )
         space = view.space()
         fallback = default_move(space, self.options.default_move)
         conversation = self._conversation(view, fallback)
-        conversation.append({"role": "user",
-                             "content": self.prompts.turn(view, stop_at - time.monotonic())})
+        conversation.append(
+            {"role": "user", "content": self.prompts.turn(view, stop_at - time.monotonic())}
+        )
         reason: FallbackReason = "invalid"
         try:
             answer = self._ask(view, conversation, "move", stop_at)
             move = parse_move(answer, space)
             if move is None:
-                conversation.append({"role": "user",
-                                     "content": self.prompts.clarify(answer, space, fallback)})
+                conversation.append(
+                    {"role": "user", "content": self.prompts.clarify(answer, space, fallback)}
+                )
                 answer = self._ask(view, conversation, "clarification", stop_at)
                 move = parse_move(answer, space)
         except LlmError as exc:
@@ -96,8 +115,7 @@ class LlmStrategy(Strategy):
         if move is not None:
             self.usage.add_move(view.match_id, view.league_id, None)
             return move
-        _log.warning("llm_fallback match_id=%s reason=%s move=%r", view.match_id, reason,
-                     fallback)
+        _log.warning("llm_fallback match_id=%s reason=%s move=%r", view.match_id, reason, fallback)
         conversation.append({"role": "assistant", "content": json.dumps({"move": fallback})})
         self.usage.add_move(view.match_id, view.league_id, reason)
         return fallback
@@ -112,27 +130,45 @@ class LlmStrategy(Strategy):
                 self._conversations.popitem(last=False)
         return conversation
 
-    def _ask(self, view: MoveView, conversation: list[Message],
-             attempt: Literal["move", "clarification"],
-             stop_at: float) -> str:
+    def _ask(
+        self,
+        view: MoveView,
+        conversation: list[Message],
+        attempt: Literal["move", "clarification"],
+        stop_at: float,
+    ) -> str:
         """One call, recorded whatever its outcome; the answer joins the conversation."""
         started = time.perf_counter()
         reply: ChatReply | None = None
         try:
             reply = self.client.complete(conversation, budget_sec=stop_at - time.monotonic())
         except LlmError as exc:
-            self.usage.add_call(CallRecord(
-                match_id=view.match_id, league_id=view.league_id, attempt=attempt,
-                model=self.options.model, error=f"{exc.reason}: {exc}",
-                latency_ms=round((time.perf_counter() - started) * 1000, 3)))
-            _log.warning("llm_call_failed match_id=%s attempt=%s error=%s", view.match_id,
-                         attempt, exc)
+            self.usage.add_call(
+                CallRecord(
+                    match_id=view.match_id,
+                    league_id=view.league_id,
+                    attempt=attempt,
+                    model=self.options.model,
+                    error=f"{exc.reason}: {exc}",
+                    latency_ms=round((time.perf_counter() - started) * 1000, 3),
+                )
+            )
+            _log.warning(
+                "llm_call_failed match_id=%s attempt=%s error=%s", view.match_id, attempt, exc
+            )
             raise
-        self.usage.add_call(CallRecord(
-            match_id=view.match_id, league_id=view.league_id, attempt=attempt,
-            model=reply.model, prompt_tokens=reply.prompt_tokens,
-            completion_tokens=reply.completion_tokens, latency_ms=round(reply.latency_ms, 3),
-            text=reply.text))
+        self.usage.add_call(
+            CallRecord(
+                match_id=view.match_id,
+                league_id=view.league_id,
+                attempt=attempt,
+                model=reply.model,
+                prompt_tokens=reply.prompt_tokens,
+                completion_tokens=reply.completion_tokens,
+                latency_ms=round(reply.latency_ms, 3),
+                text=reply.text,
+            )
+        )
         conversation.append({"role": "assistant", "content": reply.text})
         return reply.text
 

@@ -99,8 +99,9 @@ class UsageBook:
             for row in self._rows(call.match_id, call.league_id):
                 row.add_call(call)
 
-    def add_move(self, match_id: str, league_id: str | None,
-                 fallback: FallbackReason | None) -> None:
+    def add_move(
+        self, match_id: str, league_id: str | None, fallback: FallbackReason | None
+    ) -> None:
         with self._lock:
             for row in self._rows(match_id, league_id):
                 row.add_move(fallback)
@@ -108,7 +109,10 @@ class UsageBook:
     def report(self, model: str, base_url: str) -> LlmReport:
         with self._lock:
             return LlmReport(
-                model=model, base_url=base_url, totals=self._totals.model_copy(deep=True),
+                model=model,
+                base_url=base_url,
+                totals=self._totals.model_copy(deep=True),
                 by_league={k: v.model_copy(deep=True) for k, v in self._by_league.items()},
                 by_match={k: v.model_copy(deep=True) for k, v in self._by_match.items()},
-                recent_calls=list(self._recent))
+                recent_calls=list(self._recent),
+            )

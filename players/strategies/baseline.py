@@ -56,8 +56,9 @@ class Baseline(Strategy):
         strategy = self._by_game.get(view.game_type)
         if strategy is None:
             make = build_observed if view.game_type in observed_game_types() else build
-            strategy = self._by_game[view.game_type] = make(view.game_type, self.baseline,
-                                                            **self._options)
+            strategy = self._by_game[view.game_type] = make(
+                view.game_type, self.baseline, **self._options
+            )
         if isinstance(strategy, ObservationStrategy):
             return strategy.choose(view.observation, view.space(), self._rng)
         own, theirs = plays_so_far(view)

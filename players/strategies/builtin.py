@@ -69,8 +69,11 @@ class HistoryStrategy(_Seeded):
     classifier: ClassVar[Classifier] = Classifier(memory_depth=None, stochastic=True, inline=True)
 
     def choose(self, view: MoveView) -> Action:
-        seen = [m.opponent_choice for m in view.against_opponent
-                if m.opponent_choice in view.legal_moves]
+        seen = [
+            m.opponent_choice
+            for m in view.against_opponent
+            if m.opponent_choice in view.legal_moves
+        ]
         if not seen or len(view.legal_moves) != 2:
             return self._rng.choice(view.legal_moves)
         counts = Counter(seen).most_common()

@@ -28,8 +28,14 @@ from players.strategies.base import Classifier, MoveView, Strategy
 from players.strategies.registry import register_strategy
 from sdk.timeutil import utc_now
 
-__all__ = ["HumanStrategy", "NoAnswerError", "observation_table", "parse_move",
-           "read_line", "space_hint"]
+__all__ = [
+    "HumanStrategy",
+    "NoAnswerError",
+    "observation_table",
+    "parse_move",
+    "read_line",
+    "space_hint",
+]
 
 _HIDDEN_KEYS = ("legal_actions", "action_space", "parameters")
 """Observation keys shown elsewhere (the legal moves) or too long for the table."""
@@ -44,12 +50,13 @@ def space_hint(space: ActionSpace) -> str:
     if space.kind == "choice":
         return "one of: " + ", ".join(str(choice) for choice in space.choices)
     if space.kind == "number":
-        low, high = (int(space.low), int(space.high)) if space.integer else (space.low,
-                                                                             space.high)
+        low, high = (int(space.low), int(space.high)) if space.integer else (space.low, space.high)
         kind = "a whole number" if space.integer else "a number"
         return f"{kind} from {low} to {high}"
-    return (f"{space.size} whole numbers ≥ 0 that add up to {space.total}, separated by "
-            f"spaces or commas (e.g. {' '.join(['0'] * (space.size - 1) + [str(space.total)])})")
+    return (
+        f"{space.size} whole numbers ≥ 0 that add up to {space.total}, separated by "
+        f"spaces or commas (e.g. {' '.join(['0'] * (space.size - 1) + [str(space.total)])})"
+    )
 
 
 def parse_move(text: str, space: ActionSpace) -> Action:
@@ -78,14 +85,17 @@ def parse_move(text: str, space: ActionSpace) -> Action:
         try:
             move = [int(part) for part in parts]
         except ValueError:
-            raise ValueError(f"{typed!r} is not a list of whole numbers; type "
-                             f"{space_hint(space)}") from None
+            raise ValueError(
+                f"{typed!r} is not a list of whole numbers; type {space_hint(space)}"
+            ) from None
         if len(move) != space.size:
-            raise ValueError(f"{typed!r} has {len(move)} numbers, not {space.size}; type "
-                             f"{space_hint(space)}")
+            raise ValueError(
+                f"{typed!r} has {len(move)} numbers, not {space.size}; type {space_hint(space)}"
+            )
         if all(x >= 0 for x in move) and sum(move) != space.total:
-            raise ValueError(f"{typed!r} adds up to {sum(move)}, not {space.total}; type "
-                             f"{space_hint(space)}")
+            raise ValueError(
+                f"{typed!r} adds up to {sum(move)}, not {space.total}; type {space_hint(space)}"
+            )
     if not space.contains(move):
         raise ValueError(f"{typed!r} is not a legal move; type {space_hint(space)}")
     return move
@@ -119,9 +129,12 @@ def history_table(history: list[Any], player_id: str) -> Table | None:
         table.add_column(heading)
     for number, entry in enumerate(rounds, start=1):
         actions, rewards = entry["actions"], entry.get("rewards") or {}
-        table.add_row(str(number), _cell(actions.get(player_id)),
-                      *(_cell(actions.get(p)) for p in others),
-                      _cell(rewards.get(player_id, "")))
+        table.add_row(
+            str(number),
+            _cell(actions.get(player_id)),
+            *(_cell(actions.get(p)) for p in others),
+            _cell(rewards.get(player_id, "")),
+        )
     return table
 
 
@@ -164,21 +177,25 @@ class HumanStrategy(Strategy):
     deadline, re-asks on a bad answer, and gives up at the deadline (the host then plays
     its fallback)."""
 
-    classifier: ClassVar[Classifier] = Classifier(memory_depth=None, stochastic=False,
-                                                  inline=False)
+    classifier: ClassVar[Classifier] = Classifier(memory_depth=None, stochastic=False, inline=False)
 
     def __init__(self, *, stdin: TextIO | None = None, stdout: TextIO | None = None):
         self._stdin = stdin
-        self._console = Console(file=stdout, highlight=False) if stdout is not None \
+        self._console = (
+            Console(file=stdout, highlight=False)
+            if stdout is not None
             else Console(highlight=False)
+        )
 
     def choose(self, view: MoveView) -> Action:
         """The person's move; ``NoAnswerError`` when the deadline passes first."""
         stdin = self._stdin if self._stdin is not None else sys.stdin
         space = view.space()
         out = self._console
-        out.rule(f"{view.game_type} · match {view.match_id} · you are {view.player_id}"
-                 f" against {view.opponent_id or 'an opponent'}")
+        out.rule(
+            f"{view.game_type} · match {view.match_id} · you are {view.player_id}"
+            f" against {view.opponent_id or 'an opponent'}"
+        )
         if view.observation:
             out.print(observation_table(view.observation))
             table = history_table(view.observation.get("history") or [], view.player_id)

@@ -43,7 +43,9 @@ def _is_strategy_class(target: object) -> TypeGuard[type[Strategy]]:
 def _same_definition(a: Any, b: Any) -> bool:
     """The same class or function, even if its module was imported (or exec'd) again."""
     return (getattr(a, "__module__", None), getattr(a, "__qualname__", None)) == (
-        getattr(b, "__module__", None), getattr(b, "__qualname__", None))
+        getattr(b, "__module__", None),
+        getattr(b, "__qualname__", None),
+    )
 
 
 def register_strategy(name: str) -> Callable[[_T], _T]:
@@ -172,8 +174,11 @@ def build_strategy(name: str, options: Mapping[str, Any] | None = None) -> Strat
     try:
         signature.bind(**given)
     except TypeError:
-        accepted = [p.name for p in signature.parameters.values()
-                    if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        accepted = [
+            p.name
+            for p in signature.parameters.values()
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+        ]
         takes = ", ".join(accepted) if accepted else "no options"
         raise StrategyError(
             f"strategy {name!r} does not take the options {sorted(given)}; it takes: {takes}"

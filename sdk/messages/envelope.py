@@ -88,7 +88,8 @@ def _version_tuple(version: str) -> tuple[int, ...]:
         return tuple(int(part) for part in version.split("."))
     except ValueError:
         raise PydanticCustomError(
-            _PROTOCOL_ERROR, "protocol_version '{version}' is not MAJOR.MINOR.PATCH",
+            _PROTOCOL_ERROR,
+            "protocol_version '{version}' is not MAJOR.MINOR.PATCH",
             {"version": version},
         ) from None
 
@@ -146,7 +147,8 @@ class Message(BaseModel):
     def _protocol_is_v2(cls, value: str) -> str:
         if value != PROTOCOL:
             raise PydanticCustomError(
-                _PROTOCOL_ERROR, "protocol '{value}' is not supported; expected 'league.v2'",
+                _PROTOCOL_ERROR,
+                "protocol '{value}' is not supported; expected 'league.v2'",
                 {"value": value},
             )
         return value
@@ -233,4 +235,3 @@ def protocol_error_from_validation(
         problems.append(f"{where}: {error['msg']}")
     prefix = f"invalid {message_type}" if message_type else "invalid message"
     return ProtocolError(code, f"{prefix}: " + "; ".join(problems))
-

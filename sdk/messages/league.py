@@ -125,8 +125,10 @@ class RoundMatch(_Part):
     player_B_id: str
     referee_endpoint: str | None = None
     player_ids: list[str] | None = Field(
-        default=None, description="ours, in a match of more than two players only: every "
-        "player in seat order (player_A_id and player_B_id are the first two)")
+        default=None,
+        description="ours, in a match of more than two players only: every "
+        "player in seat order (player_A_id and player_B_id are the first two)",
+    )
 
     @model_serializer(mode="wrap")
     def _two_players_as_published(self, handler: SerializerFunctionWrapHandler) -> Any:

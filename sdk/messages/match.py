@@ -59,6 +59,8 @@ def seat_role(index: int) -> str:
     if not 0 <= index < MAX_SEATS:
         raise ValueError(f"a match has at most {MAX_SEATS} seats, PLAYER_A to PLAYER_Z")
     return f"PLAYER_{chr(ord('A') + index)}"
+
+
 ParityChoice = Literal["even", "odd"]
 GameStatus = Literal["WIN", "DRAW", "TECHNICAL_LOSS"]
 
@@ -82,15 +84,22 @@ class GameInvitation(Message):
     role_in_match: Role
     opponent_id: str
     opponent_ids: list[str] | None = Field(
-        default=None, description="ours, in a match of more than two players only: every "
-        "other player in seat order (opponent_id is the first)")
+        default=None,
+        description="ours, in a match of more than two players only: every "
+        "other player in seat order (opponent_id is the first)",
+    )
     assignment: int | None = Field(
-        default=None, ge=1, description="ours: the League Manager's number of the hand-over "
+        default=None,
+        ge=1,
+        description="ours: the League Manager's number of the hand-over "
         "this run of the match is played under (START_MATCH's); a player takes no invitation "
-        "older than one it has for the same match")
+        "older than one it has for the same match",
+    )
 
     _OPTIONAL_CONTEXT: ClassVar[frozenset[str]] = Message._OPTIONAL_CONTEXT | {
-        "opponent_ids", "assignment"}
+        "opponent_ids",
+        "assignment",
+    }
 
 
 class GameJoinAck(Message):

@@ -12,7 +12,8 @@ from bench.scale import _measure
 
 @pytest.mark.parametrize("broadcasts", [True, False])
 async def test_a_whole_league_is_played_through_the_real_league_manager(
-        tmp_path: Path, broadcasts: bool) -> None:
+    tmp_path: Path, broadcasts: bool
+) -> None:
     found = await _measure(12, 0, broadcasts, tmp_path / "SHARED")
     assert (found["results"], found["total_matches"], found["rounds_completed"]) == (66, 66, 11)
     assert found["rejected"] == 0, "every injected report was RECORDED"

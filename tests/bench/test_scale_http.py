@@ -26,14 +26,21 @@ from tests.players.conftest import LM_URL, parity_call
 
 
 def _hosted(shared_dir: SharedDir, key: int, player_id: str) -> HostedPlayerSettings:
-    return HostedPlayerSettings(shared_dir=shared_dir.root, port=9, path=f"/p/{key}",
-                                display_name=f"Bench{key}", league_manager_url=LM_URL,
-                                join_league=False, player_id=player_id)
+    return HostedPlayerSettings(
+        shared_dir=shared_dir.root,
+        port=9,
+        path=f"/p/{key}",
+        display_name=f"Bench{key}",
+        league_manager_url=LM_URL,
+        join_league=False,
+        player_id=player_id,
+    )
 
 
 async def _rpc(client: httpx.AsyncClient, path: str, params: dict[str, Any]) -> dict[str, Any]:
-    response = await client.post(path, json={"jsonrpc": "2.0", "method": "choose_parity",
-                                             "params": params, "id": 1})
+    response = await client.post(
+        path, json={"jsonrpc": "2.0", "method": "choose_parity", "params": params, "id": 1}
+    )
     assert response.status_code == 200, response.text
     return response.json()  # type: ignore[no-any-return]
 
@@ -42,8 +49,10 @@ async def test_each_path_is_its_own_player(shared_dir: SharedDir) -> None:
     settings = [_hosted(shared_dir, 0, "P01"), _hosted(shared_dir, 1, "P02")]
     assert settings[1].contact_endpoint == "http://127.0.0.1:9/p/1/mcp"
     app = player_host_app(settings)
-    async with app.router.lifespan_context(app), httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=app), base_url="http://test") as client:
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as client,
+    ):
         first = await _rpc(client, "/p/0/mcp", parity_call(player_id="P01"))
         second = await _rpc(client, "/p/1/mcp", parity_call(player_id="P02", opponent_id="P01"))
         misrouted = await _rpc(client, "/p/0/mcp", parity_call(player_id="P02"))
@@ -60,8 +69,9 @@ async def test_each_path_is_its_own_player(shared_dir: SharedDir) -> None:
     assert health["player_id"] == "P02"
     assert host == {"status": "ok", "agent": "player_host", "players": 2, "registered": 0}
     assert unknown.status_code == 404
-    assert unknown.json()["detail"] == ("no player is served at /p/7; this host serves /p/0 "
-                                        "to /p/1")
+    assert unknown.json()["detail"] == (
+        "no player is served at /p/7; this host serves /p/0 to /p/1"
+    )
 
 
 @pytest.fixture
@@ -102,7 +112,8 @@ def test_a_small_league_is_measured_and_every_process_stopped(temp_root: Path) -
     assert row["cpu_s"]["league_manager"] > 0
     assert set(row["cpu_s"]["referees"]) == {"referee-R1", "referee-R2"}
     assert row["lm_cpu_ms_per_result"] == pytest.approx(
-        1000 * row["cpu_s"]["league_manager"] / row["matches"])
+        1000 * row["cpu_s"]["league_manager"] / row["matches"]
+    )
     assert row["peak_rss_mb"]["league_manager"] > 10
     gone = [pid for pid in row["pids"].values() if Path(f"/proc/{pid}").exists()]
     assert gone == [], f"still running after the benchmark: {gone}"
@@ -111,7 +122,8 @@ def test_a_small_league_is_measured_and_every_process_stopped(temp_root: Path) -
 
 @pytest.mark.e2e
 def test_a_failed_run_stops_its_processes_and_removes_its_folder(
-        temp_root: Path, started_pids: list[int]) -> None:
+    temp_root: Path, started_pids: list[int]
+) -> None:
     with pytest.raises(LaunchError, match="rounds completed within 0 s"):
         run_league(LeagueRun(players=4, referees=1, capacity=2, timeout=0))
 
@@ -127,13 +139,25 @@ def _pid_files(temp_root: Path) -> list[Path]:
 @pytest.mark.e2e
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_an_interrupted_run_stops_its_processes_and_removes_its_folder(
-        temp_root: Path, signum: signal.Signals) -> None:
+    temp_root: Path, signum: signal.Signals
+) -> None:
     """The benchmark as a user runs it, interrupted once every process is started."""
     bench = subprocess.Popen(
-        [sys.executable, str(REPO_ROOT / "bench" / "scale_http.py"), "--players", "20",
-         "--referees", "1", "--capacity", "2"],
-        cwd=REPO_ROOT, env={**os.environ, "TMPDIR": str(temp_root)},
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        [
+            sys.executable,
+            str(REPO_ROOT / "bench" / "scale_http.py"),
+            "--players",
+            "20",
+            "--referees",
+            "1",
+            "--capacity",
+            "2",
+        ],
+        cwd=REPO_ROOT,
+        env={**os.environ, "TMPDIR": str(temp_root)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     try:
         deadline = time.monotonic() + 60
         while len(_pid_files(temp_root)) < 3 and bench.poll() is None:

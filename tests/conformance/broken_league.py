@@ -32,17 +32,26 @@ class League:
         self.lock = threading.Lock()
 
     def message(self, message_type, request, **fields):
-        envelope = {"protocol": "league.v2", "message_type": message_type,
-                    "sender": "league_manager", "timestamp": now(),
-                    "conversation_id": request.get("conversation_id", "none"),
-                    "league_id": LEAGUE_ID}
+        envelope = {
+            "protocol": "league.v2",
+            "message_type": message_type,
+            "sender": "league_manager",
+            "timestamp": now(),
+            "conversation_id": request.get("conversation_id", "none"),
+            "league_id": LEAGUE_ID,
+        }
         envelope.update(fields)
         return envelope
 
     def refusal(self, code, description, request):
-        return self.message("LEAGUE_ERROR", request, error_code=code,
-                            error_description=description,
-                            original_message_type=request.get("message_type"), context={})
+        return self.message(
+            "LEAGUE_ERROR",
+            request,
+            error_code=code,
+            error_description=description,
+            original_message_type=request.get("message_type"),
+            context={},
+        )
 
     def register(self, prefix, response_type, id_field, request):
         with self.lock:
@@ -64,9 +73,14 @@ class League:
             return self.refusal("E011", "no auth_token", request)
         if token and token != self.tokens[agent_id]:
             return self.refusal("E012", "wrong auth_token", request)
-        return self.message("LEAGUE_QUERY_RESPONSE", request,
-                            query_type=request.get("query_type"), success=True,
-                            data={"standings": []}, error=None)
+        return self.message(
+            "LEAGUE_QUERY_RESPONSE",
+            request,
+            query_type=request.get("query_type"),
+            success=True,
+            data={"standings": []},
+            error=None,
+        )
 
     def answer(self, method, params):
         if method == "register_referee":
@@ -76,8 +90,9 @@ class League:
         if method == "league_query":
             return self.query(params), None
         if method == "get_standings":
-            return self.message("LEAGUE_STANDINGS", params, version=0, rounds_completed=0,
-                                standings=[]), None
+            return self.message(
+                "LEAGUE_STANDINGS", params, version=0, rounds_completed=0, standings=[]
+            ), None
         return None, {"code": -32601, "message": "Method not found", "data": method}
 
 
@@ -93,8 +108,11 @@ def handler_for(league):
             except ValueError:
                 request = None
             if not isinstance(request, dict) or not isinstance(request.get("params"), dict):
-                answer = {"jsonrpc": "2.0", "id": None,
-                          "error": {"code": -32600, "message": "Invalid request"}}
+                answer = {
+                    "jsonrpc": "2.0",
+                    "id": None,
+                    "error": {"code": -32600, "message": "Invalid request"},
+                }
             else:
                 result, error = league.answer(request.get("method"), request["params"])
                 answer = {"jsonrpc": "2.0", "id": request.get("id")}

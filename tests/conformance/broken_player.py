@@ -32,22 +32,41 @@ import time
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-FAULTS = ("none", "wrong_field_names", "uppercase_parity", "slow_move", "crash_on_game_over",
-          "missing_envelope", "message_type_methods", "wrong_id", "basic_timestamps",
-          "require_token", "own_acks")
+FAULTS = (
+    "none",
+    "wrong_field_names",
+    "uppercase_parity",
+    "slow_move",
+    "crash_on_game_over",
+    "missing_envelope",
+    "message_type_methods",
+    "wrong_id",
+    "basic_timestamps",
+    "require_token",
+    "own_acks",
+)
 BY_MESSAGE_TYPE = {
-    "GAME_INVITATION": "handle_game_invitation", "CHOOSE_PARITY_CALL": "choose_parity",
-    "GAME_OVER": "notify_match_result", "GAME_ERROR": "notify_game_error",
-    "ROUND_ANNOUNCEMENT": "notify_round", "LEAGUE_STANDINGS_UPDATE": "update_standings",
-    "ROUND_COMPLETED": "notify_round_completed", "LEAGUE_COMPLETED": "notify_league_completed",
+    "GAME_INVITATION": "handle_game_invitation",
+    "CHOOSE_PARITY_CALL": "choose_parity",
+    "GAME_OVER": "notify_match_result",
+    "GAME_ERROR": "notify_game_error",
+    "ROUND_ANNOUNCEMENT": "notify_round",
+    "LEAGUE_STANDINGS_UPDATE": "update_standings",
+    "ROUND_COMPLETED": "notify_round_completed",
+    "LEAGUE_COMPLETED": "notify_league_completed",
 }
-NOTIFICATIONS = ("notify_round", "update_standings", "notify_round_completed",
-                 "notify_league_completed", "notify_game_error", "notify_match_result")
+NOTIFICATIONS = (
+    "notify_round",
+    "update_standings",
+    "notify_round_completed",
+    "notify_league_completed",
+    "notify_game_error",
+    "notify_match_result",
+)
 
 
 def stamp(basic=False):
-    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ" if basic
-                                               else "%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ" if basic else "%Y-%m-%dT%H:%M:%SZ")
 
 
 class Player:
@@ -62,18 +81,28 @@ class Player:
     def message(self, message_type, request, **fields):
         if self.fault == "missing_envelope":
             return fields
-        envelope = {"protocol": "league.v2", "message_type": message_type,
-                    "sender": "player:" + self.player_id, "timestamp": self.now(),
-                    "conversation_id": request.get("conversation_id", "none")}
+        envelope = {
+            "protocol": "league.v2",
+            "message_type": message_type,
+            "sender": "player:" + self.player_id,
+            "timestamp": self.now(),
+            "conversation_id": request.get("conversation_id", "none"),
+        }
         envelope.update(fields)
         return envelope
 
     def refusal(self, code, description, request):
-        return {"protocol": "league.v2", "message_type": "LEAGUE_ERROR",
-                "sender": "player:" + self.player_id, "timestamp": self.now(),
-                "conversation_id": request.get("conversation_id", "none"),
-                "error_code": code, "error_description": description,
-                "original_message_type": request.get("message_type"), "context": {}}
+        return {
+            "protocol": "league.v2",
+            "message_type": "LEAGUE_ERROR",
+            "sender": "player:" + self.player_id,
+            "timestamp": self.now(),
+            "conversation_id": request.get("conversation_id", "none"),
+            "error_code": code,
+            "error_description": description,
+            "original_message_type": request.get("message_type"),
+            "context": {},
+        }
 
     def answer(self, method, params):
         """(result, None) or (None, JSON-RPC error)."""
@@ -82,12 +111,20 @@ class Player:
                 return None, {"code": -32601, "message": "Method not found", "data": method}
             method = BY_MESSAGE_TYPE.get(method, method)
         if method == "handle_game_invitation":
-            return self.message("GAME_JOIN_ACK", params, match_id=params.get("match_id"),
-                                player_id=self.player_id, arrival_timestamp=self.now(),
-                                accept=True), None
+            return self.message(
+                "GAME_JOIN_ACK",
+                params,
+                match_id=params.get("match_id"),
+                player_id=self.player_id,
+                arrival_timestamp=self.now(),
+                accept=True,
+            ), None
         if method == "choose_parity":
-            missing = [name for name in ("match_id", "player_id", "deadline", "context")
-                       if name not in params]
+            missing = [
+                name
+                for name in ("match_id", "player_id", "deadline", "context")
+                if name not in params
+            ]
             if missing:
                 return self.refusal("E003", "missing " + ", ".join(missing), params), None
             if params["player_id"] != self.player_id:
@@ -98,8 +135,13 @@ class Player:
             if self.fault == "uppercase_parity":
                 choice = choice.upper()
             name = "parity" if self.fault == "wrong_field_names" else "parity_choice"
-            return self.message("CHOOSE_PARITY_RESPONSE", params, match_id=params["match_id"],
-                                player_id=self.player_id, **{name: choice}), None
+            return self.message(
+                "CHOOSE_PARITY_RESPONSE",
+                params,
+                match_id=params["match_id"],
+                player_id=self.player_id,
+                **{name: choice},
+            ), None
         if method in NOTIFICATIONS:
             if method == "notify_match_result" and self.fault == "crash_on_game_over":
                 os._exit(3)
@@ -107,8 +149,7 @@ class Player:
                 return {"ack": True, "sender": self.player_id, "timestamp": "21/11/2026"}, None
             return self.message("ACK", params, status="ok"), None
         if method == "get_player_state":
-            return self.message("PLAYER_STATE", params, player_id=self.player_id,
-                                history=[]), None
+            return self.message("PLAYER_STATE", params, player_id=self.player_id, history=[]), None
         return None, {"code": -32601, "message": "Method not found", "data": method}
 
 
@@ -125,21 +166,42 @@ def handler_for(player):
             try:
                 request = json.loads(body)
             except ValueError:
-                self.reply({"jsonrpc": "2.0", "id": None,
-                            "error": {"code": -32700, "message": "Parse error"}})
+                self.reply(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": None,
+                        "error": {"code": -32700, "message": "Parse error"},
+                    }
+                )
                 return
             if not isinstance(request, dict):
-                self.reply({"jsonrpc": "2.0", "id": None,
-                            "error": {"code": -32600, "message": "Invalid request"}})
+                self.reply(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": None,
+                        "error": {"code": -32600, "message": "Invalid request"},
+                    }
+                )
                 return
             params = request.get("params")
             if not isinstance(params, dict):
-                self.reply({"jsonrpc": "2.0", "id": request.get("id"),
-                            "error": {"code": -32602, "message": "Invalid params"}})
+                self.reply(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": request.get("id"),
+                        "error": {"code": -32602, "message": "Invalid params"},
+                    }
+                )
                 return
             if player.fault == "require_token" and not params.get("auth_token"):
-                self.reply({"jsonrpc": "2.0", "id": request.get("id"), "error": {
-                    "code": -32001, "message": "Unauthorized: auth_token required"}}, 401)
+                self.reply(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": request.get("id"),
+                        "error": {"code": -32001, "message": "Unauthorized: auth_token required"},
+                    },
+                    401,
+                )
                 return
             result, error = player.answer(request.get("method"), params)
             answer = {"jsonrpc": "2.0", "id": request.get("id")}

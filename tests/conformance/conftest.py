@@ -40,8 +40,9 @@ def wait_listening(agent: Agent, timeout: float = START_TIMEOUT_SEC) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if agent.popen.poll() is not None:
-            raise AssertionError(f"the agent exited with {agent.popen.returncode}: "
-                                 f"{agent.output.read_text()}")
+            raise AssertionError(
+                f"the agent exited with {agent.popen.returncode}: {agent.output.read_text()}"
+            )
         try:
             with socket.create_connection(("127.0.0.1", agent.port), timeout=0.5):
                 return
@@ -73,9 +74,13 @@ def launch(tmp_path: Path) -> Iterator[Launch]:
         port = free_port()
         output = tmp_path / f"agent-{len(started)}.out"
         with open(output, "wb") as sink:
-            popen = subprocess.Popen([sys.executable, *argv, "--port", str(port)],
-                                     stdout=sink, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL, cwd=REPO_ROOT)
+            popen = subprocess.Popen(
+                [sys.executable, *argv, "--port", str(port)],
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                cwd=REPO_ROOT,
+            )
         started.append(popen)
         agent = Agent(popen, port, output)
         wait_listening(agent)
@@ -98,9 +103,14 @@ def broken_league(launch: Launch, fault: str) -> Agent:
 
 def league_command(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     """``league ARGS`` as a user runs it."""
-    return subprocess.run([sys.executable, "-m", "league_cli", *args], capture_output=True,
-                          text=True, timeout=timeout, cwd=REPO_ROOT,
-                          env={**os.environ, "COLUMNS": "200"})
+    return subprocess.run(
+        [sys.executable, "-m", "league_cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=REPO_ROOT,
+        env={**os.environ, "COLUMNS": "200"},
+    )
 
 
 def run_check(kind: str, url: str, *args: str) -> tuple[int, dict[str, Any]]:

@@ -46,22 +46,34 @@ def fast_move_shared(tmp_path: Path) -> SharedDir:
 
 # fault → (the checks it must trip, with their status in lenient and in strict mode)
 FAULTS: dict[str, dict[str, tuple[str, str]]] = {
-    "wrong_field_names": {"move.fields": ("FAIL", "FAIL"), "move.parity_value": ("FAIL", "FAIL"),
-                          "match.sequence": ("FAIL", "FAIL")},
+    "wrong_field_names": {
+        "move.fields": ("FAIL", "FAIL"),
+        "move.parity_value": ("FAIL", "FAIL"),
+        "match.sequence": ("FAIL", "FAIL"),
+    },
     "uppercase_parity": {"move.parity_value": ("FAIL", "FAIL"), "move.fields": ("PASS", "PASS")},
     "slow_move": {"move.deadline": ("FAIL", "FAIL"), "move.answer": ("PASS", "PASS")},
-    "crash_on_game_over": {"game_over.ack": ("FAIL", "FAIL"),
-                           "game_over.survives": ("FAIL", "FAIL"),
-                           "invitation.answer": ("PASS", "PASS")},
-    "message_type_methods": {"jsonrpc.method_names": ("WARN", "FAIL"),
-                             "invitation.answer": ("PASS", "PASS"),
-                             "move.parity_value": ("PASS", "PASS"),
-                             "game_over.ack": ("PASS", "PASS")},
-    "missing_envelope": {"envelope.fields": ("WARN", "FAIL"), "move.parity_value": ("PASS", "PASS"),
-                         "invitation.fields": ("PASS", "PASS")},
+    "crash_on_game_over": {
+        "game_over.ack": ("FAIL", "FAIL"),
+        "game_over.survives": ("FAIL", "FAIL"),
+        "invitation.answer": ("PASS", "PASS"),
+    },
+    "message_type_methods": {
+        "jsonrpc.method_names": ("WARN", "FAIL"),
+        "invitation.answer": ("PASS", "PASS"),
+        "move.parity_value": ("PASS", "PASS"),
+        "game_over.ack": ("PASS", "PASS"),
+    },
+    "missing_envelope": {
+        "envelope.fields": ("WARN", "FAIL"),
+        "move.parity_value": ("PASS", "PASS"),
+        "invitation.fields": ("PASS", "PASS"),
+    },
     "wrong_id": {"jsonrpc.framing": ("FAIL", "FAIL")},
-    "basic_timestamps": {"envelope.timestamp": ("WARN", "FAIL"),
-                         "invitation.fields": ("PASS", "PASS")},
+    "basic_timestamps": {
+        "envelope.timestamp": ("WARN", "FAIL"),
+        "invitation.fields": ("PASS", "PASS"),
+    },
     "require_token": {check: ("PASS", "PASS") for check in PLAYER_CHECKS},
     "own_acks": {check: ("PASS", "PASS") for check in PLAYER_CHECKS},
 }
@@ -69,41 +81,58 @@ FAULTS: dict[str, dict[str, tuple[str, str]]] = {
 
 @pytest.mark.parametrize("strict", [False, True], ids=["lenient", "strict"])
 @pytest.mark.parametrize("fault", sorted(FAULTS))
-async def test_each_fault_is_reported_by_its_check(launch: Launch, shared: SharedDir,
-                                                   fast_move_shared: SharedDir, fault: str,
-                                                   strict: bool) -> None:
+async def test_each_fault_is_reported_by_its_check(
+    launch: Launch, shared: SharedDir, fast_move_shared: SharedDir, fault: str, strict: bool
+) -> None:
     player = broken_player(launch, fault)
     settings = fast_move_shared if fault == "slow_move" else shared
     report = await check_player(player.url, system=settings.system(), strict=strict)
     found = {result.name: result.status.value for result in report.results}
     for check, expected in FAULTS[fault].items():
         want = expected[1] if strict else expected[0]
-        assert found[check] == want, f"{fault}: {check} is {found[check]}, expected {want}: " \
-                                     f"{report.results}"
+        assert found[check] == want, (
+            f"{fault}: {check} is {found[check]}, expected {want}: {report.results}"
+        )
     has_fail = "FAIL" in found.values()
-    assert has_fail == (fault not in TOLERATED | FAIR or (strict and fault in TOLERATED)), \
+    assert has_fail == (fault not in TOLERATED | FAIR or (strict and fault in TOLERATED)), (
         report.results
+    )
     assert report.exit_code == (1 if has_fail else 0)
     if fault == "crash_on_game_over":
         assert player.popen.wait(5) == 3, "the broken player should have exited on GAME_OVER"
 
 
-@pytest.mark.parametrize(("fault", "strict", "status"), [
-    ("none", False, 0), ("uppercase_parity", False, 1), ("missing_envelope", False, 0),
-    ("missing_envelope", True, 1)])
-def test_the_command_exits_with_the_verdict(launch: Launch, shared: SharedDir, fault: str,
-                                            strict: bool, status: int) -> None:
+@pytest.mark.parametrize(
+    ("fault", "strict", "status"),
+    [
+        ("none", False, 0),
+        ("uppercase_parity", False, 1),
+        ("missing_envelope", False, 0),
+        ("missing_envelope", True, 1),
+    ],
+)
+def test_the_command_exits_with_the_verdict(
+    launch: Launch, shared: SharedDir, fault: str, strict: bool, status: int
+) -> None:
     player = broken_player(launch, fault)
-    code, report = run_check("player", player.url, "--shared-dir", str(shared.root),
-                             "--matches", "1", *(["--strict"] if strict else []))
+    code, report = run_check(
+        "player",
+        player.url,
+        "--shared-dir",
+        str(shared.root),
+        "--matches",
+        "1",
+        *(["--strict"] if strict else []),
+    )
     assert code == status == report["exit_code"], failures(report)
     if fault == "missing_envelope":
         assert statuses(report)["envelope.fields"] == ("FAIL" if strict else "WARN")
 
 
 @pytest.mark.parametrize("strict", [False, True], ids=["lenient", "strict"])
-async def test_a_correct_stdlib_player_passes_everything(launch: Launch, shared: SharedDir,
-                                                         strict: bool) -> None:
+async def test_a_correct_stdlib_player_passes_everything(
+    launch: Launch, shared: SharedDir, strict: bool
+) -> None:
     player = broken_player(launch, "none")
     report = await check_player(player.url, system=shared.system(), strict=strict, matches=2)
     assert {result.status.value for result in report.results} == {"PASS"}, report.results
@@ -112,8 +141,16 @@ async def test_a_correct_stdlib_player_passes_everything(launch: Launch, shared:
 
 def test_our_player_host_gets_no_fail(launch: Launch, shared: SharedDir) -> None:
     """Both modes on one player process: the command in lenient mode, the library in strict."""
-    player = launch("-m", "league_cli", "player", "--standalone", "--player-id", "P01",
-                    "--shared-dir", str(shared.root))
+    player = launch(
+        "-m",
+        "league_cli",
+        "player",
+        "--standalone",
+        "--player-id",
+        "P01",
+        "--shared-dir",
+        str(shared.root),
+    )
     code, report = run_check("player", player.url, "--shared-dir", str(shared.root))
     assert code == 0, failures(report)
     assert report["reachable"] and report["strict"] is False
@@ -126,8 +163,9 @@ def test_an_unreachable_url_exits_2(shared: SharedDir) -> None:
     code, report = run_check("player", url, "--shared-dir", str(shared.root))
     assert code == 2 == report["exit_code"]
     assert statuses(report)["transport.reachable"] == "FAIL"
-    assert {r["status"] for r in report["results"] if r["name"] != "transport.reachable"} \
-        == {"SKIP"}
+    assert {r["status"] for r in report["results"] if r["name"] != "transport.reachable"} == {
+        "SKIP"
+    }
 
 
 def test_a_url_that_is_not_an_mcp_endpoint_is_refused() -> None:
@@ -136,23 +174,42 @@ def test_a_url_that_is_not_an_mcp_endpoint_is_refused() -> None:
     assert "/mcp" in done.stderr
 
 
-def test_the_table_shows_each_failure_with_its_json_and_no_token(launch: Launch,
-                                                                shared: SharedDir) -> None:
+def test_the_table_shows_each_failure_with_its_json_and_no_token(
+    launch: Launch, shared: SharedDir
+) -> None:
     player = broken_player(launch, "uppercase_parity")
     secret = "s3cret-token-of-the-player-0123456789"
-    done = league_command("check-player", player.url, "--shared-dir", str(shared.root),
-                          "--token", secret, "--matches", "1")
+    done = league_command(
+        "check-player",
+        player.url,
+        "--shared-dir",
+        str(shared.root),
+        "--token",
+        secret,
+        "--matches",
+        "1",
+    )
     assert done.returncode == 1
     assert "move.parity_value" in done.stdout and "FAIL" in done.stdout
     assert '"parity_choice": "EVEN"' in done.stdout or '"parity_choice": "ODD"' in done.stdout
     assert "(exit 1)" in done.stdout
-    json_done = league_command("check-player", player.url, "--shared-dir", str(shared.root),
-                               "--token", secret, "--json", "--matches", "1")
+    json_done = league_command(
+        "check-player",
+        player.url,
+        "--shared-dir",
+        str(shared.root),
+        "--token",
+        secret,
+        "--json",
+        "--matches",
+        "1",
+    )
     assert secret not in done.stdout + json_done.stdout, "a token appears in full"
 
 
 async def test_each_fail_names_the_field_what_was_expected_what_came_and_the_rule(
-        launch: Launch, shared: SharedDir) -> None:
+    launch: Launch, shared: SharedDir
+) -> None:
     player = broken_player(launch, "uppercase_parity")
     report = await check_player(player.url, system=shared.system(), matches=1)
     parity = report.result("move.parity_value")

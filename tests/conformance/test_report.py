@@ -12,9 +12,15 @@ CATALOGUE = {"a.one": "first", "b.two": "second", "c.three": "third"}
 
 
 def report_of(recorder: Recorder, reachable: bool = True) -> ConformanceReport:
-    return ConformanceReport(kind="player", target="http://x/mcp", strict=recorder.strict,
-                             started_at="2025-01-15T10:00:00Z", duration_ms=1.0,
-                             reachable=reachable, results=recorder.results())
+    return ConformanceReport(
+        kind="player",
+        target="http://x/mcp",
+        strict=recorder.strict,
+        started_at="2025-01-15T10:00:00Z",
+        duration_ms=1.0,
+        reachable=reachable,
+        results=recorder.results(),
+    )
 
 
 def test_the_worst_observation_wins_and_says_how_often() -> None:

@@ -38,53 +38,72 @@ def launcher(tmp_path: Path) -> Iterator[Launcher]:
         launched.stop_all()
 
 
-def play_league(launcher: Launcher, players: int, league_id: str = LEAGUE,
-                game_type: str | None = None,
-                strategies: list[str] = STRATEGIES) -> tuple[str, dict[str, Any]]:
+def play_league(
+    launcher: Launcher,
+    players: int,
+    league_id: str = LEAGUE,
+    game_type: str | None = None,
+    strategies: list[str] = STRATEGIES,
+) -> tuple[str, dict[str, Any]]:
     plan = LeaguePlan(
         shared_dir=launcher.shared_dir,
-        players=[(f"Player{i + 1}", free_port(), strategies[i % len(strategies)])
-                 for i in range(players)],
+        players=[
+            (f"Player{i + 1}", free_port(), strategies[i % len(strategies)]) for i in range(players)
+        ],
         referees=[(f"Ref{i + 1}", free_port(), 2) for i in range(2)],
-        lm_port=free_port(), league_id=league_id, game_type=game_type,
+        lm_port=free_port(),
+        league_id=league_id,
+        game_type=game_type,
     )
     with httpx.Client(timeout=10) as client:
         lm_url = start_processes(plan, launcher, client)
-        started = league_command(launcher, "start", "--lm-url", lm_url, "--league-id",
-                                 league_id)
+        started = league_command(launcher, "start", "--lm-url", lm_url, "--league-id", league_id)
         assert started.returncode == 0, started.stdout + started.stderr
         assert f"{players} players" in started.stdout
-        wait_for(lambda: client.get(f"{lm_url}/status").json()["state"] == "COMPLETED", 90,
-                 "the league to complete")
+        wait_for(
+            lambda: client.get(f"{lm_url}/status").json()["state"] == "COMPLETED",
+            90,
+            "the league to complete",
+        )
         return lm_url, client.get(f"{lm_url}/standings").json()
 
 
 def league_command(launcher: Launcher, *args: str) -> subprocess.CompletedProcess[str]:
     """The ``league`` command as a user runs it (the admin token from the League
     Manager's file, found through --shared-dir)."""
-    return subprocess.run([sys.executable, "-m", "league_cli", *args, "--shared-dir",
-                           str(launcher.shared_dir)], capture_output=True, text=True,
-                          timeout=30, env={**os.environ, "COLUMNS": "200"})
+    return subprocess.run(
+        [sys.executable, "-m", "league_cli", *args, "--shared-dir", str(launcher.shared_dir)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={**os.environ, "COLUMNS": "200"},
+    )
 
 
 def check_transcript(match: dict[str, Any]) -> None:
     states = [entry["state"] for entry in match["lifecycle"]]
-    assert states == ["WAITING_FOR_PLAYERS", "COLLECTING_CHOICES", "DRAWING_NUMBER",
-                      "FINISHED"], f"{match['match_id']}: lifecycle {states}"
+    assert states == ["WAITING_FOR_PLAYERS", "COLLECTING_CHOICES", "DRAWING_NUMBER", "FINISHED"], (
+        f"{match['match_id']}: lifecycle {states}"
+    )
     assert match["report_status"] == "reported", match["match_id"]
     transcript = match["transcript"]
     for seat in match["players"]:
-        seen = [(e["direction"], e["method"]) for e in transcript
-                if e["peer"] == seat["player_id"]]
-        for step in [("sent", "handle_game_invitation"), ("received", "handle_game_invitation"),
-                     ("sent", "choose_parity"), ("received", "choose_parity"),
-                     ("sent", "notify_match_result")]:
+        seen = [(e["direction"], e["method"]) for e in transcript if e["peer"] == seat["player_id"]]
+        for step in [
+            ("sent", "handle_game_invitation"),
+            ("received", "handle_game_invitation"),
+            ("sent", "choose_parity"),
+            ("received", "choose_parity"),
+            ("sent", "notify_match_result"),
+        ]:
             assert step in seen, f"{match['match_id']}: {step} missing for {seat['player_id']}"
     reported = [e for e in transcript if e["method"] == "report_match_result"]
     assert reported, f"{match['match_id']}: no MATCH_RESULT_REPORT in the transcript"
-    assert all(e.get("message", {}).get("auth_token") in (None, "") or
-               str(e["message"]["auth_token"]).startswith("sha256:") for e in transcript), \
-        "a token appears in full in a match file"
+    assert all(
+        e.get("message", {}).get("auth_token") in (None, "")
+        or str(e["message"]["auth_token"]).startswith("sha256:")
+        for e in transcript
+    ), "a token appears in full in a match file"
 
 
 @pytest.mark.parametrize("players", [4, 5])
@@ -101,7 +120,8 @@ def test_a_whole_league_over_http(launcher: Launcher, players: int) -> None:
 
     matches = match_files(shared, LEAGUE)
     assert sorted(m["match_id"] for m in matches) == sorted(
-        m.match_id for r in rounds for m in r.matches)
+        m.match_id for r in rounds for m in r.matches
+    )
     for match in matches:
         check_transcript(match)
 
@@ -109,7 +129,11 @@ def test_a_whole_league_over_http(launcher: Launcher, players: int) -> None:
     for row in standings["standings"]:
         mine = recomputed[row["player_id"]]
         assert (row["played"], row["wins"], row["draws"], row["losses"], row["points"]) == (
-            mine["played"], mine["wins"], mine["draws"], mine["losses"], mine["points"]
+            mine["played"],
+            mine["wins"],
+            mine["draws"],
+            mine["losses"],
+            mine["points"],
         ), f"{row['player_id']}: standings disagree with the match files"
         assert row["played"] == players - 1
     on_disk = json.loads((shared.league_dir(LEAGUE) / "standings.json").read_text())
@@ -128,7 +152,8 @@ def test_a_whole_league_over_http(launcher: Launcher, players: int) -> None:
                 status = client.get(f"{process.base_url}/status").json()
                 assert status["state"] == "SHUTDOWN", f"{process.name} missed LEAGUE_COMPLETED"
         completed = [
-            json.loads(line) for path in (shared.logs_dir / "agents").glob("P*.log.jsonl")
+            json.loads(line)
+            for path in (shared.logs_dir / "agents").glob("P*.log.jsonl")
             for line in path.read_text().splitlines()
             if '"LEAGUE_COMPLETED"' in line and '"message_received"' in line
         ]
@@ -153,14 +178,21 @@ def test_a_repeated_prisoners_dilemma_league_over_http(launcher: Launcher) -> No
         leaders = [player for player, value in payoffs.items() if value == best]
         winner = match["result"]["report"]["winner"]
         assert winner == (leaders[0] if len(leaders) == 1 else None), match["match_id"]
-        calls = [e for e in match["transcript"] if e["method"] == "make_move"
-                 and e["direction"] == "sent"]
+        calls = [
+            e
+            for e in match["transcript"]
+            if e["method"] == "make_move" and e["direction"] == "sent"
+        ]
         assert len(calls) == 2 * rounds, "a move call per player per round"
     recomputed = recompute_standings(shared, league_id, matches)
     for row in standings["standings"]:
         mine = recomputed[row["player_id"]]
         assert (row["wins"], row["draws"], row["losses"], row["points"]) == (
-            mine["wins"], mine["draws"], mine["losses"], mine["points"])
+            mine["wins"],
+            mine["draws"],
+            mine["losses"],
+            mine["points"],
+        )
 
 
 def test_a_public_goods_league_of_four_player_matches_over_http(launcher: Launcher) -> None:
@@ -179,17 +211,28 @@ def test_a_public_goods_league_of_four_player_matches_over_http(launcher: Launch
         assert match["report_status"] == "reported", match["match_id"]
         assert len(match["stages"]) == config.game_params["rounds"]
         assert all(len(stage["moves"]) == 4 for stage in match["stages"])
-        invitations = [e["message"] for e in match["transcript"]
-                       if e["method"] == "handle_game_invitation" and e["direction"] == "sent"]
+        invitations = [
+            e["message"]
+            for e in match["transcript"]
+            if e["method"] == "handle_game_invitation" and e["direction"] == "sent"
+        ]
         assert all(len(m["opponent_ids"]) == 3 for m in invitations)
         payoffs = match["result"]["report"]["details"]["payoffs"]
-        free_riders = [seat["player_id"] for seat in match["players"]
-                       if seat["display_name"] in {"Player2", "Player6"}]
-        assert all(payoffs[p] == max(payoffs.values()) for p in free_riders), \
+        free_riders = [
+            seat["player_id"]
+            for seat in match["players"]
+            if seat["display_name"] in {"Player2", "Player6"}
+        ]
+        assert all(payoffs[p] == max(payoffs.values()) for p in free_riders), (
             "in public goods nobody earns more than a free rider"
+        )
     recomputed = recompute_standings(shared, league_id, matches)
     for row in standings["standings"]:
         mine = recomputed.get(row["player_id"], {})
         assert (row["played"], row["wins"], row["draws"], row["losses"], row["points"]) == (
-            mine.get("played", 0), mine.get("wins", 0), mine.get("draws", 0),
-            mine.get("losses", 0), mine.get("points", 0)), row["player_id"]
+            mine.get("played", 0),
+            mine.get("wins", 0),
+            mine.get("draws", 0),
+            mine.get("losses", 0),
+            mine.get("points", 0),
+        ), row["player_id"]

@@ -29,8 +29,9 @@ def test_a_prisoners_dilemma_league_is_analysed(launcher: Launcher, tmp_path: Pa
         analysis = LeagueAnalysis.model_validate(response.json())
         again = client.get(f"{lm_url}/analysis").json()
     players = {row["player_id"] for row in standings["standings"]}
-    assert analysis.version == standings["version"] == 6 and again["seconds"] == \
-        analysis.seconds, "the second answer comes from the cache"
+    assert analysis.version == standings["version"] == 6 and again["seconds"] == analysis.seconds, (
+        "the second answer comes from the cache"
+    )
     meta = analysis.meta_game
     assert set(meta.players) == players and meta.measure == "payoffs"
     assert all(meta.matches[i][j] == (i != j) for i in range(4) for j in range(4))
@@ -38,10 +39,12 @@ def test_a_prisoners_dilemma_league_is_analysed(launcher: Launcher, tmp_path: Pa
     matrix = np.array(meta.payoffs)
     shares = np.array([analysis.equilibria[0].shares[p] for p in meta.players])
     assert (matrix @ shares).max() - shares @ matrix @ shares < 1e-6, "not an equilibrium"
-    defector = next(row["player_id"] for row in standings["standings"]
-                    if row["display_name"] == "Player2")
-    cooperator = next(row["player_id"] for row in standings["standings"]
-                      if row["display_name"] == "Player3")
+    defector = next(
+        row["player_id"] for row in standings["standings"] if row["display_name"] == "Player2"
+    )
+    cooperator = next(
+        row["player_id"] for row in standings["standings"] if row["display_name"] == "Player3"
+    )
     assert analysis.metrics[defector].cooperation == 0.0
     assert analysis.metrics[cooperator].cooperation == 1.0
     assert set(analysis.ratings.elo) == players == set(analysis.ratings.bayesian)

@@ -38,8 +38,10 @@ def chat_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[LlmServer]:
         server.server_close()
 
 
-def test_a_league_of_llm_players_plays_to_its_end(launcher: Launcher,  # noqa: F811
-                                                  chat_server: LlmServer) -> None:
+def test_a_league_of_llm_players_plays_to_its_end(
+    launcher: Launcher,  # noqa: F811
+    chat_server: LlmServer,
+) -> None:
     _, standings = play_league(launcher, 4, LEAGUE, "prisoners_dilemma", ["llm"])
     shared = SharedDir(launcher.shared_dir)
     matches = match_files(shared, LEAGUE)

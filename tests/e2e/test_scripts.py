@@ -49,10 +49,29 @@ def test_start_then_stop_exactly_what_was_started(tmp_path: Path) -> None:
     shared = make_shared_dir(tmp_path / "SHARED")
     base = free_port_block(6)
     started = subprocess.run(
-        ["bash", "scripts/start_league.sh", "--shared-dir", str(shared.root), "--players", "3",
-         "--referees", "1", "--lm-port", str(base), "--referee-port", str(base + 1),
-         "--player-port", str(base + 2), "--strategies", "random,fixed", "--keep"],
-        cwd=REPO_ROOT, capture_output=True, text=True, timeout=180,
+        [
+            "bash",
+            "scripts/start_league.sh",
+            "--shared-dir",
+            str(shared.root),
+            "--players",
+            "3",
+            "--referees",
+            "1",
+            "--lm-port",
+            str(base),
+            "--referee-port",
+            str(base + 1),
+            "--player-port",
+            str(base + 2),
+            "--strategies",
+            "random,fixed",
+            "--keep",
+        ],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
     )
     run_dir = shared.root / "run"
     pid_files = sorted(run_dir.glob("*.pid"))
@@ -63,12 +82,17 @@ def test_start_then_stop_exactly_what_was_started(tmp_path: Path) -> None:
         assert "Final standings" in started.stdout
         assert len(pid_files) == 5, [p.name for p in pid_files]
         assert all(alive(pid) for pid in pids), "--keep leaves the league running"
-        (run_dir / "decoy.pid").write_text(json.dumps(
-            {"pid": decoy.pid, "name": "decoy", "command": ["not", "what", "runs"]}))
+        (run_dir / "decoy.pid").write_text(
+            json.dumps({"pid": decoy.pid, "name": "decoy", "command": ["not", "what", "runs"]})
+        )
 
-        stopped = subprocess.run(["bash", "scripts/stop_league.sh", "--shared-dir",
-                                  str(shared.root)], cwd=REPO_ROOT, capture_output=True,
-                                 text=True, timeout=60)
+        stopped = subprocess.run(
+            ["bash", "scripts/stop_league.sh", "--shared-dir", str(shared.root)],
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert stopped.returncode == 0, stopped.stderr
         assert "stopped 5 process(es)" in stopped.stdout
         assert not any(alive(pid) for pid in pids), "a league process survived stop_league.sh"
@@ -87,15 +111,26 @@ def test_help_installs_nothing_and_names_every_option_of_league_up(tmp_path: Pat
     .venv beside it stays without one), and its list of options is ``league up``'s."""
     (tmp_path / "scripts").mkdir()
     shutil.copy(REPO_ROOT / "scripts" / "start_league.sh", tmp_path / "scripts")
-    helped = subprocess.run(["bash", "scripts/start_league.sh", "--help"], cwd=tmp_path,
-                            capture_output=True, text=True, timeout=30)
-    league_up = subprocess.run([sys.executable, "-m", "league_cli", "up", "--help"],
-                               cwd=REPO_ROOT, capture_output=True, text=True, timeout=60,
-                               env={**os.environ, "COLUMNS": "200"})
+    helped = subprocess.run(
+        ["bash", "scripts/start_league.sh", "--help"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    league_up = subprocess.run(
+        [sys.executable, "-m", "league_cli", "up", "--help"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "COLUMNS": "200"},
+    )
     options = {word for word in league_up.stdout.split() if word.startswith("--")}
     listed = {word for word in helped.stdout.split() if word.startswith("--")}
     assert helped.returncode == 0, helped.stderr
     assert not (tmp_path / ".venv").exists()
     assert {"--players", "--shared-dir", "--stop"} <= options, league_up.stdout
-    assert options - listed == set(), f"options of `league up` the help does not list: " \
-        f"{options - listed}"
+    assert options - listed == set(), (
+        f"options of `league up` the help does not list: {options - listed}"
+    )

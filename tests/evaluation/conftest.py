@@ -22,8 +22,10 @@ def base_suite(**changes: Any) -> dict[str, Any]:
     suite: dict[str, Any] = {
         "name": "tiny",
         "game": {"type": "prisoners_dilemma", "params": {"rounds": 10}},
-        "agents": [{"id": "me", "strategy": "always_defect"},
-                   {"id": "you", "strategy": "always_cooperate"}],
+        "agents": [
+            {"id": "me", "strategy": "always_defect"},
+            {"id": "you", "strategy": "always_cooperate"},
+        ],
         "under_test": "me",
         "episodes": 3,
         "metrics": [{"name": "average_payoff"}, {"name": "cooperation_rate"}],
@@ -36,8 +38,7 @@ def base_suite(**changes: Any) -> dict[str, Any]:
 def write_suite(tmp_path: Path) -> Callable[..., Path]:
     def write(data: Any, name: str = "suite.yaml") -> Path:
         path = tmp_path / name
-        path.write_text(data if isinstance(data, str) else yaml.safe_dump(data),
-                        encoding="utf-8")
+        path.write_text(data if isinstance(data, str) else yaml.safe_dump(data), encoding="utf-8")
         return path
 
     return write

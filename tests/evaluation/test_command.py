@@ -25,17 +25,25 @@ def test_every_shipped_suite_runs_and_reports(path: Path, tmp_path: Path) -> Non
     assert "Thresholds" in run.output and "verdict:" in run.output
 
 
-def _run(write_suite: Callable[..., Path], tmp_path: Path, **changes: object
-         ) -> tuple[int, str, dict]:
+def _run(
+    write_suite: Callable[..., Path], tmp_path: Path, **changes: object
+) -> tuple[int, str, dict]:
     out = tmp_path / "out.json"
     run = evaluate(str(write_suite(base_suite(**changes))), "--json", str(out))
     return run.exit_code, run.output, json.loads(out.read_text())
 
 
-def test_exact_values_and_a_passing_threshold_exit_0(write_suite: Callable[..., Path],
-                                                     tmp_path: Path) -> None:
-    code, output, report = _run(write_suite, tmp_path, thresholds=[
-        {"metric": "average_payoff", "min": 4.5}, {"metric": "cooperation_rate", "max": 0}])
+def test_exact_values_and_a_passing_threshold_exit_0(
+    write_suite: Callable[..., Path], tmp_path: Path
+) -> None:
+    code, output, report = _run(
+        write_suite,
+        tmp_path,
+        thresholds=[
+            {"metric": "average_payoff", "min": 4.5},
+            {"metric": "cooperation_rate", "max": 0},
+        ],
+    )
     assert code == 0, output
     metrics = {m["id"]: m for m in report["metrics"]}
     # always defect against always cooperate: 5 a stage, never cooperates, every episode
@@ -47,23 +55,28 @@ def test_exact_values_and_a_passing_threshold_exit_0(write_suite: Callable[..., 
 
 
 def test_a_warning_still_exits_0(write_suite: Callable[..., Path], tmp_path: Path) -> None:
-    code, output, report = _run(write_suite, tmp_path, thresholds=[
-        {"metric": "average_payoff", "min": 4, "warn_min": 5.5}])
+    code, output, report = _run(
+        write_suite, tmp_path, thresholds=[{"metric": "average_payoff", "min": 4, "warn_min": 5.5}]
+    )
     assert code == 0, output
     assert report["verdict"] == "warn" and "WARN" in output
 
 
 def test_a_failed_threshold_exits_1(write_suite: Callable[..., Path], tmp_path: Path) -> None:
-    code, output, report = _run(write_suite, tmp_path, thresholds=[
-        {"metric": "average_payoff", "min": 4}, {"metric": "score", "min": 3}])
+    code, output, report = _run(
+        write_suite,
+        tmp_path,
+        thresholds=[{"metric": "average_payoff", "min": 4}, {"metric": "score", "min": 3}],
+    )
     # score: (5 + 0) / 2 = 2.5 < 3
     assert code == 1, output
     assert [t["verdict"] for t in report["thresholds"]] == ["pass", "fail"]
     assert report["score"] == 2.5 and report["verdict"] == "fail"
 
 
-def test_episode_and_seed_overrides_and_per_episode_values(write_suite: Callable[..., Path],
-                                                           tmp_path: Path) -> None:
+def test_episode_and_seed_overrides_and_per_episode_values(
+    write_suite: Callable[..., Path], tmp_path: Path
+) -> None:
     out = tmp_path / "out.json"
     suite = write_suite(base_suite(report={"per_episode": True}))
     run = evaluate(str(suite), "--episodes", "2", "--seed", "40", "--json", str(out))
@@ -72,8 +85,7 @@ def test_episode_and_seed_overrides_and_per_episode_values(write_suite: Callable
     assert report["seed"] == 40
     assert [(e["episode"], e["seed"]) for e in report["per_episode"]] == [(0, 40), (1, 41)]
     assert report["per_episode"][0]["payoffs"] == {"me": 50.0, "you": 0.0}
-    assert report["per_episode"][0]["metrics"] == {"average_payoff": 5.0,
-                                                   "cooperation_rate": 0.0}
+    assert report["per_episode"][0]["metrics"] == {"average_payoff": 5.0, "cooperation_rate": 0.0}
 
 
 def test_a_bad_suite_exits_2_with_one_line(write_suite: Callable[..., Path]) -> None:

@@ -39,9 +39,15 @@ def player(shared: SharedDir) -> Iterator[AgentProcess]:
     launcher = Launcher(shared.root)
     unused_lm = f"http://127.0.0.1:{free_port()}/mcp"  # a standalone player never calls it
     try:
-        process = launcher.player("Candidate", listening_socket(), unused_lm,
-                                  strategy="tit_for_tat", game_type="prisoners_dilemma",
-                                  player_id=PLAYER_ID, standalone=True)
+        process = launcher.player(
+            "Candidate",
+            listening_socket(),
+            unused_lm,
+            strategy="tit_for_tat",
+            game_type="prisoners_dilemma",
+            player_id=PLAYER_ID,
+            standalone=True,
+        )
         launcher.wait_healthy(process)
         yield process
     finally:
@@ -61,11 +67,16 @@ def checkout(tmp_path: Path, shared: SharedDir, monkeypatch: pytest.MonkeyPatch)
 
 def _remote_suite(endpoint: str, episodes: int = 3) -> dict[str, object]:
     return base_suite(
-        agents=[{"id": PLAYER_ID, "endpoint": endpoint},
-                {"id": "defector", "strategy": "always_defect"}],
-        under_test=PLAYER_ID, episodes=episodes, parallel=3,
+        agents=[
+            {"id": PLAYER_ID, "endpoint": endpoint},
+            {"id": "defector", "strategy": "always_defect"},
+        ],
+        under_test=PLAYER_ID,
+        episodes=episodes,
+        parallel=3,
         metrics=[{"name": "average_payoff"}, {"name": "cooperation_rate"}],
-        thresholds=[{"metric": "cooperation_rate", "max": 0.5}])
+        thresholds=[{"metric": "cooperation_rate", "max": 0.5}],
+    )
 
 
 def _records(path: Path) -> list[dict[str, Any]]:
@@ -73,16 +84,24 @@ def _records(path: Path) -> list[dict[str, Any]]:
 
 
 def _files(folder: Path) -> dict[str, int]:
-    return {str(path.relative_to(folder)): path.stat().st_mtime_ns
-            for path in folder.rglob("*") if path.is_file()}
+    return {
+        str(path.relative_to(folder)): path.stat().st_mtime_ns
+        for path in folder.rglob("*")
+        if path.is_file()
+    }
 
 
 def test_a_remote_player_is_evaluated_over_http(
-        player: AgentProcess, shared: SharedDir, write_suite: Callable[..., Path],
-        tmp_path: Path) -> None:
+    player: AgentProcess, shared: SharedDir, write_suite: Callable[..., Path], tmp_path: Path
+) -> None:
     out = tmp_path / "out.json"
-    run = evaluate(str(write_suite(_remote_suite(player.mcp_url))), "--shared-dir",
-                   str(shared.root), "--json", str(out))
+    run = evaluate(
+        str(write_suite(_remote_suite(player.mcp_url))),
+        "--shared-dir",
+        str(shared.root),
+        "--json",
+        str(out),
+    )
     assert run.exit_code == 0, run.output
     report = json.loads(out.read_text())
     assert report["failures"] == [] and report["finished_episodes"] == 3
@@ -94,13 +113,18 @@ def test_a_remote_player_is_evaluated_over_http(
 
     # The summary, under the SHARED folder given: one record per episode, no message.
     transcript = shared.logs_dir / "evaluations" / "tiny.transcript.jsonl"
-    assert report["transcript"] == {"path": str(transcript), "mode": "summary",
-                                    "bytes": transcript.stat().st_size,
-                                    "max_bytes": 64 * 2**20, "withheld": 0}
+    assert report["transcript"] == {
+        "path": str(transcript),
+        "mode": "summary",
+        "bytes": transcript.stat().st_size,
+        "max_bytes": 64 * 2**20,
+        "withheld": 0,
+    }
     assert f"transcript (summary, {transcript.stat().st_size / 1024:,.0f} KiB)" in run.output
     records = _records(transcript)
     assert [r["event"] for r in records] == ["evaluation_started"] + ["episode"] * 3 + [
-        "evaluation_finished"]
+        "evaluation_finished"
+    ]
     started, *episodes, finished = records
     assert started["remote"] == {PLAYER_ID: player.mcp_url}
     assert started["transcript"] == "summary" and started["episodes"] == 3
@@ -118,8 +142,8 @@ def test_a_remote_player_is_evaluated_over_http(
 
 
 def test_the_transcript_goes_where_the_user_put_it_and_never_into_the_checkout(
-        player: AgentProcess, checkout: Path, write_suite: Callable[..., Path],
-        tmp_path: Path) -> None:
+    player: AgentProcess, checkout: Path, write_suite: Callable[..., Path], tmp_path: Path
+) -> None:
     suite = str(write_suite(_remote_suite(player.mcp_url)))
     before = _files(checkout)
 
@@ -137,8 +161,8 @@ def test_the_transcript_goes_where_the_user_put_it_and_never_into_the_checkout(
 
 
 def test_the_full_transcript_has_every_message(
-        player: AgentProcess, checkout: Path, write_suite: Callable[..., Path],
-        tmp_path: Path) -> None:
+    player: AgentProcess, checkout: Path, write_suite: Callable[..., Path], tmp_path: Path
+) -> None:
     suite = str(write_suite(_remote_suite(player.mcp_url)))
     run = evaluate(suite, "--output", str(tmp_path / "runs"), "--full-transcript")
     assert run.exit_code == 0, run.output
@@ -152,12 +176,13 @@ def test_the_full_transcript_has_every_message(
 
 
 def test_even_the_full_transcript_stops_at_its_bound(
-        player: AgentProcess, shared: SharedDir, write_suite: Callable[..., Path],
-        tmp_path: Path) -> None:
+    player: AgentProcess, shared: SharedDir, write_suite: Callable[..., Path], tmp_path: Path
+) -> None:
     suite = load_suite(write_suite(_remote_suite(player.mcp_url, episodes=4)))
     transcript = Transcript(tmp_path / "runs", suite.name, full=True, max_bytes=16_384)
-    evaluation = run_evaluation(suite, "suite.yaml", parallel=2, shared=shared,
-                                transcript=transcript)
+    evaluation = run_evaluation(
+        suite, "suite.yaml", parallel=2, shared=shared, transcript=transcript
+    )
     assert len(evaluation.finished) == 4, "the bound cuts the record, never the run"
     path = tmp_path / "runs" / "tiny.transcript.jsonl"
     assert path.stat().st_size == transcript.size <= 16_384
@@ -168,11 +193,17 @@ def test_even_the_full_transcript_stops_at_its_bound(
 
 
 def test_an_unreachable_remote_agent_fails_every_episode_and_exits_1(
-        shared: SharedDir, write_suite: Callable[..., Path], tmp_path: Path) -> None:
+    shared: SharedDir, write_suite: Callable[..., Path], tmp_path: Path
+) -> None:
     out = tmp_path / "out.json"
     endpoint = f"http://127.0.0.1:{free_port()}/mcp"
-    run = evaluate(str(write_suite(_remote_suite(endpoint))), "--shared-dir",
-                   str(shared.root), "--json", str(out))
+    run = evaluate(
+        str(write_suite(_remote_suite(endpoint))),
+        "--shared-dir",
+        str(shared.root),
+        "--json",
+        str(out),
+    )
     assert run.exit_code == 1, run.output
     report = json.loads(out.read_text())
     assert report["finished_episodes"] == 0 and report["verdict"] == "fail"
@@ -191,6 +222,8 @@ def test_an_unreachable_remote_agent_fails_every_episode_and_exits_1(
         assert fault["player_id"] == PLAYER_ID and fault["code"] == "E009"
         assert fault["description"] == (
             f"no answer to handle_game_invitation after 3 retries (could not reach {endpoint} "
-            f"for handle_game_invitation: ConnectError)")
-    assert REPO_ROOT.joinpath("SHARED", "logs", "evaluations").exists() is False or \
-        not any(REPO_ROOT.joinpath("SHARED", "logs", "evaluations").iterdir())
+            f"for handle_game_invitation: ConnectError)"
+        )
+    assert REPO_ROOT.joinpath("SHARED", "logs", "evaluations").exists() is False or not any(
+        REPO_ROOT.joinpath("SHARED", "logs", "evaluations").iterdir()
+    )

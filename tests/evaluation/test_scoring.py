@@ -29,36 +29,52 @@ def test_one_value_has_no_interval() -> None:
     assert interval([3.0], ReportSpec(), seed=0) == (None, None)
 
 
-def _metric(key: str, mean: float | None, weight: float = 1.0, lower: float | None = None,
-            upper: float | None = None) -> MetricResult:
+def _metric(
+    key: str,
+    mean: float | None,
+    weight: float = 1.0,
+    lower: float | None = None,
+    upper: float | None = None,
+) -> MetricResult:
     return MetricResult(key, key, weight, mean, None, lower, upper, 5)
 
 
 def test_the_score_is_the_weighted_mean_and_a_negative_weight_counts_against() -> None:
-    results = [_metric("payoff", 3.0, 2.0), _metric("exploitability", 1.0, -1.0),
-               _metric("unmeasured", None, 5.0), _metric("shown_only", 100.0, 0.0)]
+    results = [
+        _metric("payoff", 3.0, 2.0),
+        _metric("exploitability", 1.0, -1.0),
+        _metric("unmeasured", None, 5.0),
+        _metric("shown_only", 100.0, 0.0),
+    ]
     assert score(results) == pytest.approx((2 * 3.0 - 1.0) / 3)
     assert score([_metric("unmeasured", None)]) is None
 
 
-@pytest.mark.parametrize(("threshold", "verdict"), [
-    (ThresholdSpec(metric="payoff", min=2), "pass"),
-    (ThresholdSpec(metric="payoff", min=2, warn_min=3.5), "warn"),
-    (ThresholdSpec(metric="payoff", min=3.5), "fail"),
-    (ThresholdSpec(metric="payoff", max=3.5, warn_max=2.5), "warn"),
-    (ThresholdSpec(metric="payoff", statistic="lower", min=2.5), "fail"),
-    (ThresholdSpec(metric="payoff", statistic="upper", max=4.5), "pass"),
-    (ThresholdSpec(metric="score", min=3), "pass"),
-    (ThresholdSpec(metric="empty", min=0), "fail"),
-])
-def test_thresholds_read_their_statistic_and_give_a_verdict(threshold: ThresholdSpec,
-                                                            verdict: str) -> None:
+@pytest.mark.parametrize(
+    ("threshold", "verdict"),
+    [
+        (ThresholdSpec(metric="payoff", min=2), "pass"),
+        (ThresholdSpec(metric="payoff", min=2, warn_min=3.5), "warn"),
+        (ThresholdSpec(metric="payoff", min=3.5), "fail"),
+        (ThresholdSpec(metric="payoff", max=3.5, warn_max=2.5), "warn"),
+        (ThresholdSpec(metric="payoff", statistic="lower", min=2.5), "fail"),
+        (ThresholdSpec(metric="payoff", statistic="upper", max=4.5), "pass"),
+        (ThresholdSpec(metric="score", min=3), "pass"),
+        (ThresholdSpec(metric="empty", min=0), "fail"),
+    ],
+)
+def test_thresholds_read_their_statistic_and_give_a_verdict(
+    threshold: ThresholdSpec, verdict: str
+) -> None:
     results = [_metric("payoff", 3.0, lower=2.0, upper=4.0), _metric("empty", None)]
     [judged] = judge([threshold], results, total=3.0)
     assert judged.verdict == verdict, judged.reason
 
 
 def test_a_bound_without_an_interval_reads_the_mean() -> None:
-    [judged] = judge([ThresholdSpec(metric="exploit", statistic="upper", max=1)],
-                     [_metric("exploit", 0.5)], total=None)
+    [judged] = judge(
+        [ThresholdSpec(metric="exploit", statistic="upper", max=1)],
+        [_metric("exploit", 0.5)],
+        total=None,
+    )
     assert (judged.value, judged.verdict) == (0.5, "pass")

@@ -34,12 +34,16 @@ def test_the_prisoners_dilemma_suite_is_the_one_the_issue_asks_for() -> None:
 
 
 def test_a_remote_agent_and_metric_options_are_read(write_suite: Callable[..., Path]) -> None:
-    path = write_suite(base_suite(
-        game={"type": "rock_paper_scissors", "params": {"rounds": 5}},
-        agents=[{"id": "me", "endpoint": "http://127.0.0.1:8101/mcp"},
-                {"id": "you", "strategy": "biased", "options": {"action": "paper",
-                                                                "weight": 0.9}}],
-        metrics=[{"name": "average_payoff", "per": "match", "id": "total", "weight": 2}]))
+    path = write_suite(
+        base_suite(
+            game={"type": "rock_paper_scissors", "params": {"rounds": 5}},
+            agents=[
+                {"id": "me", "endpoint": "http://127.0.0.1:8101/mcp"},
+                {"id": "you", "strategy": "biased", "options": {"action": "paper", "weight": 0.9}},
+            ],
+            metrics=[{"name": "average_payoff", "per": "match", "id": "total", "weight": 2}],
+        )
+    )
     suite = load_suite(path)
     assert suite.has_remote and suite.agent_under_test.remote
     metric = suite.metrics[0]
@@ -47,48 +51,87 @@ def test_a_remote_agent_and_metric_options_are_read(write_suite: Callable[..., P
 
 
 BAD: list[tuple[str, dict[str, Any] | str, str]] = [
-    ("missing field", {k: v for k, v in base_suite().items() if k != "agents"},
-     "agents: Field required"),
+    (
+        "missing field",
+        {k: v for k, v in base_suite().items() if k != "agents"},
+        "agents: Field required",
+    ),
     ("unknown field", base_suite(epsiodes=3), "epsiodes: Extra inputs are not permitted"),
     ("unknown game", base_suite(game={"type": "chess"}), "game.type: unknown game type 'chess'"),
-    ("bad parameter", base_suite(game={"type": "prisoners_dilemma", "params": {"noise": 2}}),
-     "game.params:"),
-    ("unknown strategy", base_suite(agents=[{"id": "me", "strategy": "always_defect"},
-                                            {"id": "you", "strategy": "nice"}]),
-     "agents[1].strategy: no strategy 'nice' plays prisoners_dilemma"),
-    ("both kinds", base_suite(agents=[{"id": "me", "strategy": "always_defect",
-                                       "endpoint": "http://h:1/mcp"},
-                                      {"id": "you", "strategy": "always_cooperate"}]),
-     "agents[0]: Value error, give exactly one of 'strategy'"),
-    ("bad endpoint", base_suite(agents=[{"id": "me", "endpoint": "ftp://h/mcp"},
-                                        {"id": "you", "strategy": "always_cooperate"}]),
-     "agents[0].endpoint:"),
-    ("under test unknown", base_suite(under_test="them"),
-     "under_test: 'them' is not an agent id"),
+    (
+        "bad parameter",
+        base_suite(game={"type": "prisoners_dilemma", "params": {"noise": 2}}),
+        "game.params:",
+    ),
+    (
+        "unknown strategy",
+        base_suite(
+            agents=[{"id": "me", "strategy": "always_defect"}, {"id": "you", "strategy": "nice"}]
+        ),
+        "agents[1].strategy: no strategy 'nice' plays prisoners_dilemma",
+    ),
+    (
+        "both kinds",
+        base_suite(
+            agents=[
+                {"id": "me", "strategy": "always_defect", "endpoint": "http://h:1/mcp"},
+                {"id": "you", "strategy": "always_cooperate"},
+            ]
+        ),
+        "agents[0]: Value error, give exactly one of 'strategy'",
+    ),
+    (
+        "bad endpoint",
+        base_suite(
+            agents=[
+                {"id": "me", "endpoint": "ftp://h/mcp"},
+                {"id": "you", "strategy": "always_cooperate"},
+            ]
+        ),
+        "agents[0].endpoint:",
+    ),
+    ("under test unknown", base_suite(under_test="them"), "under_test: 'them' is not an agent id"),
     ("unknown metric", base_suite(metrics=[{"name": "elo"}]), "metrics[0]:"),
-    ("metric option", base_suite(metrics=[{"name": "average_payoff", "per": "turn"}]),
-     "metrics[0].per:"),
-    ("no cooperation in blotto", base_suite(
-        game={"type": "colonel_blotto"},
-        agents=[{"id": "me", "strategy": "uniform"}, {"id": "you", "strategy": "uniform"}],
-        metrics=[{"name": "cooperation_rate"}]),
-     "metrics[0]: cooperation_rate needs a notion of cooperation"),
-    ("threshold on no metric", base_suite(thresholds=[{"metric": "elo", "min": 1}]),
-     "thresholds[0].metric: 'elo' is not a metric id"),
-    ("warn below min", base_suite(thresholds=[{"metric": "average_payoff", "min": 2,
-                                               "warn_min": 1}]),
-     "thresholds[0]: Value error, warn_min 1.0 is below min 2.0"),
-    ("no bound", base_suite(thresholds=[{"metric": "average_payoff"}]),
-     "give at least one of min, max"),
+    (
+        "metric option",
+        base_suite(metrics=[{"name": "average_payoff", "per": "turn"}]),
+        "metrics[0].per:",
+    ),
+    (
+        "no cooperation in blotto",
+        base_suite(
+            game={"type": "colonel_blotto"},
+            agents=[{"id": "me", "strategy": "uniform"}, {"id": "you", "strategy": "uniform"}],
+            metrics=[{"name": "cooperation_rate"}],
+        ),
+        "metrics[0]: cooperation_rate needs a notion of cooperation",
+    ),
+    (
+        "threshold on no metric",
+        base_suite(thresholds=[{"metric": "elo", "min": 1}]),
+        "thresholds[0].metric: 'elo' is not a metric id",
+    ),
+    (
+        "warn below min",
+        base_suite(thresholds=[{"metric": "average_payoff", "min": 2, "warn_min": 1}]),
+        "thresholds[0]: Value error, warn_min 1.0 is below min 2.0",
+    ),
+    (
+        "no bound",
+        base_suite(thresholds=[{"metric": "average_payoff"}]),
+        "give at least one of min, max",
+    ),
     ("yaml", "name: x\ngame: [unclosed\n", "not valid YAML at line 3"),
     ("not a mapping", "- a list\n", "a suite is a mapping of fields"),
 ]
 
 
-@pytest.mark.parametrize(("data", "expected"), [(d, e) for _, d, e in BAD],
-                         ids=[name for name, _, _ in BAD])
+@pytest.mark.parametrize(
+    ("data", "expected"), [(d, e) for _, d, e in BAD], ids=[name for name, _, _ in BAD]
+)
 def test_a_bad_suite_is_one_line_naming_file_and_field(
-        write_suite: Callable[..., Path], data: dict[str, Any] | str, expected: str) -> None:
+    write_suite: Callable[..., Path], data: dict[str, Any] | str, expected: str
+) -> None:
     path = write_suite(data)
     with pytest.raises(SuiteError) as caught:
         load_suite(path)

@@ -43,16 +43,42 @@ import time
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-INVALID_CHOICES = {"choice_upper": "EVEN", "choice_empty": "", "choice_null": None,
-                   "choice_number": 7}
+INVALID_CHOICES = {
+    "choice_upper": "EVEN",
+    "choice_empty": "",
+    "choice_null": None,
+    "choice_number": 7,
+}
 DEEP_JSON = {"deep_json": 100_000, "deep_json_900": 900}
-FAULTS = ("none", "never_answers", "hangs_after_invitation", "answers_late",
-          "closes_connection", "http_500", "not_json", "jsonrpc_error", "wrong_id",
-          "wrong_types",
-          *INVALID_CHOICES, "other_match_id", "other_player_id", *DEEP_JSON, "huge_body",
-          "huge_body_unsized", "trickle", "dies_after_invitation", "refuses_invitation")
-NOTIFICATIONS = ("notify_match_result", "notify_game_error", "notify_round",
-                 "update_standings", "notify_round_completed", "notify_league_completed")
+FAULTS = (
+    "none",
+    "never_answers",
+    "hangs_after_invitation",
+    "answers_late",
+    "closes_connection",
+    "http_500",
+    "not_json",
+    "jsonrpc_error",
+    "wrong_id",
+    "wrong_types",
+    *INVALID_CHOICES,
+    "other_match_id",
+    "other_player_id",
+    *DEEP_JSON,
+    "huge_body",
+    "huge_body_unsized",
+    "trickle",
+    "dies_after_invitation",
+    "refuses_invitation",
+)
+NOTIFICATIONS = (
+    "notify_match_result",
+    "notify_game_error",
+    "notify_round",
+    "update_standings",
+    "notify_round_completed",
+    "notify_league_completed",
+)
 
 HUGE_BYTES = 10 * 1024 * 1024
 LATE_BY_SEC = 1.5
@@ -77,20 +103,34 @@ class Player:
         self.fault = fault
 
     def message(self, message_type, request, **fields):
-        envelope = {"protocol": "league.v2", "message_type": message_type,
-                    "sender": "player:" + self.player_id, "timestamp": now(),
-                    "conversation_id": request.get("conversation_id", "none")}
+        envelope = {
+            "protocol": "league.v2",
+            "message_type": message_type,
+            "sender": "player:" + self.player_id,
+            "timestamp": now(),
+            "conversation_id": request.get("conversation_id", "none"),
+        }
         envelope.update(fields)
         return envelope
 
     def join(self, invitation):
-        return self.message("GAME_JOIN_ACK", invitation, match_id=invitation.get("match_id"),
-                            player_id=self.player_id, arrival_timestamp=now(),
-                            accept=self.fault != "refuses_invitation")
+        return self.message(
+            "GAME_JOIN_ACK",
+            invitation,
+            match_id=invitation.get("match_id"),
+            player_id=self.player_id,
+            arrival_timestamp=now(),
+            accept=self.fault != "refuses_invitation",
+        )
 
     def choose(self, call):
-        answer = self.message("CHOOSE_PARITY_RESPONSE", call, match_id=call.get("match_id"),
-                              player_id=self.player_id, parity_choice="even")
+        answer = self.message(
+            "CHOOSE_PARITY_RESPONSE",
+            call,
+            match_id=call.get("match_id"),
+            player_id=self.player_id,
+            parity_choice="even",
+        )
         if self.fault in INVALID_CHOICES:
             answer["parity_choice"] = INVALID_CHOICES[self.fault]
         elif self.fault == "wrong_types":
@@ -133,8 +173,9 @@ class Handler(BaseHTTPRequestHandler):
             request = json.loads(body)
             method, params = request["method"], request["params"]
         except (ValueError, KeyError, TypeError):
-            self.send_json({"jsonrpc": "2.0", "id": None,
-                            "error": {"code": -32700, "message": "Parse error"}})
+            self.send_json(
+                {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
+            )
             return
         request_id = request.get("id")
         if player.fault == "hangs_after_invitation" and method != "handle_game_invitation":
@@ -166,15 +207,26 @@ class Handler(BaseHTTPRequestHandler):
         elif fault == "not_json":
             self.send_body(200, b"<html><body>It works!</body></html>", "text/html")
         elif fault == "wrong_id":
-            self.send_json({"jsonrpc": "2.0", "id": request_id + 1000,
-                            "result": self.server.player.choose(call)})
+            self.send_json(
+                {
+                    "jsonrpc": "2.0",
+                    "id": request_id + 1000,
+                    "result": self.server.player.choose(call),
+                }
+            )
         elif fault == "jsonrpc_error":
-            self.send_json({"jsonrpc": "2.0", "id": request_id,
-                            "error": {"code": -32000, "message": "strategy crashed"}})
+            self.send_json(
+                {
+                    "jsonrpc": "2.0",
+                    "id": request_id,
+                    "error": {"code": -32000, "message": "strategy crashed"},
+                }
+            )
         elif fault in DEEP_JSON:
             depth = DEEP_JSON[fault]
-            text = json.dumps({"jsonrpc": "2.0", "id": request_id,
-                               "result": self.server.player.choose(call)})
+            text = json.dumps(
+                {"jsonrpc": "2.0", "id": request_id, "result": self.server.player.choose(call)}
+            )
             nested = "[" * depth + "]" * depth  # written flat: json.dumps would recurse
             # the answer without its two closing braces, one more field, the braces again
             self.send_body(200, f'{text[:-2]}, "nested": {nested}}}}}'.encode())
@@ -188,8 +240,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def answer_bytes(self, call, request_id, size=None):
         """The JSON-RPC answer to a move call, padded to exactly ``size`` bytes if given."""
-        answer = {"jsonrpc": "2.0", "id": request_id,
-                  "result": self.server.player.choose(call)}
+        answer = {"jsonrpc": "2.0", "id": request_id, "result": self.server.player.choose(call)}
         body = json.dumps(answer).encode()
         if size is not None:  # a valid answer whose result carries a padding field
             answer["result"]["padding"] = ""
@@ -216,7 +267,7 @@ class Handler(BaseHTTPRequestHandler):
                 self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             for start in range(0, len(body), 65536):
-                self.wfile.write(body[start:start + 65536])
+                self.wfile.write(body[start : start + 65536])
         except OSError:
             pass  # the caller stopped reading: what the fault is for
 
@@ -230,7 +281,7 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             for start in range(0, len(body), TRICKLE_BYTES):
-                self.wfile.write(body[start:start + TRICKLE_BYTES])
+                self.wfile.write(body[start : start + TRICKLE_BYTES])
                 time.sleep(TRICKLE_EVERY_SEC)
         except OSError:
             pass  # the caller gave up waiting: what the fault is for

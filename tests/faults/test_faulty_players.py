@@ -152,19 +152,31 @@ class Run:
 def spawn_faulty(root: Path, fault: str) -> FaultyPlayer:
     port = free_port()
     output = root / f"faulty-{fault}.out"
-    command = [sys.executable, "-I", str(SCRIPT), "--port", str(port),
-               "--player-id", faulty_id(fault), "--fault", fault]
+    command = [
+        sys.executable,
+        "-I",
+        str(SCRIPT),
+        "--port",
+        str(port),
+        "--player-id",
+        faulty_id(fault),
+        "--fault",
+        fault,
+    ]
     with open(output, "wb") as sink:
-        popen = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT,
-                                 stdin=subprocess.DEVNULL)
+        popen = subprocess.Popen(
+            command, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+        )
     return FaultyPlayer(fault, port, popen, output)
 
 
 def wait_faulty_healthy(player: FaultyPlayer, timeout: float = 15) -> None:
     def healthy() -> bool:
         if player.popen.poll() is not None:
-            raise AssertionError(f"{player.fault} exited with {player.popen.returncode}: "
-                                 f"{player.output.read_text()[-2000:]}")
+            raise AssertionError(
+                f"{player.fault} exited with {player.popen.returncode}: "
+                f"{player.output.read_text()[-2000:]}"
+            )
         try:
             return httpx.get(f"http://127.0.0.1:{player.port}/health", timeout=1).is_success
         except httpx.HTTPError:
@@ -190,17 +202,22 @@ def stop_faulty(players: list[FaultyPlayer]) -> None:
 def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setup]:
     root = tmp_path_factory.mktemp("faults")
     shared = make_shared_dir(
-        root / "SHARED", timeouts_sec=TIMEOUTS_SEC,
-        security={"admin_token": ADMIN_TOKEN, "admin_token_env": "LEAGUE_FAULTS_ADMIN_TOKEN",
-                  "token_bytes": 32})
+        root / "SHARED",
+        timeouts_sec=TIMEOUTS_SEC,
+        security={
+            "admin_token": ADMIN_TOKEN,
+            "admin_token_env": "LEAGUE_FAULTS_ADMIN_TOKEN",
+            "token_bytes": 32,
+        },
+    )
     launcher = Launcher(shared.root)
     faulty: dict[str, FaultyPlayer] = {}
     unused_lm = f"http://127.0.0.1:{free_port()}/mcp"  # standalone agents never call it
     try:
-        referee = launcher.referee("Faults", free_port(), unused_lm,
-                                   max_concurrent=len(EXPECTED) + 1, standalone=True)
-        sound = launcher.player("Sound", free_port(), unused_lm, player_id=SOUND,
-                                standalone=True)
+        referee = launcher.referee(
+            "Faults", free_port(), unused_lm, max_concurrent=len(EXPECTED) + 1, standalone=True
+        )
+        sound = launcher.player("Sound", free_port(), unused_lm, player_id=SOUND, standalone=True)
         for fault in [*EXPECTED, CONTROL]:
             faulty[fault] = spawn_faulty(root, fault)
         launcher.wait_healthy(referee)
@@ -219,16 +236,22 @@ def run_match(admin: httpx.Client, setup: Setup, fault: str, index: int) -> Run:
     """One standalone match, sound player against ``fault``; the faulty one takes seat A
     in every other match, so no result depends on the seat."""
     faulty = setup.faulty[fault]
-    seats = [{"player_id": SOUND, "endpoint": setup.sound.mcp_url},
-             {"player_id": faulty.player_id, "endpoint": faulty.mcp_url}]
+    seats = [
+        {"player_id": SOUND, "endpoint": setup.sound.mcp_url},
+        {"player_id": faulty.player_id, "endpoint": faulty.mcp_url},
+    ]
     if index % 2:
         seats.reverse()
     match_id = f"fault-{fault}"
     started = time.monotonic()
     response = admin.post("/run_match", json={"players": seats, "match_id": match_id})
     elapsed = time.monotonic() - started
-    return Run(elapsed, response.status_code, response.json(),
-               setup.shared.match_path("standalone", match_id))
+    return Run(
+        elapsed,
+        response.status_code,
+        response.json(),
+        setup.shared.match_path("standalone", match_id),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -238,38 +261,49 @@ def runs(setup: Setup) -> dict[str, Run]:
     faults = list(EXPECTED)
     system = setup.shared.system()
     patience = max(expected.time_bound(system) for expected in EXPECTED.values()) + 30
-    with httpx.Client(base_url=setup.referee.base_url, timeout=patience,
-                      headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}) as admin:
+    with httpx.Client(
+        base_url=setup.referee.base_url,
+        timeout=patience,
+        headers={"Authorization": f"Bearer {ADMIN_TOKEN}"},
+    ) as admin:
         control = run_match(admin, setup, CONTROL, 0)
         with ThreadPoolExecutor(max_workers=len(faults)) as pool:
-            done = pool.map(lambda item: run_match(admin, setup, item[1], item[0]),
-                            enumerate(faults))
+            done = pool.map(
+                lambda item: run_match(admin, setup, item[1], item[0]), enumerate(faults)
+            )
             return {CONTROL: control, **dict(zip(faults, done, strict=True))}
 
 
 def game_errors(run: Run, peer: str) -> list[dict[str, Any]]:
     """Every GAME_ERROR the referee sent ``peer``, delivered or not."""
-    return [entry["message"] for entry in run.match_file["transcript"]
-            if entry["direction"] == "sent" and entry["method"] == GAME_ERROR
-            and entry["peer"] == peer]
+    return [
+        entry["message"]
+        for entry in run.match_file["transcript"]
+        if entry["direction"] == "sent" and entry["method"] == GAME_ERROR and entry["peer"] == peer
+    ]
 
 
 def failures(run: Run, peer: str, method: str) -> list[str]:
     """The error code of every attempt of ``method`` that got no answer."""
-    return [entry["error"]["code"] for entry in run.match_file["transcript"]
-            if entry["direction"] == "failed" and entry["method"] == method
-            and entry["peer"] == peer]
+    return [
+        entry["error"]["code"]
+        for entry in run.match_file["transcript"]
+        if entry["direction"] == "failed" and entry["method"] == method and entry["peer"] == peer
+    ]
 
 
 def sent(run: Run, peer: str, method: str) -> int:
-    return sum(1 for entry in run.match_file["transcript"]
-               if entry["direction"] == "sent" and entry["method"] == method
-               and entry["peer"] == peer)
+    return sum(
+        1
+        for entry in run.match_file["transcript"]
+        if entry["direction"] == "sent" and entry["method"] == method and entry["peer"] == peer
+    )
 
 
 @pytest.mark.parametrize("fault", list(EXPECTED))
-def test_a_faulty_player_loses_technically_in_bounded_time(setup: Setup, runs: dict[str, Run],
-                                                           fault: str) -> None:
+def test_a_faulty_player_loses_technically_in_bounded_time(
+    setup: Setup, runs: dict[str, Run], fault: str
+) -> None:
     expected, run, system = EXPECTED[fault], runs[fault], setup.shared.system()
     bound, attempts = expected.time_bound(system), expected.attempts(system)
     loser = setup.faulty[fault].player_id
@@ -290,13 +324,13 @@ def test_a_faulty_player_loses_technically_in_bounded_time(setup: Setup, runs: d
         assert failures(run, loser, expected.method) == [expected.code] * attempts
     else:
         assert failures(run, loser, expected.method) == [], "an answer is never retried"
-    notices = [(e["error_code"], e["retryable"], e["retry_count"])
-               for e in game_errors(run, loser)]
+    notices = [(e["error_code"], e["retryable"], e["retry_count"]) for e in game_errors(run, loser)]
     if expected.code is None:
         assert notices == [], "a refused invitation is no error"
     elif expected.retried:
         assert notices == [(expected.code, True, n) for n in range(1, attempts)] + [
-            (expected.code, False, attempts - 1)], "each retry announced, then the loss"
+            (expected.code, False, attempts - 1)
+        ], "each retry announced, then the loss"
     else:
         assert notices == [(expected.code, False, 0)]
     assert game_errors(run, SOUND) == [], "the sound player is never blamed"
@@ -304,8 +338,9 @@ def test_a_faulty_player_loses_technically_in_bounded_time(setup: Setup, runs: d
 
     assert run.elapsed <= bound, f"{fault} took {run.elapsed:.2f} s, bound {bound:.2f} s"
     if expected.code == "E001":
-        assert run.elapsed >= attempts * system.timeout_for(expected.method), \
+        assert run.elapsed >= attempts * system.timeout_for(expected.method), (
             "every attempt waited its whole timeout"
+        )
     if fault == "dies_after_invitation":
         assert setup.faulty[fault].popen.poll() == 0, "the player really died"
 
@@ -322,14 +357,22 @@ def test_the_sound_player_records_every_win(setup: Setup, runs: dict[str, Run]) 
     history = json.loads(setup.shared.player_history_path(SOUND).read_text())
     outcomes = {match["match_id"]: match["outcome"] for match in history["matches"]}
     assert {f"fault-{fault}": outcomes.get(f"fault-{fault}") for fault in EXPECTED} == {
-        f"fault-{fault}": "WIN" for fault in EXPECTED}
+        f"fault-{fault}": "WIN" for fault in EXPECTED
+    }
 
 
-@pytest.mark.parametrize(("fault", "limit"), [
-    ("huge_body", "http.max_response_bytes"), ("huge_body_unsized", "http.max_response_bytes"),
-    ("deep_json", "http.max_json_depth"), ("deep_json_900", "http.max_json_depth")])
-def test_an_answer_beyond_a_limit_is_refused_unkept(runs: dict[str, Run], fault: str,
-                                                    limit: str) -> None:
+@pytest.mark.parametrize(
+    ("fault", "limit"),
+    [
+        ("huge_body", "http.max_response_bytes"),
+        ("huge_body_unsized", "http.max_response_bytes"),
+        ("deep_json", "http.max_json_depth"),
+        ("deep_json_900", "http.max_json_depth"),
+    ],
+)
+def test_an_answer_beyond_a_limit_is_refused_unkept(
+    runs: dict[str, Run], fault: str, limit: str
+) -> None:
     """The player is told which limit it broke, and its answer never reaches the file."""
     run = runs[fault]
     (notice,) = game_errors(run, faulty_id(fault))

@@ -20,38 +20,44 @@ FIRST, SECOND = Mechanism.FIRST_PRICE, Mechanism.SECOND_PRICE
 PLAYERS = ["P01", "P02", "P03"]
 
 
-@pytest.mark.parametrize(("bids", "mechanism", "winner", "price"), [
-    ([10, 30, 20], FIRST, 1, 30),
-    ([10, 30, 20], SECOND, 1, 20),
-    ([50, 50, 10], FIRST, 0, 50),   # a tie goes to the lowest seat
-    ([50, 50, 10], SECOND, 0, 50),  # ... who pays the equal bid
-    ([0, 0], SECOND, 0, 0),
-    ([7, 99], FIRST, 1, 99),
-    ([7.5, 7.25], SECOND, 0, 7.25),
-])
-def test_resolve_table(bids: list[float], mechanism: Mechanism, winner: int,
-                       price: float) -> None:
+@pytest.mark.parametrize(
+    ("bids", "mechanism", "winner", "price"),
+    [
+        ([10, 30, 20], FIRST, 1, 30),
+        ([10, 30, 20], SECOND, 1, 20),
+        ([50, 50, 10], FIRST, 0, 50),  # a tie goes to the lowest seat
+        ([50, 50, 10], SECOND, 0, 50),  # ... who pays the equal bid
+        ([0, 0], SECOND, 0, 0),
+        ([7, 99], FIRST, 1, 99),
+        ([7.5, 7.25], SECOND, 0, 7.25),
+    ],
+)
+def test_resolve_table(bids: list[float], mechanism: Mechanism, winner: int, price: float) -> None:
     assert resolve(bids, mechanism) == (winner, price), f"{mechanism.value} on {bids}"
 
 
 def _auction(spec_mechanism: Mechanism, values: list[int], **parameters: object) -> AuctionState:
     spec = FIRST_PRICE_SPEC if spec_mechanism is FIRST else SECOND_PRICE_SPEC
-    state = spec.create(PLAYERS[:len(values)], **parameters)
+    state = spec.create(PLAYERS[: len(values)], **parameters)
     assert isinstance(state, AuctionState)
     state._values = list(values)  # fixed values make the payoff table readable
     return state
 
 
-@pytest.mark.parametrize(("mechanism", "values", "bids", "returns"), [
-    (FIRST, [60, 80, 40], [30, 50, 45], [0, 30, 0]),
-    (SECOND, [60, 80, 40], [30, 50, 45], [0, 35, 0]),
-    (FIRST, [60, 20], [10, 70], [0, -50]),      # overbidding in first price loses money
-    (SECOND, [60, 20], [10, 70], [0, 10]),
-    (SECOND, [60, 20], [50, 70], [0, -30]),     # ... and in second price when outbid
-    (FIRST, [30, 30], [25, 25], [5, 0]),        # the tie goes to P01
-])
-def test_payoff_table(mechanism: Mechanism, values: list[int], bids: list[int],
-                      returns: list[float]) -> None:
+@pytest.mark.parametrize(
+    ("mechanism", "values", "bids", "returns"),
+    [
+        (FIRST, [60, 80, 40], [30, 50, 45], [0, 30, 0]),
+        (SECOND, [60, 80, 40], [30, 50, 45], [0, 35, 0]),
+        (FIRST, [60, 20], [10, 70], [0, -50]),  # overbidding in first price loses money
+        (SECOND, [60, 20], [10, 70], [0, 10]),
+        (SECOND, [60, 20], [50, 70], [0, -30]),  # ... and in second price when outbid
+        (FIRST, [30, 30], [25, 25], [5, 0]),  # the tie goes to P01
+    ],
+)
+def test_payoff_table(
+    mechanism: Mechanism, values: list[int], bids: list[int], returns: list[float]
+) -> None:
     state = _auction(mechanism, values)
     state.step(dict(zip(PLAYERS, bids, strict=False)))
     assert state.is_terminal() and state.acting_players() == ()
@@ -68,8 +74,7 @@ def test_observation_shows_own_value_only_then_the_outcome() -> None:
         view = state.observation(player)
         assert view["private"] == {"value": values[player]}
         assert "bids" not in view and "values" not in view
-        assert view["action_space"] == {"kind": "number", "low": 0, "high": 100,
-                                        "integer": True}
+        assert view["action_space"] == {"kind": "number", "low": 0, "high": 100, "integer": True}
         changed = FIRST_PRICE_SPEC.create(PLAYERS)
         assert isinstance(changed, AuctionState)
         changed._values = [v if p == player else 101 + v for p, v in values.items()]
@@ -96,13 +101,16 @@ def test_fractional_bids_when_integer_bids_is_off() -> None:
     assert state.to_json()["price"] == 10.5
 
 
-@pytest.mark.parametrize(("parameters", "message"), [
-    ({"value_low": -1}, "value_low must be at least 0"),
-    ({"value_low": 50, "value_high": 10}, "value_high must be at least 50"),
-    ({"bid_cap": "100"}, "bid_cap must be an integer"),
-    ({"integer_bids": 1}, "integer_bids must be true or false"),
-    ({"reserve": 5}, "takes no parameter reserve"),
-])
+@pytest.mark.parametrize(
+    ("parameters", "message"),
+    [
+        ({"value_low": -1}, "value_low must be at least 0"),
+        ({"value_low": 50, "value_high": 10}, "value_high must be at least 50"),
+        ({"bid_cap": "100"}, "bid_cap must be an integer"),
+        ({"integer_bids": 1}, "integer_bids must be true or false"),
+        ({"reserve": 5}, "takes no parameter reserve"),
+    ],
+)
 def test_bad_parameters_are_refused(parameters: dict[str, object], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         FIRST_PRICE_SPEC.create(PLAYERS, **parameters)
@@ -148,10 +156,10 @@ def test_random_legal_play_pays_only_the_winner(seed: int, players: int, first: 
     assert all(low <= v <= high for v in returns.values())
 
 
-@given(value=st.integers(0, 100), truthful_rival=st.integers(0, 100),
-       deviation=st.integers(0, 100))
+@given(value=st.integers(0, 100), truthful_rival=st.integers(0, 100), deviation=st.integers(0, 100))
 def test_truthful_bidding_is_weakly_dominant_in_second_price(
-        value: int, truthful_rival: int, deviation: int) -> None:
+    value: int, truthful_rival: int, deviation: int
+) -> None:
     def payoff(bid: int) -> float:
         state = _auction(SECOND, [value, 50])
         state.step({"P01": bid, "P02": truthful_rival})

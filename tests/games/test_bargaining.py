@@ -31,15 +31,18 @@ def _play(state: BargainingState, moves: list[tuple[int, str]]) -> None:
         state.step({responder: response})
 
 
-@pytest.mark.parametrize(("moves", "returns", "agreed_round"), [
-    ([(40, "accept")], (60.0, 40.0), 1),
-    ([(40, "reject"), (30, "accept")], (30 * 0.95, 70 * 0.95), 2),
-    ([(0, "reject"), (0, "reject"), (50, "accept")], (50 * 0.95**2, 50 * 0.95**2), 3),
-    ([(100, "accept")], (0.0, 100.0), 1),
-])
-def test_agreements_are_discounted_by_round(moves: list[tuple[int, str]],
-                                            returns: tuple[float, float],
-                                            agreed_round: int) -> None:
+@pytest.mark.parametrize(
+    ("moves", "returns", "agreed_round"),
+    [
+        ([(40, "accept")], (60.0, 40.0), 1),
+        ([(40, "reject"), (30, "accept")], (30 * 0.95, 70 * 0.95), 2),
+        ([(0, "reject"), (0, "reject"), (50, "accept")], (50 * 0.95**2, 50 * 0.95**2), 3),
+        ([(100, "accept")], (0.0, 100.0), 1),
+    ],
+)
+def test_agreements_are_discounted_by_round(
+    moves: list[tuple[int, str]], returns: tuple[float, float], agreed_round: int
+) -> None:
     state = _state()
     _play(state, moves)
     assert state.is_terminal() and state.acting_players() == ()
@@ -87,8 +90,12 @@ def test_stages_and_spaces() -> None:
     state = _state()
     view = state.observation(B)
     assert (view["round"], view["stage"], view["to_move"]) == (1, "offer", A)
-    assert state.action_space(A).describe() == {"kind": "number", "low": 0, "high": 100,
-                                                "integer": True}
+    assert state.action_space(A).describe() == {
+        "kind": "number",
+        "low": 0,
+        "high": 100,
+        "integer": True,
+    }
     state.step({A: 30})
     assert state.observation(A)["offer"] == 30
     assert state.legal_actions(B) == ["accept", "reject"] and state.legal_actions(A) == []
@@ -96,24 +103,30 @@ def test_stages_and_spaces() -> None:
     assert (state.observation(A)["round"], state.acting_players()) == (2, (B,))
 
 
-@pytest.mark.parametrize(("joint", "message"), [
-    ({A: 101}, "101 is not a legal move for P01"),
-    ({A: 1.5}, "1.5 is not a legal move"),
-    ({B: 10}, "P02 does not move now"),
-    ({A: "accept"}, "'accept' is not a legal move"),
-])
+@pytest.mark.parametrize(
+    ("joint", "message"),
+    [
+        ({A: 101}, "101 is not a legal move for P01"),
+        ({A: 1.5}, "1.5 is not a legal move"),
+        ({B: 10}, "P02 does not move now"),
+        ({A: "accept"}, "'accept' is not a legal move"),
+    ],
+)
 def test_illegal_moves_are_refused(joint: dict[str, object], message: str) -> None:
     state = _state()
     with pytest.raises(ValueError, match=message):
         state.step(joint)
 
 
-@pytest.mark.parametrize(("parameters", "message"), [
-    ({"discount": 1.5}, "discount must be from 0.0 to 1.0"),
-    ({"max_rounds": 0}, "max_rounds must be from 1"),
-    ({"reservation_high": 101}, "reservation_high must be from 0 to 100"),
-    ({"pie": "100"}, "pie must be an integer"),
-])
+@pytest.mark.parametrize(
+    ("parameters", "message"),
+    [
+        ({"discount": 1.5}, "discount must be from 0.0 to 1.0"),
+        ({"max_rounds": 0}, "max_rounds must be from 1"),
+        ({"reservation_high": 101}, "reservation_high must be from 0 to 100"),
+        ({"pie": "100"}, "pie must be an integer"),
+    ],
+)
 def test_bad_parameters_are_refused(parameters: dict[str, object], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         SPEC.create([A, B], **parameters)
@@ -129,10 +142,10 @@ def test_seeded_reservation_values_repeat_and_stay_in_range() -> None:
         assert all(0 <= v <= 30 for v in first.reservation_values.values())
 
 
-@given(seed=st.integers(0, 2**32), max_rounds=st.integers(1, 12),
-       discount=st.floats(0.0, 1.0))
+@given(seed=st.integers(0, 2**32), max_rounds=st.integers(1, 12), discount=st.floats(0.0, 1.0))
 def test_random_legal_play_ends_by_the_deadline_within_bounds(
-        seed: int, max_rounds: int, discount: float) -> None:
+    seed: int, max_rounds: int, discount: float
+) -> None:
     state = SPEC.create([A, B], max_rounds=max_rounds, discount=discount)
     state.reset(seed)
     rng = random.Random(seed)

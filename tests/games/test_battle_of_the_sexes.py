@@ -10,12 +10,15 @@ from games.battle_of_the_sexes import SPEC
 A, B = "P01", "P02"
 
 
-@pytest.mark.parametrize(("a", "b", "expected"), [
-    ("opera", "opera", (3, 2)),
-    ("opera", "football", (0, 0)),
-    ("football", "opera", (0, 0)),
-    ("football", "football", (2, 3)),
-])
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [
+        ("opera", "opera", (3, 2)),
+        ("opera", "football", (0, 0)),
+        ("football", "opera", (0, 0)),
+        ("football", "football", (2, 3)),
+    ],
+)
 def test_payoff_table(a: str, b: str, expected: tuple[int, int]) -> None:
     state = SPEC.create([A, B])
     state.reset(0)

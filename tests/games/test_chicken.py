@@ -10,12 +10,15 @@ from games.chicken import SPEC
 A, B = "P01", "P02"
 
 
-@pytest.mark.parametrize(("a", "b", "expected"), [
-    ("swerve", "swerve", (0, 0)),
-    ("swerve", "straight", (-1, 1)),
-    ("straight", "swerve", (1, -1)),
-    ("straight", "straight", (-10, -10)),
-])
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [
+        ("swerve", "swerve", (0, 0)),
+        ("swerve", "straight", (-1, 1)),
+        ("straight", "swerve", (1, -1)),
+        ("straight", "straight", (-10, -10)),
+    ],
+)
 def test_payoff_table(a: str, b: str, expected: tuple[int, int]) -> None:
     state = SPEC.create([A, B])
     state.reset(0)

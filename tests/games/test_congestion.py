@@ -13,25 +13,30 @@ from games.congestion import SPEC, CongestionState, latency, loads_of
 PLAYERS = [f"P{i:02d}" for i in range(1, 11)]
 
 
-@pytest.mark.parametrize(("coefficients", "load", "expected"), [
-    ([0, 1], 0, 0.0),
-    ([0, 1], 7, 7.0),
-    ([10, 0], 7, 10.0),
-    ([1, 2, 3], 2, 17.0),  # 1 + 2·2 + 3·4
-    ([2.5], 20, 2.5),
-])
+@pytest.mark.parametrize(
+    ("coefficients", "load", "expected"),
+    [
+        ([0, 1], 0, 0.0),
+        ([0, 1], 7, 7.0),
+        ([10, 0], 7, 10.0),
+        ([1, 2, 3], 2, 17.0),  # 1 + 2·2 + 3·4
+        ([2.5], 20, 2.5),
+    ],
+)
 def test_latency_table(coefficients: list[float], load: int, expected: float) -> None:
     assert latency(coefficients, load) == expected
 
 
-@pytest.mark.parametrize(("on_a", "returns_a", "returns_b"), [
-    (10, -10.0, None),   # everyone on "a": the Nash equilibrium of Pigou's network
-    (5, -5.0, -10.0),    # the social optimum
-    (0, None, -10.0),
-    (9, -9.0, -10.0),
-])
-def test_pigou_network_payoffs(on_a: int, returns_a: float | None,
-                               returns_b: float | None) -> None:
+@pytest.mark.parametrize(
+    ("on_a", "returns_a", "returns_b"),
+    [
+        (10, -10.0, None),  # everyone on "a": the Nash equilibrium of Pigou's network
+        (5, -5.0, -10.0),  # the social optimum
+        (0, None, -10.0),
+        (9, -9.0, -10.0),
+    ],
+)
+def test_pigou_network_payoffs(on_a: int, returns_a: float | None, returns_b: float | None) -> None:
     state = SPEC.create(PLAYERS)
     state.step({p: "a" if i < on_a else "b" for i, p in enumerate(PLAYERS)})
     returns = state.returns()
@@ -64,15 +69,18 @@ def test_rounds_accumulate_and_history_shows_loads_not_choices() -> None:
     assert state.is_terminal() and state.legal_actions("P02") == []
 
 
-@pytest.mark.parametrize(("parameters", "message"), [
-    ({"routes": {}}, "routes must map 1 to 20"),
-    ({"routes": ["a", "b"]}, "routes must map"),
-    ({"routes": {"": [1]}}, "non-empty string"),
-    ({"routes": {"a": []}}, "1 to 5 latency coefficients"),
-    ({"routes": {"a": [1, -1]}}, "must be from 0.0 to 1000.0"),
-    ({"routes": {"a": ["1"]}}, "must be a number"),
-    ({"rounds": 0}, "rounds must be from 1"),
-])
+@pytest.mark.parametrize(
+    ("parameters", "message"),
+    [
+        ({"routes": {}}, "routes must map 1 to 20"),
+        ({"routes": ["a", "b"]}, "routes must map"),
+        ({"routes": {"": [1]}}, "non-empty string"),
+        ({"routes": {"a": []}}, "1 to 5 latency coefficients"),
+        ({"routes": {"a": [1, -1]}}, "must be from 0.0 to 1000.0"),
+        ({"routes": {"a": ["1"]}}, "must be a number"),
+        ({"rounds": 0}, "rounds must be from 1"),
+    ],
+)
 def test_bad_parameters_are_refused(parameters: dict[str, object], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         SPEC.create(PLAYERS[:2], **parameters)
@@ -90,7 +98,8 @@ def test_unknown_route_and_missing_player_are_refused() -> None:
 
 @given(seed=st.integers(0, 2**32), players=st.integers(2, 20), rounds=st.integers(1, 5))
 def test_random_legal_play_pays_minus_the_latency_of_each_route(
-        seed: int, players: int, rounds: int) -> None:
+    seed: int, players: int, rounds: int
+) -> None:
     state = SPEC.create([f"P{i}" for i in range(players)], rounds=rounds)
     assert isinstance(state, CongestionState)
     rng = random.Random(seed)

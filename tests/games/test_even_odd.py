@@ -49,7 +49,11 @@ def test_state_step_matches_pure_functions(choice_a: str, choice_b: str, seed: i
 
 def test_parity_of_and_validate_choice() -> None:
     assert [even_odd.parity_of(n) for n in (1, 2, 9, 10)] == [
-        Parity.ODD, Parity.EVEN, Parity.ODD, Parity.EVEN]
+        Parity.ODD,
+        Parity.EVEN,
+        Parity.ODD,
+        Parity.EVEN,
+    ]
     assert even_odd.validate_choice("even") is Parity.EVEN
     assert even_odd.validate_choice("odd") is Parity.ODD
 
@@ -108,7 +112,10 @@ def test_observation_hides_the_other_choice_and_number_until_the_end() -> None:
     state.step({A: "even", B: "odd"})
     after_b = state.observation(B)
     assert (after_b["role"], after_b["own_choice"], after_b["opponent_choice"]) == (
-        "PLAYER_B", "odd", "even")
+        "PLAYER_B",
+        "odd",
+        "even",
+    )
     assert after_b["drawn_number"] == state.drawn_number
     assert after_b["terminal"] is True
 
@@ -144,8 +151,11 @@ def test_unseeded_states_draw_from_the_system_source() -> None:
     assert type(state._rng) is random.Random
 
 
-@given(seed=st.integers(min_value=0, max_value=2**64), a=st.sampled_from(["even", "odd"]),
-       b=st.sampled_from(["even", "odd"]))
+@given(
+    seed=st.integers(min_value=0, max_value=2**64),
+    a=st.sampled_from(["even", "odd"]),
+    b=st.sampled_from(["even", "odd"]),
+)
 def test_any_seed_gives_a_number_in_range_and_repeats(seed: int, a: str, b: str) -> None:
     first = even_odd.init_state([A, B], seed=seed)
     second = even_odd.init_state([A, B], seed=seed)

@@ -15,8 +15,7 @@ A, B, C = "P01", "P02", "P03"
 PD = {"C,C": [3, 3], "C,D": [0, 5], "D,C": [5, 0], "D,D": [1, 1]}
 PD_NESTED = [[[3, 3], [0, 5]], [[5, 0], [1, 1]]]
 # A three-player table: everyone gets the number of players who chose "x".
-THREE = {f"{a},{b},{c}": [[a, b, c].count("x")] * 3
-         for a in "xy" for b in "xy" for c in "xy"}
+THREE = {f"{a},{b},{c}": [[a, b, c].count("x")] * 3 for a in "xy" for b in "xy" for c in "xy"}
 
 
 def _pd(**repeat: object) -> MatrixState:
@@ -27,8 +26,9 @@ def _pd(**repeat: object) -> MatrixState:
 
 def test_mapping_and_nested_forms_give_the_same_table() -> None:
     assert parse_table(["C", "D"], PD, 2) == parse_table([["C", "D"], ["C", "D"]], PD_NESTED, 2)
-    table = parse_table(["C", "D"], {" C , D ": [0, 5], **{k: v for k, v in PD.items()
-                                                            if k != "C,D"}}, 2)
+    table = parse_table(
+        ["C", "D"], {" C , D ": [0, 5], **{k: v for k, v in PD.items() if k != "C,D"}}, 2
+    )
     assert table.payoffs[("C", "D")] == (0, 5), "spaces around actions in keys are tolerated"
     assert table.bounds == (0, 5) and not table.zero_sum
 
@@ -42,30 +42,44 @@ def test_three_player_table_and_per_seat_actions() -> None:
     assert parse_table(["x", "y"], THREE, 3).actions == (("x", "y"),) * 3
 
 
-@pytest.mark.parametrize(("actions", "payoffs", "message"), [
-    ([], PD, "non-empty list"),
-    ([["C", "D"]], PD, "given for 1 players, but 2 play"),
-    (["C", "C"], PD, "repeat"),
-    (["C,D", "E"], PD, "without commas"),
-    (["C", ""], PD, "non-empty strings"),
-    (["C", "D"], {k: v for k, v in PD.items() if k != "D,D"}, "D,D are missing"),
-    (["C", "D"], {**PD, "C,E": [1, 1]}, "'C,E' is not a profile"),
-    (["C", "D"], {**PD, "C,C,C": [1, 1]}, "is not a profile of 2 actions"),
-    (["C", "D"], {**PD, " C,C": [1, 1]}, "given twice"),
-    (["C", "D"], {**PD, "C,C": [1]}, "list of 2 finite numbers"),
-    (["C", "D"], {**PD, "C,C": [True, 1]}, "list of 2 finite numbers"),
-    (["C", "D"], {**PD, "C,C": [float("nan"), 1]}, "list of 2 finite numbers"),
-    (["C", "D"], [[[3, 3], [0, 5]]], "must list 2 entries"),
-    (["C", "D"], "C,C=3", "mapping or nested lists"),
-])
+@pytest.mark.parametrize(
+    ("actions", "payoffs", "message"),
+    [
+        ([], PD, "non-empty list"),
+        ([["C", "D"]], PD, "given for 1 players, but 2 play"),
+        (["C", "C"], PD, "repeat"),
+        (["C,D", "E"], PD, "without commas"),
+        (["C", ""], PD, "non-empty strings"),
+        (["C", "D"], {k: v for k, v in PD.items() if k != "D,D"}, "D,D are missing"),
+        (["C", "D"], {**PD, "C,E": [1, 1]}, "'C,E' is not a profile"),
+        (["C", "D"], {**PD, "C,C,C": [1, 1]}, "is not a profile of 2 actions"),
+        (["C", "D"], {**PD, " C,C": [1, 1]}, "given twice"),
+        (["C", "D"], {**PD, "C,C": [1]}, "list of 2 finite numbers"),
+        (["C", "D"], {**PD, "C,C": [True, 1]}, "list of 2 finite numbers"),
+        (["C", "D"], {**PD, "C,C": [float("nan"), 1]}, "list of 2 finite numbers"),
+        (["C", "D"], [[[3, 3], [0, 5]]], "must list 2 entries"),
+        (["C", "D"], "C,C=3", "mapping or nested lists"),
+    ],
+)
 def test_parse_table_refuses_bad_tables(actions: object, payoffs: object, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         parse_table(actions, payoffs, 2)
 
 
-@pytest.mark.parametrize(("name", "value"), [
-    ("rounds", 0), ("rounds", 1.5), ("rounds", True), ("noise", -0.1), ("noise", 1.5),
-    ("noise", "0.1"), ("discount", 0), ("discount", 1.01), ("discount", False)])
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("rounds", 0),
+        ("rounds", 1.5),
+        ("rounds", True),
+        ("noise", -0.1),
+        ("noise", 1.5),
+        ("noise", "0.1"),
+        ("discount", 0),
+        ("discount", 1.01),
+        ("discount", False),
+    ],
+)
 def test_repeat_parameters_are_checked(name: str, value: object) -> None:
     with pytest.raises(ValueError, match=f"parameter {name}"):
         _pd(**{name: value})
@@ -94,8 +108,9 @@ def test_discounted_returns_are_the_weighted_sum() -> None:
 
 
 @pytest.mark.parametrize(("noise", "flipped"), [(0.0, False), (1.0, True)])
-def test_noise_zero_never_flips_and_one_always_flips_two_actions(noise: float,
-                                                                 flipped: bool) -> None:
+def test_noise_zero_never_flips_and_one_always_flips_two_actions(
+    noise: float, flipped: bool
+) -> None:
     other = {"C": "D", "D": "C"}
     for seed in range(20):
         state = _pd(rounds=5, noise=noise)
@@ -105,8 +120,9 @@ def test_noise_zero_never_flips_and_one_always_flips_two_actions(noise: float,
             intended = {A: script.choice("CD"), B: script.choice("CD")}
             state.step(intended)
             played = state.to_json()["history"][-1]["actions"]
-            assert played == ({p: other[a] for p, a in intended.items()} if flipped
-                              else intended), f"seed {seed}, noise {noise}"
+            assert played == (
+                {p: other[a] for p, a in intended.items()} if flipped else intended
+            ), f"seed {seed}, noise {noise}"
 
 
 def test_seeded_noise_flips_about_p_of_moves_and_repeats() -> None:
@@ -140,10 +156,12 @@ def test_observation_shows_played_actions_and_only_own_intention() -> None:
     assert before["legal_actions"] == ["C", "D"]
     state.step({A: "C", B: "C"})
     view = state.observation(B)
-    assert view["history"] == [{"actions": {A: "D", B: "D"}, "rewards": {A: 1.0, B: 1.0},
-                                "own_intended": "C"}]
-    assert "intended" not in json.dumps(view).replace("own_intended", ""), \
+    assert view["history"] == [
+        {"actions": {A: "D", B: "D"}, "rewards": {A: 1.0, B: 1.0}, "own_intended": "C"}
+    ]
+    assert "intended" not in json.dumps(view).replace("own_intended", ""), (
         "no other player's intention"
+    )
     assert view["parameters"]["noise"] == 1.0 and view["round"] == 2
     state.step({A: "D", B: "C"})
     assert state.observation(A)["round"] is None and state.observation(A)["terminal"]
@@ -160,13 +178,25 @@ def test_step_refuses_bad_joint_actions() -> None:
     assert state.to_json()["history"] == [], "a refused step changes nothing"
 
 
-@given(seed=st.integers(0, 2**32), rounds=st.integers(1, 12),
-       noise=st.floats(0, 1), discount=st.floats(0.01, 1),
-       policy_seed=st.integers(0, 2**16))
+@given(
+    seed=st.integers(0, 2**32),
+    rounds=st.integers(1, 12),
+    noise=st.floats(0, 1),
+    discount=st.floats(0.01, 1),
+    policy_seed=st.integers(0, 2**16),
+)
 def test_random_zero_sum_play_ends_sums_to_zero_and_stays_legal(
-        seed: int, rounds: int, noise: float, discount: float, policy_seed: int) -> None:
-    rps = {f"{a},{b}": [1, -1] if (a, b) in {("r", "s"), ("s", "p"), ("p", "r")}
-           else [-1, 1] if a != b else [0, 0] for a in "rps" for b in "rps"}
+    seed: int, rounds: int, noise: float, discount: float, policy_seed: int
+) -> None:
+    rps = {
+        f"{a},{b}": [1, -1]
+        if (a, b) in {("r", "s"), ("s", "p"), ("p", "r")}
+        else [-1, 1]
+        if a != b
+        else [0, 0]
+        for a in "rps"
+        for b in "rps"
+    }
     table = parse_table(["r", "p", "s"], rps, 2)
     state = MatrixState([A, B], table, rounds=rounds, noise=noise, discount=discount)
     state.reset(seed)

@@ -10,8 +10,10 @@ from games.prisoners_dilemma import ACTIONS, PAYOFF_TABLE, SPEC, Move
 A, B = "P01", "P02"
 
 
-@pytest.mark.parametrize(("a", "b", "expected"), [
-    ("C", "C", (3, 3)), ("C", "D", (0, 5)), ("D", "C", (5, 0)), ("D", "D", (1, 1))])
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [("C", "C", (3, 3)), ("C", "D", (0, 5)), ("D", "C", (5, 0)), ("D", "D", (1, 1))],
+)
 def test_payoff_table_is_the_standard_one(a: str, b: str, expected: tuple[int, int]) -> None:
     assert PAYOFF_TABLE[ACTIONS.index(a)][ACTIONS.index(b)] == expected
     state = SPEC.create([A, B])
@@ -23,12 +25,19 @@ def test_payoff_table_is_the_standard_one(a: str, b: str, expected: tuple[int, i
 
 def test_names_other_code_imports_and_the_spec() -> None:
     assert ACTIONS == ("C", "D") and [m.value for m in Move] == list(ACTIONS)
-    t, r, p, s = (prisoners_dilemma.TEMPTATION, prisoners_dilemma.REWARD,
-                  prisoners_dilemma.PUNISHMENT, prisoners_dilemma.SUCKER)
+    t, r, p, s = (
+        prisoners_dilemma.TEMPTATION,
+        prisoners_dilemma.REWARD,
+        prisoners_dilemma.PUNISHMENT,
+        prisoners_dilemma.SUCKER,
+    )
     assert t > r > p > s and 2 * r > t + s, "a dilemma, iterated too"
     assert load_game("prisoners_dilemma") is SPEC
     assert (SPEC.versioned_id, SPEC.zero_sum, SPEC.payoff_bounds) == (
-        "prisoners_dilemma_v1", False, (0.0, 5.0))
+        "prisoners_dilemma_v1",
+        False,
+        (0.0, 5.0),
+    )
     assert dict(SPEC.parameters) == {"rounds": 1, "noise": 0.0, "discount": 1.0}
 
 

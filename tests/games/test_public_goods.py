@@ -22,12 +22,15 @@ def _state(players: list[str] = PLAYERS, **parameters: Any) -> PublicGoodsState:
     return state
 
 
-@pytest.mark.parametrize(("contributions", "expected"), [
-    ([0, 0, 0, 0], [20, 20, 20, 20]),
-    ([20, 20, 20, 20], [32, 32, 32, 32]),
-    ([0, 10, 20, 20], [40, 30, 20, 20]),
-    ([20, 0, 0, 0], [8, 28, 28, 28]),
-])
+@pytest.mark.parametrize(
+    ("contributions", "expected"),
+    [
+        ([0, 0, 0, 0], [20, 20, 20, 20]),
+        ([20, 20, 20, 20], [32, 32, 32, 32]),
+        ([0, 10, 20, 20], [40, 30, 20, 20]),
+        ([20, 0, 0, 0], [8, 28, 28, 28]),
+    ],
+)
 def test_contribution_payoffs(contributions: list[int], expected: list[float]) -> None:
     state = _state()
     state.step(dict(zip(PLAYERS, contributions, strict=True)))
@@ -43,21 +46,25 @@ def test_punishment_stage_costs_the_punisher_one_and_the_punished_the_factor() -
     assert not state.is_terminal()
     share = 1.6 * 40 / 3
     assert state.rewards() == pytest.approx({"P01": 20 + share, "P02": share, "P03": share})
-    assert state.action_space("P01").describe() == {"kind": "allocation", "size": 3,
-                                                    "total": 10}
+    assert state.action_space("P01").describe() == {"kind": "allocation", "size": 3, "total": 10}
     view = state.observation("P02")
     assert (view["stage"], view["revealed_contributions"]) == (
-        "punish", {"P01": 0, "P02": 20, "P03": 20})
+        "punish",
+        {"P01": 0, "P02": 20, "P03": 20},
+    )
     # P01 keeps its 10 points; P02 gives P01 4 (keeps 6); P03 gives P01 2, P02 1 (keeps 7).
     state.step({"P01": [10, 0, 0], "P02": [4, 6, 0], "P03": [2, 1, 7]})
     assert state.is_terminal()
     assert state.rewards() == {"P01": -18.0, "P02": -4.0 - 3.0, "P03": -3.0}
     assert state.returns() == pytest.approx(
-        {"P01": 20 + share - 18, "P02": share - 7, "P03": share - 3})
+        {"P01": 20 + share - 18, "P02": share - 7, "P03": share - 3}
+    )
     history = state.observation("P01")["history"]
-    assert history[0]["punishments"] == {"P01": {"P02": 0, "P03": 0},
-                                         "P02": {"P01": 4, "P03": 0},
-                                         "P03": {"P01": 2, "P02": 1}}
+    assert history[0]["punishments"] == {
+        "P01": {"P02": 0, "P03": 0},
+        "P02": {"P01": 4, "P03": 0},
+        "P03": {"P01": 2, "P02": 1},
+    }
     assert history[0]["payoffs"] == state.returns()
 
 
@@ -69,7 +76,10 @@ def test_repeated_rounds_add_up_and_the_history_grows() -> None:
     assert state.is_terminal() and state.observation("P02")["stage"] is None
     assert state.returns() == {"P01": 15 + 7.5 + 10, "P02": 15 + 17.5 + 10}
     assert [r["contributions"] for r in state.observation("P02")["history"]] == [
-        {"P01": 10, "P02": 10}, {"P01": 10, "P02": 0}, {"P01": 0, "P02": 0}]
+        {"P01": 10, "P02": 10},
+        {"P01": 10, "P02": 0},
+        {"P01": 0, "P02": 0},
+    ]
 
 
 def test_observation_before_a_stage_shows_no_move_of_it() -> None:
@@ -96,10 +106,20 @@ def test_punishment_lists_must_spend_exactly_the_budget(bad: object) -> None:
         state.step({"P01": bad, "P02": [0, 10, 0], "P03": [0, 0, 10]})
 
 
-@pytest.mark.parametrize(("name", "value"), [
-    ("endowment", 0), ("endowment", 2.5), ("multiplier", 0), ("multiplier", -1),
-    ("multiplier", True), ("rounds", 0), ("punishment", "yes"), ("punishment_factor", -1),
-    ("punishment_budget", -1)])
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("endowment", 0),
+        ("endowment", 2.5),
+        ("multiplier", 0),
+        ("multiplier", -1),
+        ("multiplier", True),
+        ("rounds", 0),
+        ("punishment", "yes"),
+        ("punishment_factor", -1),
+        ("punishment_budget", -1),
+    ],
+)
 def test_bad_parameters_name_themselves(name: str, value: object) -> None:
     with pytest.raises(ValueError, match=f"parameter {name}"):
         _state(**{name: value})
@@ -111,16 +131,35 @@ def test_two_to_twenty_players(count: int) -> None:
         SPEC.create([f"P{i:02d}" for i in range(count)])
 
 
-@given(n=st.integers(2, 20), endowment=st.integers(1, 50),
-       multiplier=st.floats(0.1, 25), rounds=st.integers(1, 4), punishment=st.booleans(),
-       factor=st.integers(0, 5), budget=st.integers(0, 12), seed=st.integers(0, 2**16))
+@given(
+    n=st.integers(2, 20),
+    endowment=st.integers(1, 50),
+    multiplier=st.floats(0.1, 25),
+    rounds=st.integers(1, 4),
+    punishment=st.booleans(),
+    factor=st.integers(0, 5),
+    budget=st.integers(0, 12),
+    seed=st.integers(0, 2**16),
+)
 def test_random_legal_play_keeps_the_welfare_formula_and_the_bounds(
-        n: int, endowment: int, multiplier: float, rounds: int, punishment: bool,
-        factor: int, budget: int, seed: int) -> None:
+    n: int,
+    endowment: int,
+    multiplier: float,
+    rounds: int,
+    punishment: bool,
+    factor: int,
+    budget: int,
+    seed: int,
+) -> None:
     players = [f"P{i:02d}" for i in range(n)]
-    parameters = {"endowment": endowment, "multiplier": multiplier, "rounds": rounds,
-                  "punishment": punishment, "punishment_factor": factor,
-                  "punishment_budget": budget}
+    parameters = {
+        "endowment": endowment,
+        "multiplier": multiplier,
+        "rounds": rounds,
+        "punishment": punishment,
+        "punishment_factor": factor,
+        "punishment_budget": budget,
+    }
     state = SPEC.create(players, **parameters)
     state.reset(seed)
     policy = random.Random(seed)
@@ -134,8 +173,11 @@ def test_random_legal_play_keeps_the_welfare_formula_and_the_bounds(
     welfare = 0.0
     for entry in state.to_json()["history"]:
         given_points = sum(sum(row.values()) for row in (entry["punishments"] or {}).values())
-        welfare += (n * endowment + (multiplier - 1) * sum(entry["contributions"].values())
-                    - (1 + factor) * given_points)
+        welfare += (
+            n * endowment
+            + (multiplier - 1) * sum(entry["contributions"].values())
+            - (1 + factor) * given_points
+        )
     assert sum(state.returns().values()) == pytest.approx(welfare)
     low, high = payoff_bounds(n, **parameters)
     assert all(low - 1e-6 <= v <= high + 1e-6 for v in state.returns().values())

@@ -23,7 +23,8 @@ def test_code_registry_and_games_registry_json_agree() -> None:
         assert entry.rules_module == spec.rules_module, spec.game_type
         assert entry.move_types == list(spec.move_types), spec.game_type
         assert entry.parameters == json.loads(json.dumps(dict(spec.parameters))), (
-            f"{spec.game_type}: the same parameters and defaults on both sides")
+            f"{spec.game_type}: the same parameters and defaults on both sides"
+        )
         module = importlib.import_module(entry.rules_module)
         declared = getattr(module, "SPECS", None) or (module.SPEC,)  # one module, many games
         assert any(s is spec for s in declared), f"{entry.rules_module} declares {spec.game_type}"

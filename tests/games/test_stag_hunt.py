@@ -10,12 +10,15 @@ from games.stag_hunt import SPEC
 A, B = "P01", "P02"
 
 
-@pytest.mark.parametrize(("a", "b", "expected"), [
-    ("stag", "stag", (4, 4)),
-    ("stag", "hare", (0, 3)),
-    ("hare", "stag", (3, 0)),
-    ("hare", "hare", (3, 3)),
-])
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [
+        ("stag", "stag", (4, 4)),
+        ("stag", "hare", (0, 3)),
+        ("hare", "stag", (3, 0)),
+        ("hare", "hare", (3, 3)),
+    ],
+)
 def test_payoff_table(a: str, b: str, expected: tuple[int, int]) -> None:
     state = SPEC.create([A, B])
     state.reset(0)

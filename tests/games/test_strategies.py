@@ -13,8 +13,7 @@ from games.strategies import BatchView, Strategy, UnknownStrategyError, build, s
 ALL = [(game, name) for game in MATRIX_GAMES for name in strategies_for(game)]
 
 
-def plays(strategy: Strategy, opponent: list[str], draws: list[float] | None = None
-          ) -> list[str]:
+def plays(strategy: Strategy, opponent: list[str], draws: list[float] | None = None) -> list[str]:
     """The strategy's plays, turn by turn, against a scripted opponent."""
     draws = draws or [0.0] * len(opponent)
     own: list[str] = []
@@ -34,35 +33,76 @@ TABLE = [
     ("prisoners_dilemma", "pavlov", {}, "CCCC", None, "CCCC"),
     ("prisoners_dilemma", "random", {}, "CCCC", [0.1, 0.6, 0.49, 0.5], "CDCD"),
     ("even_odd", "random", {}, ["odd"] * 3, [0.2, 0.7, 0.5], ["even", "odd", "odd"]),
-    ("rock_paper_scissors", "random", {}, ["rock"] * 3, [0.3, 0.34, 0.99],
-     ["rock", "paper", "scissors"]),
+    (
+        "rock_paper_scissors",
+        "random",
+        {},
+        ["rock"] * 3,
+        [0.3, 0.34, 0.99],
+        ["rock", "paper", "scissors"],
+    ),
     # Paper with probability 0.5; above, the rest of [0.5, 1) split between rock, scissors.
-    ("rock_paper_scissors", "biased", {"action": "paper", "weight": 0.5}, ["rock"] * 5,
-     [0.2, 0.5, 0.74, 0.76, 0.99], ["paper", "rock", "rock", "scissors", "scissors"]),
+    (
+        "rock_paper_scissors",
+        "biased",
+        {"action": "paper", "weight": 0.5},
+        ["rock"] * 5,
+        [0.2, 0.5, 0.74, 0.76, 0.99],
+        ["paper", "rock", "rock", "scissors", "scissors"],
+    ),
     ("even_odd", "biased", {}, ["odd"] * 3, [0.0, 0.74, 0.75], ["even", "even", "odd"]),
-    ("even_odd", "biased", {"action": "odd", "weight": 1.0}, ["odd"] * 2, [0.99, 0.0],
-     ["odd", "odd"]),
+    (
+        "even_odd",
+        "biased",
+        {"action": "odd", "weight": 1.0},
+        ["odd"] * 2,
+        [0.99, 0.0],
+        ["odd", "odd"],
+    ),
     # First turn and ties: uniform among the most frequent (draw 0.0: the first of them).
-    ("rock_paper_scissors", "frequency_counter", {},
-     ["rock", "rock", "paper", "paper", "paper", "scissors"], [0.0, 0.0, 0.0, 0.0, 0.9, 0.0],
-     ["paper", "paper", "paper", "paper", "scissors", "scissors"]),
-    ("even_odd", "frequency_counter", {}, ["odd", "odd", "even", "even", "even"],
-     [0.7, 0.0, 0.0, 0.0, 0.2], ["even", "even", "even", "even", "odd"]),
+    (
+        "rock_paper_scissors",
+        "frequency_counter",
+        {},
+        ["rock", "rock", "paper", "paper", "paper", "scissors"],
+        [0.0, 0.0, 0.0, 0.0, 0.9, 0.0],
+        ["paper", "paper", "paper", "paper", "scissors", "scissors"],
+    ),
+    (
+        "even_odd",
+        "frequency_counter",
+        {},
+        ["odd", "odd", "even", "even", "even"],
+        [0.7, 0.0, 0.0, 0.0, 0.2],
+        ["even", "even", "even", "even", "odd"],
+    ),
 ]
 
 
 @pytest.mark.parametrize(("game", "name", "options", "opponent", "draws", "expected"), TABLE)
 def test_expected_plays_against_scripted_opponents(
-        game: str, name: str, options: dict, opponent: str | list[str],
-        draws: list[float] | None, expected: str | list[str]) -> None:
+    game: str,
+    name: str,
+    options: dict,
+    opponent: str | list[str],
+    draws: list[float] | None,
+    expected: str | list[str],
+) -> None:
     strategy = build(game, name, **options)
     assert plays(strategy, list(opponent), draws) == list(expected), (
-        f"{name} against {list(opponent)}")
+        f"{name} against {list(opponent)}"
+    )
 
 
 def test_registry_lists_the_baselines_of_each_game() -> None:
     assert strategies_for("prisoners_dilemma") == [
-        "tit_for_tat", "always_cooperate", "always_defect", "grim_trigger", "pavlov", "random"]
+        "tit_for_tat",
+        "always_cooperate",
+        "always_defect",
+        "grim_trigger",
+        "pavlov",
+        "random",
+    ]
     for game in ("rock_paper_scissors", "even_odd"):
         assert strategies_for(game) == ["random", "biased", "frequency_counter"], game
 
@@ -98,7 +138,8 @@ def _random_history(rng: random.Random, actions: tuple[str, ...], turns: int) ->
 
 @pytest.mark.parametrize(("game", "name"), ALL)
 def test_every_strategy_plays_legal_actions_reads_only_its_memory_and_repeats(
-        game: str, name: str) -> None:
+    game: str, name: str
+) -> None:
     strategy, actions = build(game, name), matrix_game(game).actions
     rng = random.Random(f"{game}/{name}")
     for _ in range(50):
@@ -110,7 +151,7 @@ def test_every_strategy_plays_legal_actions_reads_only_its_memory_and_repeats(
         assert strategy.choose(own, opponent, draw) == action, f"{name}: the same draw repeats"
         depth = strategy.classifier.memory_depth
         if depth is not None and turns > depth:
-            recent = strategy.choose(own[turns - depth:], opponent[turns - depth:], draw)
+            recent = strategy.choose(own[turns - depth :], opponent[turns - depth :], draw)
             assert recent == action, f"{name} reads more than {depth} turns"
         if not strategy.classifier.stochastic:
             assert strategy.choose(own, opponent, 1 - draw) == action, f"{name} is stochastic"
@@ -121,8 +162,14 @@ def test_batch_play_makes_the_plays_of_choose(game: str, name: str) -> None:
     strategy, actions = build(game, name), matrix_game(game).actions
     rng = random.Random(name)
     for turns in range(6):
-        rows = [(_random_history(rng, actions, turns), _random_history(rng, actions, turns),
-                 rng.random()) for _ in range(40)]
+        rows = [
+            (
+                _random_history(rng, actions, turns),
+                _random_history(rng, actions, turns),
+                rng.random(),
+            )
+            for _ in range(40)
+        ]
         if turns:
             own_last = np.array([actions.index(own[-1]) for own, _, _ in rows])
             opponent_last = np.array([actions.index(opp[-1]) for _, opp, _ in rows])

@@ -22,14 +22,17 @@ def _play(moves: str) -> TicTacToeState:
     return state
 
 
-@pytest.mark.parametrize(("moves", "winner", "returns"), [
-    ("01428", CROSS, (1, -1)),       # X takes the diagonal 0 4 8
-    ("03142", CROSS, (1, -1)),       # X takes the top row
-    ("031485", NOUGHT, (-1, 1)),     # O takes the middle row
-    ("012435786", CROSS, (1, -1)),   # X completes the left column with the ninth move
-    ("012435768", None, (0, 0)),  # full board, no line: a draw
-    ("0132", None, None),         # still going
-])
+@pytest.mark.parametrize(
+    ("moves", "winner", "returns"),
+    [
+        ("01428", CROSS, (1, -1)),  # X takes the diagonal 0 4 8
+        ("03142", CROSS, (1, -1)),  # X takes the top row
+        ("031485", NOUGHT, (-1, 1)),  # O takes the middle row
+        ("012435786", CROSS, (1, -1)),  # X completes the left column with the ninth move
+        ("012435768", None, (0, 0)),  # full board, no line: a draw
+        ("0132", None, None),  # still going
+    ],
+)
 def test_outcomes(moves: str, winner: str | None, returns: tuple[int, int] | None) -> None:
     state = _play(moves)
     assert state.winner == winner, state.to_json()["board"]
@@ -56,14 +59,17 @@ def test_turns_and_legal_actions() -> None:
     assert state.action_space(CROSS).empty
 
 
-@pytest.mark.parametrize(("moves", "joint", "message"), [
-    ("4", {NOUGHT: "4"}, "'4' is not a legal move for P02"),  # occupied
-    ("", {CROSS: 4}, "4 is not a legal move for P01"),        # an int, not a protocol string
-    ("", {CROSS: "9"}, "'9' is not a legal move"),
-    ("", {NOUGHT: "0"}, "P02 does not move now"),             # out of turn
-    ("", {CROSS: "0", NOUGHT: "1"}, "P02 does not move now"),
-    ("01428", {NOUGHT: "3"}, "game is over"),
-])
+@pytest.mark.parametrize(
+    ("moves", "joint", "message"),
+    [
+        ("4", {NOUGHT: "4"}, "'4' is not a legal move for P02"),  # occupied
+        ("", {CROSS: 4}, "4 is not a legal move for P01"),  # an int, not a protocol string
+        ("", {CROSS: "9"}, "'9' is not a legal move"),
+        ("", {NOUGHT: "0"}, "P02 does not move now"),  # out of turn
+        ("", {CROSS: "0", NOUGHT: "1"}, "P02 does not move now"),
+        ("01428", {NOUGHT: "3"}, "game is over"),
+    ],
+)
 def test_illegal_moves_are_refused(moves: str, joint: dict[str, object], message: str) -> None:
     state = _play(moves)
     before = state.to_json()
@@ -77,7 +83,11 @@ def test_observation_is_the_whole_board_and_own_mark() -> None:
     view = state.observation(NOUGHT)
     assert view["board"] == ["O", "", "", "", "X", "", "", "", ""]
     assert (view["mark"], view["role"], view["to_move"], view["moves"]) == (
-        "O", "PLAYER_B", CROSS, ["4", "0"])
+        "O",
+        "PLAYER_B",
+        CROSS,
+        ["4", "0"],
+    )
     assert view["legal_actions"] == []
     state.reset(7)
     assert state.observation(CROSS)["board"] == [""] * 9

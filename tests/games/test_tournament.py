@@ -23,8 +23,10 @@ from league_cli.main import app
 
 PD = "prisoners_dilemma"
 DETERMINISTIC = ["tit_for_tat", "always_cooperate", "always_defect", "grim_trigger", "pavlov"]
-ENGINES = [pytest.param(play_vectorized, id="vectorized"),
-           pytest.param(play_reference, id="reference")]
+ENGINES = [
+    pytest.param(play_vectorized, id="vectorized"),
+    pytest.param(play_reference, id="reference"),
+]
 
 # Totals over 200 turns, no noise, (C,C)=3, (C,D)=0, (D,C)=5, (D,D)=1. Any two of
 # tit_for_tat, always_cooperate, grim_trigger and pavlov cooperate throughout: 200·3 = 600
@@ -57,16 +59,18 @@ def _pd(names: list[str]) -> list:
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_deterministic_pd_pairs_score_the_classic_known_results(engine: Engine) -> None:
-    result = round_robin(PD, _pd(DETERMINISTIC), turns=200, repetitions=2, seed=0,
-                         engine=engine)
+    result = round_robin(PD, _pd(DETERMINISTIC), turns=200, repetitions=2, seed=0, engine=engine)
     got = {(p.first, p.second): (p.first_score, p.second_score) for p in result.pairs}
     assert got == KNOWN, "every pair, self-play included, exactly as known"
 
 
 def test_payoff_matrix_and_ranking_of_the_deterministic_pd_strategies() -> None:
     result = round_robin(PD, _pd(DETERMINISTIC), turns=200, seed=0)
-    matrix = {(a, b): result.payoff_matrix[i][j]
-              for i, a in enumerate(result.names) for j, b in enumerate(result.names)}
+    matrix = {
+        (a, b): result.payoff_matrix[i][j]
+        for i, a in enumerate(result.names)
+        for j, b in enumerate(result.names)
+    }
     assert matrix["always_defect", "always_cooperate"] == 5.0
     assert matrix["pavlov", "always_defect"] == 0.5
     assert matrix["tit_for_tat", "always_defect"] == pytest.approx(199 / 200)
@@ -75,15 +79,21 @@ def test_payoff_matrix_and_ranking_of_the_deterministic_pd_strategies() -> None:
     # tit_for_tat and grim_trigger (3 + 0.995 + 3 + 3) / 4 (a tie: entry order), pavlov
     # (3 + 3 + 0.5 + 3) / 4, always_cooperate (3 + 0 + 3 + 3) / 4.
     assert [(s.rank, s.name) for s in result.ranking] == [
-        (1, "always_defect"), (2, "tit_for_tat"), (3, "grim_trigger"), (4, "pavlov"),
-        (5, "always_cooperate")]
+        (1, "always_defect"),
+        (2, "tit_for_tat"),
+        (3, "grim_trigger"),
+        (4, "pavlov"),
+        (5, "always_cooperate"),
+    ]
     assert [s.score_per_turn for s in result.ranking] == pytest.approx(
-        [2.51, 2.49875, 2.49875, 2.375, 2.25])
+        [2.51, 2.49875, 2.49875, 2.375, 2.25]
+    )
 
 
 def test_full_noise_flips_every_pd_action() -> None:
-    result = round_robin(PD, _pd(["always_cooperate", "always_defect"]), turns=50, noise=1.0,
-                         seed=3)
+    result = round_robin(
+        PD, _pd(["always_cooperate", "always_defect"]), turns=50, noise=1.0, seed=3
+    )
     got = {(p.first, p.second): (p.first_score, p.second_score) for p in result.pairs}
     assert got[("always_cooperate", "always_cooperate")] == (50, 50), "both always defect"
     assert got[("always_cooperate", "always_defect")] == (250, 0), "the roles swap"
@@ -91,8 +101,10 @@ def test_full_noise_flips_every_pd_action() -> None:
 
 def test_a_seed_repeats_a_noisy_tournament_exactly_and_results_are_json() -> None:
     players = [build(PD, name) for name in strategies_for(PD)]
-    runs = [round_robin(PD, players, turns=40, repetitions=5, noise=0.05, seed=seed)
-            for seed in (7, 7, 8)]
+    runs = [
+        round_robin(PD, players, turns=40, repetitions=5, noise=0.05, seed=seed)
+        for seed in (7, 7, 8)
+    ]
     assert runs[0].to_json() == runs[1].to_json(), "the same seed, the same results"
     assert runs[0].to_json() != runs[2].to_json(), "another seed, other draws"
     assert json.loads(json.dumps(runs[0].to_json()))["strategies"] == strategies_for(PD)
@@ -104,11 +116,14 @@ def test_a_strategy_entered_twice_is_labelled_apart() -> None:
     assert result.names == ("biased", "biased_2")
 
 
-@pytest.mark.parametrize(("kwargs", "message"), [
-    ({"strategies": ["tit_for_tat"]}, "at least two strategies"),
-    ({"turns": 0}, "turns and repetitions must be at least 1"),
-    ({"noise": 1.5}, "noise is a probability from 0 to 1, not 1.5"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"strategies": ["tit_for_tat"]}, "at least two strategies"),
+        ({"turns": 0}, "turns and repetitions must be at least 1"),
+        ({"noise": 1.5}, "noise is a probability from 0 to 1, not 1.5"),
+    ],
+)
 def test_bad_tournaments_are_refused_with_a_sentence(kwargs: dict, message: str) -> None:
     names = kwargs.pop("strategies", ["tit_for_tat", "pavlov"])
     with pytest.raises(ValueError, match=message):
@@ -134,12 +149,20 @@ def small_tournaments(draw: st.DrawFn) -> tuple:
     for name in names:
         options = {}
         if name == "biased":
-            options = {"action": draw(st.sampled_from(actions)),
-                       "weight": draw(st.sampled_from([0.0, 0.3, 0.75, 1.0]))}
+            options = {
+                "action": draw(st.sampled_from(actions)),
+                "weight": draw(st.sampled_from([0.0, 0.3, 0.75, 1.0])),
+            }
         players.append(build(game_type, name, **options))
     noise = draw(st.sampled_from([0.0, 0.05, 0.5, 1.0]))
-    return (game_type, players, draw(st.integers(1, 20)), draw(st.integers(1, 3)), noise,
-            draw(st.integers(0, 2**32 - 1)))
+    return (
+        game_type,
+        players,
+        draw(st.integers(1, 20)),
+        draw(st.integers(1, 3)),
+        noise,
+        draw(st.integers(0, 2**32 - 1)),
+    )
 
 
 @settings(max_examples=100, deadline=None)
@@ -148,36 +171,63 @@ def test_the_vectorised_engine_plays_exactly_as_the_reference(case: tuple) -> No
     game_type, players, turns, repetitions, noise, seed = case
     game = matrix_game(game_type)
     pairs = round_robin_pairs(len(players))
-    fast = play_vectorized(game, players, pairs, turns, repetitions, noise,
-                           np.random.default_rng(seed))
-    slow = play_reference(game, players, pairs, turns, repetitions, noise,
-                          np.random.default_rng(seed))
+    fast = play_vectorized(
+        game, players, pairs, turns, repetitions, noise, np.random.default_rng(seed)
+    )
+    slow = play_reference(
+        game, players, pairs, turns, repetitions, noise, np.random.default_rng(seed)
+    )
     assert fast.shape == (len(pairs), repetitions, 2)
     np.testing.assert_array_equal(fast, slow)
 
 
 # ``league tournament`` (league_cli/tournament.py), through typer's runner.
 
+
 def _league(*args: str) -> Result:
     return CliRunner().invoke(app, ["tournament", *args])
 
 
 def test_league_tournament_shows_the_ranking_and_matrix_and_writes_csv_and_json(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     csv_path, json_path = tmp_path / "t.csv", tmp_path / "t.json"
-    run = _league("--game", PD, "--strategies", "tit_for_tat,always_defect,pavlov",
-                  "--turns", "200", "--repetitions", "3", "--seed", "1",
-                  "--csv", str(csv_path), "--json", str(json_path))
+    run = _league(
+        "--game",
+        PD,
+        "--strategies",
+        "tit_for_tat,always_defect,pavlov",
+        "--turns",
+        "200",
+        "--repetitions",
+        "3",
+        "--seed",
+        "1",
+        "--csv",
+        str(csv_path),
+        "--json",
+        str(json_path),
+    )
     assert run.exit_code == 0, run.output
     assert "Score per turn" in run.output and "row against column" in run.output
     rows = list(csv.reader(csv_path.read_text().splitlines()))
-    assert rows[0] == ["rank", "strategy", "score_per_turn", "tit_for_tat", "always_defect",
-                       "pavlov"]
+    assert rows[0] == [
+        "rank",
+        "strategy",
+        "score_per_turn",
+        "tit_for_tat",
+        "always_defect",
+        "pavlov",
+    ]
     assert [row[1] for row in rows[1:]] == ["always_defect", "tit_for_tat", "pavlov"]
     assert float(rows[1][4]) == 1.0, "always_defect against itself: 1 per turn"
     data = json.loads(json_path.read_text())
-    assert data["pairs"][1] == {"first": "tit_for_tat", "second": "always_defect",
-                                "first_score": 199.0, "second_score": 204.0}
+    assert data["pairs"][1] == {
+        "first": "tit_for_tat",
+        "second": "always_defect",
+        "first_score": 199.0,
+        "second_score": 204.0,
+    }
 
 
 def test_league_tournament_defaults_to_every_baseline_of_the_game() -> None:
@@ -186,13 +236,20 @@ def test_league_tournament_defaults_to_every_baseline_of_the_game() -> None:
     assert all(name in run.output for name in strategies_for("rock_paper_scissors"))
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--game", "chess"], "unknown game 'chess'; the games are: even_odd"),
-    (["--game", "even_odd", "--strategies", "random,tit_for_tat"],
-     "unknown strategy tit_for_tat for even_odd; its strategies are: random, biased"),
-    (["--game", PD, "--strategies", "random,pavlov", "--noise", "2"],
-     "noise is a probability from 0 to 1, not 2.0"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--game", "chess"], "unknown game 'chess'; the games are: even_odd"),
+        (
+            ["--game", "even_odd", "--strategies", "random,tit_for_tat"],
+            "unknown strategy tit_for_tat for even_odd; its strategies are: random, biased",
+        ),
+        (
+            ["--game", PD, "--strategies", "random,pavlov", "--noise", "2"],
+            "noise is a probability from 0 to 1, not 2.0",
+        ),
+    ],
+)
 def test_league_tournament_fails_with_a_sentence(args: list[str], message: str) -> None:
     run = _league(*args)
     assert run.exit_code == 1, run.output

@@ -13,14 +13,17 @@ from games.ultimatum import SPEC, Response, UltimatumState, split
 PROPOSER, RESPONDER = "P01", "P02"
 
 
-@pytest.mark.parametrize(("pie", "offer", "response", "returns"), [
-    (10, 3, "accept", (7, 3)),
-    (10, 3, "reject", (0, 0)),
-    (10, 0, "accept", (10, 0)),
-    (10, 10, "accept", (0, 10)),
-    (10, 10, "reject", (0, 0)),
-    (100, 50, "accept", (50, 50)),
-])
+@pytest.mark.parametrize(
+    ("pie", "offer", "response", "returns"),
+    [
+        (10, 3, "accept", (7, 3)),
+        (10, 3, "reject", (0, 0)),
+        (10, 0, "accept", (10, 0)),
+        (10, 10, "accept", (0, 10)),
+        (10, 10, "reject", (0, 0)),
+        (100, 50, "accept", (50, 50)),
+    ],
+)
 def test_payoff_table(pie: int, offer: int, response: str, returns: tuple[int, int]) -> None:
     state = SPEC.create([PROPOSER, RESPONDER], pie=pie)
     assert state.acting_players() == (PROPOSER,)
@@ -39,16 +42,20 @@ def test_split_refuses_an_offer_outside_the_pie() -> None:
         split(10, 11, Response.ACCEPT)
 
 
-@pytest.mark.parametrize(("offered", "joint", "message"), [
-    (None, {PROPOSER: 11}, "11 is not a legal move for P01"),
-    (None, {PROPOSER: 2.5}, "2.5 is not a legal move"),
-    (None, {PROPOSER: "5"}, "'5' is not a legal move"),
-    (None, {RESPONDER: "accept"}, "P02 does not move now"),
-    (4, {RESPONDER: "ACCEPT"}, "'ACCEPT' is not a legal move for P02"),
-    (4, {PROPOSER: 5}, "P01 does not move now"),
-])
-def test_illegal_moves_are_refused(offered: int | None, joint: dict[str, object],
-                                   message: str) -> None:
+@pytest.mark.parametrize(
+    ("offered", "joint", "message"),
+    [
+        (None, {PROPOSER: 11}, "11 is not a legal move for P01"),
+        (None, {PROPOSER: 2.5}, "2.5 is not a legal move"),
+        (None, {PROPOSER: "5"}, "'5' is not a legal move"),
+        (None, {RESPONDER: "accept"}, "P02 does not move now"),
+        (4, {RESPONDER: "ACCEPT"}, "'ACCEPT' is not a legal move for P02"),
+        (4, {PROPOSER: 5}, "P01 does not move now"),
+    ],
+)
+def test_illegal_moves_are_refused(
+    offered: int | None, joint: dict[str, object], message: str
+) -> None:
     state = SPEC.create([PROPOSER, RESPONDER])
     if offered is not None:
         state.step({PROPOSER: offered})

@@ -35,8 +35,7 @@ BASIC = False
 
 
 def utc_now():
-    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ" if BASIC
-                                               else "%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ" if BASIC else "%Y-%m-%dT%H:%M:%SZ")
 
 
 def new_token():
@@ -56,8 +55,9 @@ def round_robin(player_ids):
 
 
 def post_json(url, body):
-    request = urllib.request.Request(url, data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+    )
     with urllib.request.urlopen(request, timeout=CALL_TIMEOUT_SEC) as reply:
         return json.loads(reply.read())
 
@@ -78,20 +78,32 @@ class LeagueManager:
         self.table = {}
         self.calls = []
         self.problems = []
-        self.methods = {"register_referee": self.register_referee,
-                        "register_player": self.register_player,
-                        "report_match_result": self.report_match_result,
-                        "league_query": self.league_query,
-                        "get_standings": self.get_standings}
+        self.methods = {
+            "register_referee": self.register_referee,
+            "register_player": self.register_player,
+            "report_match_result": self.report_match_result,
+            "league_query": self.league_query,
+            "get_standings": self.get_standings,
+        }
 
     def envelope(self, message_type, conversation_id, **context):
-        return {"protocol": PROTOCOL, "message_type": message_type, "sender": self.sender,
-                "timestamp": utc_now(), "conversation_id": conversation_id, **context}
+        return {
+            "protocol": PROTOCOL,
+            "message_type": message_type,
+            "sender": self.sender,
+            "timestamp": utc_now(),
+            "conversation_id": conversation_id,
+            **context,
+        }
 
     def league_error(self, request, code, description):
-        return {**self.envelope("LEAGUE_ERROR", request.get("conversation_id")),
-                "error_code": code, "error_description": description,
-                "original_message_type": request.get("message_type"), "context": {}}
+        return {
+            **self.envelope("LEAGUE_ERROR", request.get("conversation_id")),
+            "error_code": code,
+            "error_description": description,
+            "original_message_type": request.get("message_type"),
+            "context": {},
+        }
 
     # -- registration -----------------------------------------------------------------
 
@@ -100,20 +112,34 @@ class LeagueManager:
         auth_token, league_id, reason); registration closes when the league starts."""
         meta = params.get(f"{kind}_meta") or {}
         agents = self.referees if kind == "referee" else self.players
-        response_type = ("REFEREE_REGISTER_RESPONSE" if kind == "referee"
-                         else "LEAGUE_REGISTER_RESPONSE")
-        answer = self.envelope(response_type, params.get("conversation_id"),
-                               league_id=self.league_id)
+        response_type = (
+            "REFEREE_REGISTER_RESPONSE" if kind == "referee" else "LEAGUE_REGISTER_RESPONSE"
+        )
+        answer = self.envelope(
+            response_type, params.get("conversation_id"), league_id=self.league_id
+        )
         with self.lock:
             if self.state != "REGISTRATION":
-                return {**answer, "status": "REJECTED", f"{kind}_id": None,
-                        "reason": "registration is closed"}
+                return {
+                    **answer,
+                    "status": "REJECTED",
+                    f"{kind}_id": None,
+                    "reason": "registration is closed",
+                }
             agent_id = f"{'REF' if kind == 'referee' else 'P'}{len(agents) + 1:02d}"
             token = new_token()
-            agents[agent_id] = {"display_name": meta.get("display_name", agent_id),
-                                "endpoint": meta.get("contact_endpoint"), "token": token}
-        return {**answer, "auth_token": token, "status": "ACCEPTED", f"{kind}_id": agent_id,
-                "reason": None}
+            agents[agent_id] = {
+                "display_name": meta.get("display_name", agent_id),
+                "endpoint": meta.get("contact_endpoint"),
+                "token": token,
+            }
+        return {
+            **answer,
+            "auth_token": token,
+            "status": "ACCEPTED",
+            f"{kind}_id": agent_id,
+            "reason": None,
+        }
 
     def register_referee(self, params):
         return self.register(params, "referee")
@@ -144,9 +170,15 @@ class LeagueManager:
                 self.reports[report["match_id"]] = report
                 self.count(report)
                 self.reported.notify_all()
-        return {**self.envelope("MATCH_RESULT_ACK", report.get("conversation_id"),
-                                league_id=self.league_id, match_id=report["match_id"]),
-                "status": "RECORDED"}
+        return {
+            **self.envelope(
+                "MATCH_RESULT_ACK",
+                report.get("conversation_id"),
+                league_id=self.league_id,
+                match_id=report["match_id"],
+            ),
+            "status": "RECORDED",
+        }
 
     def count(self, report):
         """The standings take each player's points from the report's score."""
@@ -165,20 +197,33 @@ class LeagueManager:
 
     def ranked(self):
         order = list(self.table)
-        rows = sorted(self.table.values(),
-                      key=lambda row: (-row["points"], -row["wins"], order.index(row["player_id"])))
+        rows = sorted(
+            self.table.values(),
+            key=lambda row: (-row["points"], -row["wins"], order.index(row["player_id"])),
+        )
         return [{"rank": rank, **row} for rank, row in enumerate(rows, 1)]
 
     def league_query(self, query):
         query_type = query.get("query_type")
-        answer = self.envelope("LEAGUE_QUERY_RESPONSE", query.get("conversation_id"),
-                               league_id=self.league_id)
+        answer = self.envelope(
+            "LEAGUE_QUERY_RESPONSE", query.get("conversation_id"), league_id=self.league_id
+        )
         with self.lock:
             if query_type == "GET_STANDINGS":
-                return {**answer, "query_type": query_type, "success": True,
-                        "data": {"standings": self.ranked()}, "error": None}
-        return {**answer, "query_type": query_type, "success": False, "data": None,
-                "error": f"this League Manager answers GET_STANDINGS only, not {query_type!r}"}
+                return {
+                    **answer,
+                    "query_type": query_type,
+                    "success": True,
+                    "data": {"standings": self.ranked()},
+                    "error": None,
+                }
+        return {
+            **answer,
+            "query_type": query_type,
+            "success": False,
+            "data": None,
+            "error": f"this League Manager answers GET_STANDINGS only, not {query_type!r}",
+        }
 
     def get_standings(self, params):
         with self.lock:
@@ -193,9 +238,18 @@ class LeagueManager:
             if len(self.players) < 2 or not self.referees:
                 return 409, {"error": "the league needs two players and a referee"}
             self.state = "RUNNING"
-            self.table = {pid: {"player_id": pid, "display_name": player["display_name"],
-                                "played": 0, "wins": 0, "draws": 0, "losses": 0, "points": 0}
-                          for pid, player in self.players.items()}
+            self.table = {
+                pid: {
+                    "player_id": pid,
+                    "display_name": player["display_name"],
+                    "played": 0,
+                    "wins": 0,
+                    "draws": 0,
+                    "losses": 0,
+                    "points": 0,
+                }
+                for pid, player in self.players.items()
+            }
             rounds = round_robin(list(self.players))
         threading.Thread(target=self.run, args=(rounds,), daemon=True).start()
         return 200, {"state": "RUNNING", "rounds": len(rounds)}
@@ -208,96 +262,179 @@ class LeagueManager:
             for number, (player_a, player_b) in enumerate(pairs, 1):
                 referee_id = referees[total % len(referees)]
                 total += 1
-                match = {"match_id": f"R{round_id}M{number}", "game_type": "even_odd",
-                         "player_A_id": player_a, "player_B_id": player_b,
-                         "referee_endpoint": self.referees[referee_id]["endpoint"]}
+                match = {
+                    "match_id": f"R{round_id}M{number}",
+                    "game_type": "even_odd",
+                    "player_A_id": player_a,
+                    "player_B_id": player_b,
+                    "referee_endpoint": self.referees[referee_id]["endpoint"],
+                }
                 with self.lock:
                     self.schedule[match["match_id"]] = (player_a, player_b)
                 matches.append((match, referee_id))
             # ROUND_ANNOUNCEMENT (league_id, round_id, matches[...])
-            self.tell_players("notify_round", "ROUND_ANNOUNCEMENT", round_id,
-                              {"round_id": round_id, "matches": [m for m, _ in matches]})
+            self.tell_players(
+                "notify_round",
+                "ROUND_ANNOUNCEMENT",
+                round_id,
+                {"round_id": round_id, "matches": [m for m, _ in matches]},
+            )
             for match, referee_id in matches:
-                self.send(referee_id, self.referees[referee_id], "start_match",
-                          self.start_match_message(match, referee_id, round_id))
+                self.send(
+                    referee_id,
+                    self.referees[referee_id],
+                    "start_match",
+                    self.start_match_message(match, referee_id, round_id),
+                )
             self.wait_for_reports(round_id, [match["match_id"] for match, _ in matches])
             with self.lock:
                 standings = self.ranked()
-                results = [self.reports[m["match_id"]]["result"] for m, _ in matches
-                           if m["match_id"] in self.reports]
+                results = [
+                    self.reports[m["match_id"]]["result"]
+                    for m, _ in matches
+                    if m["match_id"] in self.reports
+                ]
             # LEAGUE_STANDINGS_UPDATE (league_id, round_id, standings[...])
-            self.tell_players("update_standings", "LEAGUE_STANDINGS_UPDATE", round_id,
-                              {"round_id": round_id, "standings": standings})
+            self.tell_players(
+                "update_standings",
+                "LEAGUE_STANDINGS_UPDATE",
+                round_id,
+                {"round_id": round_id, "standings": standings},
+            )
             # ROUND_COMPLETED, with matches_played as one version of the text names it
-            self.tell_players("notify_round_completed", "ROUND_COMPLETED", round_id, {
-                "round_id": round_id, "matches_played": len(results),
-                "next_round_id": round_id + 1 if round_id < len(rounds) else None,
-                "summary": {"total_matches": len(results),
-                            "wins": sum(1 for r in results if r.get("winner")),
-                            "draws": sum(1 for r in results if not r.get("winner")),
-                            "technical_losses": sum(
-                                1 for r in results
-                                if (r.get("details") or {}).get("status") == "TECHNICAL_LOSS")}})
+            self.tell_players(
+                "notify_round_completed",
+                "ROUND_COMPLETED",
+                round_id,
+                {
+                    "round_id": round_id,
+                    "matches_played": len(results),
+                    "next_round_id": round_id + 1 if round_id < len(rounds) else None,
+                    "summary": {
+                        "total_matches": len(results),
+                        "wins": sum(1 for r in results if r.get("winner")),
+                        "draws": sum(1 for r in results if not r.get("winner")),
+                        "technical_losses": sum(
+                            1
+                            for r in results
+                            if (r.get("details") or {}).get("status") == "TECHNICAL_LOSS"
+                        ),
+                    },
+                },
+            )
         with self.lock:
             final = self.ranked()
         champion = final[0]
         # LEAGUE_COMPLETED (league_id, total_rounds, total_matches, champion, final_standings)
-        completed = {"total_rounds": len(rounds), "total_matches": total,
-                     "champion": {"player_id": champion["player_id"],
-                                  "display_name": champion["display_name"],
-                                  "points": champion["points"]},
-                     "final_standings": [{"rank": row["rank"], "player_id": row["player_id"],
-                                          "points": row["points"]} for row in final]}
+        completed = {
+            "total_rounds": len(rounds),
+            "total_matches": total,
+            "champion": {
+                "player_id": champion["player_id"],
+                "display_name": champion["display_name"],
+                "points": champion["points"],
+            },
+            "final_standings": [
+                {"rank": row["rank"], "player_id": row["player_id"], "points": row["points"]}
+                for row in final
+            ],
+        }
         for agent_id, agent in [*self.players.items(), *self.referees.items()]:
-            self.send(agent_id, agent, "notify_league_completed",
-                      {**self.envelope("LEAGUE_COMPLETED", f"{self.league_id}-completed",
-                                       auth_token=agent["token"], league_id=self.league_id),
-                       **completed})
+            self.send(
+                agent_id,
+                agent,
+                "notify_league_completed",
+                {
+                    **self.envelope(
+                        "LEAGUE_COMPLETED",
+                        f"{self.league_id}-completed",
+                        auth_token=agent["token"],
+                        league_id=self.league_id,
+                    ),
+                    **completed,
+                },
+            )
         with self.lock:
             self.state = "COMPLETED"
 
     def start_match_message(self, match, referee_id, round_id):
         """Agent League's START_MATCH (its doc/protocol.md), signed with the referee's token."""
         seats = []
-        for role, player_id in (("PLAYER_A", match["player_A_id"]),
-                                ("PLAYER_B", match["player_B_id"])):
+        for role, player_id in (
+            ("PLAYER_A", match["player_A_id"]),
+            ("PLAYER_B", match["player_B_id"]),
+        ):
             with self.lock:
                 row = dict(self.table[player_id])
-            seats.append({"player_id": player_id,
-                          "display_name": self.players[player_id]["display_name"],
-                          "contact_endpoint": self.players[player_id]["endpoint"], "role": role,
-                          "standings": {"wins": row["wins"], "losses": row["losses"],
-                                        "draws": row["draws"]}})
-        return {**self.envelope("START_MATCH", f"{self.league_id}-{match['match_id']}",
-                                auth_token=self.referees[referee_id]["token"],
-                                league_id=self.league_id, round_id=round_id,
-                                match_id=match["match_id"]),
-                "game_type": "even_odd", "game_params": {}, "players": seats}
+            seats.append(
+                {
+                    "player_id": player_id,
+                    "display_name": self.players[player_id]["display_name"],
+                    "contact_endpoint": self.players[player_id]["endpoint"],
+                    "role": role,
+                    "standings": {
+                        "wins": row["wins"],
+                        "losses": row["losses"],
+                        "draws": row["draws"],
+                    },
+                }
+            )
+        return {
+            **self.envelope(
+                "START_MATCH",
+                f"{self.league_id}-{match['match_id']}",
+                auth_token=self.referees[referee_id]["token"],
+                league_id=self.league_id,
+                round_id=round_id,
+                match_id=match["match_id"],
+            ),
+            "game_type": "even_odd",
+            "game_params": {},
+            "players": seats,
+        }
 
     def wait_for_reports(self, round_id, match_ids):
         with self.reported:
             arrived = self.reported.wait_for(
                 lambda: all(match_id in self.reports for match_id in match_ids),
-                timeout=REPORT_PATIENCE_SEC)
+                timeout=REPORT_PATIENCE_SEC,
+            )
             if not arrived:
                 missing = [m for m in match_ids if m not in self.reports]
-                self.problems.append(f"round {round_id}: no report for {missing} within "
-                                     f"{REPORT_PATIENCE_SEC} s")
+                self.problems.append(
+                    f"round {round_id}: no report for {missing} within {REPORT_PATIENCE_SEC} s"
+                )
 
     def tell_players(self, method, message_type, round_id, fields):
         for player_id, player in self.players.items():
-            self.send(player_id, player, method, {
-                **self.envelope(message_type, f"{self.league_id}-round-{round_id}",
-                                auth_token=player["token"], league_id=self.league_id),
-                **fields})
+            self.send(
+                player_id,
+                player,
+                method,
+                {
+                    **self.envelope(
+                        message_type,
+                        f"{self.league_id}-round-{round_id}",
+                        auth_token=player["token"],
+                        league_id=self.league_id,
+                    ),
+                    **fields,
+                },
+            )
 
     def send(self, agent_id, agent, method, params):
         """One call; the answer (or why there was none) is kept for GET /state."""
         call = {"to": agent_id, "method": method, "params": params}
         try:
-            call["response"] = post_json(agent["endpoint"], {"jsonrpc": "2.0", "method": method,
-                                                             "params": params,
-                                                             "id": random.getrandbits(31)})
+            call["response"] = post_json(
+                agent["endpoint"],
+                {
+                    "jsonrpc": "2.0",
+                    "method": method,
+                    "params": params,
+                    "id": random.getrandbits(31),
+                },
+            )
         except (OSError, ValueError) as exc:
             call["error"] = f"{type(exc).__name__}: {exc}"
         with self.lock:
@@ -306,35 +443,54 @@ class LeagueManager:
     # -- HTTP -------------------------------------------------------------------------
 
     def dispatch(self, request):
-        if (not isinstance(request, dict) or request.get("jsonrpc") != "2.0"
-                or not isinstance(request.get("method"), str)
-                or not isinstance(request.get("params", {}), dict)):
-            return {"jsonrpc": "2.0", "id": None,
-                    "error": {"code": -32600, "message": "Invalid Request"}}
+        if (
+            not isinstance(request, dict)
+            or request.get("jsonrpc") != "2.0"
+            or not isinstance(request.get("method"), str)
+            or not isinstance(request.get("params", {}), dict)
+        ):
+            return {
+                "jsonrpc": "2.0",
+                "id": None,
+                "error": {"code": -32600, "message": "Invalid Request"},
+            }
         handler = self.methods.get(request["method"])
         if handler is None:
-            return {"jsonrpc": "2.0", "id": request.get("id"),
-                    "error": {"code": -32601, "message": "Method not found",
-                              "data": request["method"]}}
+            return {
+                "jsonrpc": "2.0",
+                "id": request.get("id"),
+                "error": {"code": -32601, "message": "Method not found", "data": request["method"]},
+            }
         if request["method"] in ("register_referee", "register_player"):
             with self.lock:
                 self.registrations.append(request)  # exactly as received, for GET /state
-        return {"jsonrpc": "2.0", "id": request.get("id"),
-                "result": handler(request.get("params", {}))}
+        return {
+            "jsonrpc": "2.0",
+            "id": request.get("id"),
+            "result": handler(request.get("params", {})),
+        }
 
     def snapshot(self):
         with self.lock:
-            return {"state": self.state, "league_id": self.league_id,
-                    "registrations": self.registrations,
-                    "referees": {rid: {"display_name": r["display_name"],
-                                       "endpoint": r["endpoint"]}
-                                 for rid, r in self.referees.items()},
-                    "players": {pid: {"display_name": p["display_name"],
-                                      "endpoint": p["endpoint"]}
-                                for pid, p in self.players.items()},
-                    "schedule": self.schedule, "reports": list(self.reports.values()),
-                    "refused_reports": self.refused_reports, "standings": self.ranked(),
-                    "calls": self.calls, "problems": self.problems}
+            return {
+                "state": self.state,
+                "league_id": self.league_id,
+                "registrations": self.registrations,
+                "referees": {
+                    rid: {"display_name": r["display_name"], "endpoint": r["endpoint"]}
+                    for rid, r in self.referees.items()
+                },
+                "players": {
+                    pid: {"display_name": p["display_name"], "endpoint": p["endpoint"]}
+                    for pid, p in self.players.items()
+                },
+                "schedule": self.schedule,
+                "reports": list(self.reports.values()),
+                "refused_reports": self.refused_reports,
+                "standings": self.ranked(),
+                "calls": self.calls,
+                "problems": self.problems,
+            }
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -359,8 +515,10 @@ class Handler(BaseHTTPRequestHandler):
         try:
             request = json.loads(body)
         except ValueError:
-            self.send_json(200, {"jsonrpc": "2.0", "id": None,
-                                 "error": {"code": -32700, "message": "Parse error"}})
+            self.send_json(
+                200,
+                {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}},
+            )
             return
         self.send_json(200, manager.dispatch(request))
 

@@ -50,9 +50,21 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 PROTOCOL = "league.v2"
 PROTOCOL_VERSION = "2.1.0"
-STYLES = ("spec", "message_type_methods", "bare_answers", "meta_only_registration",
-          "string_ids", "error_null", "odd_acks", "fractional_timestamps", "extra_fields",
-          "upper_parity", "local_offset", "require_token", "error_status")
+STYLES = (
+    "spec",
+    "message_type_methods",
+    "bare_answers",
+    "meta_only_registration",
+    "string_ids",
+    "error_null",
+    "odd_acks",
+    "fractional_timestamps",
+    "extra_fields",
+    "upper_parity",
+    "local_offset",
+    "require_token",
+    "error_status",
+)
 
 # The protocol's table "JSON-RPC methods and the messages they carry", player side.
 MESSAGE_OF_METHOD = {
@@ -105,9 +117,13 @@ class Player:
 
     def envelope(self, message_type, conversation_id, move=False):
         """The envelope fields that sit in every message (auth_token after registration)."""
-        envelope = {"protocol": PROTOCOL, "message_type": message_type,
-                    "sender": f"player:{self.player_id or self.name}",
-                    "timestamp": self.now(move), "conversation_id": conversation_id}
+        envelope = {
+            "protocol": PROTOCOL,
+            "message_type": message_type,
+            "sender": f"player:{self.player_id or self.name}",
+            "timestamp": self.now(move),
+            "conversation_id": conversation_id,
+        }
         if self.auth_token:
             envelope["auth_token"] = self.auth_token
         return envelope
@@ -127,18 +143,32 @@ class Player:
 
     def join(self, invitation):
         # GAME_INVITATION -> GAME_JOIN_ACK (match_id, player_id, arrival_timestamp, accept)
-        return self.answer("GAME_JOIN_ACK", invitation, {
-            "match_id": invitation.get("match_id"), "player_id": self.player_id,
-            "arrival_timestamp": self.now(), "accept": True})
+        return self.answer(
+            "GAME_JOIN_ACK",
+            invitation,
+            {
+                "match_id": invitation.get("match_id"),
+                "player_id": self.player_id,
+                "arrival_timestamp": self.now(),
+                "accept": True,
+            },
+        )
 
     def choose(self, call):
         # CHOOSE_PARITY_CALL -> CHOOSE_PARITY_RESPONSE (match_id, player_id, parity_choice)
         choice = random.choice(["even", "odd"])
         if self.uses("upper_parity"):
             choice = choice.upper()
-        return self.answer("CHOOSE_PARITY_RESPONSE", call, {
-            "match_id": call.get("match_id"), "player_id": call.get("player_id"),
-            "parity_choice": choice}, move=True)
+        return self.answer(
+            "CHOOSE_PARITY_RESPONSE",
+            call,
+            {
+                "match_id": call.get("match_id"),
+                "player_id": call.get("player_id"),
+                "parity_choice": choice,
+            },
+            move=True,
+        )
 
     def acknowledge(self, notification):
         # The protocol takes "any acknowledgement" for the notifications.
@@ -152,19 +182,29 @@ class Player:
     def refusal(self, method, params):
         """(HTTP status, JSON-RPC error) for a request its styles refuse, else None."""
         if self.uses("require_token") and self.auth_token and not params.get("auth_token"):
-            return 401, {"code": -32001, "message": "Unauthorized: auth_token required after "
-                                                    "registration"}
-        if self.uses("error_status") and MESSAGE_OF_METHOD.get(method, method) \
-                == "CHOOSE_PARITY_CALL":
+            return 401, {
+                "code": -32001,
+                "message": "Unauthorized: auth_token required after registration",
+            }
+        if (
+            self.uses("error_status")
+            and MESSAGE_OF_METHOD.get(method, method) == "CHOOSE_PARITY_CALL"
+        ):
             return 500, {"code": -32603, "message": "Internal error", "data": CRASH}
         return None
 
     def dispatch(self, request):
         """One JSON-RPC 2.0 request in, (HTTP status, response) out."""
-        if (not isinstance(request, dict) or request.get("jsonrpc") != "2.0"
-                or not isinstance(request.get("method"), str)):
-            return 200, {"jsonrpc": "2.0", "id": None,
-                         "error": {"code": -32600, "message": "Invalid Request"}}
+        if (
+            not isinstance(request, dict)
+            or request.get("jsonrpc") != "2.0"
+            or not isinstance(request.get("method"), str)
+        ):
+            return 200, {
+                "jsonrpc": "2.0",
+                "id": None,
+                "error": {"code": -32600, "message": "Invalid Request"},
+            }
         method, params = request["method"], request.get("params") or {}
         handler = self.methods.get(method)
         refused = self.refusal(method, params)
@@ -174,8 +214,11 @@ class Player:
             self.write_down("received", method, params, response, status)
             return status, response
         if handler is None:
-            response = {"jsonrpc": "2.0", "id": request.get("id"),
-                        "error": {"code": -32601, "message": "Method not found", "data": method}}
+            response = {
+                "jsonrpc": "2.0",
+                "id": request.get("id"),
+                "error": {"code": -32601, "message": "Method not found", "data": method},
+            }
         else:
             response = {"jsonrpc": "2.0", "id": request.get("id"), "result": handler(params)}
             if self.uses("error_null"):
@@ -187,19 +230,32 @@ class Player:
 
     def register(self):
         """LEAGUE_REGISTER_REQUEST, again every 0.2 s while the League Manager is not up."""
-        meta = self.with_extras({"display_name": self.name, "version": "1.0.0",
-                                 "game_types": ["even_odd"], "contact_endpoint": self.endpoint,
-                                 "protocol_version": PROTOCOL_VERSION})
+        meta = self.with_extras(
+            {
+                "display_name": self.name,
+                "version": "1.0.0",
+                "game_types": ["even_odd"],
+                "contact_endpoint": self.endpoint,
+                "protocol_version": PROTOCOL_VERSION,
+            }
+        )
         if self.uses("meta_only_registration"):
             params = {"player_meta": meta}
         else:
-            params = {**self.envelope("LEAGUE_REGISTER_REQUEST", f"register-{self.name}"),
-                      "player_meta": meta}
+            params = {
+                **self.envelope("LEAGUE_REGISTER_REQUEST", f"register-{self.name}"),
+                "player_meta": meta,
+            }
         params = self.with_extras(params)
-        method = ("LEAGUE_REGISTER_REQUEST" if self.uses("message_type_methods")
-                  else "register_player")
-        request = {"jsonrpc": "2.0", "method": method, "params": params,
-                   "id": "register-1" if self.uses("string_ids") else 1}
+        method = (
+            "LEAGUE_REGISTER_REQUEST" if self.uses("message_type_methods") else "register_player"
+        )
+        request = {
+            "jsonrpc": "2.0",
+            "method": method,
+            "params": params,
+            "id": "register-1" if self.uses("string_ids") else 1,
+        }
         give_up = time.monotonic() + REGISTRATION_PATIENCE_SEC
         while True:
             try:
@@ -220,15 +276,23 @@ class Player:
             self.registration = f"REFUSED: {json.dumps(response.get('error') or result)}"
 
     def write_down(self, direction, method, params, response, status=200):
-        line = json.dumps({"direction": direction, "method": method, "params": params,
-                           "response": response, "status": status})
+        line = json.dumps(
+            {
+                "direction": direction,
+                "method": method,
+                "params": params,
+                "response": response,
+                "status": status,
+            }
+        )
         with self.lock, open(self.record_path, "a") as record:
             record.write(line + "\n")
 
 
 def post_json(url, body):
-    request = urllib.request.Request(url, data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+    )
     with urllib.request.urlopen(request, timeout=10) as reply:
         return json.loads(reply.read())
 
@@ -239,8 +303,15 @@ class Handler(BaseHTTPRequestHandler):
         if self.path != "/health":
             self.send_json(404, {"error": "not found"})
             return
-        self.send_json(200, {"status": "ok", "name": player.name, "player_id": player.player_id,
-                             "registration": player.registration})
+        self.send_json(
+            200,
+            {
+                "status": "ok",
+                "name": player.name,
+                "player_id": player.player_id,
+                "registration": player.registration,
+            },
+        )
 
     def do_POST(self):
         if self.path != "/mcp":
@@ -250,8 +321,10 @@ class Handler(BaseHTTPRequestHandler):
         try:
             request = json.loads(body)
         except ValueError:
-            self.send_json(200, {"jsonrpc": "2.0", "id": None,
-                                 "error": {"code": -32700, "message": "Parse error"}})
+            self.send_json(
+                200,
+                {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}},
+            )
             return
         self.send_json(*self.server.player.dispatch(request))
 

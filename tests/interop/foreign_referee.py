@@ -47,8 +47,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 PROTOCOL = "league.v2"
 ENVELOPE_FIELDS = ("protocol", "message_type", "sender", "timestamp", "conversation_id")
 # The protocol's timeouts, in seconds, for the calls a referee makes.
-TIMEOUTS = {"handle_game_invitation": 5, "choose_parity": 30, "notify_match_result": 5,
-            "report_match_result": 10, "register_referee": 10}
+TIMEOUTS = {
+    "handle_game_invitation": 5,
+    "choose_parity": 30,
+    "notify_match_result": 5,
+    "report_match_result": 10,
+    "register_referee": 10,
+}
 # Scoring from the rules of play: win 3, draw 1, loss 0.
 WIN, DRAW, LOSS = 3, 1, 0
 REGISTRATION_PATIENCE_SEC = 30
@@ -77,8 +82,9 @@ def message_problems(message, message_type, conversation_id, fields):
     """What is wrong with an answer that should be a full ``message_type`` message."""
     if not isinstance(message, dict):
         return [f"the answer {message!r} is not a {message_type} object"]
-    problems = [f"{field} is missing" for field in (*ENVELOPE_FIELDS, *fields)
-                if field not in message]
+    problems = [
+        f"{field} is missing" for field in (*ENVELOPE_FIELDS, *fields) if field not in message
+    ]
     if message.get("protocol", PROTOCOL) != PROTOCOL:
         problems.append(f"protocol is {message['protocol']!r}, not {PROTOCOL!r}")
     if message.get("message_type", message_type) != message_type:
@@ -94,9 +100,11 @@ def message_problems(message, message_type, conversation_id, fields):
 
 
 def echo_problems(message, match_id, player_id):
-    return [f"{field} is {message.get(field)!r}, not {expected!r}"
-            for field, expected in (("match_id", match_id), ("player_id", player_id))
-            if field in message and message[field] != expected]
+    return [
+        f"{field} is {message.get(field)!r}, not {expected!r}"
+        for field, expected in (("match_id", match_id), ("player_id", player_id))
+        if field in message and message[field] != expected
+    ]
 
 
 def refusal(method, response):
@@ -114,8 +122,9 @@ def post_json(url, body, timeout, patience=0):
     for ``patience`` seconds (at start-up the League Manager may not be up yet)."""
     give_up = time.monotonic() + patience
     while True:
-        request = urllib.request.Request(url, data=json.dumps(body).encode(),
-                                         headers={"Content-Type": "application/json"})
+        request = urllib.request.Request(
+            url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+        )
         try:
             with urllib.request.urlopen(request, timeout=timeout) as reply:
                 return json.loads(reply.read())
@@ -139,8 +148,10 @@ def both(work, first, second):
     def run(index, me, other):
         results[index] = work(me, other)
 
-    threads = [threading.Thread(target=run, args=(0, first, second)),
-               threading.Thread(target=run, args=(1, second, first))]
+    threads = [
+        threading.Thread(target=run, args=(0, first, second)),
+        threading.Thread(target=run, args=(1, second, first)),
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -163,13 +174,20 @@ class Referee:
         self.styles = set(args.style.split(","))
         self.league_proofs = True
         self.registration = "PENDING"
-        self.methods = {"start_match": self.start_match,
-                        "notify_league_completed": self.league_completed}
+        self.methods = {
+            "start_match": self.start_match,
+            "notify_league_completed": self.league_completed,
+        }
 
     def envelope(self, message_type, conversation_id, **context):
-        return {"protocol": PROTOCOL, "message_type": message_type,
-                "sender": f"referee:{self.referee_id or self.name}", "timestamp": utc_now(),
-                "conversation_id": conversation_id, **context}
+        return {
+            "protocol": PROTOCOL,
+            "message_type": message_type,
+            "sender": f"referee:{self.referee_id or self.name}",
+            "timestamp": utc_now(),
+            "conversation_id": conversation_id,
+            **context,
+        }
 
     # -- calls ------------------------------------------------------------------------
 
@@ -178,8 +196,7 @@ class Referee:
         Everything is written down, with the problems found."""
         with self.lock:
             self.calls_made += 1
-            request = {"jsonrpc": "2.0", "method": method, "params": params,
-                       "id": self.calls_made}
+            request = {"jsonrpc": "2.0", "method": method, "params": params, "id": self.calls_made}
         response, problems = None, []
         try:
             response = post_json(url, request, TIMEOUTS[method], patience)
@@ -191,20 +208,38 @@ class Referee:
                 problems.append(refused)
             elif check is not None:
                 problems.extend(check(response["result"]))
-        self.write_down({"direction": "sent", "method": method, "peer": peer,
-                         "params": params, "response": response, "problems": problems})
+        self.write_down(
+            {
+                "direction": "sent",
+                "method": method,
+                "peer": peer,
+                "params": params,
+                "response": response,
+                "problems": problems,
+            }
+        )
         return (None if problems else response["result"]), problems
 
     def register(self):
         """REFEREE_REGISTER_REQUEST, again every 0.2 s while the League Manager is not up."""
-        params = {**self.envelope("REFEREE_REGISTER_REQUEST", f"register-{self.name}"),
-                  "auth_token": self.referee_secret,
-                  "referee_meta": {"display_name": self.name, "version": "1.0.0",
-                                   "game_types": ["even_odd"],
-                                   "contact_endpoint": self.endpoint,
-                                   "max_concurrent_matches": self.capacity}}
-        result, problems = self.call("league_manager", self.lm_url, "register_referee", params,
-                                     patience=REGISTRATION_PATIENCE_SEC)
+        params = {
+            **self.envelope("REFEREE_REGISTER_REQUEST", f"register-{self.name}"),
+            "auth_token": self.referee_secret,
+            "referee_meta": {
+                "display_name": self.name,
+                "version": "1.0.0",
+                "game_types": ["even_odd"],
+                "contact_endpoint": self.endpoint,
+                "max_concurrent_matches": self.capacity,
+            },
+        }
+        result, problems = self.call(
+            "league_manager",
+            self.lm_url,
+            "register_referee",
+            params,
+            patience=REGISTRATION_PATIENCE_SEC,
+        )
         if isinstance(result, dict) and result.get("status") == "ACCEPTED":
             self.referee_id = result["referee_id"]
             self.auth_token = result["auth_token"]
@@ -218,39 +253,68 @@ class Referee:
     def start_match(self, start):
         # Agent League's START_MATCH: the League Manager proves itself with an HMAC-SHA256 of
         # ("league_manager", league_id, conversation_id) keyed by this referee's token.
-        context = "\x1f".join(("league_manager", str(start.get("league_id")),
-                               str(start.get("conversation_id"))))
+        context = "\x1f".join(
+            ("league_manager", str(start.get("league_id")), str(start.get("conversation_id")))
+        )
         mac = hmac.new(str(self.auth_token).encode(), context.encode(), hashlib.sha256)
         expected = base64.urlsafe_b64encode(mac.digest()).rstrip(b"=").decode()
         if not self.league_proofs:  # a League Manager without proofs shows our own token
             expected = str(self.auth_token)
         if not hmac.compare_digest(str(start.get("auth_token") or ""), expected):
             code = "E011" if not start.get("auth_token") else "E012"
-            return {**self.envelope("LEAGUE_ERROR", start.get("conversation_id")),
-                    "error_code": code, "error_description": "start_match needs our token",
-                    "original_message_type": start.get("message_type"), "context": {}}
+            return {
+                **self.envelope("LEAGUE_ERROR", start.get("conversation_id")),
+                "error_code": code,
+                "error_description": "start_match needs our token",
+                "original_message_type": start.get("message_type"),
+                "context": {},
+            }
         threading.Thread(target=Match(self, start).play, daemon=True).start()
-        return {**self.envelope("START_MATCH_ACK", start.get("conversation_id"),
-                                league_id=start["league_id"], round_id=start["round_id"]),
-                "match_id": start["match_id"], "accepted": True}
+        return {
+            **self.envelope(
+                "START_MATCH_ACK",
+                start.get("conversation_id"),
+                league_id=start["league_id"],
+                round_id=start["round_id"],
+            ),
+            "match_id": start["match_id"],
+            "accepted": True,
+        }
 
     def league_completed(self, message):
         return {**self.envelope("ACK", message.get("conversation_id")), "status": "ok"}
 
     def dispatch(self, request):
-        if (not isinstance(request, dict) or request.get("jsonrpc") != "2.0"
-                or not isinstance(request.get("method"), str)):
-            return {"jsonrpc": "2.0", "id": None,
-                    "error": {"code": -32600, "message": "Invalid Request"}}
+        if (
+            not isinstance(request, dict)
+            or request.get("jsonrpc") != "2.0"
+            or not isinstance(request.get("method"), str)
+        ):
+            return {
+                "jsonrpc": "2.0",
+                "id": None,
+                "error": {"code": -32600, "message": "Invalid Request"},
+            }
         method, params = request["method"], request.get("params") or {}
         handler = self.methods.get(method)
         if handler is None:
-            response = {"jsonrpc": "2.0", "id": request.get("id"),
-                        "error": {"code": -32601, "message": "Method not found", "data": method}}
+            response = {
+                "jsonrpc": "2.0",
+                "id": request.get("id"),
+                "error": {"code": -32601, "message": "Method not found", "data": method},
+            }
         else:
             response = {"jsonrpc": "2.0", "id": request.get("id"), "result": handler(params)}
-        self.write_down({"direction": "received", "method": method, "peer": "league_manager",
-                         "params": params, "response": response, "problems": []})
+        self.write_down(
+            {
+                "direction": "received",
+                "method": method,
+                "peer": "league_manager",
+                "params": params,
+                "response": response,
+                "problems": [],
+            }
+        )
         return response
 
     def write_down(self, entry):
@@ -266,16 +330,18 @@ class Match:
         self.referee = referee
         seats = {seat["role"]: seat for seat in start["players"]}
         self.seats = (seats["PLAYER_A"], seats["PLAYER_B"])
-        self.ids = {"league_id": start["league_id"], "round_id": start["round_id"],
-                    "match_id": start["match_id"]}
+        self.ids = {
+            "league_id": start["league_id"],
+            "round_id": start["round_id"],
+            "match_id": start["match_id"],
+        }
         self.conversation_id = f"{start['match_id']}-{random.getrandbits(32):08x}"
         self.faults = {}
         self.choices = {seat["player_id"]: None for seat in self.seats}
         self.proofs = start.get("player_proofs") or {}
 
     def message(self, message_type, **fields):
-        return {**self.referee.envelope(message_type, self.conversation_id, **self.ids),
-                **fields}
+        return {**self.referee.envelope(message_type, self.conversation_id, **self.ids), **fields}
 
     def to_player(self, me, message_type, **fields):
         """A message to one player, with the proof the League Manager gave for it."""
@@ -287,12 +353,21 @@ class Match:
     def invite(self, me, other):
         # GAME_INVITATION (league_id, round_id, match_id, game_type, role_in_match,
         # opponent_id) -> GAME_JOIN_ACK (match_id, player_id, arrival_timestamp, accept)
-        params = self.to_player(me, "GAME_INVITATION", game_type="even_odd",
-                              role_in_match=me["role"], opponent_id=other["player_id"])
+        params = self.to_player(
+            me,
+            "GAME_INVITATION",
+            game_type="even_odd",
+            role_in_match=me["role"],
+            opponent_id=other["player_id"],
+        )
 
         def check(answer):
-            problems = message_problems(answer, "GAME_JOIN_ACK", self.conversation_id,
-                                        ("match_id", "player_id", "arrival_timestamp", "accept"))
+            problems = message_problems(
+                answer,
+                "GAME_JOIN_ACK",
+                self.conversation_id,
+                ("match_id", "player_id", "arrival_timestamp", "accept"),
+            )
             if not problems and answer["accept"] is not True:
                 problems.append("the player did not accept the invitation")
             return problems or echo_problems(answer, self.ids["match_id"], me["player_id"])
@@ -303,18 +378,31 @@ class Match:
         # CHOOSE_PARITY_CALL (match_id, player_id, game_type, context{opponent_id, round_id,
         # your_standings}, deadline) -> CHOOSE_PARITY_RESPONSE (match_id, player_id,
         # parity_choice: exactly "even" or "odd")
-        context = {"opponent_id": other["player_id"], "round_id": self.ids["round_id"],
-                   "your_standings": me.get("standings", {"wins": 0, "losses": 0, "draws": 0})}
-        params = self.to_player(me, "CHOOSE_PARITY_CALL", player_id=me["player_id"],
-                              game_type="even_odd", context=context,
-                              deadline=utc_now(TIMEOUTS["choose_parity"]))
+        context = {
+            "opponent_id": other["player_id"],
+            "round_id": self.ids["round_id"],
+            "your_standings": me.get("standings", {"wins": 0, "losses": 0, "draws": 0}),
+        }
+        params = self.to_player(
+            me,
+            "CHOOSE_PARITY_CALL",
+            player_id=me["player_id"],
+            game_type="even_odd",
+            context=context,
+            deadline=utc_now(TIMEOUTS["choose_parity"]),
+        )
 
         def check(answer):
-            problems = message_problems(answer, "CHOOSE_PARITY_RESPONSE", self.conversation_id,
-                                        ("match_id", "player_id", "parity_choice"))
+            problems = message_problems(
+                answer,
+                "CHOOSE_PARITY_RESPONSE",
+                self.conversation_id,
+                ("match_id", "player_id", "parity_choice"),
+            )
             if not problems and answer["parity_choice"] not in ("even", "odd"):
-                problems.append(f"parity_choice {answer['parity_choice']!r} is not exactly "
-                                "'even' or 'odd'")
+                problems.append(
+                    f"parity_choice {answer['parity_choice']!r} is not exactly 'even' or 'odd'"
+                )
             return problems or echo_problems(answer, self.ids["match_id"], me["player_id"])
 
         return self.call_player(me, "choose_parity", params, check)
@@ -324,8 +412,9 @@ class Match:
             if problems:
                 self.faults[seat["player_id"]] = problems
         if not self.faults:
-            for seat, (answer, problems) in zip(self.seats, both(self.ask, *self.seats),
-                                                strict=True):
+            for seat, (answer, problems) in zip(
+                self.seats, both(self.ask, *self.seats), strict=True
+            ):
                 if problems:
                     self.faults[seat["player_id"]] = problems
                 else:
@@ -333,23 +422,32 @@ class Match:
         result = self.decide()
         # GAME_OVER (match_id, game_type, game_result{status, winner_player_id, drawn_number,
         # number_parity, choices, reason}) to both players
-        both(lambda me, _: self.call_player(me, "notify_match_result", self.game_over(
-            me, result)), *self.seats)
+        both(
+            lambda me, _: self.call_player(me, "notify_match_result", self.game_over(me, result)),
+            *self.seats,
+        )
         # MATCH_RESULT_REPORT (league_id, round_id, match_id, game_type, result{winner,
         # score{pid: points}, details}), signed with the referee's token
         winner = result["winner_player_id"]
         score = {player: points(player, winner, self.faults) for player in self.choices}
-        report = self.message("MATCH_RESULT_REPORT", auth_token=self.referee.auth_token,
-                              game_type="even_odd",
-                              result={"winner": winner, "score": score, "details": result})
+        report = self.message(
+            "MATCH_RESULT_REPORT",
+            auth_token=self.referee.auth_token,
+            game_type="even_odd",
+            result={"winner": winner, "score": score, "details": result},
+        )
         self.referee.call("league_manager", self.referee.lm_url, "report_match_result", report)
 
     def game_over(self, me, result):
         """GAME_OVER to one player, in the referee's style."""
         styles = self.referee.styles
         if "bare_game_over" in styles:
-            return {"match_id": self.ids["match_id"], "winner_id": result["winner_player_id"],
-                    "drawn_number": result["drawn_number"], "choices": result["choices"]}
+            return {
+                "match_id": self.ids["match_id"],
+                "winner_id": result["winner_player_id"],
+                "drawn_number": result["drawn_number"],
+                "choices": result["choices"],
+            }
         if "upper_status" in styles and result["status"] == "WIN":
             won = result["winner_player_id"] == me["player_id"]
             result = {**result, "status": "WIN" if won else "LOSS"}
@@ -359,19 +457,29 @@ class Match:
         """The game_result: a technical loss if anyone failed, else the draw of 1..10."""
         if self.faults:
             sound = [player for player in self.choices if player not in self.faults]
-            reason = "; ".join(f"{player}: {', '.join(problems)}"
-                               for player, problems in self.faults.items())
-            return {"status": "TECHNICAL_LOSS",
-                    "winner_player_id": sound[0] if len(sound) == 1 else None,
-                    "drawn_number": None, "number_parity": None, "choices": self.choices,
-                    "reason": reason}
+            reason = "; ".join(
+                f"{player}: {', '.join(problems)}" for player, problems in self.faults.items()
+            )
+            return {
+                "status": "TECHNICAL_LOSS",
+                "winner_player_id": sound[0] if len(sound) == 1 else None,
+                "drawn_number": None,
+                "number_parity": None,
+                "choices": self.choices,
+                "reason": reason,
+            }
         number = random.randint(1, 10)
         parity = "even" if number % 2 == 0 else "odd"
         right = [player for player, choice in self.choices.items() if choice == parity]
         winner = right[0] if len(right) == 1 else None
-        return {"status": "WIN" if winner else "DRAW", "winner_player_id": winner,
-                "drawn_number": number, "number_parity": parity, "choices": self.choices,
-                "reason": f"the number {number} is {parity}"}
+        return {
+            "status": "WIN" if winner else "DRAW",
+            "winner_player_id": winner,
+            "drawn_number": number,
+            "number_parity": parity,
+            "choices": self.choices,
+            "reason": f"the number {number} is {parity}",
+        }
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -380,9 +488,15 @@ class Handler(BaseHTTPRequestHandler):
         if self.path != "/health":
             self.send_json(404, {"error": "not found"})
             return
-        self.send_json(200, {"status": "ok", "name": referee.name,
-                             "referee_id": referee.referee_id,
-                             "registration": referee.registration})
+        self.send_json(
+            200,
+            {
+                "status": "ok",
+                "name": referee.name,
+                "referee_id": referee.referee_id,
+                "registration": referee.registration,
+            },
+        )
 
     def do_POST(self):
         if self.path != "/mcp":
@@ -392,8 +506,10 @@ class Handler(BaseHTTPRequestHandler):
         try:
             request = json.loads(body)
         except ValueError:
-            self.send_json(200, {"jsonrpc": "2.0", "id": None,
-                                 "error": {"code": -32700, "message": "Parse error"}})
+            self.send_json(
+                200,
+                {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}},
+            )
             return
         self.send_json(200, self.server.referee.dispatch(request))
 

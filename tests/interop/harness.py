@@ -21,8 +21,16 @@ from league_cli.up import wait_for
 from sdk.config import SharedDir
 from tests.conftest import free_port, make_shared_dir
 
-__all__ = ["INTEROP_DIR", "LEAGUE", "UTC_WHOLE_SECONDS", "Agents", "ForeignAgent",
-           "league_query", "rpc", "start_our_league"]
+__all__ = [
+    "INTEROP_DIR",
+    "LEAGUE",
+    "UTC_WHOLE_SECONDS",
+    "Agents",
+    "ForeignAgent",
+    "league_query",
+    "rpc",
+    "start_our_league",
+]
 
 INTEROP_DIR = Path(__file__).resolve().parent
 LEAGUE = "league_2025_even_odd"
@@ -96,38 +104,57 @@ class Agents:
         if record is not None:
             command += ["--record", str(record)]
         with open(output, "ab") as sink:
-            popen = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL, cwd=self.folder)
+            popen = subprocess.Popen(
+                command,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                cwd=self.folder,
+            )
         agent = ForeignAgent(name, port, popen, output, record)
         self.foreign.append(agent)
         return agent
 
     def foreign_player(self, lm: str, name: str, styles: str = "spec") -> ForeignAgent:
-        return self._spawn("foreign_player.py", name,
-                           ["--lm", lm, "--name", name, "--style", styles], recorded=True)
+        return self._spawn(
+            "foreign_player.py",
+            name,
+            ["--lm", lm, "--name", name, "--style", styles],
+            recorded=True,
+        )
 
-    def foreign_referee(self, lm: str, name: str = "ForeignRef", styles: str = "spec",
-                        secret: str | None = None) -> ForeignAgent:
+    def foreign_referee(
+        self, lm: str, name: str = "ForeignRef", styles: str = "spec", secret: str | None = None
+    ) -> ForeignAgent:
         """A foreign referee: in our league the operator hands it the referee secret that
         our League Manager (started first) wrote; a foreign League Manager needs none."""
         if secret is None:
             secret = self.shared.referee_secret_path(LEAGUE).read_text().strip()
-        return self._spawn("foreign_referee.py", name,
-                           ["--lm", lm, "--name", name, "--referee-secret", secret,
-                            "--style", styles], recorded=True)
+        return self._spawn(
+            "foreign_referee.py",
+            name,
+            ["--lm", lm, "--name", name, "--referee-secret", secret, "--style", styles],
+            recorded=True,
+        )
 
     def foreign_league_manager(self, *options: str) -> ForeignAgent:
         """``options``: its flags (``--sender league_manager:LM01``, ``--basic-timestamps``)."""
-        manager = self._spawn("foreign_league_manager.py", "foreign_league_manager",
-                              ["--league-id", LEAGUE, *options], recorded=False)
+        manager = self._spawn(
+            "foreign_league_manager.py",
+            "foreign_league_manager",
+            ["--league-id", LEAGUE, *options],
+            recorded=False,
+        )
         self.wait_healthy(manager)
         return manager
 
     def wait_healthy(self, agent: ForeignAgent, timeout: float = 10) -> None:
         def healthy() -> bool:
             if agent.popen.poll() is not None:
-                raise LaunchError(f"{agent.name} exited with code {agent.popen.returncode}: "
-                                  f"{agent.output.read_text()[-2000:]}")
+                raise LaunchError(
+                    f"{agent.name} exited with code {agent.popen.returncode}: "
+                    f"{agent.output.read_text()[-2000:]}"
+                )
             try:
                 return agent.health()["status"] == "ok"
             except httpx.HTTPError:
@@ -165,11 +192,13 @@ class Agents:
 # -- talking to our League Manager -------------------------------------------------------
 
 
-def start_our_league(agents: Agents, manager: AgentProcess, *, referees: int,
-                     players: int, timeout: float = 30) -> dict[str, Any]:
+def start_our_league(
+    agents: Agents, manager: AgentProcess, *, referees: int, players: int, timeout: float = 30
+) -> dict[str, Any]:
     """Wait until ``referees`` and ``players`` are registered, start the league as the
     admin, wait for it to complete and return the League Manager's final /status."""
     with httpx.Client(base_url=manager.base_url, timeout=10) as client:
+
         def registered() -> bool:
             status = client.get("/status").json()
             return len(status["referees"]) >= referees and len(status["players"]) >= players
@@ -196,10 +225,16 @@ def rpc(url: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
 
 def league_query(sender: str, **token: str) -> dict[str, Any]:
     """A GET_STANDINGS LEAGUE_QUERY as the protocol shows it, with ``auth_token`` if given."""
-    return {"protocol": "league.v2", "message_type": "LEAGUE_QUERY", "sender": sender,
-            "timestamp": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "conversation_id": "standings-query", "query_type": "GET_STANDINGS",
-            "query_params": {}, **token}
+    return {
+        "protocol": "league.v2",
+        "message_type": "LEAGUE_QUERY",
+        "sender": sender,
+        "timestamp": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "conversation_id": "standings-query",
+        "query_type": "GET_STANDINGS",
+        "query_params": {},
+        **token,
+    }
 
 
 # -- what our agents leave on disk -------------------------------------------------------

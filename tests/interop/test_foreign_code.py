@@ -27,7 +27,10 @@ def imported_modules(path: Path) -> set[str]:
 
 def test_there_are_three_foreign_agents() -> None:
     assert [path.name for path in FOREIGN] == [
-        "foreign_league_manager.py", "foreign_player.py", "foreign_referee.py"]
+        "foreign_league_manager.py",
+        "foreign_player.py",
+        "foreign_referee.py",
+    ]
 
 
 @pytest.mark.parametrize("path", FOREIGN, ids=lambda path: path.stem)

@@ -31,10 +31,21 @@ from tests.match_files import match_files, recompute_standings
 
 pytestmark = pytest.mark.e2e
 
-VARIATIONS = ("message_type_methods", "bare_answers", "meta_only_registration", "string_ids",
-              "error_null", "odd_acks", "fractional_timestamps", "extra_fields")
-STYLES = {"spec": "spec", **{variation: variation for variation in VARIATIONS},
-          "all": ",".join(VARIATIONS)}
+VARIATIONS = (
+    "message_type_methods",
+    "bare_answers",
+    "meta_only_registration",
+    "string_ids",
+    "error_null",
+    "odd_acks",
+    "fractional_timestamps",
+    "extra_fields",
+)
+STYLES = {
+    "spec": "spec",
+    **{variation: variation for variation in VARIATIONS},
+    "all": ",".join(VARIATIONS),
+}
 """Test label -> the foreign player's --style ("all": every variation at once)."""
 LEAGUES = {
     "spec": ("spec", "spec"),
@@ -70,8 +81,7 @@ class Entrant:
         return set(STYLES[self.label].split(","))
 
     def method_for(self, message_type: str) -> str:
-        return (message_type if "message_type_methods" in self.styles
-                else SPEC_METHOD[message_type])
+        return message_type if "message_type_methods" in self.styles else SPEC_METHOD[message_type]
 
 
 @dataclass
@@ -94,8 +104,10 @@ def play(root: Path, labels: tuple[str, ...]) -> LeagueRun:
         manager = agents.our_manager()
         referee = agents.our_referee(manager.mcp_url)
         ours = agents.our_player(manager.mcp_url, "Ours")
-        foreign = [(label, agents.foreign_player(manager.mcp_url, f"{label}{n}", STYLES[label]))
-                   for n, label in enumerate(labels, 1)]
+        foreign = [
+            (label, agents.foreign_player(manager.mcp_url, f"{label}{n}", STYLES[label]))
+            for n, label in enumerate(labels, 1)
+        ]
         for process in (referee, ours):
             agents.ours.wait_healthy(process)
         entrants = []
@@ -108,8 +120,15 @@ def play(root: Path, labels: tuple[str, ...]) -> LeagueRun:
             standings = client.get(f"{manager.base_url}/standings").json()["standings"]
             our_player = client.get(f"{ours.base_url}/status").json()
             schedule = client.get(f"{manager.base_url}/schedule").json()
-        return LeagueRun(agents.shared, status, standings, schedule,
-                         match_files(agents.shared, LEAGUE), our_player, entrants)
+        return LeagueRun(
+            agents.shared,
+            status,
+            standings,
+            schedule,
+            match_files(agents.shared, LEAGUE),
+            our_player,
+            entrants,
+        )
     finally:
         agents.stop_all()
 
@@ -148,58 +167,77 @@ def registration(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 def served(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The requests the player answered with a result."""
-    return [record for record in records
-            if record["direction"] == "received" and "result" in record["response"]]
+    return [
+        record
+        for record in records
+        if record["direction"] == "received" and "result" in record["response"]
+    ]
 
 
-def answered(entrant: Entrant, records: list[dict[str, Any]], message_type: str,
-             key: str) -> list[Any]:
+def answered(
+    entrant: Entrant, records: list[dict[str, Any]], message_type: str, key: str
+) -> list[Any]:
     """``key`` of each ``message_type`` the player answered, under its style's method name."""
     method = entrant.method_for(message_type)
-    return sorted(record["params"][key] for record in served(records)
-                  if record["method"] == method)
+    return sorted(record["params"][key] for record in served(records) if record["method"] == method)
 
 
 def acks(records: list[dict[str, Any]]) -> list[Any]:
-    return [record["response"]["result"] for record in served(records)
-            if record["params"].get("message_type") not in ("GAME_INVITATION",
-                                                            "CHOOSE_PARITY_CALL")]
+    return [
+        record["response"]["result"]
+        for record in served(records)
+        if record["params"].get("message_type") not in ("GAME_INVITATION", "CHOOSE_PARITY_CALL")
+    ]
 
 
 def dict_answers(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [r["response"]["result"] for r in served(records)
-            if isinstance(r["response"]["result"], dict)]
+    return [
+        r["response"]["result"]
+        for r in served(records)
+        if isinstance(r["response"]["result"], dict)
+    ]
 
 
 def stamps(records: list[dict[str, Any]]) -> list[str]:
     """Every timestamp the player sent: its registration's and its answers'."""
     messages = [registration(records)["params"], *dict_answers(records)]
-    return [message[key] for message in messages
-            for key in ("timestamp", "arrival_timestamp") if key in message]
+    return [
+        message[key]
+        for message in messages
+        for key in ("timestamp", "arrival_timestamp")
+        if key in message
+    ]
 
 
 ON_THE_WIRE: dict[str, Callable[[list[dict[str, Any]]], bool]] = {
     "spec": lambda records: (
         registration(records)["method"] == "register_player"
         and bool(UTC_WHOLE_SECONDS.match(registration(records)["params"]["timestamp"]))
-        and all("protocol" in answer for answer in dict_answers(records))),
+        and all("protocol" in answer for answer in dict_answers(records))
+    ),
     "message_type_methods": lambda records: (
-        registration(records)["method"] == "LEAGUE_REGISTER_REQUEST"),
+        registration(records)["method"] == "LEAGUE_REGISTER_REQUEST"
+    ),
     "bare_answers": lambda records: (
         bool(dict_answers(records))
-        and not any("protocol" in answer for answer in dict_answers(records))),
+        and not any("protocol" in answer for answer in dict_answers(records))
+    ),
     "meta_only_registration": lambda records: (
         "player_meta" in registration(records)["params"]
-        and "protocol" not in registration(records)["params"]),
+        and "protocol" not in registration(records)["params"]
+    ),
     "string_ids": lambda records: isinstance(registration(records)["response"]["id"], str),
     "error_null": lambda records: (
         bool(served(records))
-        and all(r["response"].get("error", "absent") is None for r in served(records))),
+        and all(r["response"].get("error", "absent") is None for r in served(records))
+    ),
     "odd_acks": lambda records: (
-        {json.dumps(ack) for ack in acks(records)} >= {'{"status": "ok"}', "true", '"ack"'}),
+        {json.dumps(ack) for ack in acks(records)} >= {'{"status": "ok"}', "true", '"ack"'}
+    ),
     "fractional_timestamps": lambda records: (
         bool(stamps(records))
-        and all("." in stamp and stamp.endswith("+00:00") for stamp in stamps(records))),
+        and all("." in stamp and stamp.endswith("+00:00") for stamp in stamps(records))
+    ),
     "extra_fields": lambda records: "student_note" in registration(records)["params"],
 }
 
@@ -219,8 +257,11 @@ def test_a_league_with_foreign_players_completes(leagues: Leagues, name: str) ->
             mine[key] for key in ("played", "wins", "draws", "losses", "points")
         ], f"{row['player_id']}: the standings disagree with the match files"
     assert all(match["report_status"] == "reported" for match in run.matches)
-    losses = {match["match_id"]: match["result"]["report"]["details"]["reason"]
-              for match in run.matches if match["result"]["report"]["details"]["technical_losers"]}
+    losses = {
+        match["match_id"]: match["result"]["report"]["details"]["reason"]
+        for match in run.matches
+        if match["result"]["report"]["details"]["technical_losers"]
+    }
     assert not losses, f"technical losses in a league of tolerated variations: {losses}"
     assert run.our_player["state"] == "SHUTDOWN", "our player missed LEAGUE_COMPLETED"
 
@@ -231,30 +272,46 @@ def test_a_foreign_player_takes_part(leagues: Leagues, label: str) -> None:
     rounds = [round_["round_id"] for round_ in run.schedule["rounds"]]
     for entrant in (e for e in run.entrants if e.label == label):
         name, records = entrant.agent.name, entrant.agent.records()
-        assert entrant.registration == "ACCEPTED", \
+        assert entrant.registration == "ACCEPTED", (
             f"{name} ({label}) was not registered: {entrant.registration}"
+        )
         for style in entrant.styles:
-            assert ON_THE_WIRE[style](records), \
+            assert ON_THE_WIRE[style](records), (
                 f"{name} did not speak {style}; its record: {entrant.agent.record}"
+            )
 
-        mine = {m["match_id"] for r in run.schedule["rounds"] for m in r["matches"]
-                if entrant.player_id in (m["player_A_id"], m["player_B_id"])}
+        mine = {
+            m["match_id"]
+            for r in run.schedule["rounds"]
+            for m in r["matches"]
+            if entrant.player_id in (m["player_A_id"], m["player_B_id"])
+        }
         assert len(mine) == len(run.schedule["players"]) - 1, f"{name}'s matches: {mine}"
         its_matches = [m for m in run.matches if m["match_id"] in mine]
         for match in its_matches:
             details = match["result"]["report"]["details"]
-            assert entrant.player_id not in details["technical_losers"], \
+            assert entrant.player_id not in details["technical_losers"], (
                 f"{name} ({label}): technical loss in {match['match_id']}: {details['reason']}"
+            )
         # Moves are asked once both players have joined (an opponent may fail before).
-        asked = {m["match_id"] for m in its_matches
-                 if "COLLECTING_CHOICES" in [entry["state"] for entry in m["lifecycle"]]}
+        asked = {
+            m["match_id"]
+            for m in its_matches
+            if "COLLECTING_CHOICES" in [entry["state"] for entry in m["lifecycle"]]
+        }
 
         for message_type in ("ROUND_ANNOUNCEMENT", "LEAGUE_STANDINGS_UPDATE", "ROUND_COMPLETED"):
-            assert answered(entrant, records, message_type, "round_id") == rounds, \
+            assert answered(entrant, records, message_type, "round_id") == rounds, (
                 f"{name} did not answer every round's {message_type}"
-        for message_type, expected in (("GAME_INVITATION", mine), ("CHOOSE_PARITY_CALL", asked),
-                                       ("GAME_OVER", mine)):
-            assert set(answered(entrant, records, message_type, "match_id")) == expected, \
+            )
+        for message_type, expected in (
+            ("GAME_INVITATION", mine),
+            ("CHOOSE_PARITY_CALL", asked),
+            ("GAME_OVER", mine),
+        ):
+            assert set(answered(entrant, records, message_type, "match_id")) == expected, (
                 f"{name} did not answer {message_type} in each of {sorted(expected)}"
-        assert answered(entrant, records, "LEAGUE_COMPLETED", "league_id") == [LEAGUE], \
+            )
+        assert answered(entrant, records, "LEAGUE_COMPLETED", "league_id") == [LEAGUE], (
             f"{name} did not answer LEAGUE_COMPLETED once"
+        )

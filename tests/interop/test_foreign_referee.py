@@ -20,8 +20,10 @@ ENVELOPE = {"protocol", "message_type", "sender", "timestamp", "conversation_id"
 CONTEXT = {"auth_token", "league_id", "round_id", "match_id"}
 """Envelope fields a message carries "by context" (league.v2, Envelope)."""
 ANSWERS = {
-    "handle_game_invitation": ("GAME_JOIN_ACK",
-                               {"match_id", "player_id", "arrival_timestamp", "accept"}),
+    "handle_game_invitation": (
+        "GAME_JOIN_ACK",
+        {"match_id", "player_id", "arrival_timestamp", "accept"},
+    ),
     "choose_parity": ("CHOOSE_PARITY_RESPONSE", {"match_id", "player_id", "parity_choice"}),
 }
 
@@ -34,8 +36,9 @@ def check_answer(entry: dict[str, Any]) -> None:
     where = f"{player}'s {message_type} in {request['match_id']}"
     named = ENVELOPE | fields
     assert named <= set(answer), f"{where} lacks {named - set(answer)}"
-    assert set(answer) <= named | CONTEXT, \
+    assert set(answer) <= named | CONTEXT, (
         f"{where} carries fields the protocol does not name: {set(answer) - named - CONTEXT}"
+    )
     assert (answer["protocol"], answer["message_type"]) == ("league.v2", message_type), where
     assert answer["sender"] == f"player:{player}", where
     assert answer["conversation_id"] == request["conversation_id"], where
@@ -59,24 +62,34 @@ def test_a_league_runs_through_a_foreign_referee(agents: Agents) -> None:
     status = start_our_league(agents, manager, referees=1, players=PLAYERS)
     assert status["matches_completed"] == status["total_matches"] == PLAYERS * (PLAYERS - 1) // 2
     # LEAGUE_COMPLETED goes out once the league is COMPLETED, so it may still be on its way
-    records = wait_for(lambda: (found := referee.records()) and any(
-        r["method"] == "notify_league_completed" for r in found) and found, 10,
-        "the foreign referee to hear LEAGUE_COMPLETED")
+    records = wait_for(
+        lambda: (
+            (found := referee.records())
+            and any(r["method"] == "notify_league_completed" for r in found)
+            and found
+        ),
+        10,
+        "the foreign referee to hear LEAGUE_COMPLETED",
+    )
     problems = [(r["method"], r["peer"], r["problems"]) for r in records if r["problems"]]
     assert not problems, f"the foreign referee found problems: {problems}"
 
     received = Counter(r["method"] for r in records if r["direction"] == "received")
     assert received == {"start_match": status["total_matches"], "notify_league_completed": 1}
-    acks = [r["response"]["result"] for r in records
-            if r["direction"] == "received" and r["method"] == "start_match"]
+    acks = [
+        r["response"]["result"]
+        for r in records
+        if r["direction"] == "received" and r["method"] == "start_match"
+    ]
     assert all(ack["message_type"] == "START_MATCH_ACK" and ack["accepted"] for ack in acks)
 
     sent = [r for r in records if r["direction"] == "sent" and r["peer"] != "league_manager"]
     per_player = Counter((r["peer"], r["method"]) for r in sent)
     for player in (f"P{n:02d}" for n in range(1, PLAYERS + 1)):
         for method in ("handle_game_invitation", "choose_parity", "notify_match_result"):
-            assert per_player[(player, method)] == PLAYERS - 1, \
+            assert per_player[(player, method)] == PLAYERS - 1, (
                 f"{player} got {per_player[(player, method)]} {method}, not {PLAYERS - 1}"
+            )
     for entry in sent:
         if entry["method"] in ANSWERS:
             check_answer(entry)
@@ -87,5 +100,6 @@ def test_a_league_runs_through_a_foreign_referee(agents: Agents) -> None:
     for report in reports:
         earned.update(report["params"]["result"]["score"])
     standings = httpx.get(f"{manager.base_url}/standings", timeout=10).json()["standings"]
-    assert {row["player_id"]: row["points"] for row in standings} == earned, \
+    assert {row["player_id"]: row["points"] for row in standings} == earned, (
         "our standings disagree with the foreign referee's reports"
+    )

@@ -41,15 +41,16 @@ class ForeignLeague:
 def league(tmp_path_factory: pytest.TempPathFactory) -> ForeignLeague:
     agents = Agents(Path(tmp_path_factory.mktemp("foreign_referee_variants")))
     try:
-        manager = agents.foreign_league_manager("--sender", "league_manager:LM01",
-                                                "--basic-timestamps")
-        referees = [agents.foreign_referee(manager.mcp_url, f"Ref{n}", styles,
-                                           secret="not-checked")
-                    for n, styles in enumerate(REFEREE_STYLES, 1)]
+        manager = agents.foreign_league_manager(
+            "--sender", "league_manager:LM01", "--basic-timestamps"
+        )
+        referees = [
+            agents.foreign_referee(manager.mcp_url, f"Ref{n}", styles, secret="not-checked")
+            for n, styles in enumerate(REFEREE_STYLES, 1)
+        ]
         for referee in referees:
             assert agents.wait_registered(referee) == "ACCEPTED", referee.name
-        players = [agents.our_player(manager.mcp_url, f"Player{n}")
-                   for n in range(1, PLAYERS + 1)]
+        players = [agents.our_player(manager.mcp_url, f"Player{n}") for n in range(1, PLAYERS + 1)]
         for player in players:
             agents.ours.wait_healthy(player)
 
@@ -57,8 +58,11 @@ def league(tmp_path_factory: pytest.TempPathFactory) -> ForeignLeague:
             snapshot: dict[str, Any] = httpx.get(f"{manager.base_url}/state", timeout=5).json()
             return snapshot
 
-        wait_for(lambda: len(state()["players"]) == PLAYERS, 15,
-                 "our players to register with the foreign League Manager")
+        wait_for(
+            lambda: len(state()["players"]) == PLAYERS,
+            15,
+            "our players to register with the foreign League Manager",
+        )
         assert httpx.post(f"{manager.base_url}/start", timeout=5).status_code == 200
         wait_for(lambda: state()["state"] == "COMPLETED", 60, "the foreign league to complete")
         return ForeignLeague(state(), referees, players, agents.shared)
@@ -67,8 +71,12 @@ def league(tmp_path_factory: pytest.TempPathFactory) -> ForeignLeague:
 
 
 def game_overs(league: ForeignLeague) -> list[dict[str, Any]]:
-    return [record for referee in league.referees for record in referee.records()
-            if record["method"] == "notify_match_result"]
+    return [
+        record
+        for referee in league.referees
+        for record in referee.records()
+        if record["method"] == "notify_match_result"
+    ]
 
 
 def test_the_league_completes_with_no_technical_loss(league: ForeignLeague) -> None:
@@ -78,28 +86,37 @@ def test_the_league_completes_with_no_technical_loss(league: ForeignLeague) -> N
     for report in state["reports"]:
         details = report["result"]["details"]
         assert details["status"] != "TECHNICAL_LOSS", f"{report['match_id']}: {details}"
-    problems = [(r["method"], r["peer"], r["problems"]) for referee in league.referees
-                for r in referee.records() if r["problems"]]
+    problems = [
+        (r["method"], r["peer"], r["problems"])
+        for referee in league.referees
+        for r in referee.records()
+        if r["problems"]
+    ]
     assert problems == [], f"the foreign referees found problems: {problems}"
 
 
 def test_our_players_take_every_variant(league: ForeignLeague) -> None:
     sent = game_overs(league)
     assert len(sent) == 2 * len(league.state["reports"])
-    shapes = {"bare" if "game_result" not in r["params"] else r["params"]["game_result"]
-              ["status"] for r in sent}
+    shapes = {
+        "bare" if "game_result" not in r["params"] else r["params"]["game_result"]["status"]
+        for r in sent
+    }
     assert {"bare", "LOSS"} <= shapes, f"the referees did not speak their styles: {shapes}"
     for record in sent:
         result = record["response"]["result"]
-        assert not (isinstance(result, dict) and result.get("message_type") == "LEAGUE_ERROR"), \
+        assert not (isinstance(result, dict) and result.get("message_type") == "LEAGUE_ERROR"), (
             f"{record['peer']} refused {record['params']}: {result}"
+        )
     notifications = [call for call in league.state["calls"] if call["to"].startswith("P")]
-    assert notifications and all(call["params"]["sender"] == "league_manager:LM01"
-                                 for call in notifications)
+    assert notifications and all(
+        call["params"]["sender"] == "league_manager:LM01" for call in notifications
+    )
     for call in notifications:
         result = call["response"]["result"]
-        assert not (isinstance(result, dict) and result.get("message_type") == "LEAGUE_ERROR"), \
+        assert not (isinstance(result, dict) and result.get("message_type") == "LEAGUE_ERROR"), (
             f"{call['to']} refused {call['method']}: {result}"
+        )
 
 
 def test_our_players_note_each_variant_in_their_logs(league: ForeignLeague) -> None:
@@ -109,20 +126,30 @@ def test_our_players_note_each_variant_in_their_logs(league: ForeignLeague) -> N
             entry = json.loads(line)
             if entry.get("event") == "protocol_deviation":
                 kinds.update(d["kind"] for d in entry["deviations"])
-    assert {"timestamp_form", "sender_form", "result_shape", "status_value",
-            "missing_envelope_field"} <= kinds, kinds
+    assert {
+        "timestamp_form",
+        "sender_form",
+        "result_shape",
+        "status_value",
+        "missing_envelope_field",
+    } <= kinds, kinds
 
 
 def test_our_players_histories_hold_every_match_as_the_referees_decided_it(
-        league: ForeignLeague) -> None:
+    league: ForeignLeague,
+) -> None:
     reports = {report["match_id"]: report["result"] for report in league.state["reports"]}
     for player_id in league.state["players"]:
         history = json.loads(league.shared.player_history_path(player_id).read_text())
         records = {record["match_id"]: record for record in history["matches"]}
-        mine = {match_id for match_id, players in league.state["schedule"].items()
-                if player_id in players}
-        assert set(records) == mine, f"{player_id}'s history holds {sorted(records)}, " \
-                                     f"not {sorted(mine)}"
+        mine = {
+            match_id
+            for match_id, players in league.state["schedule"].items()
+            if player_id in players
+        }
+        assert set(records) == mine, (
+            f"{player_id}'s history holds {sorted(records)}, not {sorted(mine)}"
+        )
         for match_id, record in records.items():
             result = reports[match_id]
             winner = result["winner"]

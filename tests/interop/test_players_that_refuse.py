@@ -42,8 +42,9 @@ def league(tmp_path_factory: pytest.TempPathFactory) -> League:
         manager = agents.our_manager()
         referee = agents.our_referee(manager.mcp_url)
         ours = agents.our_player(manager.mcp_url, "Ours")
-        locked = [agents.foreign_player(manager.mcp_url, f"Locked{n}", "require_token")
-                  for n in (1, 2)]
+        locked = [
+            agents.foreign_player(manager.mcp_url, f"Locked{n}", "require_token") for n in (1, 2)
+        ]
         crashy = agents.foreign_player(manager.mcp_url, "Crashy", "error_status")
         for process in (referee, ours):
             agents.ours.wait_healthy(process)
@@ -62,15 +63,17 @@ def technical_losers(match: dict[str, Any]) -> list[str]:
 
 
 def test_the_league_completes_and_only_the_crashing_player_loses_technically(
-        league: League) -> None:
+    league: League,
+) -> None:
     assert league.status["matches_completed"] == league.status["total_matches"] == 6
     crashy_id = next(pid for pid, name in league.ids.items() if name == "Crashy")
     for match in league.matches:
         players = [seat["player_id"] for seat in match["players"]]
         expected = [crashy_id] if crashy_id in players else []
-        assert technical_losers(match) == expected, \
-            f"{match['match_id']}: technical losers {technical_losers(match)}, not {expected}: " \
+        assert technical_losers(match) == expected, (
+            f"{match['match_id']}: technical losers {technical_losers(match)}, not {expected}: "
             f"{match['result']['game_result'].get('reason')}"
+        )
 
 
 def test_a_player_that_requires_a_token_gets_one_on_every_request(league: League) -> None:
@@ -79,29 +82,38 @@ def test_a_player_that_requires_a_token_gets_one_on_every_request(league: League
         token = records[0]["response"]["result"]["auth_token"]
         received = [r for r in records if r["direction"] == "received"]
         assert received, f"{agent.name} received nothing"
-        refused = [(r["method"], r["params"].get("sender")) for r in received
-                   if r["status"] != 200]
+        refused = [(r["method"], r["params"].get("sender")) for r in received if r["status"] != 200]
         assert refused == [], f"{agent.name} answered 401 to {refused}"
         carried = [r["params"]["auth_token"] for r in received]
-        assert token not in carried, f"{agent.name} was sent its own token: a token goes " \
-                                     "only to its owner's requests"
-        from_referee = {r["params"]["match_id"]: r["params"]["auth_token"] for r in received
-                        if r["params"]["sender"].startswith("referee:")}
-        assert len(set(from_referee.values())) == len(from_referee) == 3, \
+        assert token not in carried, (
+            f"{agent.name} was sent its own token: a token goes only to its owner's requests"
+        )
+        from_referee = {
+            r["params"]["match_id"]: r["params"]["auth_token"]
+            for r in received
+            if r["params"]["sender"].startswith("referee:")
+        }
+        assert len(set(from_referee.values())) == len(from_referee) == 3, (
             f"{agent.name}: one proof per match, each its own: {from_referee}"
+        )
 
 
 def test_the_error_a_player_answers_is_kept_in_the_reason_and_the_match_file(
-        league: League) -> None:
+    league: League,
+) -> None:
     crashy_id = next(pid for pid, name in league.ids.items() if name == "Crashy")
     lost = [m for m in league.matches if crashy_id in technical_losers(m)]
     assert len(lost) == 3
     for match in lost:
         reason = match["result"]["game_result"]["reason"]
         assert "HTTP 500" in reason and "-32603" in reason and CRASH in reason, reason
-        answers = [entry for entry in match["transcript"]
-                   if entry["peer"] == crashy_id and entry["method"] == "choose_parity"
-                   and entry["direction"] == "received"]
+        answers = [
+            entry
+            for entry in match["transcript"]
+            if entry["peer"] == crashy_id
+            and entry["method"] == "choose_parity"
+            and entry["direction"] == "received"
+        ]
         assert answers, f"{match['match_id']}: no answer of {crashy_id} in the transcript"
         assert answers[0]["error"]["code"] == "HTTP_500"
         assert answers[0]["message"]["error"]["data"] == CRASH, answers[0]

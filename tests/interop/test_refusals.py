@@ -39,24 +39,34 @@ def test_a_forbidden_move_is_a_technical_loss(agents: Agents) -> None:
 
     for style, (code, field) in REFUSED.items():
         player = ids[style]
-        played = [match for match in matches
-                  if player in [seat["player_id"] for seat in match["players"]]]
+        played = [
+            match for match in matches if player in [seat["player_id"] for seat in match["players"]]
+        ]
         assert len(played) == 2, f"{style} played {len(played)} matches, not 2"
         for match in played:
             where = f"{style} ({player}) in {match['match_id']}"
             details = match["result"]["report"]["details"]
             assert player in details["technical_losers"], f"{where} kept the match: {details}"
             assert match["result"]["game_result"]["status"] == "TECHNICAL_LOSS", where
-            assert f"{player}: " in details["reason"] and field in details["reason"], \
+            assert f"{player}: " in details["reason"] and field in details["reason"], (
                 f"{where}: the reason does not name {field}: {details['reason']}"
-            refused = [entry["message"]["error_code"] for entry in match["transcript"]
-                       if entry["peer"] == player and entry["direction"] == "sent"
-                       and entry["method"] == "notify_game_error"]
+            )
+            refused = [
+                entry["message"]["error_code"]
+                for entry in match["transcript"]
+                if entry["peer"] == player
+                and entry["direction"] == "sent"
+                and entry["method"] == "notify_game_error"
+            ]
             assert refused == [code], f"{where}: GAME_ERROR codes {refused}, not [{code}]"
-        told = [record["params"] for record in foreign[style].records()
-                if record["method"] == "notify_game_error"]
+        told = [
+            record["params"]
+            for record in foreign[style].records()
+            if record["method"] == "notify_game_error"
+        ]
         assert sorted(error["match_id"] for error in told) == sorted(
-            match["match_id"] for match in played), f"{style} was not told of each loss"
+            match["match_id"] for match in played
+        ), f"{style} was not told of each loss"
         assert {error["error_code"] for error in told} == {code}, told
 
 
@@ -65,27 +75,35 @@ def test_a_request_without_its_token_is_refused(agents: Agents) -> None:
     player = agents.foreign_player(manager.mcp_url, "Asker")
     assert agents.wait_registered(player) == "ACCEPTED"
     sender = f"player:{player.health()['player_id']}"
-    issued = next(record for record in player.records()
-                  if record["direction"] == "sent")["response"]["result"]["auth_token"]
+    issued = next(record for record in player.records() if record["direction"] == "sent")[
+        "response"
+    ]["result"]["auth_token"]
 
     answers = {
         "without": rpc(manager.mcp_url, "league_query", league_query(sender))["result"],
-        "wrong": rpc(manager.mcp_url, "league_query",
-                     league_query(sender, auth_token=issued[::-1]))["result"],
-        "right": rpc(manager.mcp_url, "league_query",
-                     league_query(sender, auth_token=issued))["result"],
+        "wrong": rpc(
+            manager.mcp_url, "league_query", league_query(sender, auth_token=issued[::-1])
+        )["result"],
+        "right": rpc(manager.mcp_url, "league_query", league_query(sender, auth_token=issued))[
+            "result"
+        ],
     }
     assert (answers["without"]["message_type"], answers["without"]["error_code"]) == (
-        "LEAGUE_ERROR", "E011"), answers["without"]
+        "LEAGUE_ERROR",
+        "E011",
+    ), answers["without"]
     assert (answers["wrong"]["message_type"], answers["wrong"]["error_code"]) == (
-        "LEAGUE_ERROR", "E012"), answers["wrong"]
+        "LEAGUE_ERROR",
+        "E012",
+    ), answers["wrong"]
     assert (answers["right"]["message_type"], answers["right"]["success"]) == (
-        "LEAGUE_QUERY_RESPONSE", True), answers["right"]
+        "LEAGUE_QUERY_RESPONSE",
+        True,
+    ), answers["right"]
 
 
 @pytest.mark.parametrize("mode", ["lenient", "strict"])
-def test_a_basic_form_timestamp_is_taken_or_refused_naming_it(agents: Agents, mode: str
-                                                              ) -> None:
+def test_a_basic_form_timestamp_is_taken_or_refused_naming_it(agents: Agents, mode: str) -> None:
     """ISO-8601's basic form is ISO-8601: a lenient league answers; a strict one refuses it
     with E021, naming the field and the protocol's form."""
     config = agents.shared.root / "config" / "leagues" / f"{LEAGUE}.json"
@@ -93,10 +111,13 @@ def test_a_basic_form_timestamp_is_taken_or_refused_naming_it(agents: Agents, mo
     manager = agents.our_manager()
     player = agents.foreign_player(manager.mcp_url, "Asker")
     assert agents.wait_registered(player) == "ACCEPTED"
-    issued = next(record for record in player.records()
-                  if record["direction"] == "sent")["response"]["result"]
-    query = {**league_query(f"player:{issued['player_id']}", auth_token=issued["auth_token"]),
-             "timestamp": "20261121T041449Z"}
+    issued = next(record for record in player.records() if record["direction"] == "sent")[
+        "response"
+    ]["result"]
+    query = {
+        **league_query(f"player:{issued['player_id']}", auth_token=issued["auth_token"]),
+        "timestamp": "20261121T041449Z",
+    }
     answer = rpc(manager.mcp_url, "league_query", query)["result"]
     if mode == "lenient":
         assert (answer["message_type"], answer["success"]) == ("LEAGUE_QUERY_RESPONSE", True)

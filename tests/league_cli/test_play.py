@@ -18,21 +18,28 @@ from tests.conftest import REPO_ROOT, free_port, make_shared_dir
 from tests.players.llm_server import start_in_thread
 
 
-def _play(tmp_path: Path, script: str, *args: str) -> tuple[subprocess.CompletedProcess[str],
-                                                             Transcript]:
+def _play(
+    tmp_path: Path, script: str, *args: str
+) -> tuple[subprocess.CompletedProcess[str], Transcript]:
     path = tmp_path / "out" / "game.json"
-    run = subprocess.run([sys.executable, "-m", "league_cli", "play", *args,
-                          "--transcript", str(path)],
-                         input=script, capture_output=True, text=True, timeout=60,
-                         cwd=REPO_ROOT, env={**os.environ, "COLUMNS": "120"})
+    run = subprocess.run(
+        [sys.executable, "-m", "league_cli", "play", *args, "--transcript", str(path)],
+        input=script,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=REPO_ROOT,
+        env={**os.environ, "COLUMNS": "120"},
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     assert path.with_suffix(".csv").exists()
     return run, Transcript.load(path)
 
 
 def test_even_odd_against_a_builtin_strategy(tmp_path: Path) -> None:
-    run, transcript = _play(tmp_path, "seven\nODD\n", "--game", "even_odd",
-                            "--opponent", "builtin:fixed", "--seed", "3")
+    run, transcript = _play(
+        tmp_path, "seven\nODD\n", "--game", "even_odd", "--opponent", "builtin:fixed", "--seed", "3"
+    )
     assert "Legal moves: one of: even, odd" in run.stdout
     assert "'seven' is not a legal move; type one of: even, odd" in run.stdout
     assert "Final score: you" in run.stdout
@@ -45,9 +52,18 @@ def test_even_odd_against_a_builtin_strategy(tmp_path: Path) -> None:
 
 
 def test_repeated_prisoners_dilemma_against_tit_for_tat(tmp_path: Path) -> None:
-    run, transcript = _play(tmp_path, "C\nmaybe\nD\nC\n", "--game", "prisoners_dilemma",
-                            "--opponent", "tit_for_tat", "--params", "rounds=3",
-                            "--seed", "1")
+    run, transcript = _play(
+        tmp_path,
+        "C\nmaybe\nD\nC\n",
+        "--game",
+        "prisoners_dilemma",
+        "--opponent",
+        "tit_for_tat",
+        "--params",
+        "rounds=3",
+        "--seed",
+        "1",
+    )
     assert run.stdout.count("Legal moves: one of: C, D") == 3
     assert "'maybe' is not a legal move; type one of: C, D" in run.stdout
     # C/C 3, D/C 5, C/D 0 for the person; tit for tat mirrors the move before
@@ -59,15 +75,26 @@ def test_repeated_prisoners_dilemma_against_tit_for_tat(tmp_path: Path) -> None:
 
 
 def test_against_an_llm_opponent_the_transcript_counts_its_tokens(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     port = free_port()
     server, _ = start_in_thread(port)
     monkeypatch.setenv("LEAGUE_LLM_BASE_URL", f"http://127.0.0.1:{port}/valid/play/v1")
     monkeypatch.setenv("LEAGUE_LLM_MODEL", "scripted-1")
     monkeypatch.setenv("LEAGUE_LLM_DEFAULT_MOVE", "C")
     try:
-        run, transcript = _play(tmp_path, "C\nD\n", "--game", "prisoners_dilemma",
-                                "--opponent", "llm", "--params", "rounds=2", "--seed", "1")
+        run, transcript = _play(
+            tmp_path,
+            "C\nD\n",
+            "--game",
+            "prisoners_dilemma",
+            "--opponent",
+            "llm",
+            "--params",
+            "rounds=2",
+            "--seed",
+            "1",
+        )
     finally:
         server.shutdown()
         server.server_close()
@@ -79,9 +106,23 @@ def test_against_an_llm_opponent_the_transcript_counts_its_tokens(
 @pytest.mark.parametrize("opponent", ["no_such_strategy", "[bold]x[/bold]"])
 def test_a_bad_opponent_is_one_line_and_exit_1(tmp_path: Path, opponent: str) -> None:
     """Said as written: an error is text, never terminal markup (brackets included)."""
-    run = subprocess.run([sys.executable, "-m", "league_cli", "play", "--game",
-                          "prisoners_dilemma", "--opponent", opponent],
-                         input="", capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "league_cli",
+            "play",
+            "--game",
+            "prisoners_dilemma",
+            "--opponent",
+            opponent,
+        ],
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
     assert run.returncode == 1
     assert f"unknown strategy '{opponent}'" in run.stdout
 
@@ -92,16 +133,22 @@ def shared(tmp_path: Path) -> SharedDir:
 
 
 @pytest.fixture
-def remote_player(shared: SharedDir, request: pytest.FixtureRequest
-                  ) -> Iterator[AgentProcess]:
+def remote_player(shared: SharedDir, request: pytest.FixtureRequest) -> Iterator[AgentProcess]:
     """A standalone player host (tit for tat, or the strategy and game the test names by
     indirect parametrisation), stopped by its pid."""
     strategy, game = getattr(request, "param", ("tit_for_tat", "prisoners_dilemma"))
     launcher = Launcher(shared.root)
     unused_lm = f"http://127.0.0.1:{free_port()}/mcp"  # a standalone player never calls it
     try:
-        process = launcher.player("Remote", free_port(), unused_lm, strategy=strategy,
-                                  game_type=game, player_id="remote", standalone=True)
+        process = launcher.player(
+            "Remote",
+            free_port(),
+            unused_lm,
+            strategy=strategy,
+            game_type=game,
+            player_id="remote",
+            standalone=True,
+        )
         launcher.wait_healthy(process)
         yield process
     finally:
@@ -110,16 +157,32 @@ def remote_player(shared: SharedDir, request: pytest.FixtureRequest
 
 @pytest.mark.e2e
 def test_against_a_real_player_over_the_protocol(
-        tmp_path: Path, shared: SharedDir, remote_player: AgentProcess) -> None:
-    run, transcript = _play(tmp_path, "D\n2\nC\n", "--game", "prisoners_dilemma",
-                            "--opponent", remote_player.mcp_url, "--params", "rounds=2",
-                            "--opponent-id", "remote", "--seed", "5",
-                            "--shared-dir", str(shared.root))
+    tmp_path: Path, shared: SharedDir, remote_player: AgentProcess
+) -> None:
+    run, transcript = _play(
+        tmp_path,
+        "D\n2\nC\n",
+        "--game",
+        "prisoners_dilemma",
+        "--opponent",
+        remote_player.mcp_url,
+        "--params",
+        "rounds=2",
+        "--opponent-id",
+        "remote",
+        "--seed",
+        "5",
+        "--shared-dir",
+        str(shared.root),
+    )
     assert "'2' is not a legal move; type one of: C, D" in run.stdout, run.stdout
     # tit for tat over HTTP: C then the person's D; the person: D then C
     assert "Final score: you 5, remote 5" in run.stdout, run.stdout
-    assert transcript.configs["opponent"] == {"kind": "remote", "url": remote_player.mcp_url,
-                                             "player_id": "remote"}
+    assert transcript.configs["opponent"] == {
+        "kind": "remote",
+        "url": remote_player.mcp_url,
+        "player_id": "remote",
+    }
     assert [m.text for m in transcript.messages if m.role == "human"] == ["D", "2", "C"]
     assert any(m.text.startswith("GAME_OVER") for m in transcript.visible())
     log = (shared.root / "logs" / "agents").glob("*.log.jsonl")
@@ -130,14 +193,27 @@ def test_against_a_real_player_over_the_protocol(
 @pytest.mark.e2e
 @pytest.mark.parametrize("remote_player", [("fixed", "even_odd")], indirect=True)
 def test_even_odd_against_a_real_player_over_the_protocol(
-        tmp_path: Path, shared: SharedDir, remote_player: AgentProcess) -> None:
-    run, transcript = _play(tmp_path, "odd\n", "--game", "even_odd",
-                            "--opponent", remote_player.mcp_url, "--opponent-id", "remote",
-                            "--seed", "5", "--shared-dir", str(shared.root))
+    tmp_path: Path, shared: SharedDir, remote_player: AgentProcess
+) -> None:
+    run, transcript = _play(
+        tmp_path,
+        "odd\n",
+        "--game",
+        "even_odd",
+        "--opponent",
+        remote_player.mcp_url,
+        "--opponent-id",
+        "remote",
+        "--seed",
+        "5",
+        "--shared-dir",
+        str(shared.root),
+    )
     assert "Legal moves: one of: even, odd" in run.stdout, run.stdout
     over = [m.text for m in transcript.visible() if m.text.startswith("GAME_OVER")]
-    assert len(over) == 1 and '"remote": "even"' in over[0], \
+    assert len(over) == 1 and '"remote": "even"' in over[0], (
         "the fixed player's parity, over CHOOSE_PARITY_CALL, shown once the game is over"
+    )
     assert "Winner:" in run.stdout or "draw" in run.stdout.lower()
     log = (shared.root / "logs" / "agents").glob("*.log.jsonl")
     assert "CHOOSE_PARITY_CALL" in "".join(path.read_text() for path in log)

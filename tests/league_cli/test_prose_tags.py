@@ -13,27 +13,35 @@ from league_cli.prose_tags import (
 )
 
 
-@pytest.mark.parametrize(("text", "turns"), [
-    ("no block here", []),
-    ("a [PLAYER_TURN] Offer: 4 [/PLAYER_TURN] b", ["Offer: 4"]),
-    ("[PLAYER_TURN]one[/PLAYER_TURN] and [player_turn]two\nlines[/player_turn]",
-     ["one", "two\nlines"]),
-    ("[PLAYER_TURN]   [/PLAYER_TURN]", []),
-    ("[PLAYER_TURN]never closed", []),
-])
+@pytest.mark.parametrize(
+    ("text", "turns"),
+    [
+        ("no block here", []),
+        ("a [PLAYER_TURN] Offer: 4 [/PLAYER_TURN] b", ["Offer: 4"]),
+        (
+            "[PLAYER_TURN]one[/PLAYER_TURN] and [player_turn]two\nlines[/player_turn]",
+            ["one", "two\nlines"],
+        ),
+        ("[PLAYER_TURN]   [/PLAYER_TURN]", []),
+        ("[PLAYER_TURN]never closed", []),
+    ],
+)
 def test_player_turns_are_the_closed_blocks(text: str, turns: list[str]) -> None:
     assert player_turns(text) == turns
 
 
-@pytest.mark.parametrize(("text", "shown"), [
-    ("Plain text.", "Plain text."),
-    ("Offer sent.\n[PLAYER_TURN]Secret: value 7[/PLAYER_TURN]\nWait.", "Offer sent.\n\nWait."),
-    ("You win. [GAME_OVER]", "You win."),
-    ("Echo [PLAYER_DECISION]ACCEPT, my floor was 3[/PLAYER_DECISION] done", "Echo done"),
-    ("Start [PLAYER_TURN]unfinished block with value 9", "Start"),
-    ("stray [/PLAYER_TURN] closer", "stray closer"),
-    ("a\n\n\n\nb", "a\n\nb"),
-])
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("Plain text.", "Plain text."),
+        ("Offer sent.\n[PLAYER_TURN]Secret: value 7[/PLAYER_TURN]\nWait.", "Offer sent.\n\nWait."),
+        ("You win. [GAME_OVER]", "You win."),
+        ("Echo [PLAYER_DECISION]ACCEPT, my floor was 3[/PLAYER_DECISION] done", "Echo done"),
+        ("Start [PLAYER_TURN]unfinished block with value 9", "Start"),
+        ("stray [/PLAYER_TURN] closer", "stray closer"),
+        ("a\n\n\n\nb", "a\n\nb"),
+    ],
+)
 def test_the_human_sees_no_tag_and_no_block(text: str, shown: str) -> None:
     assert for_human(text) == shown
 

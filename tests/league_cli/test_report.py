@@ -53,22 +53,26 @@ class _Checker(HTMLParser):
 
 def pd_analysis() -> LeagueAnalysis:
     players = ["P01", "P02", "P03", "P04"]
-    documents = [pd_match("R1M1", 1, "P01", "P02", "CCCC", "DDDD"),
-                 pd_match("R1M2", 1, "P03", "P04", "CCCC", "CDDD"),
-                 pd_match("R2M1", 2, "P01", "P03", "CCCC", "CCCC"),
-                 pd_match("R2M2", 2, "P02", "P04", "DDDD", "CDDD"),
-                 pd_match("R3M1", 3, "P01", "P04", "CCCC", "CDDD"),
-                 pd_match("R3M2", 3, "P02", "P03", "DDDD", "CDDD")]
+    documents = [
+        pd_match("R1M1", 1, "P01", "P02", "CCCC", "DDDD"),
+        pd_match("R1M2", 1, "P03", "P04", "CCCC", "CDDD"),
+        pd_match("R2M1", 2, "P01", "P03", "CCCC", "CCCC"),
+        pd_match("R2M2", 2, "P02", "P04", "DDDD", "CDDD"),
+        pd_match("R3M1", 3, "P01", "P04", "CCCC", "CDDD"),
+        pd_match("R3M2", 3, "P02", "P03", "DDDD", "CDDD"),
+    ]
     standings = standings_for(players, documents)
     standings["standings"][0]["display_name"] = "<script>alert(1)</script>"
-    return analyse_league("league_2025_prisoners_dilemma", "prisoners_dilemma", standings,
-                          documents)
+    return analyse_league(
+        "league_2025_prisoners_dilemma", "prisoners_dilemma", standings, documents
+    )
 
 
 def check_report(html: str, analysis: LeagueAnalysis) -> _Checker:
     """Self-contained, well-formed, every standings row and the charts present."""
-    assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", html, re.I), \
+    assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", html, re.I), (
         "the report loads something from the network"
+    )
     assert "<script" not in html and "<link" not in html
     checker = _Checker()
     checker.feed(html)
@@ -89,30 +93,50 @@ def test_the_report_is_self_contained_and_escaped() -> None:
     assert html.count("<rect") >= 16, "a heat-map cell per pair"
 
 
-def test_league_report_reads_a_league_from_its_files(tmp_path: Path,
-                                                     shared_dir: SharedDir) -> None:
+def test_league_report_reads_a_league_from_its_files(tmp_path: Path, shared_dir: SharedDir) -> None:
     analysis = pd_analysis()
     league_id = analysis.league_id
     standings_file = shared_dir.league_dir(league_id) / "standings.json"
     standings_file.parent.mkdir(parents=True)
-    standings_file.write_text(LeagueAnalysis.model_validate(analysis).model_dump_json(
-        include={"league_id", "version", "standings"}))
+    standings_file.write_text(
+        LeagueAnalysis.model_validate(analysis).model_dump_json(
+            include={"league_id", "version", "standings"}
+        )
+    )
     documents = [pd_match("R1M1", 1, "P01", "P02", "CCCC", "DDDD")]
     write_matches(shared_dir.data_dir / "matches" / league_id, documents)
     output = tmp_path / "out" / "report.html"
-    result = CliRunner().invoke(app, ["report", "--shared-dir", str(shared_dir.root),
-                                      "--league-id", league_id, "-o", str(output)])
+    result = CliRunner().invoke(
+        app,
+        [
+            "report",
+            "--shared-dir",
+            str(shared_dir.root),
+            "--league-id",
+            league_id,
+            "-o",
+            str(output),
+        ],
+    )
     assert result.exit_code == 0, result.output
     html = output.read_text()
     check_report(html, analysis)
     assert "1 matches analysed" in html
 
 
-def test_league_report_without_a_league_says_why(tmp_path: Path,
-                                                 shared_dir: SharedDir) -> None:
-    result = CliRunner().invoke(app, ["report", "--shared-dir", str(shared_dir.root),
-                                      "--league-id", "league_2025_prisoners_dilemma",
-                                      "-o", str(tmp_path / "r.html")])
+def test_league_report_without_a_league_says_why(tmp_path: Path, shared_dir: SharedDir) -> None:
+    result = CliRunner().invoke(
+        app,
+        [
+            "report",
+            "--shared-dir",
+            str(shared_dir.root),
+            "--league-id",
+            "league_2025_prisoners_dilemma",
+            "-o",
+            str(tmp_path / "r.html"),
+        ],
+    )
     assert result.exit_code == 1 and "no standings" in result.output
     assert not (tmp_path / "r.html").exists()
 
@@ -123,9 +147,20 @@ def render_in_chromium(report: Path, tmp_path: Path) -> None:
     if chromium is None:
         pytest.skip("chromium is not on PATH: the report was checked but not rendered")
     screenshot = tmp_path / "report.png"
-    subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",
-                    f"--screenshot={screenshot}", "--window-size=1200,2400",
-                    report.resolve().as_uri()], capture_output=True, timeout=60, check=False)
+    subprocess.run(
+        [
+            chromium,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            f"--screenshot={screenshot}",
+            "--window-size=1200,2400",
+            report.resolve().as_uri(),
+        ],
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
     assert screenshot.exists() and screenshot.stat().st_size > 10_000, "an empty screenshot"
 
 

@@ -8,10 +8,13 @@ from playroom.transcript import TokenUsage, Transcript, load_csv_messages
 
 
 def test_saved_transcript_loads_again(tmp_path: Path) -> None:
-    transcript = Transcript(mode="prose", game="ultimatum", configs={"seed": 3},
-                            tokens=TokenUsage(calls=2, prompt_tokens=100,
-                                              completion_tokens=20))
-    transcript.add("manager", "Offer, comma, and \"quotes\"\nover two lines")
+    transcript = Transcript(
+        mode="prose",
+        game="ultimatum",
+        configs={"seed": 3},
+        tokens=TokenUsage(calls=2, prompt_tokens=100, completion_tokens=20),
+    )
+    transcript.add("manager", 'Offer, comma, and "quotes"\nover two lines')
     transcript.add("player", "I accept", visibility="internal", speaker="llm-b")
     transcript.add("human", "5", speaker="human")
     transcript.finish({"payoffs": {"human": 5.0, "llm-b": 5.0}})

@@ -28,8 +28,14 @@ PLAYER = "http://player-{n}.test/mcp"
 
 
 def envelope(message_type: str, sender: str, **fields: Any) -> dict[str, Any]:
-    return {"protocol": "league.v2", "message_type": message_type, "sender": sender,
-            "timestamp": "2026-01-01T00:00:00Z", "conversation_id": "conv-test", **fields}
+    return {
+        "protocol": "league.v2",
+        "message_type": message_type,
+        "sender": sender,
+        "timestamp": "2026-01-01T00:00:00Z",
+        "conversation_id": "conv-test",
+        **fields,
+    }
 
 
 @dataclass
@@ -39,7 +45,8 @@ class World:
     manager: LeagueManager
     lm: httpx.AsyncClient
     received: dict[str, list[tuple[str, dict[str, Any]]]] = field(
-        default_factory=lambda: defaultdict(list))
+        default_factory=lambda: defaultdict(list)
+    )
     tokens: dict[str, str] = field(default_factory=dict)
     ids: dict[str, str] = field(default_factory=dict)
     dead: set[str] = field(default_factory=set)
@@ -54,53 +61,83 @@ class World:
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
     async def rpc(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        response = await self.lm.post("/mcp", json={"jsonrpc": "2.0", "method": method,
-                                                    "params": params, "id": next(self._ids)})
+        response = await self.lm.post(
+            "/mcp",
+            json={"jsonrpc": "2.0", "method": method, "params": params, "id": next(self._ids)},
+        )
         assert response.status_code == 200, response.text
         return response.json()  # type: ignore[no-any-return]
 
     async def register_referee(self, n: int, capacity: int = 2) -> dict[str, Any]:
         endpoint = REFEREE.format(n=n)
-        answer = await self.rpc("register_referee", envelope(
-            "REFEREE_REGISTER_REQUEST", f"referee:ref{n}",
-            auth_token=self.manager.referee_secret, referee_meta={
-                "display_name": f"Ref {n}", "version": "1.0.0", "game_types": ["even_odd"],
-                "contact_endpoint": endpoint, "max_concurrent_matches": capacity}))
+        answer = await self.rpc(
+            "register_referee",
+            envelope(
+                "REFEREE_REGISTER_REQUEST",
+                f"referee:ref{n}",
+                auth_token=self.manager.referee_secret,
+                referee_meta={
+                    "display_name": f"Ref {n}",
+                    "version": "1.0.0",
+                    "game_types": ["even_odd"],
+                    "contact_endpoint": endpoint,
+                    "max_concurrent_matches": capacity,
+                },
+            ),
+        )
         result = answer["result"]
         if result.get("status") == "ACCEPTED":
             self.tokens[endpoint] = result["auth_token"]
             self.ids[endpoint] = result["referee_id"]
         return result  # type: ignore[no-any-return]
 
-    async def register_player(self, n: int, game_types: list[str] | None = None
-                              ) -> dict[str, Any]:
+    async def register_player(self, n: int, game_types: list[str] | None = None) -> dict[str, Any]:
         endpoint = PLAYER.format(n=n)
-        answer = await self.rpc("register_player", envelope(
-            "LEAGUE_REGISTER_REQUEST", f"player:p{n}", player_meta={
-                "display_name": f"Player {n}", "version": "1.0.0",
-                "game_types": game_types or ["even_odd"], "contact_endpoint": endpoint}))
+        answer = await self.rpc(
+            "register_player",
+            envelope(
+                "LEAGUE_REGISTER_REQUEST",
+                f"player:p{n}",
+                player_meta={
+                    "display_name": f"Player {n}",
+                    "version": "1.0.0",
+                    "game_types": game_types or ["even_odd"],
+                    "contact_endpoint": endpoint,
+                },
+            ),
+        )
         result = answer["result"]
         if result.get("status") == "ACCEPTED":
             self.tokens[endpoint] = result["auth_token"]
             self.ids[endpoint] = result["player_id"]
         return result  # type: ignore[no-any-return]
 
-    def report(self, referee_endpoint: str, match: dict[str, Any], winner: str | None,
-               **overrides: Any) -> dict[str, Any]:
-        fields = dict(league_id=match["league_id"], round_id=match["round_id"],
-                      match_id=match["match_id"], game_type="even_odd",
-                      result={"winner": winner, "score": {}, "details": {}})
+    def report(
+        self, referee_endpoint: str, match: dict[str, Any], winner: str | None, **overrides: Any
+    ) -> dict[str, Any]:
+        fields = dict(
+            league_id=match["league_id"],
+            round_id=match["round_id"],
+            match_id=match["match_id"],
+            game_type="even_odd",
+            result={"winner": winner, "score": {}, "details": {}},
+        )
         fields.update(overrides)
-        return envelope("MATCH_RESULT_REPORT", f"referee:{self.ids[referee_endpoint]}",
-                        auth_token=self.tokens[referee_endpoint], **fields)
+        return envelope(
+            "MATCH_RESULT_REPORT",
+            f"referee:{self.ids[referee_endpoint]}",
+            auth_token=self.tokens[referee_endpoint],
+            **fields,
+        )
 
     async def _referee_plays(self, endpoint: str, start: dict[str, Any]) -> None:
         self.running[endpoint] += 1
         self.peak[endpoint] = max(self.peak[endpoint], self.running[endpoint])
         await asyncio.sleep(0.01)
         self.running[endpoint] -= 1
-        answer = await self.rpc("report_match_result",
-                                self.report(endpoint, start, self.decide(start)))
+        answer = await self.rpc(
+            "report_match_result", self.report(endpoint, start, self.decide(start))
+        )
         assert answer["result"]["message_type"] == "MATCH_RESULT_ACK", answer
 
     async def handle(self, request: httpx.Request) -> httpx.Response:
@@ -112,13 +149,18 @@ class World:
         self.received[endpoint].append((method, params))
         if method == "start_match" and params["match_id"] in self.busy_once:
             self.busy_once.discard(params["match_id"])
-            result = envelope("LEAGUE_ERROR", "referee:x", error_code="E017",
-                              error_description="this referee already runs 2 match(es)")
+            result = envelope(
+                "LEAGUE_ERROR",
+                "referee:x",
+                error_code="E017",
+                error_description="this referee already runs 2 match(es)",
+            )
         elif method == "start_match":
             if endpoint not in self.quiet:
                 self.tasks.append(asyncio.create_task(self._referee_plays(endpoint, params)))
-            result = envelope("START_MATCH_ACK", "referee:x", match_id=params["match_id"],
-                              accepted=True)
+            result = envelope(
+                "START_MATCH_ACK", "referee:x", match_id=params["match_id"], accepted=True
+            )
         else:
             result = envelope("ACK", "agent:x", status="ok")
         return httpx.Response(200, json={"jsonrpc": "2.0", "result": result, "id": body["id"]})
@@ -138,8 +180,9 @@ async def running_world(shared: SharedDir) -> AsyncIterator[World]:
     app = create_app(settings, transport=httpx.MockTransport(route))
     manager: LeagueManager = app.state.manager
     await manager.startup()
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
-                                 base_url="http://lm.test") as client:
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://lm.test"
+    ) as client:
         holder["world"] = World(manager=manager, lm=client)
         yield holder["world"]
         await manager.shutdown()

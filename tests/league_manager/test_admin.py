@@ -22,10 +22,16 @@ from tests.league_manager.conftest import PLAYER, REFEREE, World, envelope, wait
 from tests.league_manager.test_app import admin, league_events, league_of
 
 LEAGUE = "league_2025_even_odd"
-ROUTES = [("POST", "/admin/start"), ("POST", "/admin/pause"), ("POST", "/admin/resume"),
-          ("POST", "/admin/players/P01/remove"), ("GET", "/admin/export/standings.csv"),
-          ("GET", "/admin/export/standings.json"), ("GET", "/admin/export/results.csv"),
-          ("GET", "/admin/export/results.json")]
+ROUTES = [
+    ("POST", "/admin/start"),
+    ("POST", "/admin/pause"),
+    ("POST", "/admin/resume"),
+    ("POST", "/admin/players/P01/remove"),
+    ("GET", "/admin/export/standings.csv"),
+    ("GET", "/admin/export/standings.json"),
+    ("GET", "/admin/export/results.csv"),
+    ("GET", "/admin/export/results.json"),
+]
 
 
 @dataclass
@@ -48,19 +54,33 @@ class HeldReferees:
         endpoint, params = str(request.url), body["params"]
         self.world.received[endpoint].append(("start_match", params))
         self.held.append((endpoint, params))
-        return httpx.Response(200, json={"jsonrpc": "2.0", "id": body["id"], "result": envelope(
-            "START_MATCH_ACK", "referee:x", match_id=params["match_id"], accepted=True)})
+        return httpx.Response(
+            200,
+            json={
+                "jsonrpc": "2.0",
+                "id": body["id"],
+                "result": envelope(
+                    "START_MATCH_ACK", "referee:x", match_id=params["match_id"], accepted=True
+                ),
+            },
+        )
 
     def started(self) -> list[str]:
-        return [params["match_id"] for endpoint in (REFEREE.format(n=1), REFEREE.format(n=2))
-                for method, params in self.world.received[endpoint] if method == "start_match"]
+        return [
+            params["match_id"]
+            for endpoint in (REFEREE.format(n=1), REFEREE.format(n=2))
+            for method, params in self.world.received[endpoint]
+            if method == "start_match"
+        ]
 
     async def release(self) -> list[str]:
         """Report every held match (PLAYER_A wins); returns their ids."""
         released, self.held = self.held, []
         for endpoint, params in released:
-            answer = await self.world.rpc("report_match_result", self.world.report(
-                endpoint, params, params["players"][0]["player_id"]))
+            answer = await self.world.rpc(
+                "report_match_result",
+                self.world.report(endpoint, params, params["players"][0]["player_id"]),
+            )
             assert answer["result"]["status"] == "RECORDED", answer
         return [params["match_id"] for _, params in released]
 
@@ -92,16 +112,22 @@ async def completed(world: World) -> None:
 
 # -- the admin token -----------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(("method", "path"), ROUTES)
-async def test_every_admin_route_needs_the_admin_token(world: World, method: str,
-                                                       path: str) -> None:
-    for headers, status in (({}, 401), ({"Authorization": "Basic abc"}, 401),
-                            ({"Authorization": "Bearer"}, 401),
-                            ({"Authorization": "Bearer wrong-token"}, 403)):
+async def test_every_admin_route_needs_the_admin_token(
+    world: World, method: str, path: str
+) -> None:
+    for headers, status in (
+        ({}, 401),
+        ({"Authorization": "Basic abc"}, 401),
+        ({"Authorization": "Bearer"}, 401),
+        ({"Authorization": "Bearer wrong-token"}, 403),
+    ):
         response = await world.lm.request(method, path, headers=headers)
         assert response.status_code == status, (headers, response.text)
         assert set(response.json()) == {"error"} and response.json()["error"].endswith(
-            ("<admin token>'", "wrong")), response.text
+            ("<admin token>'", "wrong")
+        ), response.text
     assert not (world.manager.shared.league_dir(LEAGUE) / ADMIN_FILE).exists()
 
 
@@ -116,13 +142,15 @@ async def test_admin_start_is_start_league(world: World) -> None:
 
 # -- pause and resume ----------------------------------------------------------------------
 
+
 async def test_pause_and_resume_say_when_they_do_not_apply(world: World) -> None:
     referees = HeldReferees(world)
     await league_of(world, players=2, referees=1)
     before = await world.lm.post("/admin/pause", headers=admin(world))
     assert before.status_code == 409
-    assert before.json()["error"] == ("the league is not running (it is REGISTRATION); only a "
-                                      "running league can be paused")
+    assert before.json()["error"] == (
+        "the league is not running (it is REGISTRATION); only a running league can be paused"
+    )
     not_paused = await world.lm.post("/admin/resume", headers=admin(world))
     assert not_paused.status_code == 409
     assert not_paused.json() == {"error": "the league is not paused"}
@@ -140,14 +168,14 @@ async def test_pause_and_resume_say_when_they_do_not_apply(world: World) -> None
     assert after.status_code == 409 and "COMPLETED" in after.json()["error"]
 
 
-async def test_pause_holds_hand_overs_and_rounds_while_running_matches_finish(
-        world: World) -> None:
+async def test_pause_holds_hand_overs_and_rounds_while_running_matches_finish(world: World) -> None:
     referees = HeldReferees(world)
     await league_of(world, players=6, referees=1, capacity=2)  # 3 matches a round, 2 at once
     await world.lm.post("/start_league", headers=admin(world))
     # Held by the referee, and counted by the League Manager once the referee's accept is in.
-    await wait_until(lambda: len(referees.held) == 2
-                     and world.manager.runner.running_on("REF01") == 2)
+    await wait_until(
+        lambda: len(referees.held) == 2 and world.manager.runner.running_on("REF01") == 2
+    )
     paused = await world.lm.post("/admin/pause", headers=admin(world))
     assert paused.status_code == 200
     assert paused.json()["referees"][0]["running_matches"] == 2
@@ -163,8 +191,11 @@ async def test_pause_holds_hand_overs_and_rounds_while_running_matches_finish(
     await referees.release()
     await wait_until(lambda: book.rounds[0].status == "COMPLETED" and control.held == 1)
     assert book.rounds[1].status == "PENDING" and len(referees.started()) == 3
-    announced = [params["round_id"] for method, params in world.received[PLAYER.format(n=1)]
-                 if method == "notify_round"]
+    announced = [
+        params["round_id"]
+        for method, params in world.received[PLAYER.format(n=1)]
+        if method == "notify_round"
+    ]
     assert announced == [1]
     await world.lm.post("/admin/resume", headers=admin(world))
     await referees.play_on()
@@ -177,7 +208,8 @@ async def test_pause_holds_hand_overs_and_rounds_while_running_matches_finish(
 
 
 async def test_a_paused_league_stays_paused_when_the_league_manager_starts_again(
-        world: World) -> None:
+    world: World,
+) -> None:
     HeldReferees(world)
     await league_of(world, players=2, referees=1)
     await world.lm.post("/start_league", headers=admin(world))
@@ -230,23 +262,30 @@ def test_a_damaged_pause_file_is_recovered_or_starts_paused(shared_dir: SharedDi
 
 # -- removing a player ---------------------------------------------------------------------
 
+
 async def test_a_removed_player_forfeits_what_it_has_not_played_and_hears_no_more(
-        world: World) -> None:
+    world: World,
+) -> None:
     referees = HeldReferees(world)
     await league_of(world, players=4, referees=2, capacity=2)
     early = await world.lm.post("/admin/players/P04/remove", headers=admin(world))
     assert early.status_code == 409 and "POST /create_schedule" in early.json()["error"]
     await world.lm.post("/start_league", headers=admin(world))
     await wait_until(lambda: len(referees.held) == 2)
-    running = next(p["match_id"] for _, p in referees.held
-                   if "P04" in [s["player_id"] for s in p["players"]])
+    running = next(
+        p["match_id"] for _, p in referees.held if "P04" in [s["player_id"] for s in p["players"]]
+    )
     removed = await world.lm.post("/admin/players/P04/remove", headers=admin(world))
     assert removed.status_code == 200, removed.text
     book = world.manager.book
-    later = sorted(m.match_id for m in book.iter_matches()
-                   if "P04" in m.player_ids and m.match_id != running)
-    assert removed.json() == {"player_id": "P04", "state": "REMOVED",
-                              "unplayed_matches": [running, *later]}
+    later = sorted(
+        m.match_id for m in book.iter_matches() if "P04" in m.player_ids and m.match_id != running
+    )
+    assert removed.json() == {
+        "player_id": "P04",
+        "state": "REMOVED",
+        "unplayed_matches": [running, *later],
+    }
     twice = await world.lm.post("/admin/players/P04/remove", headers=admin(world))
     assert twice.status_code == 409 and twice.json() == {"error": "P04 was removed already"}
     for unknown in ("P77", "REF01"):
@@ -255,9 +294,16 @@ async def test_a_removed_player_forfeits_what_it_has_not_played_and_hears_no_mor
         assert missing.json() == {"error": f"there is no player '{unknown}' in this league"}
     p04 = PLAYER.format(n=4)
     heard_before = len(world.received[p04])
-    asked = await world.rpc("league_query", envelope(
-        "LEAGUE_QUERY", "player:P04", auth_token=world.tokens[p04],
-        query_type="GET_NEXT_MATCH", query_params={}))
+    asked = await world.rpc(
+        "league_query",
+        envelope(
+            "LEAGUE_QUERY",
+            "player:P04",
+            auth_token=world.tokens[p04],
+            query_type="GET_NEXT_MATCH",
+            query_params={},
+        ),
+    )
     assert asked["result"]["success"] is True
     assert world.manager.agents.get("P04").state == "REMOVED", "an answer lifts no removal"
     await referees.play_on()
@@ -278,7 +324,8 @@ async def test_a_removed_player_forfeits_what_it_has_not_played_and_hears_no_mor
     assert len(records) == book.total_matches
     standings = (await world.lm.get("/standings")).json()["standings"]
     assert {r["player_id"]: (r["played"], r["points"]) for r in standings} == standings_from(
-        records)
+        records
+    )
     assert next(r for r in standings if r["player_id"] == "P04")["technical_losses"] == 2
     agents = json.loads((world.manager.shared.league_dir(LEAGUE) / "agents.json").read_text())
     assert {a["agent_id"]: a["state"] for a in agents["agents"]}["P04"] == "REMOVED"
@@ -301,10 +348,12 @@ async def test_a_player_removed_before_the_start_forfeits_every_match(world: Wor
 
 # -- exports -------------------------------------------------------------------------------
 
+
 async def test_the_exports_agree_with_the_standings_and_the_journal(world: World) -> None:
     await league_of(world, players=4, referees=2)
-    world.decide = lambda start: None if start["match_id"] == "R1M1" else (
-        start["players"][1]["player_id"])
+    world.decide = lambda start: (
+        None if start["match_id"] == "R1M1" else (start["players"][1]["player_id"])
+    )
     await world.lm.post("/start_league", headers=admin(world))
     await completed(world)
     standings = (await world.lm.get("/standings")).json()
@@ -313,14 +362,16 @@ async def test_the_exports_agree_with_the_standings_and_the_journal(world: World
         exported[name] = await world.lm.get(f"/admin/export/{name}", headers=admin(world))
         assert exported[name].status_code == 200
         assert exported[name].headers["content-disposition"] == (
-            f'attachment; filename="{LEAGUE}-{name}"')
+            f'attachment; filename="{LEAGUE}-{name}"'
+        )
     assert exported["standings.json"].json() == standings
     assert exported["standings.csv"].headers["content-type"] == "text/csv; charset=utf-8"
     rows = list(csv.DictReader(io.StringIO(exported["standings.csv"].text)))
     assert tuple(rows[0]) == STANDINGS_COLUMNS
-    assert [{k: str(v) for k, v in row.items() if k in STANDINGS_COLUMNS}
-            for row in standings["standings"]] == [
-        {**row, "points": str(float(row["points"]))} for row in rows]
+    assert [
+        {k: str(v) for k, v in row.items() if k in STANDINGS_COLUMNS}
+        for row in standings["standings"]
+    ] == [{**row, "points": str(float(row["points"]))} for row in rows]
     results = exported["results.json"].json()
     records = journal(world)
     assert results["league_id"] == LEAGUE and results["version"] == standings["version"]
@@ -338,12 +389,16 @@ async def test_the_exports_agree_with_the_standings_and_the_journal(world: World
         seats = line["player_ids"].split(";")
         assert seats == mine["player_ids"]
         assert dict(zip(seats, line["outcomes"].split(";"), strict=True)) == mine["outcomes"]
-        assert {p: float(x) for p, x in zip(seats, line["points"].split(";"), strict=True)
-                } == mine["points"]
+        assert {p: float(x) for p, x in zip(seats, line["points"].split(";"), strict=True)} == mine[
+            "points"
+        ]
         assert line["winner"] == (mine["winner"] or "") and line["forfeit"] == "false"
-        assert (line["match_id"], int(line["round_id"]), line["referee_id"],
-                line["recorded_at"]) == (mine["match_id"], mine["round_id"],
-                                         mine["referee_id"], mine["recorded_at"])
+        assert (
+            line["match_id"],
+            int(line["round_id"]),
+            line["referee_id"],
+            line["recorded_at"],
+        ) == (mine["match_id"], mine["round_id"], mine["referee_id"], mine["recorded_at"])
     unknown = await world.lm.get("/admin/export/standings.xml", headers=admin(world))
     assert unknown.status_code == 404 and "standings.csv" in unknown.json()["error"]
 

@@ -29,12 +29,14 @@ CYCLE = ["P01", "P02", "P03", "P04"]
 def cycle_league() -> list[dict[str, object]]:
     """P01 beats P02, P02 beats P03, P03 beats P01 (rock-paper-scissors) and all three beat
     P04: the only symmetric equilibrium is a third each of P01–P03."""
-    return [even_odd_match("R1M1", 1, "P01", "P02", "P01"),
-            even_odd_match("R1M2", 1, "P03", "P04", "P03"),
-            even_odd_match("R2M1", 2, "P02", "P03", "P02"),
-            even_odd_match("R2M2", 2, "P04", "P01", "P01"),
-            even_odd_match("R3M1", 3, "P03", "P01", "P03"),
-            even_odd_match("R3M2", 3, "P02", "P04", "P02")]
+    return [
+        even_odd_match("R1M1", 1, "P01", "P02", "P01"),
+        even_odd_match("R1M2", 1, "P03", "P04", "P03"),
+        even_odd_match("R2M1", 2, "P02", "P03", "P02"),
+        even_odd_match("R2M2", 2, "P04", "P01", "P01"),
+        even_odd_match("R3M1", 3, "P03", "P01", "P03"),
+        even_odd_match("R3M2", 3, "P02", "P04", "P02"),
+    ]
 
 
 def assert_symmetric_equilibrium(analysis: LeagueAnalysis) -> None:
@@ -47,8 +49,7 @@ def assert_symmetric_equilibrium(analysis: LeagueAnalysis) -> None:
 
 def test_a_cyclic_even_odd_league_has_the_cycle_as_its_equilibrium() -> None:
     documents = cycle_league()
-    analysis = analyse_league("league_test", "even_odd", standings_for(CYCLE, documents),
-                              documents)
+    analysis = analyse_league("league_test", "even_odd", standings_for(CYCLE, documents), documents)
     meta = analysis.meta_game
     assert meta.measure == "win_draw_loss" and meta.players[0] == "P01"
     index = {p: i for i, p in enumerate(meta.players)}
@@ -70,11 +71,14 @@ def test_a_cyclic_even_odd_league_has_the_cycle_as_its_equilibrium() -> None:
 
 def test_a_prisoners_dilemma_league_measures_payoffs_and_cooperation() -> None:
     players = ["AC", "AD", "TFT"]
-    documents = [pd_match("R1M1", 1, "AC", "AD", "CCCC", "DDDD"),
-                 pd_match("R2M1", 2, "AC", "TFT", "CCCC", "CCCC"),
-                 pd_match("R3M1", 3, "AD", "TFT", "DDDD", "CDDD")]
-    analysis = analyse_league("league_test", "prisoners_dilemma",
-                              standings_for(players, documents), documents)
+    documents = [
+        pd_match("R1M1", 1, "AC", "AD", "CCCC", "DDDD"),
+        pd_match("R2M1", 2, "AC", "TFT", "CCCC", "CCCC"),
+        pd_match("R3M1", 3, "AD", "TFT", "DDDD", "CDDD"),
+    ]
+    analysis = analyse_league(
+        "league_test", "prisoners_dilemma", standings_for(players, documents), documents
+    )
     meta = analysis.meta_game
     index = {p: i for i, p in enumerate(meta.players)}
     assert meta.measure == "payoffs"
@@ -89,18 +93,22 @@ def test_a_prisoners_dilemma_league_measures_payoffs_and_cooperation() -> None:
 
 
 def test_a_technical_loss_is_rated_but_left_out_of_the_payoffs() -> None:
-    played = [pd_match("R1M1", 1, "P01", "P02", "CC", "DD"),
-              pd_match("R2M1", 2, "P02", "P03", "DD", "CD")]
+    played = [
+        pd_match("R1M1", 1, "P01", "P02", "CC", "DD"),
+        pd_match("R2M1", 2, "P02", "P03", "DD", "CD"),
+    ]
     forfeit = pd_match("R3M1", 3, "P03", "P01", "CC", "DD")
     forfeit["result"]["report"]["details"]["payoffs"] = {"P03": 10.0}
     forfeit["result"]["game_result"]["status"] = "TECHNICAL_LOSS"
     documents = [*played, forfeit]
-    analysis = analyse_league("league_test", "prisoners_dilemma",
-                              standings_for(CYCLE[:3], documents), documents)
+    analysis = analyse_league(
+        "league_test", "prisoners_dilemma", standings_for(CYCLE[:3], documents), documents
+    )
     assert list(analysis.skipped) == ["R3M1"] and analysis.matches_analysed == 2
     index = {p: i for i, p in enumerate(analysis.meta_game.players)}
-    assert analysis.meta_game.matches[index["P01"]][index["P03"]] == 0, \
+    assert analysis.meta_game.matches[index["P01"]][index["P03"]] == 0, (
         "the forfeit is not a payoff observation"
+    )
     assert analysis.ratings.elo["P01"].matches == 2, "but it is rated"
 
 
@@ -119,8 +127,9 @@ def test_only_accepted_and_readable_files_are_read(tmp_path: Path) -> None:
 
 def test_a_large_league_gets_one_equilibrium_quickly() -> None:
     players, documents = synthetic_pd_league(32)
-    analysis = analyse_league("league_test", "prisoners_dilemma",
-                              standings_for(players, documents), documents)
+    analysis = analyse_league(
+        "league_test", "prisoners_dilemma", standings_for(players, documents), documents
+    )
     assert analysis.equilibrium_method == "lemke_howson" and len(analysis.equilibria) == 1
     assert analysis.support and set(analysis.support) <= set(players)
     assert_symmetric_equilibrium(analysis)

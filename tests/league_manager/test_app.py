@@ -36,8 +36,9 @@ async def test_registration_issues_ids_and_tokens(world: World) -> None:
     assert len(player["auth_token"]) >= 32 and player["auth_token"] != referee["auth_token"]
     assert player["league_id"] == "league_2025_even_odd"
     assert player["sender"] == "league_manager" and player["timestamp"].endswith("Z")
-    agents = json.loads((world.manager.shared.league_dir("league_2025_even_odd")
-                         / "agents.json").read_text())
+    agents = json.loads(
+        (world.manager.shared.league_dir("league_2025_even_odd") / "agents.json").read_text()
+    )
     assert player["auth_token"] not in json.dumps(agents), "tokens stay out of agents.json"
 
 
@@ -45,54 +46,97 @@ async def test_registration_refusals_say_why(world: World) -> None:
     await world.register_player(1)
     wrong_game = await world.register_player(2, game_types=["chess"])
     assert wrong_game["status"] == "REJECTED" and "even_odd" in wrong_game["reason"]
-    again = await world.rpc("register_player", envelope(
-        "LEAGUE_REGISTER_REQUEST", "player:x", player_meta={
-            "display_name": "dup", "contact_endpoint": PLAYER.format(n=1)}))
+    again = await world.rpc(
+        "register_player",
+        envelope(
+            "LEAGUE_REGISTER_REQUEST",
+            "player:x",
+            player_meta={"display_name": "dup", "contact_endpoint": PLAYER.format(n=1)},
+        ),
+    )
     assert again["result"]["status"] == "REJECTED" and "P01" in again["result"]["reason"]
-    namesake = await world.rpc("register_player", envelope(
-        "LEAGUE_REGISTER_REQUEST", "player:x", player_meta={
-            "display_name": " player 1", "contact_endpoint": "http://elsewhere.test/mcp"}))
+    namesake = await world.rpc(
+        "register_player",
+        envelope(
+            "LEAGUE_REGISTER_REQUEST",
+            "player:x",
+            player_meta={
+                "display_name": " player 1",
+                "contact_endpoint": "http://elsewhere.test/mcp",
+            },
+        ),
+    )
     assert namesake["result"]["status"] == "REJECTED"
     assert "display name ' player 1' is taken by P01" in namesake["result"]["reason"]
-    old = await world.rpc("register_player", envelope(
-        "LEAGUE_REGISTER_REQUEST", "player:x", player_meta={
-            "display_name": "old", "contact_endpoint": "http://old.test/mcp",
-            "protocol_version": "1.0.0"}))
+    old = await world.rpc(
+        "register_player",
+        envelope(
+            "LEAGUE_REGISTER_REQUEST",
+            "player:x",
+            player_meta={
+                "display_name": "old",
+                "contact_endpoint": "http://old.test/mcp",
+                "protocol_version": "1.0.0",
+            },
+        ),
+    )
     assert old["result"]["message_type"] == "LEAGUE_ERROR"
     assert old["result"]["error_code"] == "E018"
-    nowhere = await world.rpc("register_player", envelope(
-        "LEAGUE_REGISTER_REQUEST", "player:x", player_meta={
-            "display_name": "lost", "contact_endpoint": "port 8105 please"}))
+    nowhere = await world.rpc(
+        "register_player",
+        envelope(
+            "LEAGUE_REGISTER_REQUEST",
+            "player:x",
+            player_meta={"display_name": "lost", "contact_endpoint": "port 8105 please"},
+        ),
+    )
     assert nowhere["result"]["error_code"] == "E002"
     assert "contact_endpoint" in nowhere["result"]["error_description"]
 
 
-META = {"display_name": "Wild", "version": "1.0.0", "game_types": ["even_odd"],
-        "contact_endpoint": "http://wild.test/mcp"}
+META = {
+    "display_name": "Wild",
+    "version": "1.0.0",
+    "game_types": ["even_odd"],
+    "contact_endpoint": "http://wild.test/mcp",
+}
 
 
 async def test_a_lenient_league_takes_what_published_agents_send(world: World) -> None:
     meta_only = (await world.rpc("register_player", {"player_meta": META}))["result"]
     assert meta_only["status"] == "ACCEPTED" and meta_only["player_id"] == "P01"
-    by_type = (await world.rpc("LEAGUE_REGISTER_REQUEST", envelope(
-        "LEAGUE_REGISTER_REQUEST", "player:wild2",
-        player_meta={**META, "display_name": "Wild 2",
-                     "contact_endpoint": "http://wild2.test/mcp"},
-        timestamp="2026-01-01T00:00:00.123456+00:00")))["result"]
+    by_type = (
+        await world.rpc(
+            "LEAGUE_REGISTER_REQUEST",
+            envelope(
+                "LEAGUE_REGISTER_REQUEST",
+                "player:wild2",
+                player_meta={
+                    **META,
+                    "display_name": "Wild 2",
+                    "contact_endpoint": "http://wild2.test/mcp",
+                },
+                timestamp="2026-01-01T00:00:00.123456+00:00",
+            ),
+        )
+    )["result"]
     assert by_type["status"] == "ACCEPTED" and by_type["timestamp"].endswith("Z")
     assert len(by_type["timestamp"]) == len("2026-01-01T00:00:00Z"), "we send whole seconds"
     log = world.manager.log.path.read_text()
     assert '"kind":"missing_envelope_field"' in log and '"kind":"method_alias"' in log
 
 
-async def test_a_strict_league_refuses_the_same_naming_each_deviation(
-        strict_world: World) -> None:
+async def test_a_strict_league_refuses_the_same_naming_each_deviation(strict_world: World) -> None:
     meta_only = (await strict_world.rpc("register_player", {"player_meta": META}))["result"]
     assert meta_only["message_type"] == "LEAGUE_ERROR" and meta_only["error_code"] == "E003"
     for field in ("protocol", "message_type", "sender", "timestamp", "conversation_id"):
         assert f"has no {field}" in meta_only["error_description"]
-    by_type = (await strict_world.rpc("LEAGUE_REGISTER_REQUEST", envelope(
-        "LEAGUE_REGISTER_REQUEST", "player:wild", player_meta=META)))["result"]
+    by_type = (
+        await strict_world.rpc(
+            "LEAGUE_REGISTER_REQUEST",
+            envelope("LEAGUE_REGISTER_REQUEST", "player:wild", player_meta=META),
+        )
+    )["result"]
     assert by_type["error_code"] == "E016" and "register_player" in by_type["error_description"]
     exact = await strict_world.register_player(1)
     assert exact["status"] == "ACCEPTED", "the protocol to the letter is always taken"
@@ -145,10 +189,15 @@ async def test_a_whole_league_in_process(world: World, players: int) -> None:
     # The scripted referee gives every match to PLAYER_A.
     assert sum(row["wins"] for row in standings["standings"]) == expected_matches
     assert sum(row["points"] for row in standings["standings"]) == 3 * expected_matches
-    starts = [p for ref in (REFEREE.format(n=1), REFEREE.format(n=2))
-              for m, p in world.received[ref] if m == "start_match"]
+    starts = [
+        p
+        for ref in (REFEREE.format(n=1), REFEREE.format(n=2))
+        for m, p in world.received[ref]
+        if m == "start_match"
+    ]
     assert sorted(p["match_id"] for p in starts) == sorted(
-        m.match_id for m in world.manager.book.iter_matches())
+        m.match_id for m in world.manager.book.iter_matches()
+    )
     assert all(world.received[REFEREE.format(n=n)] for n in (1, 2)), "both referees got work"
     assert max(world.peak.values()) <= 2, "a referee ran more matches than its capacity"
     rounds = len(world.manager.book.rounds)
@@ -166,24 +215,30 @@ async def test_a_whole_league_in_process(world: World, players: int) -> None:
     assert all(a["state"] == "SHUTDOWN" for a in (await world.lm.get("/status")).json()["players"])
 
 
-async def test_start_match_carries_proofs_and_player_seats_never_a_token(world: World
-                                                                         ) -> None:
+async def test_start_match_carries_proofs_and_player_seats_never_a_token(world: World) -> None:
     await run_full_league(world, 2)
     starts = [p for m, p in world.received[REFEREE.format(n=1)] if m == "start_match"]
     starts += [p for m, p in world.received[REFEREE.format(n=2)] if m == "start_match"]
     start = starts[0]
-    referee = next(e for e in (REFEREE.format(n=1), REFEREE.format(n=2))
-                   if start in [p for _, p in world.received[e]])
+    referee = next(
+        e
+        for e in (REFEREE.format(n=1), REFEREE.format(n=2))
+        if start in [p for _, p in world.received[e]]
+    )
     league = world.manager.league_id
-    assert start["auth_token"] == league_manager_proof(world.tokens[referee], league,
-                                                       start["conversation_id"])
+    assert start["auth_token"] == league_manager_proof(
+        world.tokens[referee], league, start["conversation_id"]
+    )
     player_tokens = {world.ids[e]: t for e, t in world.tokens.items() if "player" in e}
     assert start["player_proofs"] == {
-        seat["player_id"]: match_proof(player_tokens[seat["player_id"]], league,
-                                       start["match_id"], world.ids[referee])
-        for seat in start["players"]}
-    assert not set(world.tokens.values()) & set(json.dumps(start).split('"')), \
+        seat["player_id"]: match_proof(
+            player_tokens[seat["player_id"]], league, start["match_id"], world.ids[referee]
+        )
+        for seat in start["players"]
+    }
+    assert not set(world.tokens.values()) & set(json.dumps(start).split('"')), (
         "no token travels in a start_match"
+    )
     assert [seat["role"] for seat in start["players"]] == ["PLAYER_A", "PLAYER_B"]
     assert start["players"][0]["contact_endpoint"].startswith("http://player-")
 
@@ -211,8 +266,11 @@ async def test_reports_are_authenticated_and_authorised(world: World) -> None:
     assert await code_of({**world.report(holder, match, None), "auth_token": "x" * 40}) == "E012"
     assert await code_of({**world.report(holder, match, None), "sender": "referee:REF77"}) == "E013"
     p1 = PLAYER.format(n=1)
-    player_report = {**world.report(holder, match, None), "sender": f"player:{world.ids[p1]}",
-                     "auth_token": world.tokens[p1]}
+    player_report = {
+        **world.report(holder, match, None),
+        "sender": f"player:{world.ids[p1]}",
+        "auth_token": world.tokens[p1],
+    }
     assert await code_of(player_report) == "E014"
     if world.ids[other] not in given:
         assert await code_of(world.report(other, match, None)) == "E014"
@@ -239,8 +297,12 @@ async def test_only_the_current_assignment_of_a_match_counts(world: World) -> No
     assert isinstance(assignment, int) and assignment >= 1
     match = world.manager.book.match("R1M1")
     assert match is not None and match.assignment == assignment
-    stale = (await world.rpc("report_match_result", world.report(
-        ref, start, "P01", assignment=assignment - 1 if assignment > 1 else 99)))["result"]
+    stale = (
+        await world.rpc(
+            "report_match_result",
+            world.report(ref, start, "P01", assignment=assignment - 1 if assignment > 1 else 99),
+        )
+    )["result"]
     assert stale["error_code"] == "E014" and "was superseded" in stale["error_description"]
     assert "R1M1" not in world.manager.book.results
     (noted,) = league_events(world, "report_superseded")
@@ -292,12 +354,14 @@ async def test_a_busy_referee_is_asked_again_soon_not_suspended(world: World) ->
 
 def league_events(world: World, name: str) -> list[dict[str, Any]]:
     path = world.manager.shared.league_log_path("league_2025_even_odd")
-    return [entry["data"] for line in path.read_text().splitlines()
-            if (entry := json.loads(line))["event"] == name]
+    return [
+        entry["data"]
+        for line in path.read_text().splitlines()
+        if (entry := json.loads(line))["event"] == name
+    ]
 
 
-async def test_a_player_that_never_answers_is_suspended_and_forfeits_the_rest(
-        world: World) -> None:
+async def test_a_player_that_never_answers_is_suspended_and_forfeits_the_rest(world: World) -> None:
     await league_of(world, players=6)
     silent = PLAYER.format(n=6)
     world.dead.add(silent)
@@ -310,12 +374,18 @@ async def test_a_player_that_never_answers_is_suspended_and_forfeits_the_rest(
     book = world.manager.book
     its = [m for m in book.iter_matches() if p06 in m.player_ids]
     forfeits = [m for m in its if book.results[m.match_id].details.get("forfeit")]
-    started = {p["match_id"] for n in (1, 2) for m, p in world.received[REFEREE.format(n=n)]
-               if m == "start_match"}
-    assert forfeits and all(m.match_id not in started for m in forfeits), \
+    started = {
+        p["match_id"]
+        for n in (1, 2)
+        for m, p in world.received[REFEREE.format(n=n)]
+        if m == "start_match"
+    }
+    assert forfeits and all(m.match_id not in started for m in forfeits), (
         "a forfeit is recorded without a referee"
-    assert {m.round_id for m in forfeits} == set(range(2, 6)), \
+    )
+    assert {m.round_id for m in forfeits} == set(range(2, 6)), (
         "three failures in a row (two broadcasts of round 1, the next announcement) suspend"
+    )
     for match in forfeits:
         result = book.results[match.match_id]
         other = next(p for p in match.player_ids if p != p06)
@@ -334,16 +404,28 @@ async def test_a_suspended_player_that_answers_again_plays_again(world: World) -
     p06 = world.ids[silent]
     await wait_until(lambda: world.manager.agents.get(p06).state == "SUSPENDED")
     world.dead.discard(silent)
-    asked = await world.rpc("league_query", envelope(
-        "LEAGUE_QUERY", f"player:{p06}", auth_token=world.tokens[silent],
-        query_type="GET_NEXT_MATCH", query_params={}))
+    asked = await world.rpc(
+        "league_query",
+        envelope(
+            "LEAGUE_QUERY",
+            f"player:{p06}",
+            auth_token=world.tokens[silent],
+            query_type="GET_NEXT_MATCH",
+            query_params={},
+        ),
+    )
     assert asked["result"]["success"] is True
     assert world.manager.agents.get(p06).state == "ACTIVE"
     await wait_until(lambda: world.manager.book.status.value == "COMPLETED")
     assert [e["player_id"] for e in league_events(world, "player_recovered")] == [p06]
     book = world.manager.book
-    played_later = [m for m in book.iter_matches() if p06 in m.player_ids
-                    and m.round_id >= 3 and not book.results[m.match_id].details.get("forfeit")]
+    played_later = [
+        m
+        for m in book.iter_matches()
+        if p06 in m.player_ids
+        and m.round_id >= 3
+        and not book.results[m.match_id].details.get("forfeit")
+    ]
     assert played_later, "after it answered, its matches go to a referee again"
 
 
@@ -352,8 +434,13 @@ async def test_league_queries(world: World) -> None:
     p1 = PLAYER.format(n=1)
 
     async def query(query_type: str, **params: Any) -> dict[str, Any]:
-        message = envelope("LEAGUE_QUERY", f"player:{world.ids[p1]}", auth_token=world.tokens[p1],
-                           query_type=query_type, query_params=params)
+        message = envelope(
+            "LEAGUE_QUERY",
+            f"player:{world.ids[p1]}",
+            auth_token=world.tokens[p1],
+            query_type=query_type,
+            query_params=params,
+        )
         return (await world.rpc("league_query", message))["result"]  # type: ignore[no-any-return]
 
     standings = await query("GET_STANDINGS")
@@ -367,8 +454,9 @@ async def test_league_queries(world: World) -> None:
     assert unknown["success"] is False and "P99" in unknown["error"]
     no_token = envelope("LEAGUE_QUERY", "player:P01", query_type="GET_STANDINGS")
     assert (await world.rpc("league_query", no_token))["result"]["error_code"] == "E011"
-    bad_type = envelope("LEAGUE_QUERY", "player:P01", auth_token=world.tokens[p1],
-                        query_type="GET_EVERYTHING")
+    bad_type = envelope(
+        "LEAGUE_QUERY", "player:P01", auth_token=world.tokens[p1], query_type="GET_EVERYTHING"
+    )
     assert (await world.rpc("league_query", bad_type))["result"]["error_code"] == "E002"
     rpc_standings = (await world.rpc("get_standings", {}))["result"]
     assert rpc_standings["message_type"] == "LEAGUE_STANDINGS"
@@ -379,8 +467,12 @@ async def test_next_match_while_the_league_waits(world: World) -> None:
     await league_of(world, players=4, referees=1)
     await world.lm.post("/create_schedule", headers=admin(world))
     p1 = PLAYER.format(n=1)
-    message = envelope("LEAGUE_QUERY", f"player:{world.ids[p1]}", auth_token=world.tokens[p1],
-                       query_type="GET_NEXT_MATCH")
+    message = envelope(
+        "LEAGUE_QUERY",
+        f"player:{world.ids[p1]}",
+        auth_token=world.tokens[p1],
+        query_type="GET_NEXT_MATCH",
+    )
     data = (await world.rpc("league_query", message))["result"]["data"]
     assert data["round_id"] == 1 and data["opponent_id"] in ("P02", "P03", "P04")
 
@@ -393,14 +485,17 @@ async def test_http_routes(world: World) -> None:
     assert schedule["total_rounds"] == 3 and schedule["total_matches"] == 6
     status = (await world.lm.get("/status")).json()
     assert status["matches_completed"] == 6 and {r["agent_id"] for r in status["referees"]} == {
-        "REF01", "REF02"}
+        "REF01",
+        "REF02",
+    }
     page = await world.lm.get("/")
     assert page.status_code == 200 and "Even/Odd League 2025" in page.text
     assert 'src="/ui/static/dashboard.js"' in page.text, "the dashboard fills itself (tests/web)"
 
 
-async def test_files_and_restart_rebuild_the_same_standings(world: World,
-                                                            shared_dir: SharedDir) -> None:
+async def test_files_and_restart_rebuild_the_same_standings(
+    world: World, shared_dir: SharedDir
+) -> None:
     standings = await run_full_league(world, 4)
     league_dir = shared_dir.league_dir("league_2025_even_odd")
     on_disk = json.loads((league_dir / "standings.json").read_text())
@@ -410,8 +505,9 @@ async def test_files_and_restart_rebuild_the_same_standings(world: World,
     journal = (league_dir / "journal.jsonl").read_text().splitlines()
     assert len(journal) == 6
     rounds = json.loads((league_dir / "rounds.json").read_text())
-    assert rounds["status"] == "COMPLETED" and all(r["status"] == "COMPLETED"
-                                                   for r in rounds["rounds"])
+    assert rounds["status"] == "COMPLETED" and all(
+        r["status"] == "COMPLETED" for r in rounds["rounds"]
+    )
     await world.manager.shutdown()
     reborn = LeagueManager(LeagueManagerSettings(shared_dir=shared_dir.root))
     try:
@@ -429,11 +525,14 @@ async def test_files_and_restart_rebuild_the_same_standings(world: World,
 async def test_auto_start_once_enough_players(shared_dir: SharedDir) -> None:
     from league_manager.app import create_app
 
-    app = create_app(LeagueManagerSettings(shared_dir=shared_dir.root, auto_start_players=2),
-                     transport=httpx.MockTransport(lambda r: httpx.Response(503)))
+    app = create_app(
+        LeagueManagerSettings(shared_dir=shared_dir.root, auto_start_players=2),
+        transport=httpx.MockTransport(lambda r: httpx.Response(503)),
+    )
     manager: LeagueManager = app.state.manager
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
-                                 base_url="http://lm.test") as client:
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://lm.test"
+    ) as client:
         world = World(manager=manager, lm=client)
         await world.register_referee(1)
         await world.register_player(1)
@@ -444,14 +543,18 @@ async def test_auto_start_once_enough_players(shared_dir: SharedDir) -> None:
 
 
 async def test_auto_start_waits_for_a_referee_without_failing_a_registration(
-        shared_dir: SharedDir) -> None:
+    shared_dir: SharedDir,
+) -> None:
     from league_manager.app import create_app
 
-    app = create_app(LeagueManagerSettings(shared_dir=shared_dir.root, auto_start_players=2),
-                     transport=httpx.MockTransport(lambda r: httpx.Response(503)))
+    app = create_app(
+        LeagueManagerSettings(shared_dir=shared_dir.root, auto_start_players=2),
+        transport=httpx.MockTransport(lambda r: httpx.Response(503)),
+    )
     manager: LeagueManager = app.state.manager
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
-                                 base_url="http://lm.test") as client:
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://lm.test"
+    ) as client:
         world = World(manager=manager, lm=client)
         await world.register_player(1)
         second = await world.register_player(2)
@@ -463,12 +566,16 @@ async def test_auto_start_waits_for_a_referee_without_failing_a_registration(
         await manager.shutdown()
 
 
-@pytest.mark.parametrize("game_type,size,words", [
-    ("even_odd", 3, "outside what even_odd allows (2 to 2)"),
-    ("public_goods", 21, "outside what public_goods allows (2 to 20)"),
-])
+@pytest.mark.parametrize(
+    "game_type,size,words",
+    [
+        ("even_odd", 3, "outside what even_odd allows (2 to 2)"),
+        ("public_goods", 21, "outside what public_goods allows (2 to 20)"),
+    ],
+)
 def test_a_match_size_the_game_does_not_allow_is_refused_at_start_up(
-        shared_dir: SharedDir, game_type: str, size: int, words: str) -> None:
+    shared_dir: SharedDir, game_type: str, size: int, words: str
+) -> None:
     path = shared_dir.root / "config" / "leagues" / "league_2025_even_odd.json"
     config = json.loads(path.read_text())
     path.write_text(json.dumps({**config, "game_type": game_type, "players_per_match": size}))

@@ -31,10 +31,16 @@ def result_of(book: LeagueBook, match_id: str) -> ResultRecord:
     match = book.match(match_id)
     assert match is not None
     winner, loser = match.player_ids
-    return ResultRecord(match_id=match_id, round_id=match.round_id, referee_id="REF01",
-                        outcomes={winner: "WIN", loser: "LOSS"},
-                        points={winner: SCORING.win, loser: SCORING.loss}, winner=winner,
-                        details={}, recorded_at="2026-01-01T00:00:00Z")
+    return ResultRecord(
+        match_id=match_id,
+        round_id=match.round_id,
+        referee_id="REF01",
+        outcomes={winner: "WIN", loser: "LOSS"},
+        points={winner: SCORING.win, loser: SCORING.loss},
+        winner=winner,
+        details={},
+        recorded_at="2026-01-01T00:00:00Z",
+    )
 
 
 def open_book(league_dir: Path, recipe: ScheduleRecipe | None = RECIPE) -> LeagueBook:
@@ -66,9 +72,12 @@ def league_dir(tmp_path: Path) -> Path:
 def expected(league_dir: Path) -> Iterator[dict[str, Any]]:
     """What a sound restart of ``league_dir`` gives: status, results and standings."""
     book = open_book(league_dir)
-    yield {"status": book.status, "results": sorted(book.results),
-           "standings": book.standings_document()["standings"],
-           "schedule": [(m.match_id, m.player_ids) for m in book.iter_matches()]}
+    yield {
+        "status": book.status,
+        "results": sorted(book.results),
+        "standings": book.standings_document()["standings"],
+        "schedule": [(m.match_id, m.player_ids) for m in book.iter_matches()],
+    }
     book.close()
 
 
@@ -84,6 +93,7 @@ def check_recovered(book: LeagueBook, expected: dict[str, Any]) -> None:
 
 
 # --- a plain restart --------------------------------------------------------------------------
+
 
 def test_a_restart_mid_round_asks_only_about_the_round_in_flight(league_dir: Path) -> None:
     book = open_book(league_dir)
@@ -101,13 +111,19 @@ def test_a_restart_mid_round_asks_only_about_the_round_in_flight(league_dir: Pat
 
 # --- rounds.json --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("damage", [
-    lambda path: path.write_bytes(path.read_bytes()[:100]),
-    lambda path: path.write_text('{"status": "RUNNING"}'),
-    lambda path: path.unlink(),
-], ids=["truncated", "fields-missing", "missing"])
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda path: path.write_bytes(path.read_bytes()[:100]),
+        lambda path: path.write_text('{"status": "RUNNING"}'),
+        lambda path: path.unlink(),
+    ],
+    ids=["truncated", "fields-missing", "missing"],
+)
 def test_damaged_rounds_json_comes_back_from_its_backup(
-        league_dir: Path, expected: dict[str, Any], damage: Any) -> None:
+    league_dir: Path, expected: dict[str, Any], damage: Any
+) -> None:
     path = league_dir / "rounds.json"
     backup = backup_path(path).read_bytes()
     damage(path)
@@ -116,8 +132,9 @@ def test_damaged_rounds_json_comes_back_from_its_backup(
         check_recovered(book, expected)
         notes = " ".join(book.recovery_notes)
         assert "rounds.json" in notes and "rounds.json.bak" in notes, notes
-        assert book.unsettled >= {m.match_id for m in book.round_matches(book.rounds[1])
-                                  } - set(book.results)
+        assert book.unsettled >= {m.match_id for m in book.round_matches(book.rounds[1])} - set(
+            book.results
+        )
     finally:
         book.close()
     assert read_json(path)["status"] == "RUNNING", "rounds.json is whole again"
@@ -125,17 +142,19 @@ def test_damaged_rounds_json_comes_back_from_its_backup(
 
 
 def test_rounds_json_and_its_backup_lost_are_made_again_from_the_players(
-        league_dir: Path, expected: dict[str, Any]) -> None:
+    league_dir: Path, expected: dict[str, Any]
+) -> None:
     (league_dir / "rounds.json").write_text("not json")
     backup_path(league_dir / "rounds.json").write_text("{}")
     book = open_book(league_dir)
     try:
         check_recovered(book, expected)
         assert "made the schedule again from the 4 registered players" in " ".join(
-            book.recovery_notes)
-        assert book.unsettled == {m.match_id for m in book.round_matches(book.rounds[1])
-                                  } - set(book.results), \
-            "without the file's statuses, the round the journal leaves open is in flight"
+            book.recovery_notes
+        )
+        assert book.unsettled == {m.match_id for m in book.round_matches(book.rounds[1])} - set(
+            book.results
+        ), "without the file's statuses, the round the journal leaves open is in flight"
     finally:
         book.close()
     assert len(list(league_dir.glob("rounds.json.corrupt-*"))) == 1
@@ -143,7 +162,8 @@ def test_rounds_json_and_its_backup_lost_are_made_again_from_the_players(
 
 
 def test_without_a_schedule_or_players_to_remake_it_start_up_refuses_and_changes_nothing(
-        league_dir: Path) -> None:
+    league_dir: Path,
+) -> None:
     (league_dir / "rounds.json").write_text("not json")
     backup_path(league_dir / "rounds.json").unlink()
     before = snapshot(league_dir)
@@ -162,25 +182,29 @@ def test_results_without_any_schedule_are_never_a_new_league(league_dir: Path) -
         open_book(league_dir, recipe=None)
 
 
-def test_a_schedule_made_from_other_players_than_the_journal_is_refused(
-        league_dir: Path) -> None:
+def test_a_schedule_made_from_other_players_than_the_journal_is_refused(league_dir: Path) -> None:
     (league_dir / "rounds.json").write_text("{}")
     backup_path(league_dir / "rounds.json").unlink()
-    others = ScheduleRecipe([("P01", "Alice"), ("P02", "Bob"), ("P03", "Carol"),
-                             ("P05", "Eve")])
+    others = ScheduleRecipe([("P01", "Alice"), ("P02", "Bob"), ("P03", "Carol"), ("P05", "Eve")])
     with pytest.raises(StoreError, match="do not belong together"):
         open_book(league_dir, others)
 
 
 # --- standings.json -----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("damage", [
-    lambda path: path.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2]),
-    lambda path: path.write_text('{"standings": 7}'),
-    lambda path: path.unlink(),
-], ids=["truncated", "not-standings", "missing"])
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda path: path.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2]),
+        lambda path: path.write_text('{"standings": 7}'),
+        lambda path: path.unlink(),
+    ],
+    ids=["truncated", "not-standings", "missing"],
+)
 def test_damaged_standings_json_is_written_again_from_the_journal(
-        league_dir: Path, expected: dict[str, Any], damage: Any) -> None:
+    league_dir: Path, expected: dict[str, Any], damage: Any
+) -> None:
     path = league_dir / "standings.json"
     damage(path)
     book = open_book(league_dir)
@@ -194,7 +218,8 @@ def test_damaged_standings_json_is_written_again_from_the_journal(
 
 
 def test_standings_json_edited_to_disagree_with_the_journal_is_replaced_and_said(
-        league_dir: Path, expected: dict[str, Any]) -> None:
+    league_dir: Path, expected: dict[str, Any]
+) -> None:
     open_book(league_dir).close()  # the snapshot catches up with the journal
     path = league_dir / "standings.json"
     document = read_json(path)
@@ -208,13 +233,19 @@ def test_standings_json_edited_to_disagree_with_the_journal_is_replaced_and_said
 
 # --- journal.jsonl ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("bad_line", [
-    '{"match_id": "R1M2", "round_id": 1, "refer',
-    "\x00\x00\x00\x00",
-    '{"match_id": "R1M2", "round_id": "one"}',
-], ids=["torn", "zeros", "not-a-result"])
+
+@pytest.mark.parametrize(
+    "bad_line",
+    [
+        '{"match_id": "R1M2", "round_id": 1, "refer',
+        "\x00\x00\x00\x00",
+        '{"match_id": "R1M2", "round_id": "one"}',
+    ],
+    ids=["torn", "zeros", "not-a-result"],
+)
 def test_a_damaged_line_in_the_middle_of_the_journal_loses_only_its_match(
-        league_dir: Path, bad_line: str) -> None:
+    league_dir: Path, bad_line: str
+) -> None:
     path = league_dir / "journal.jsonl"
     lines = path.read_text().splitlines(keepends=True)
     lost = json.loads(lines[1])["match_id"]
@@ -222,8 +253,10 @@ def test_a_damaged_line_in_the_middle_of_the_journal_loses_only_its_match(
     path.write_text("".join(lines))
     book = open_book(league_dir)
     try:
-        assert set(book.results) == {json.loads(lines[0])["match_id"],
-                                     json.loads(lines[2])["match_id"]}
+        assert set(book.results) == {
+            json.loads(lines[0])["match_id"],
+            json.loads(lines[2])["match_id"],
+        }
         assert lost in book.unsettled, "the referee is asked for the lost result first"
         assert book.rounds[0].status == "RUNNING", "its round is played again"
         assert book.current_round() is book.rounds[0]
@@ -269,9 +302,14 @@ def test_a_journal_with_no_result_left_is_refused(league_dir: Path) -> None:
 
 # --- agents.json and secrets.json ---------------------------------------------------------------
 
+
 def meta(n: int, kind: str = "player") -> PlayerMeta | RefereeMeta:
-    fields = {"display_name": f"Agent {n}", "version": "1.0.0", "game_types": ["even_odd"],
-              "contact_endpoint": f"http://127.0.0.1:{9000 + n}/mcp"}
+    fields = {
+        "display_name": f"Agent {n}",
+        "version": "1.0.0",
+        "game_types": ["even_odd"],
+        "contact_endpoint": f"http://127.0.0.1:{9000 + n}/mcp",
+    }
     return RefereeMeta(**fields) if kind == "referee" else PlayerMeta(**fields)
 
 
@@ -294,11 +332,13 @@ def test_a_new_league_writes_both_registry_files_at_once(tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize("name", ["agents.json", "secrets.json"])
-def test_a_damaged_registry_file_comes_back_from_its_backup(registry_dir: Path,
-                                                            name: str) -> None:
+def test_a_damaged_registry_file_comes_back_from_its_backup(registry_dir: Path, name: str) -> None:
     sound = AgentRegistry(registry_dir, "league_test")
-    tokens = {agent.agent_id: sound.token_of(agent.agent_id)
-              for kind in ("referee", "player") for agent in sound.of_kind(kind)}
+    tokens = {
+        agent.agent_id: sound.token_of(agent.agent_id)
+        for kind in ("referee", "player")
+        for agent in sound.of_kind(kind)
+    }
     sound.set_state("P01", "ACTIVE")
     sound.save()  # the backups now hold every agent
     path = registry_dir / name
@@ -331,8 +371,9 @@ def test_a_missing_agents_json_beside_tokens_is_not_an_empty_league(registry_dir
 
 
 @pytest.mark.parametrize("data", ["journal.jsonl", "rounds.json"])
-def test_a_registry_lost_beside_the_league_s_data_refuses_to_start(registry_dir: Path,
-                                                                    data: str) -> None:
+def test_a_registry_lost_beside_the_league_s_data_refuses_to_start(
+    registry_dir: Path, data: str
+) -> None:
     """Both registry files and their backups gone: without the league's data beside them
     that is a new league; with a journal or a schedule it would forget everyone."""
     (registry_dir / data).write_text('{"match_id": "R1M1"}\n')
@@ -341,8 +382,11 @@ def test_a_registry_lost_beside_the_league_s_data_refuses_to_start(registry_dir:
         backup_path(registry_dir / name).unlink()
     before = snapshot(registry_dir)
     with pytest.raises(StoreError) as caught:
-        AgentRegistry(registry_dir, "league_test", league_files=(
-            registry_dir / "journal.jsonl", registry_dir / "rounds.json"))
+        AgentRegistry(
+            registry_dir,
+            "league_test",
+            league_files=(registry_dir / "journal.jsonl", registry_dir / "rounds.json"),
+        )
     said = str(caught.value)
     assert said.startswith("cannot start: ") and "agents.json" in said and data in said, said
     assert "\n" not in said
@@ -391,8 +435,9 @@ def test_a_token_without_its_agent_is_a_registration_never_answered(registry_dir
     assert agent.agent_id == "P03", "the id is given again to the next registration"
 
 
-def test_secrets_are_written_before_agents(registry_dir: Path,
-                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_secrets_are_written_before_agents(
+    registry_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     registry = AgentRegistry(registry_dir, "league_test")
     written: list[str] = []
     real_replace = os.replace
@@ -412,25 +457,38 @@ def test_secrets_are_written_before_agents(registry_dir: Path,
 REPORT = {"winner": "P01", "score": {"P01": 3, "P02": 0}, "details": {}}
 
 
-def match_state(state: str, report_status: str = "pending",
-                result: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {"message_type": "MATCH_STATE", "match_id": "R1M1", "state": state, "match": {
-        "match_id": "R1M1", "lifecycle": [{"state": "WAITING_FOR_PLAYERS"}, {"state": state}],
-        "report_status": report_status, "result": result}}
+def match_state(
+    state: str, report_status: str = "pending", result: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    return {
+        "message_type": "MATCH_STATE",
+        "match_id": "R1M1",
+        "state": state,
+        "match": {
+            "match_id": "R1M1",
+            "lifecycle": [{"state": "WAITING_FOR_PLAYERS"}, {"state": state}],
+            "report_status": report_status,
+            "result": result,
+        },
+    }
 
 
-@pytest.mark.parametrize(("answer", "verdict"), [
-    (match_state("COLLECTING_CHOICES"), "running"),
-    (match_state("FINISHED", "pending", {"report": REPORT}), "reporting"),
-    (match_state("FINISHED", "unreported", {"report": REPORT}), "decided"),
-    (match_state("FINISHED", "rejected", {"report": REPORT}), "decided"),
-    (match_state("FINISHED", "reported", {"report": REPORT}), "decided"),
-    (match_state("ABORTED", "aborted"), "dropped"),
-    (match_state("FINISHED", "unreported", None), "dropped"),
-    ({"message_type": "ACK", "status": "ok"}, "alive"),
-])
+@pytest.mark.parametrize(
+    ("answer", "verdict"),
+    [
+        (match_state("COLLECTING_CHOICES"), "running"),
+        (match_state("FINISHED", "pending", {"report": REPORT}), "reporting"),
+        (match_state("FINISHED", "unreported", {"report": REPORT}), "decided"),
+        (match_state("FINISHED", "rejected", {"report": REPORT}), "decided"),
+        (match_state("FINISHED", "reported", {"report": REPORT}), "decided"),
+        (match_state("ABORTED", "aborted"), "dropped"),
+        (match_state("FINISHED", "unreported", None), "dropped"),
+        ({"message_type": "ACK", "status": "ok"}, "alive"),
+    ],
+)
 def test_a_referees_answer_about_a_match_is_read_as_one_verdict(
-        answer: dict[str, Any], verdict: str) -> None:
+    answer: dict[str, Any], verdict: str
+) -> None:
     view = view_of(answer)
     assert view.verdict == verdict
     assert (view.result == REPORT) == (verdict == "decided"), "only a decided match gives a result"

@@ -35,6 +35,7 @@ def ids(n: int) -> list[str]:
 
 # --- the schedule on demand ---------------------------------------------------------------
 
+
 @settings(max_examples=40, deadline=None)
 @given(st.integers(min_value=2, max_value=40))
 def test_every_lookup_agrees_with_the_listed_round_robin(n: int) -> None:
@@ -47,16 +48,19 @@ def test_every_lookup_agrees_with_the_listed_round_robin(n: int) -> None:
         assert schedule.byes(round_.round_id) == round_.byes
         for match in round_.matches:
             assert schedule.match(match.match_id) == match
-            assert parse_match_id(match.match_id) == (round_.round_id,
-                                                      round_.matches.index(match) + 1)
+            assert parse_match_id(match.match_id) == (
+                round_.round_id,
+                round_.matches.index(match) + 1,
+            )
             for player in match.player_ids:
                 assert schedule.match_of(player, round_.round_id) == match
         for player in round_.byes:
             assert schedule.match_of(player, round_.round_id) is None
 
 
-@pytest.mark.parametrize("match_id", ["R0M1", "R1M0", "R8M1", "R1M5", "R01M1", "x", "R1M1 ",
-                                      "R99999999999M1"])
+@pytest.mark.parametrize(
+    "match_id", ["R0M1", "R1M0", "R8M1", "R1M5", "R01M1", "x", "R1M1 ", "R99999999999M1"]
+)
 def test_match_ids_outside_the_schedule_are_none(match_id: str) -> None:
     assert CircleSchedule(ids(8)).match(match_id) is None
 
@@ -68,31 +72,38 @@ def test_ten_thousand_players_are_scheduled_without_listing_fifty_million_matche
     elapsed = time.perf_counter() - started
     assert schedule.total_matches == 49_995_000 and len(last.matches) == 5_000
     assert elapsed < 2, f"{elapsed:.2f} s"
-    pairs = {frozenset(m.player_ids) for r in (1, 777, 9_999)
-             for m in schedule.round(r).matches}
+    pairs = {frozenset(m.player_ids) for r in (1, 777, 9_999) for m in schedule.round(r).matches}
     assert len(pairs) == 15_000, "three rounds share no pair"
 
 
 # --- the book --------------------------------------------------------------------------------
 
-def result(match_id: str, round_id: int, players: list[str], winner: str | None
-           ) -> ResultRecord:
-    outcomes: dict[str, Any] = {p: "DRAW" if winner is None else ("WIN" if p == winner
-                                                                   else "LOSS")
-                                for p in players}
-    points = {p: {"WIN": SCORING.win, "DRAW": SCORING.draw, "LOSS": SCORING.loss}[o]
-              for p, o in outcomes.items()}
-    return ResultRecord(match_id=match_id, round_id=round_id, referee_id="REF01",
-                        outcomes=outcomes, points=points, winner=winner, details={},
-                        recorded_at="2026-01-01T00:00:00Z")
+
+def result(match_id: str, round_id: int, players: list[str], winner: str | None) -> ResultRecord:
+    outcomes: dict[str, Any] = {
+        p: "DRAW" if winner is None else ("WIN" if p == winner else "LOSS") for p in players
+    }
+    points = {
+        p: {"WIN": SCORING.win, "DRAW": SCORING.draw, "LOSS": SCORING.loss}[o]
+        for p, o in outcomes.items()
+    }
+    return ResultRecord(
+        match_id=match_id,
+        round_id=round_id,
+        referee_id="REF01",
+        outcomes=outcomes,
+        points=points,
+        winner=winner,
+        details={},
+        recorded_at="2026-01-01T00:00:00Z",
+    )
 
 
 def play_round(book: LeagueBook, index: int) -> None:
     round_record = book.rounds[index]
     book.mark_round(round_record, "RUNNING")
     for match in book.open_round(round_record):
-        book.record(result(match.match_id, match.round_id, match.player_ids,
-                           match.player_ids[0]))
+        book.record(result(match.match_id, match.round_id, match.player_ids, match.player_ids[0]))
     book.mark_round(round_record, "COMPLETED")
 
 
@@ -124,15 +135,34 @@ def test_a_schedule_file_listing_every_match_still_loads(tmp_path: Path) -> None
     """rounds.json as written before schedules were made on demand: every round listed,
     no players_per_match."""
     players = ids(4)
-    rounds = [{"round_id": r.round_id, "status": "COMPLETED" if r.round_id == 1 else "PENDING",
-               "byes": r.byes, "matches": [{"match_id": m.match_id, "round_id": m.round_id,
-                                            "player_A_id": m.player_A_id,
-                                            "player_B_id": m.player_B_id,
-                                            "player_ids": m.player_ids} for m in r.matches]}
-              for r in CircleSchedule(players).rounds()]
-    (tmp_path / "rounds.json").write_text(json.dumps({
-        "league_id": "old", "status": "RUNNING", "rounds": rounds,
-        "players": [{"player_id": p, "display_name": p} for p in players]}))
+    rounds = [
+        {
+            "round_id": r.round_id,
+            "status": "COMPLETED" if r.round_id == 1 else "PENDING",
+            "byes": r.byes,
+            "matches": [
+                {
+                    "match_id": m.match_id,
+                    "round_id": m.round_id,
+                    "player_A_id": m.player_A_id,
+                    "player_B_id": m.player_B_id,
+                    "player_ids": m.player_ids,
+                }
+                for m in r.matches
+            ],
+        }
+        for r in CircleSchedule(players).rounds()
+    ]
+    (tmp_path / "rounds.json").write_text(
+        json.dumps(
+            {
+                "league_id": "old",
+                "status": "RUNNING",
+                "rounds": rounds,
+                "players": [{"player_id": p, "display_name": p} for p in players],
+            }
+        )
+    )
     journal = Journal(tmp_path / "journal.jsonl")
     for match in rounds[0]["matches"]:
         journal.append(result(match["match_id"], 1, match["player_ids"], None).model_dump())
@@ -162,13 +192,15 @@ def test_next_match_and_player_stats_look_at_the_player_only(tmp_path: Path) -> 
             expected = next(m for r in range(4, 102) if (m := schedule.match_of(player, r)))
             assert found is not None and found.match_id == expected.match_id
             assert [r.match_id for r in book.results_of(player)] == [
-                m.match_id for r in (1, 2, 3) if (m := schedule.match_of(player, r))]
+                m.match_id for r in (1, 2, 3) if (m := schedule.match_of(player, r))
+            ]
     finally:
         book.close()
 
 
-def test_queries_answer_a_recent_ranking_and_the_snapshot_an_exact_one(tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_queries_answer_a_recent_ranking_and_the_snapshot_an_exact_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     book = LeagueBook(tmp_path, "big", SCORING)
     book.create_schedule([(p, p) for p in ids(10)])
     book.status = LeagueStatus.RUNNING
@@ -200,8 +232,9 @@ def test_a_big_tie_ranks_without_comparing_every_pair(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("page", [7, 50])
-def test_the_schedule_comes_in_pages_that_cover_it_once(tmp_path: Path, page: int,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_schedule_comes_in_pages_that_cover_it_once(
+    tmp_path: Path, page: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(book_module, "SCHEDULE_PAGE_MATCHES", page)
     book = LeagueBook(tmp_path, "big", SCORING)
     book.create_schedule([(p, p) for p in ids(21)])
@@ -222,8 +255,10 @@ def test_the_schedule_comes_in_pages_that_cover_it_once(tmp_path: Path, page: in
 
 # --- the journal's group commit --------------------------------------------------------------
 
-async def test_concurrent_records_share_fsyncs(tmp_path: Path,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+
+async def test_concurrent_records_share_fsyncs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     calls = Counter[str]()
     real_fsync = os.fsync
 
@@ -242,11 +277,13 @@ async def test_concurrent_records_share_fsyncs(tmp_path: Path,
     await asyncio.gather(*(write(n) for n in range(50)))
     journal.close()
     assert 1 <= calls["fsync"] <= 3, calls
-    assert [json.loads(line)["n"] for line in
-            (tmp_path / "journal.jsonl").read_text().splitlines()] == list(range(50))
+    assert [
+        json.loads(line)["n"] for line in (tmp_path / "journal.jsonl").read_text().splitlines()
+    ] == list(range(50))
 
 
 # --- fan-out ---------------------------------------------------------------------------------
+
 
 def league_file(shared: SharedDir) -> Path:
     return shared.config_dir / "leagues" / "league_2025_even_odd.json"
@@ -266,7 +303,8 @@ async def test_a_league_with_broadcasts_off_sends_only_its_end(shared_dir: Share
 
 
 async def test_a_player_slow_to_take_notifications_delays_nobody(
-        world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(rounds_module, "ANNOUNCE_GRACE_SEC", 0.2)
     slow = "http://player-1.test/mcp"
     handle = world.handle
@@ -285,8 +323,9 @@ async def test_a_player_slow_to_take_notifications_delays_nobody(
     assert elapsed < 2.5, f"three rounds took {elapsed:.1f} s: the slow player held them up"
     await wait_until(lambda: len(world.methods_to(slow)) >= 5, timeout=10)
     sent = [method for method in world.methods_to(slow) if method != "start_match"]
-    assert sent[:3] == ["notify_round", "update_standings", "notify_round_completed"], \
+    assert sent[:3] == ["notify_round", "update_standings", "notify_round_completed"], (
         "in order for each player"
+    )
 
 
 def test_a_group_schedule_reopened_keeps_its_match_size(tmp_path: Path) -> None:

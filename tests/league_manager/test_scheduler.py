@@ -56,16 +56,22 @@ def test_match_ids_follow_the_protocol() -> None:
     assert all(m.round_id == r.round_id for r in rounds for m in r.matches)
 
 
-@pytest.mark.parametrize("players,message", [
-    ([], "at least two"), (["P01"], "at least two"), (["P01", "P01"], "listed twice"),
-])
+@pytest.mark.parametrize(
+    "players,message",
+    [
+        ([], "at least two"),
+        (["P01"], "at least two"),
+        (["P01", "P01"], "listed twice"),
+    ],
+)
 def test_bad_input_is_refused_with_a_sentence(players: list[str], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         round_robin(players)
 
 
 sizes = st.integers(min_value=3, max_value=6).flatmap(
-    lambda k: st.tuples(st.just(k), st.integers(min_value=k, max_value=40)))
+    lambda k: st.tuples(st.just(k), st.integers(min_value=k, max_value=40))
+)
 
 
 @given(sizes)
@@ -79,8 +85,9 @@ def test_groups_fill_every_round_and_seat_everyone_once(size_and_n: tuple[int, i
         assert len(seated) == len(set(seated)), f"a player plays twice in round {r.round_id}"
         assert sorted(seated + r.byes) == ids(n), "everyone plays or sits out"
         assert len(r.byes) == n % size
-        assert [m.match_id for m in r.matches] == [f"R{r.round_id}M{i + 1}"
-                                                   for i in range(len(r.matches))]
+        assert [m.match_id for m in r.matches] == [
+            f"R{r.round_id}M{i + 1}" for i in range(len(r.matches))
+        ]
 
 
 @given(sizes, st.integers(min_value=1, max_value=12))
@@ -98,18 +105,23 @@ def test_byes_and_seats_are_shared_evenly(size_and_n: tuple[int, int], total: in
 
 def test_groups_spread_meetings_before_repeating_them() -> None:
     rounds = group_rounds(ids(9), 3)  # a resolvable design exists: greedy finds every pair once
-    met = Counter(frozenset(pair) for r in rounds for m in r.matches
-                  for pair in combinations(m.player_ids, 2))
+    met = Counter(
+        frozenset(pair) for r in rounds for m in r.matches for pair in combinations(m.player_ids, 2)
+    )
     assert len(met) == 36 and set(met.values()) == {1}
 
 
-@pytest.mark.parametrize("players,size,total,message", [
-    (["P01", "P02"], 3, None, "at least 3 players"),
-    (["P01", "P02", "P02"], 3, None, "listed twice"),
-    (ids(6), 1, None, "at least two"),
-    (ids(6), 3, 0, "at least one round"),
-])
-def test_bad_group_input_is_refused_with_a_sentence(players: list[str], size: int,
-                                                    total: int | None, message: str) -> None:
+@pytest.mark.parametrize(
+    "players,size,total,message",
+    [
+        (["P01", "P02"], 3, None, "at least 3 players"),
+        (["P01", "P02", "P02"], 3, None, "listed twice"),
+        (ids(6), 1, None, "at least two"),
+        (ids(6), 3, 0, "at least one round"),
+    ],
+)
+def test_bad_group_input_is_refused_with_a_sentence(
+    players: list[str], size: int, total: int | None, message: str
+) -> None:
     with pytest.raises(ValueError, match=message):
         group_rounds(players, size, total)

@@ -9,46 +9,69 @@ from sdk.messages import MatchResult
 SCORING = ScoringConfig(win=3, draw=1, loss=0, technical_loss=0)
 
 
-@pytest.mark.parametrize("winner,losers,expected", [
-    ("A", [], {"A": "WIN", "B": "LOSS"}),
-    ("B", [], {"A": "LOSS", "B": "WIN"}),
-    (None, [], {"A": "DRAW", "B": "DRAW"}),
-    ("A", ["B"], {"A": "WIN", "B": "TECHNICAL_LOSS"}),
-    (None, ["A"], {"A": "TECHNICAL_LOSS", "B": "WIN"}),
-    (None, ["A", "B"], {"A": "TECHNICAL_LOSS", "B": "TECHNICAL_LOSS"}),
-])
-def test_outcomes_of_a_result(winner: str | None, losers: list[str],
-                              expected: dict[str, str]) -> None:
+@pytest.mark.parametrize(
+    "winner,losers,expected",
+    [
+        ("A", [], {"A": "WIN", "B": "LOSS"}),
+        ("B", [], {"A": "LOSS", "B": "WIN"}),
+        (None, [], {"A": "DRAW", "B": "DRAW"}),
+        ("A", ["B"], {"A": "WIN", "B": "TECHNICAL_LOSS"}),
+        (None, ["A"], {"A": "TECHNICAL_LOSS", "B": "WIN"}),
+        (None, ["A", "B"], {"A": "TECHNICAL_LOSS", "B": "TECHNICAL_LOSS"}),
+    ],
+)
+def test_outcomes_of_a_result(
+    winner: str | None, losers: list[str], expected: dict[str, str]
+) -> None:
     result = MatchResult(winner=winner, details={"technical_losers": losers})
     assert outcomes_of(result, ["A", "B"]) == expected
 
 
-@pytest.mark.parametrize("winner,details,expected", [
-    ("B", {}, {"A": "LOSS", "B": "WIN", "C": "LOSS", "D": "LOSS"}),
-    (None, {"payoffs": {"A": 5, "B": 7, "C": 7, "D": 1}},
-     {"A": "LOSS", "B": "DRAW", "C": "DRAW", "D": "LOSS"}),
-    (None, {"payoffs": {"A": 2, "B": 2, "C": 2, "D": 2}},
-     {"A": "DRAW", "B": "DRAW", "C": "DRAW", "D": "DRAW"}),
-    (None, {"technical_losers": ["D"]},
-     {"A": "DRAW", "B": "DRAW", "C": "DRAW", "D": "TECHNICAL_LOSS"}),
-    (None, {"technical_losers": ["A", "B", "D"]},
-     {"A": "TECHNICAL_LOSS", "B": "TECHNICAL_LOSS", "C": "WIN", "D": "TECHNICAL_LOSS"}),
-])
-def test_outcomes_of_a_match_of_four(winner: str | None, details: dict[str, object],
-                                     expected: dict[str, str]) -> None:
+@pytest.mark.parametrize(
+    "winner,details,expected",
+    [
+        ("B", {}, {"A": "LOSS", "B": "WIN", "C": "LOSS", "D": "LOSS"}),
+        (
+            None,
+            {"payoffs": {"A": 5, "B": 7, "C": 7, "D": 1}},
+            {"A": "LOSS", "B": "DRAW", "C": "DRAW", "D": "LOSS"},
+        ),
+        (
+            None,
+            {"payoffs": {"A": 2, "B": 2, "C": 2, "D": 2}},
+            {"A": "DRAW", "B": "DRAW", "C": "DRAW", "D": "DRAW"},
+        ),
+        (
+            None,
+            {"technical_losers": ["D"]},
+            {"A": "DRAW", "B": "DRAW", "C": "DRAW", "D": "TECHNICAL_LOSS"},
+        ),
+        (
+            None,
+            {"technical_losers": ["A", "B", "D"]},
+            {"A": "TECHNICAL_LOSS", "B": "TECHNICAL_LOSS", "C": "WIN", "D": "TECHNICAL_LOSS"},
+        ),
+    ],
+)
+def test_outcomes_of_a_match_of_four(
+    winner: str | None, details: dict[str, object], expected: dict[str, str]
+) -> None:
     result = MatchResult(winner=winner, details=details)
     assert outcomes_of(result, ["A", "B", "C", "D"]) == expected
 
 
-@pytest.mark.parametrize("result", [
-    MatchResult(winner=None, details={"payoffs": {"A": 1, "Z": 2}}),
-    MatchResult(winner=None, details={"payoffs": {"A": 1}}),
-    MatchResult(winner=None, details={"payoffs": {"A": "high", "B": 1}}),
-    MatchResult(winner=None, details={"payoffs": [1, 2]}),
-    MatchResult(winner="Z"),
-    MatchResult(winner=None, details={"technical_losers": ["Z"]}),
-    MatchResult(winner=None, details={"technical_losers": "A"}),
-])
+@pytest.mark.parametrize(
+    "result",
+    [
+        MatchResult(winner=None, details={"payoffs": {"A": 1, "Z": 2}}),
+        MatchResult(winner=None, details={"payoffs": {"A": 1}}),
+        MatchResult(winner=None, details={"payoffs": {"A": "high", "B": 1}}),
+        MatchResult(winner=None, details={"payoffs": [1, 2]}),
+        MatchResult(winner="Z"),
+        MatchResult(winner=None, details={"technical_losers": ["Z"]}),
+        MatchResult(winner=None, details={"technical_losers": "A"}),
+    ],
+)
 def test_results_naming_strangers_are_refused(result: MatchResult) -> None:
     with pytest.raises(ValueError):
         outcomes_of(result, ["A", "B"])
@@ -77,9 +100,9 @@ def test_ranked_by_points_then_wins() -> None:
     t.apply({"A": "DRAW", "B": "DRAW"})
     t.apply({"A": "DRAW", "C": "DRAW"})
     t.apply({"A": "DRAW", "D": "DRAW"})  # A: 3 points from 3 draws
-    t.apply({"B": "WIN", "C": "LOSS"})   # B: 4 points
-    t.apply({"D": "WIN", "C": "LOSS"})   # D: 4 points, 1 win, like B
-    t.apply({"B": "LOSS", "D": "WIN"})   # D: 7, B: 4
+    t.apply({"B": "WIN", "C": "LOSS"})  # B: 4 points
+    t.apply({"D": "WIN", "C": "LOSS"})  # D: 4 points, 1 win, like B
+    t.apply({"B": "LOSS", "D": "WIN"})  # D: 7, B: 4
     assert order(t) == ["D", "B", "A", "C"]
     assert [rank for rank, _ in t.ranked()] == [1, 2, 3, 4]
 

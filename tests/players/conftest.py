@@ -29,8 +29,12 @@ def make_settings(shared_dir: SharedDir, port_factory: Callable[[], int]) -> Set
 
     def make(**overrides: Any) -> PlayerSettings:
         values: dict[str, Any] = {
-            "shared_dir": shared_dir.root, "port": port_factory(), "display_name": "Alice",
-            "league_manager_url": LM_URL, "join_league": False, "player_id": "P01",
+            "shared_dir": shared_dir.root,
+            "port": port_factory(),
+            "display_name": "Alice",
+            "league_manager_url": LM_URL,
+            "join_league": False,
+            "player_id": "P01",
         }
         values.update(overrides)
         return PlayerSettings(**values)
@@ -63,7 +67,8 @@ class Player:
     async def rpc(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """Call a JSON-RPC method and return the league.v2 message in the result."""
         response = await self.client.post(
-            "/mcp", json={"jsonrpc": "2.0", "method": method, "params": params, "id": 1})
+            "/mcp", json={"jsonrpc": "2.0", "method": method, "params": params, "id": 1}
+        )
         assert response.status_code == 200, response.text
         body = response.json()
         assert "result" in body, f"{method} answered with a JSON-RPC error: {body}"
@@ -82,8 +87,9 @@ async def serving(
     """The app with its lifespan running (ASGITransport alone does not run it)."""
     app = create_app(settings, transport=transport)
     async with app.router.lifespan_context(app):
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
-                                     base_url="http://test") as client:
+        async with httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://test"
+        ) as client:
             yield Player(app, client)
 
 
@@ -94,50 +100,106 @@ async def player(make_settings: SettingsFactory) -> AsyncIterator[Player]:
 
 
 def _envelope(message_type: str, sender: str, conversation_id: str) -> dict[str, Any]:
-    return {"protocol": "league.v2", "message_type": message_type, "sender": sender,
-            "timestamp": utc_now().isoformat(), "conversation_id": conversation_id,
-            "auth_token": "referee-token-0123456789"}
+    return {
+        "protocol": "league.v2",
+        "message_type": message_type,
+        "sender": sender,
+        "timestamp": utc_now().isoformat(),
+        "conversation_id": conversation_id,
+        "auth_token": "referee-token-0123456789",
+    }
 
 
 def invitation(match_id: str = "R1M1", opponent_id: str = "P02", **fields: Any) -> dict[str, Any]:
-    return {**_envelope("GAME_INVITATION", "referee:REF01", f"conv-{match_id}"),
-            "league_id": LEAGUE, "round_id": 1, "match_id": match_id, "game_type": "even_odd",
-            "role_in_match": "PLAYER_A", "opponent_id": opponent_id, **fields}
+    return {
+        **_envelope("GAME_INVITATION", "referee:REF01", f"conv-{match_id}"),
+        "league_id": LEAGUE,
+        "round_id": 1,
+        "match_id": match_id,
+        "game_type": "even_odd",
+        "role_in_match": "PLAYER_A",
+        "opponent_id": opponent_id,
+        **fields,
+    }
 
 
-def parity_call(match_id: str = "R1M1", player_id: str = "P01", opponent_id: str = "P02",
-                deadline_in: float = 30.0, **fields: Any) -> dict[str, Any]:
-    return {**_envelope("CHOOSE_PARITY_CALL", "referee:REF01", f"conv-{match_id}"),
-            "league_id": LEAGUE, "match_id": match_id, "player_id": player_id,
-            "game_type": "even_odd",
-            "context": {"opponent_id": opponent_id, "round_id": 1,
-                        "your_standings": {"wins": 2, "losses": 1, "draws": 0}},
-            "deadline": (utc_now() + timedelta(seconds=deadline_in)).isoformat(), **fields}
+def parity_call(
+    match_id: str = "R1M1",
+    player_id: str = "P01",
+    opponent_id: str = "P02",
+    deadline_in: float = 30.0,
+    **fields: Any,
+) -> dict[str, Any]:
+    return {
+        **_envelope("CHOOSE_PARITY_CALL", "referee:REF01", f"conv-{match_id}"),
+        "league_id": LEAGUE,
+        "match_id": match_id,
+        "player_id": player_id,
+        "game_type": "even_odd",
+        "context": {
+            "opponent_id": opponent_id,
+            "round_id": 1,
+            "your_standings": {"wins": 2, "losses": 1, "draws": 0},
+        },
+        "deadline": (utc_now() + timedelta(seconds=deadline_in)).isoformat(),
+        **fields,
+    }
 
 
-def move_call(space: dict[str, Any], options: list[Any], game_type: str = "prisoners_dilemma",
-              match_id: str = "R1M1") -> dict[str, Any]:
-    return {**_envelope("GAME_MOVE_CALL", "referee:REF01", f"conv-{match_id}"),
-            "league_id": LEAGUE, "round_id": 1, "match_id": match_id, "player_id": "P01",
-            "game_type": game_type,
-            "move_request": {"move_type": "action", "valid_options": options,
-                             "context": {"stage": 1, "round_id": 1, "action_space": space,
-                                         "observation": {"round": 1, "history": []}}},
-            "deadline": (utc_now() + timedelta(seconds=30)).isoformat()}
+def move_call(
+    space: dict[str, Any],
+    options: list[Any],
+    game_type: str = "prisoners_dilemma",
+    match_id: str = "R1M1",
+) -> dict[str, Any]:
+    return {
+        **_envelope("GAME_MOVE_CALL", "referee:REF01", f"conv-{match_id}"),
+        "league_id": LEAGUE,
+        "round_id": 1,
+        "match_id": match_id,
+        "player_id": "P01",
+        "game_type": game_type,
+        "move_request": {
+            "move_type": "action",
+            "valid_options": options,
+            "context": {
+                "stage": 1,
+                "round_id": 1,
+                "action_space": space,
+                "observation": {"round": 1, "history": []},
+            },
+        },
+        "deadline": (utc_now() + timedelta(seconds=30)).isoformat(),
+    }
 
 
-
-def game_over(match_id: str = "R1M1", choices: dict[str, str] | None = None,
-              status: str = "WIN", winner: str | None = "P01", drawn: int = 7) -> dict[str, Any]:
-    return {**_envelope("GAME_OVER", "referee:REF01", f"conv-{match_id}"),
-            "league_id": LEAGUE, "round_id": 1, "match_id": match_id, "game_type": "even_odd",
-            "game_result": {"status": status, "winner_player_id": winner, "drawn_number": drawn,
-                            "number_parity": "odd" if drawn % 2 else "even",
-                            "choices": choices if choices is not None
-                            else {"P01": "odd", "P02": "even"},
-                            "reason": "P01 chose odd, the number was odd"}}
+def game_over(
+    match_id: str = "R1M1",
+    choices: dict[str, str] | None = None,
+    status: str = "WIN",
+    winner: str | None = "P01",
+    drawn: int = 7,
+) -> dict[str, Any]:
+    return {
+        **_envelope("GAME_OVER", "referee:REF01", f"conv-{match_id}"),
+        "league_id": LEAGUE,
+        "round_id": 1,
+        "match_id": match_id,
+        "game_type": "even_odd",
+        "game_result": {
+            "status": status,
+            "winner_player_id": winner,
+            "drawn_number": drawn,
+            "number_parity": "odd" if drawn % 2 else "even",
+            "choices": choices if choices is not None else {"P01": "odd", "P02": "even"},
+            "reason": "P01 chose odd, the number was odd",
+        },
+    }
 
 
 def league_message(message_type: str, **fields: Any) -> dict[str, Any]:
-    return {**_envelope(message_type, "league_manager", f"conv-{message_type.lower()}"),
-            "league_id": LEAGUE, **fields}
+    return {
+        **_envelope(message_type, "league_manager", f"conv-{message_type.lower()}"),
+        "league_id": LEAGUE,
+        **fields,
+    }

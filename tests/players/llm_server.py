@@ -36,8 +36,9 @@ __all__ = ["LlmServer", "game_master_reply", "legal_answer", "start_in_thread"]
 
 _CHOICES = re.compile(r"Legal moves: one of (.+?)\.?$", re.MULTILINE)
 _NUMBER = re.compile(r"Legal moves: a (?:whole )?number from (-?[\d.]+) to (-?[\d.]+)")
-_ALLOCATION = re.compile(r"Legal moves: a JSON list of (\d+) whole numbers.*?sum to (\d+)",
-                         re.DOTALL)
+_ALLOCATION = re.compile(
+    r"Legal moves: a JSON list of (\d+) whole numbers.*?sum to (\d+)", re.DOTALL
+)
 
 
 def legal_answer(prompt: str) -> Any:
@@ -71,9 +72,11 @@ def game_master_reply(messages: list[dict[str, str]]) -> str:
         if decisions >= GAME_MASTER_ROUNDS:
             return text + "\nFinal score: you 6, opponent 4.\n[GAME_OVER]"
         return text + " Type your next offer."
-    return (f"Noted, I keep your words to myself.\n[PLAYER_TURN]Round {decisions + 1}: "
-            "the human offers you 4 of 10 coins. Answer ACCEPT or REJECT.[/PLAYER_TURN]\n"
-            "(the opponent is thinking)")
+    return (
+        f"Noted, I keep your words to myself.\n[PLAYER_TURN]Round {decisions + 1}: "
+        "the human offers you 4 of 10 coins. Answer ACCEPT or REJECT.[/PLAYER_TURN]\n"
+        "(the opponent is thinking)"
+    )
 
 
 class LlmServer(ThreadingHTTPServer):
@@ -124,8 +127,14 @@ class _Handler(BaseHTTPRequestHandler):
             return
         behaviour, tag = parts[0], parts[1]
         with self.server.lock:
-            self.server.requests.append({"path": self.path, "tag": tag, "body": body,
-                                         "authorization": self.headers.get("Authorization")})
+            self.server.requests.append(
+                {
+                    "path": self.path,
+                    "tag": tag,
+                    "body": body,
+                    "authorization": self.headers.get("Authorization"),
+                }
+            )
         messages = body["messages"]
         prompt = "\n".join(m["content"] for m in messages)
         last = messages[-1]["content"]
@@ -149,15 +158,26 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send(404, {"error": f"no behaviour {behaviour!r}"})
             return
-        self._send(200, {
-            "id": f"chatcmpl-{len(self.server.requests)}", "object": "chat.completion",
-            "model": body.get("model", "scripted"),
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": text}}],
-            "usage": {"prompt_tokens": len(prompt) // 4 + 1,
-                      "completion_tokens": len(text) // 4 + 1,
-                      "total_tokens": len(prompt) // 4 + len(text) // 4 + 2},
-        })
+        self._send(
+            200,
+            {
+                "id": f"chatcmpl-{len(self.server.requests)}",
+                "object": "chat.completion",
+                "model": body.get("model", "scripted"),
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": text},
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": len(prompt) // 4 + 1,
+                    "completion_tokens": len(text) // 4 + 1,
+                    "total_tokens": len(prompt) // 4 + len(text) // 4 + 2,
+                },
+            },
+        )
 
 
 def start_in_thread(port: int) -> tuple[LlmServer, threading.Thread]:

@@ -46,36 +46,70 @@ async def verifying(make_settings: SettingsFactory) -> AsyncIterator[Player]:
         assert str(request.url) == LM_URL
         body = json.loads(request.content)
         params = body["params"]
-        result = {"protocol": "league.v2", "message_type": "LEAGUE_REGISTER_RESPONSE",
-                  "sender": "league_manager", "timestamp": "2026-01-01T00:00:00Z",
-                  "conversation_id": params["conversation_id"], "status": "ACCEPTED",
-                  "player_id": "P01", "auth_token": TOKEN, "league_id": LEAGUE,
-                  "auth_proofs": PROOF_SCHEME}
+        result = {
+            "protocol": "league.v2",
+            "message_type": "LEAGUE_REGISTER_RESPONSE",
+            "sender": "league_manager",
+            "timestamp": "2026-01-01T00:00:00Z",
+            "conversation_id": params["conversation_id"],
+            "status": "ACCEPTED",
+            "player_id": "P01",
+            "auth_token": TOKEN,
+            "league_id": LEAGUE,
+            "auth_proofs": PROOF_SCHEME,
+        }
         return httpx.Response(200, json={"jsonrpc": "2.0", "result": result, "id": body["id"]})
 
-    settings = make_settings(join_league=True, player_id=None, register_retry_sec=0.01,
-                             strategy="fixed", strategy_options={"choice": "odd"})
+    settings = make_settings(
+        join_league=True,
+        player_id=None,
+        register_retry_sec=0.01,
+        strategy="fixed",
+        strategy_options={"choice": "odd"},
+    )
     async with serving(settings, httpx.MockTransport(handle)) as player:
         registration = await asyncio.wait_for(player.host.wait_for_registration(), 5)
         assert registration.status == "ACCEPTED"
         yield player
 
 
-@pytest.mark.parametrize(("token", "code"), [(None, "E011"), ("", "E011"),
-                                             ("referee-token-0123456789", "E012"),
-                                             (TOKEN, "E012")])
+@pytest.mark.parametrize(
+    ("token", "code"),
+    [(None, "E011"), ("", "E011"), ("referee-token-0123456789", "E012"), (TOKEN, "E012")],
+)
 async def test_forged_messages_are_refused_and_change_nothing(
-        verifying: Player, token: str | None, code: str) -> None:
-    forged = [("handle_game_invitation", invitation()), ("choose_parity", parity_call()),
-              ("notify_match_result", game_over()),
-              ("notify_league_completed", league_message(
-                  "LEAGUE_COMPLETED", total_rounds=1, total_matches=1, champion=None,
-                  final_standings=[])),
-              ("notify_game_error", {**parity_call(), "message_type": "GAME_ERROR",
-                                     "error_code": "E001", "error_description": "late",
-                                     "affected_player": "P01", "retryable": True,
-                                     "retry_count": 1, "max_retries": 3,
-                                     "action_required": "answer", "consequence": "none"})]
+    verifying: Player, token: str | None, code: str
+) -> None:
+    forged = [
+        ("handle_game_invitation", invitation()),
+        ("choose_parity", parity_call()),
+        ("notify_match_result", game_over()),
+        (
+            "notify_league_completed",
+            league_message(
+                "LEAGUE_COMPLETED",
+                total_rounds=1,
+                total_matches=1,
+                champion=None,
+                final_standings=[],
+            ),
+        ),
+        (
+            "notify_game_error",
+            {
+                **parity_call(),
+                "message_type": "GAME_ERROR",
+                "error_code": "E001",
+                "error_description": "late",
+                "affected_player": "P01",
+                "retryable": True,
+                "retry_count": 1,
+                "max_retries": 3,
+                "action_required": "answer",
+                "consequence": "none",
+            },
+        ),
+    ]
     for method, message in forged:
         answer = await verifying.rpc(method, {**message, "auth_token": token})
         assert (answer["message_type"], answer["error_code"]) == ("LEAGUE_ERROR", code), method
@@ -128,36 +162,42 @@ async def test_league_news_with_the_league_managers_proof_is_taken(verifying: Pl
     assert (await verifying.rpc("notify_round", replayed))["error_code"] == "E012"
 
 
-async def test_in_a_strict_or_lenient_league_alike_a_stranger_is_refused(verifying: Player
-                                                                         ) -> None:
+async def test_in_a_strict_or_lenient_league_alike_a_stranger_is_refused(verifying: Player) -> None:
     stranger = proved({**invitation(), "sender": "player:P02"})
     answer = await verifying.rpc("handle_game_invitation", stranger)
     assert answer["error_code"] == "E012"
 
 
 async def test_a_replaced_referee_gets_no_move_and_no_stale_invitation_is_taken(
-        verifying: Player) -> None:
+    verifying: Player,
+) -> None:
     """The League Manager gave R1M1 to REF02 (assignment 5) after REF01's assignment 4:
     the newer invitation wins whichever arrives first, REF01 is refused its moves and
     its GAME_OVER, and once the match is recorded nobody reopens it."""
     ref2 = {"sender": "referee:REF02"}
-    assert (await verifying.rpc("handle_game_invitation",
-                                proved(invitation(assignment=4))))["accept"] is True
-    assert (await verifying.rpc("handle_game_invitation",
-                                proved({**invitation(assignment=5), **ref2})))["accept"] is True
+    assert (await verifying.rpc("handle_game_invitation", proved(invitation(assignment=4))))[
+        "accept"
+    ] is True
+    assert (
+        await verifying.rpc("handle_game_invitation", proved({**invitation(assignment=5), **ref2}))
+    )["accept"] is True
     stale = await verifying.rpc("handle_game_invitation", proved(invitation(assignment=4)))
-    assert stale["error_code"] == "E014" and "assignment 4 is superseded" in \
-        stale["error_description"]
+    assert (
+        stale["error_code"] == "E014" and "assignment 4 is superseded" in stale["error_description"]
+    )
     move = await verifying.rpc("choose_parity", proved(parity_call()))
     assert move["error_code"] == "E014" and "refereed by REF02 now" in move["error_description"]
-    assert (await verifying.rpc("notify_match_result", proved(game_over())))["error_code"] \
-        == "E014"
+    assert (await verifying.rpc("notify_match_result", proved(game_over())))["error_code"] == "E014"
     assert (await verifying.rpc("choose_parity", proved({**parity_call(), **ref2})))[
-        "parity_choice"] == "odd"
+        "parity_choice"
+    ] == "odd"
     assert (await verifying.rpc("notify_match_result", proved({**game_over(), **ref2})))[
-        "message_type"] == "ACK"
-    for method, message in (("handle_game_invitation", invitation(assignment=6)),
-                            ("choose_parity", parity_call())):
+        "message_type"
+    ] == "ACK"
+    for method, message in (
+        ("handle_game_invitation", invitation(assignment=6)),
+        ("choose_parity", parity_call()),
+    ):
         over = await verifying.rpc(method, proved({**message, **ref2}))
         assert over["error_code"] == "E015" and "is over" in over["error_description"], method
     assert [m["match_id"] for m in (await verifying.get("/history"))["matches"]] == ["R1M1"]

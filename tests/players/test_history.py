@@ -14,9 +14,17 @@ from sdk.timeutil import utc_now
 
 def record(match_id: str, outcome: str = "WIN", league_id: str = "L1") -> MatchRecord:
     status = {"DRAW": "DRAW", "TECHNICAL_LOSS": "TECHNICAL_LOSS"}.get(outcome, "WIN")
-    return MatchRecord(match_id=match_id, league_id=league_id, opponent_id="P02",
-                       my_choice="odd", opponent_choice="even", drawn_number=3, status=status,
-                       outcome=outcome, at=utc_now())
+    return MatchRecord(
+        match_id=match_id,
+        league_id=league_id,
+        opponent_id="P02",
+        my_choice="odd",
+        opponent_choice="even",
+        drawn_number=3,
+        status=status,
+        outcome=outcome,
+        at=utc_now(),
+    )
 
 
 def load(path: Path, player_id: str = "P01") -> PlayerHistory:
@@ -33,8 +41,13 @@ def test_each_match_rewrites_a_stamped_document(tmp_path: Path) -> None:
     document = json.loads(path.read_text())
     assert document["schema_version"] == "1.0.0" and document["last_updated"].endswith("Z")
     assert [m["match_id"] for m in document["matches"]] == ["R1M1", "R2M1"]
-    assert document["totals"] == {"played": 2, "wins": 1, "draws": 1, "losses": 0,
-                                  "technical_losses": 0}
+    assert document["totals"] == {
+        "played": 2,
+        "wins": 1,
+        "draws": 1,
+        "losses": 0,
+        "technical_losses": 0,
+    }
     assert history.document() == document
     assert load(path).matches == history.matches
 
@@ -43,18 +56,28 @@ def test_a_missing_file_is_an_empty_history_bound_to_its_path(tmp_path: Path) ->
     history = load(tmp_path / "history.json")
 
     assert (history.matches, history.path, history.document()["last_updated"]) == (
-        (), tmp_path / "history.json", None)
+        (),
+        tmp_path / "history.json",
+        None,
+    )
     assert not (tmp_path / "history.json").exists(), "nothing is written before a match"
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    ("{\"matches\": [", "is not valid JSON"),
-    ("[1, 2]", "is not a player history"),
-    (json.dumps({"schema_version": "1.0.0", "player_id": "P01", "matches": [{"x": 1}]}),
-     "is not a player history: matches.0.match_id"),
-    (json.dumps({"schema_version": "1.0.0", "player_id": "P04", "matches": []}),
-     "holds the history of 'P04', not of 'P01'"),
-])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ('{"matches": [', "is not valid JSON"),
+        ("[1, 2]", "is not a player history"),
+        (
+            json.dumps({"schema_version": "1.0.0", "player_id": "P01", "matches": [{"x": 1}]}),
+            "is not a player history: matches.0.match_id",
+        ),
+        (
+            json.dumps({"schema_version": "1.0.0", "player_id": "P04", "matches": []}),
+            "holds the history of 'P04', not of 'P01'",
+        ),
+    ],
+)
 def test_an_unusable_file_raises_naming_it(tmp_path: Path, content: str, message: str) -> None:
     path = tmp_path / "history.json"
     path.write_text(content)

@@ -18,12 +18,18 @@ from sdk.timeutil import utc_now
 
 def _view(**changes: object) -> MoveView:
     fields: dict[str, object] = {
-        "game_type": "prisoners_dilemma", "match_id": "m1", "player_id": "me",
-        "opponent_id": "you", "legal_moves": ("C", "D"),
+        "game_type": "prisoners_dilemma",
+        "match_id": "m1",
+        "player_id": "me",
+        "opponent_id": "you",
+        "legal_moves": ("C", "D"),
         "action_space": {"kind": "choice", "choices": ["C", "D"]},
-        "observation": {"round": 2, "history": [{"actions": {"me": "C", "you": "D"},
-                                                 "rewards": {"me": 0.0, "you": 5.0}}]},
-        "deadline": utc_now() + timedelta(seconds=30)}
+        "observation": {
+            "round": 2,
+            "history": [{"actions": {"me": "C", "you": "D"}, "rewards": {"me": 0.0, "you": 5.0}}],
+        },
+        "deadline": utc_now() + timedelta(seconds=30),
+    }
     fields.update(changes)
     return MoveView(**fields)
 
@@ -71,25 +77,31 @@ def test_a_typed_line_on_a_real_descriptor_is_read() -> None:
         os.close(write)
 
 
-@pytest.mark.parametrize(("text", "space", "move"), [
-    (" Even ", ActionSpace.of_choices(["even", "odd"]), "even"),
-    ("7", ActionSpace.number(0, 10, integer=True), 7),
-    ("2.5", ActionSpace.number(0, 10), 2.5),
-    ("3, 3 4", ActionSpace.allocation(3, 10), [3, 3, 4]),
-])
+@pytest.mark.parametrize(
+    ("text", "space", "move"),
+    [
+        (" Even ", ActionSpace.of_choices(["even", "odd"]), "even"),
+        ("7", ActionSpace.number(0, 10, integer=True), 7),
+        ("2.5", ActionSpace.number(0, 10), 2.5),
+        ("3, 3 4", ActionSpace.allocation(3, 10), [3, 3, 4]),
+    ],
+)
 def test_parse_move(text: str, space: ActionSpace, move: object) -> None:
     assert parse_move(text, space) == move
 
 
-@pytest.mark.parametrize(("text", "space", "says"), [
-    ("", ActionSpace.of_choices(["C", "D"]), "no move typed"),
-    ("11", ActionSpace.number(0, 10, integer=True), "a whole number from 0 to 10"),
-    ("2.5", ActionSpace.number(0, 10, integer=True), "not a legal move"),
-    ("many", ActionSpace.number(0, 10), "not a number"),
-    ("3 3 3", ActionSpace.allocation(3, 10), "adds up to 9, not 10"),
-    ("5 5", ActionSpace.allocation(3, 10), "has 2 numbers, not 3"),
-    ("a b c", ActionSpace.allocation(3, 10), "not a list of whole numbers"),
-])
+@pytest.mark.parametrize(
+    ("text", "space", "says"),
+    [
+        ("", ActionSpace.of_choices(["C", "D"]), "no move typed"),
+        ("11", ActionSpace.number(0, 10, integer=True), "a whole number from 0 to 10"),
+        ("2.5", ActionSpace.number(0, 10, integer=True), "not a legal move"),
+        ("many", ActionSpace.number(0, 10), "not a number"),
+        ("3 3 3", ActionSpace.allocation(3, 10), "adds up to 9, not 10"),
+        ("5 5", ActionSpace.allocation(3, 10), "has 2 numbers, not 3"),
+        ("a b c", ActionSpace.allocation(3, 10), "not a list of whole numbers"),
+    ],
+)
 def test_parse_move_explains_a_bad_answer(text: str, space: ActionSpace, says: str) -> None:
     with pytest.raises(ValueError, match=says):
         parse_move(text, space)

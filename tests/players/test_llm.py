@@ -39,8 +39,16 @@ def server() -> Iterator[llm_server.LlmServer]:
 @pytest.fixture(autouse=True)
 def no_llm_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """The developer's own LEAGUE_LLM_* or OPENAI_API_KEY never reach these tests."""
-    for name in ("BASE_URL", "MODEL", "API_KEY", "TEMPERATURE", "MAX_TOKENS",
-                 "DEFAULT_MOVE", "SAFETY_MARGIN_SEC", "PROMPT_DIR"):
+    for name in (
+        "BASE_URL",
+        "MODEL",
+        "API_KEY",
+        "TEMPERATURE",
+        "MAX_TOKENS",
+        "DEFAULT_MOVE",
+        "SAFETY_MARGIN_SEC",
+        "PROMPT_DIR",
+    ):
         monkeypatch.delenv(f"LEAGUE_LLM_{name}", raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
 
@@ -49,22 +57,36 @@ def base_url(server: llm_server.LlmServer, behaviour: str, tag: str = "T") -> st
     return f"http://127.0.0.1:{server.server_address[1]}/{behaviour}/{tag}/v1"
 
 
-def llm(server: llm_server.LlmServer, behaviour: str, tag: str = "T",
-        **options: Any) -> LlmStrategy:
-    strategy = build_strategy("llm", {"base_url": base_url(server, behaviour, tag),
-                                      "model": "scripted-1", **options})
+def llm(
+    server: llm_server.LlmServer, behaviour: str, tag: str = "T", **options: Any
+) -> LlmStrategy:
+    strategy = build_strategy(
+        "llm", {"base_url": base_url(server, behaviour, tag), "model": "scripted-1", **options}
+    )
     assert isinstance(strategy, LlmStrategy)
     return strategy
 
 
-def view(space: ActionSpace = PD_SPACE, match_id: str = "M1", deadline_in: float = 20.0,
-         observation: dict[str, Any] | None = None, game_type: str = "prisoners_dilemma",
-         player_id: str = "P01") -> MoveView:
-    return MoveView(game_type=game_type, match_id=match_id, league_id=LEAGUE,
-                    player_id=player_id, opponent_id="P02", role="PLAYER_A",
-                    legal_moves=tuple(space.choices), action_space=space.describe(),
-                    observation=observation or {"round": 1, "history": []},
-                    deadline=utc_now() + timedelta(seconds=deadline_in))
+def view(
+    space: ActionSpace = PD_SPACE,
+    match_id: str = "M1",
+    deadline_in: float = 20.0,
+    observation: dict[str, Any] | None = None,
+    game_type: str = "prisoners_dilemma",
+    player_id: str = "P01",
+) -> MoveView:
+    return MoveView(
+        game_type=game_type,
+        match_id=match_id,
+        league_id=LEAGUE,
+        player_id=player_id,
+        opponent_id="P02",
+        role="PLAYER_A",
+        legal_moves=tuple(space.choices),
+        action_space=space.describe(),
+        observation=observation or {"round": 1, "history": []},
+        deadline=utc_now() + timedelta(seconds=deadline_in),
+    )
 
 
 def requests_of(server: llm_server.LlmServer, tag: str) -> list[dict[str, Any]]:
@@ -72,24 +94,26 @@ def requests_of(server: llm_server.LlmServer, tag: str) -> list[dict[str, Any]]:
         return [r for r in server.requests if r["tag"] == tag]
 
 
-@pytest.mark.parametrize(("text", "space", "move"), [
-    ('{"move": "C"}', PD_SPACE, "C"),
-    ('```json\n{"move": "D"}\n```', PD_SPACE, "D"),
-    ("d", PD_SPACE, "D"),
-    ('"C"', PD_SPACE, "C"),
-    ("I cooperate: C", PD_SPACE, "C"),
-    ("C or D, hard to say", PD_SPACE, None),
-    ("banana", PD_SPACE, None),
-    ('{"bid": 42}', BID, 42),
-    ("I bid 42.0", BID, 42),
-    ("42.5", BID, None),
-    ("101", BID, None),
-    ("[3, 3, 4]", TROOPS, [3, 3, 4]),
-    ('Sure: {"move": [5, 5, 0]}', TROOPS, [5, 5, 0]),
-    ("[5, 5, 5]", TROOPS, None),
-])
-def test_parse_move_reads_json_and_bare_answers(text: str, space: ActionSpace,
-                                                move: Any) -> None:
+@pytest.mark.parametrize(
+    ("text", "space", "move"),
+    [
+        ('{"move": "C"}', PD_SPACE, "C"),
+        ('```json\n{"move": "D"}\n```', PD_SPACE, "D"),
+        ("d", PD_SPACE, "D"),
+        ('"C"', PD_SPACE, "C"),
+        ("I cooperate: C", PD_SPACE, "C"),
+        ("C or D, hard to say", PD_SPACE, None),
+        ("banana", PD_SPACE, None),
+        ('{"bid": 42}', BID, 42),
+        ("I bid 42.0", BID, 42),
+        ("42.5", BID, None),
+        ("101", BID, None),
+        ("[3, 3, 4]", TROOPS, [3, 3, 4]),
+        ('Sure: {"move": [5, 5, 0]}', TROOPS, [5, 5, 0]),
+        ("[5, 5, 5]", TROOPS, None),
+    ],
+)
+def test_parse_move_reads_json_and_bare_answers(text: str, space: ActionSpace, move: Any) -> None:
     assert parse_move(text, space) == move, f"{text!r} in {space.describe()}"
 
 
@@ -103,8 +127,7 @@ def test_default_move_is_the_declared_one_when_legal_else_deterministic() -> Non
         default_move(ActionSpace.of_choices([]))
 
 
-def test_a_valid_answer_is_played_and_every_token_counted(
-        server: llm_server.LlmServer) -> None:
+def test_a_valid_answer_is_played_and_every_token_counted(server: llm_server.LlmServer) -> None:
     strategy = llm(server, "valid", "valid")
     assert strategy.choose(view()) == "D", "the scripted model plays the last choice"
     report = strategy.llm_report()
@@ -132,11 +155,12 @@ def test_an_invalid_answer_gets_one_clarification(server: llm_server.LlmServer) 
     assert (totals.calls, totals.clarifications, totals.fallbacks) == (2, 1, 0)
 
 
-@pytest.mark.parametrize(("behaviour", "reason", "calls"), [
-    ("invalid", "invalid", 2), ("error500", "http_error", 1)])
-def test_a_failed_answer_plays_the_declared_default(server: llm_server.LlmServer,
-                                                     behaviour: str, reason: str,
-                                                     calls: int) -> None:
+@pytest.mark.parametrize(
+    ("behaviour", "reason", "calls"), [("invalid", "invalid", 2), ("error500", "http_error", 1)]
+)
+def test_a_failed_answer_plays_the_declared_default(
+    server: llm_server.LlmServer, behaviour: str, reason: str, calls: int
+) -> None:
     strategy = llm(server, behaviour, f"fallback-{behaviour}", default_move="C")
     assert strategy.choose(view()) == "C"
     totals = strategy.llm_report().totals
@@ -169,8 +193,9 @@ def test_a_conversation_lasts_one_match(server: llm_server.LlmServer) -> None:
     assert set(strategy.llm_report().by_match) == {"M1", "M2"}
 
 
-def test_options_come_from_the_environment(server: llm_server.LlmServer,
-                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_options_come_from_the_environment(
+    server: llm_server.LlmServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("LEAGUE_LLM_BASE_URL", base_url(server, "valid", "env"))
     monkeypatch.setenv("LEAGUE_LLM_MODEL", "env-model")
     monkeypatch.setenv("LEAGUE_LLM_API_KEY", "sk-test-123")
@@ -198,18 +223,21 @@ def test_a_prompt_file_with_an_unknown_placeholder_stops_the_start(tmp_path: Pat
         build_strategy("llm", {"prompt_dir": str(tmp_path)})
 
 
-def test_a_prompt_dir_overrides_a_shipped_file(server: llm_server.LlmServer,
-                                               tmp_path: Path) -> None:
-    (tmp_path / "prisoners_dilemma.txt").write_text("Play $game_name as $player_id.\n"
-                                                   "$answer_format\n")
+def test_a_prompt_dir_overrides_a_shipped_file(
+    server: llm_server.LlmServer, tmp_path: Path
+) -> None:
+    (tmp_path / "prisoners_dilemma.txt").write_text(
+        "Play $game_name as $player_id.\n$answer_format\n"
+    )
     llm(server, "valid", "override", prompt_dir=str(tmp_path)).choose(view())
     system = requests_of(server, "override")[0]["body"]["messages"][0]["content"]
     assert system.startswith("Play Prisoner") and "as P01." in system
 
 
 @pytest.mark.parametrize("game_type", [spec.game_type for spec in registered_games()])
-def test_every_game_is_prompted_and_answered_legally(server: llm_server.LlmServer,
-                                                     game_type: str) -> None:
+def test_every_game_is_prompted_and_answered_legally(
+    server: llm_server.LlmServer, game_type: str
+) -> None:
     spec = load_game(game_type)
     players = [f"P0{i + 1}" for i in range(spec.min_players)]
     state = spec.create(players)
@@ -217,8 +245,11 @@ def test_every_game_is_prompted_and_answered_legally(server: llm_server.LlmServe
     mover = state.acting_players()[0]
     space = state.action_space(mover)
     strategy = llm(server, "valid", f"game-{game_type}")
-    move = strategy.choose(view(space=space, observation=state.observation(mover),
-                                game_type=game_type, player_id=mover))
+    move = strategy.choose(
+        view(
+            space=space, observation=state.observation(mover), game_type=game_type, player_id=mover
+        )
+    )
     assert space.contains(move), f"{move!r} is not in {space.describe()}"
     assert strategy.llm_report().totals.fallbacks == 0
     system, turn = requests_of(server, f"game-{game_type}")[0]["body"]["messages"]
@@ -226,13 +257,16 @@ def test_every_game_is_prompted_and_answered_legally(server: llm_server.LlmServe
     assert "Legal moves:" in turn["content"]
 
 
-async def test_stats_show_the_llm_report(server: llm_server.LlmServer,
-                                         make_settings: SettingsFactory) -> None:
-    settings = make_settings(strategy="llm", game_types=["prisoners_dilemma"],
-                             strategy_options={"base_url": base_url(server, "valid", "host")})
+async def test_stats_show_the_llm_report(
+    server: llm_server.LlmServer, make_settings: SettingsFactory
+) -> None:
+    settings = make_settings(
+        strategy="llm",
+        game_types=["prisoners_dilemma"],
+        strategy_options={"base_url": base_url(server, "valid", "host")},
+    )
     async with serving(settings) as player:
-        answer = await player.rpc("make_move",
-                                  move_call(PD_SPACE.describe(), ["C", "D"]))
+        answer = await player.rpc("make_move", move_call(PD_SPACE.describe(), ["C", "D"]))
         assert answer["move_data"]["move"] == "D"
         stats = await player.get("/stats")
     report = stats["strategy_report"]
@@ -243,8 +277,9 @@ async def test_stats_show_the_llm_report(server: llm_server.LlmServer,
 
 
 async def test_other_strategies_report_nothing(make_settings: SettingsFactory) -> None:
-    async with serving(make_settings(strategy="fixed",
-                                     strategy_options={"choice": "odd"})) as player:
+    async with serving(
+        make_settings(strategy="fixed", strategy_options={"choice": "odd"})
+    ) as player:
         stats = await player.get("/stats")
     assert stats["strategy_report"] is None
 
@@ -255,8 +290,11 @@ def test_the_server_runs_as_a_process() -> None:
     import sys
 
     port = free_port()
-    process = subprocess.Popen([sys.executable, llm_server.__file__, "--port", str(port)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, llm_server.__file__, "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         url = f"http://127.0.0.1:{port}"
         for _ in range(100):
@@ -265,8 +303,13 @@ def test_the_server_runs_as_a_process() -> None:
                 break
             except httpx.HTTPError:
                 time.sleep(0.05)
-        reply = httpx.post(f"{url}/valid/p/v1/chat/completions", json={
-            "model": "m", "messages": [{"role": "user", "content": 'Legal moves: one of "a".'}]})
+        reply = httpx.post(
+            f"{url}/valid/p/v1/chat/completions",
+            json={
+                "model": "m",
+                "messages": [{"role": "user", "content": 'Legal moves: one of "a".'}],
+            },
+        )
         assert reply.json()["choices"][0]["message"]["content"] == '{"move": "a"}'
         assert len(httpx.get(f"{url}/requests").json()) == 1
     finally:

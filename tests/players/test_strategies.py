@@ -26,17 +26,35 @@ from players.strategies import (
 from sdk.timeutil import utc_now
 
 
-def past(opponent_choice: str | None, opponent: str = "P02", my_choice: str = "even",
-         outcome: str = "DRAW", number: int = 0) -> MatchRecord:
-    return MatchRecord(match_id=f"R{number}M1", opponent_id=opponent, my_choice=my_choice,
-                       opponent_choice=opponent_choice, status="DRAW", outcome=outcome,
-                       at=utc_now())
+def past(
+    opponent_choice: str | None,
+    opponent: str = "P02",
+    my_choice: str = "even",
+    outcome: str = "DRAW",
+    number: int = 0,
+) -> MatchRecord:
+    return MatchRecord(
+        match_id=f"R{number}M1",
+        opponent_id=opponent,
+        my_choice=my_choice,
+        opponent_choice=opponent_choice,
+        status="DRAW",
+        outcome=outcome,
+        at=utc_now(),
+    )
 
 
-def view(*history: MatchRecord, opponent: str = "P02",
-         legal: tuple[str, ...] = ("even", "odd")) -> MoveView:
-    return MoveView(match_id="R9M1", player_id="P01", opponent_id=opponent, legal_moves=legal,
-                    history=history, deadline=utc_now())
+def view(
+    *history: MatchRecord, opponent: str = "P02", legal: tuple[str, ...] = ("even", "odd")
+) -> MoveView:
+    return MoveView(
+        match_id="R9M1",
+        player_id="P01",
+        opponent_id=opponent,
+        legal_moves=legal,
+        history=history,
+        deadline=utc_now(),
+    )
 
 
 SCRIPTED_VIEWS = [
@@ -86,16 +104,19 @@ class TestEveryStrategy:
         assert plays(strategy) == first, f"{name} does not start over after reset()"
 
 
-@pytest.mark.parametrize(("opponent_choices", "expected"), [
-    (["even"], "odd"),
-    (["odd"], "even"),
-    (["even", "even", "odd"], "odd"),
-    (["odd", "odd", "even"], "even"),
-    (["even", "odd"], "even"),
-    (["odd", "even"], "odd"),
-    ([None, "even"], "odd"),
-    ([None, "odd", None], "even"),
-])
+@pytest.mark.parametrize(
+    ("opponent_choices", "expected"),
+    [
+        (["even"], "odd"),
+        (["odd"], "even"),
+        (["even", "even", "odd"], "odd"),
+        (["odd", "odd", "even"], "even"),
+        (["even", "odd"], "even"),
+        (["odd", "even"], "odd"),
+        ([None, "even"], "odd"),
+        ([None, "odd", None], "even"),
+    ],
+)
 def test_history_plays_against_the_opponents_favourite(
     opponent_choices: list[str | None], expected: str
 ) -> None:
@@ -141,7 +162,10 @@ def test_a_registered_function_stays_a_function_and_builds_a_strategy() -> None:
     assert always_even(view()) == "even"
     assert isinstance(strategy, FunctionStrategy)
     assert (strategy.name, strategy.choose(view()), strategy.__doc__) == (
-        "always_even", "even", "Even, whatever happens.")
+        "always_even",
+        "even",
+        "Even, whatever happens.",
+    )
     assert "always_even" in known_strategies()
     assert strategy_summaries()["always_even"] == "Even, whatever happens."
 
@@ -177,28 +201,37 @@ def test_registering_the_same_definition_again_is_harmless() -> None:
 
 
 def test_an_unknown_name_lists_the_known_ones() -> None:
-    with pytest.raises(StrategyError, match=r"unknown strategy 'nope'; known strategies: "
-                                            r"fixed, history, human, llm, random"):
+    with pytest.raises(
+        StrategyError,
+        match=r"unknown strategy 'nope'; known strategies: "
+        r"fixed, history, human, llm, random",
+    ):
         build_strategy("nope")
 
 
-@pytest.mark.parametrize(("path", "kind"), [
-    ("tests.players.scripted:always_odd", FunctionStrategy),
-    ("tests.players.scripted:RecordingStrategy", Strategy),
-])
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [
+        ("tests.players.scripted:always_odd", FunctionStrategy),
+        ("tests.players.scripted:RecordingStrategy", Strategy),
+    ],
+)
 def test_a_dotted_path_names_a_function_or_a_class(path: str, kind: type) -> None:
     strategy = build_strategy(path)
     assert isinstance(strategy, kind)
     assert strategy.choose(view()) == "odd"
 
 
-@pytest.mark.parametrize(("path", "message"), [
-    ("tests.players.no_such_module:thing", "cannot import 'tests.players.no_such_module'"),
-    ("tests.players.scripted:missing", "has no attribute 'missing'"),
-    ("tests.players.conftest:Player", "is a class but not a players.strategies.Strategy"),
-    ("tests.players.conftest:LEAGUE", "neither a Strategy subclass nor a function"),
-    ("tests.players.scripted:", "is not 'package.module:attribute'"),
-])
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        ("tests.players.no_such_module:thing", "cannot import 'tests.players.no_such_module'"),
+        ("tests.players.scripted:missing", "has no attribute 'missing'"),
+        ("tests.players.conftest:Player", "is a class but not a players.strategies.Strategy"),
+        ("tests.players.conftest:LEAGUE", "neither a Strategy subclass nor a function"),
+        ("tests.players.scripted:", "is not 'package.module:attribute'"),
+    ],
+)
 def test_a_bad_dotted_path_is_explained(path: str, message: str) -> None:
     with pytest.raises(StrategyError, match=message):
         build_strategy(path)
@@ -207,8 +240,9 @@ def test_a_bad_dotted_path_is_explained(path: str, message: str) -> None:
 def test_options_that_a_strategy_does_not_take_are_refused() -> None:
     with pytest.raises(StrategyError, match="takes: no options"):
         build_strategy("tests.players.scripted:always_odd", {"seed": 1})
-    with pytest.raises(StrategyError, match="does not take the options \\['colour'\\]; "
-                                            "it takes: seed"):
+    with pytest.raises(
+        StrategyError, match="does not take the options \\['colour'\\]; it takes: seed"
+    ):
         build_strategy("random", {"colour": "red"})
 
 
@@ -216,7 +250,8 @@ def test_a_module_in_the_working_directory_is_found(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (tmp_path / "student_move_7.py").write_text(
-        "def pick(view):\n    return view.legal_moves[-1]\n")
+        "def pick(view):\n    return view.legal_moves[-1]\n"
+    )
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", ".")])
     monkeypatch.delitem(sys.modules, "student_move_7", raising=False)

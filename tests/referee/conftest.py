@@ -84,8 +84,11 @@ class ScriptedAgent:
         return [params for name, params in self.calls if name == method]
 
     def answer(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        return Acknowledgement(sender=self.agent_id, conversation_id=params["conversation_id"],
-                               acknowledged=str(params.get("message_type"))).to_wire()
+        return Acknowledgement(
+            sender=self.agent_id,
+            conversation_id=params["conversation_id"],
+            acknowledged=str(params.get("message_type")),
+        ).to_wire()
 
     async def respond(self, request: httpx.Request) -> httpx.Response:
         body = json.loads(request.content)
@@ -101,8 +104,11 @@ class ScriptedAgent:
         if fault == "http500":
             return httpx.Response(500, text="boom")
         if fault == "league_error":
-            result: dict[str, Any] = {"message_type": "LEAGUE_ERROR", "error_code": "E012",
-                                      "error_description": "scripted refusal"}
+            result: dict[str, Any] = {
+                "message_type": "LEAGUE_ERROR",
+                "error_code": "E012",
+                "error_description": "scripted refusal",
+            }
         elif method in self.overrides:
             result = self.overrides[method](params)
             if inspect.isawaitable(result):
@@ -122,17 +128,23 @@ class ScriptedPlayer(ScriptedAgent):
         self.accept = accept
 
     def seat(self, role: Role, standings: WinLossRecord | None = None) -> MatchSeat:
-        return MatchSeat(player_id=self.player_id, display_name=f"Player {self.player_id}",
-                         contact_endpoint=self.endpoint, role=role,
-                         standings=standings or WinLossRecord())
+        return MatchSeat(
+            player_id=self.player_id,
+            display_name=f"Player {self.player_id}",
+            contact_endpoint=self.endpoint,
+            role=role,
+            standings=standings or WinLossRecord(),
+        )
 
     def answer(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        common = {"sender": f"player:{self.player_id}",
-                  "conversation_id": params["conversation_id"], "match_id": params["match_id"],
-                  "player_id": self.player_id}
+        common = {
+            "sender": f"player:{self.player_id}",
+            "conversation_id": params["conversation_id"],
+            "match_id": params["match_id"],
+            "player_id": self.player_id,
+        }
         if method == "handle_game_invitation":
-            return GameJoinAck(**common, arrival_timestamp=utc_now(),
-                               accept=self.accept).to_wire()
+            return GameJoinAck(**common, arrival_timestamp=utc_now(), accept=self.accept).to_wire()
         if method == "choose_parity":
             return ChooseParityResponse(**common, parity_choice=self.choice).to_wire()
         return super().answer(method, params)
@@ -149,19 +161,28 @@ class FakeLeagueManager(ScriptedAgent):
         self.status = "ACCEPTED"
 
     def answer(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        common = {"sender": "league_manager", "conversation_id": params["conversation_id"],
-                  "league_id": LEAGUE_ID}
+        common = {
+            "sender": "league_manager",
+            "conversation_id": params["conversation_id"],
+            "league_id": LEAGUE_ID,
+        }
         if method == "register_referee":
             if self.status != "ACCEPTED":
-                return RefereeRegisterResponse(**common, status="REJECTED",
-                                               reason="the league is full").to_wire()
-            return RefereeRegisterResponse(**common, status="ACCEPTED", referee_id="REF07",
-                                           auth_token=self.TOKEN,
-                                           auth_proofs=PROOF_SCHEME).to_wire()
+                return RefereeRegisterResponse(
+                    **common, status="REJECTED", reason="the league is full"
+                ).to_wire()
+            return RefereeRegisterResponse(
+                **common,
+                status="ACCEPTED",
+                referee_id="REF07",
+                auth_token=self.TOKEN,
+                auth_proofs=PROOF_SCHEME,
+            ).to_wire()
         if method == "report_match_result":
             self.reported.set()
-            return MatchResultAck(**common, match_id=params["match_id"],
-                                  status="RECORDED").to_wire()
+            return MatchResultAck(
+                **common, match_id=params["match_id"], status="RECORDED"
+            ).to_wire()
         return super().answer(method, params)
 
 
@@ -209,8 +230,11 @@ def lm() -> FakeLeagueManager:
 
 def referee_settings(shared: SharedDir, **overrides: Any) -> RefereeSettings:
     values: dict[str, Any] = {
-        "shared_dir": shared.root, "port": 8001, "display_name": "Referee Test",
-        "league_manager_url": FakeLeagueManager().endpoint, "max_concurrent_matches": 2,
+        "shared_dir": shared.root,
+        "port": 8001,
+        "display_name": "Referee Test",
+        "league_manager_url": FakeLeagueManager().endpoint,
+        "max_concurrent_matches": 2,
     }
     values.update(overrides)
     return RefereeSettings(**values)
@@ -232,31 +256,57 @@ class MatchHarness:
 
     def record_for(self, plan: MatchPlan, report: bool) -> MatchRecord:
         return MatchRecord(
-            self.shared.match_path(plan.league_id, plan.match_id), match_id=plan.match_id,
-            league_id=plan.league_id, round_id=plan.round_id, game_type=plan.game_type,
-            referee_id="REF07", conversation_id=plan.conversation_id, seats=list(plan.seats),
+            self.shared.match_path(plan.league_id, plan.match_id),
+            match_id=plan.match_id,
+            league_id=plan.league_id,
+            round_id=plan.round_id,
+            game_type=plan.game_type,
+            referee_id="REF07",
+            conversation_id=plan.conversation_id,
+            seats=list(plan.seats),
             report_status="pending" if report else "not_required",
         )
 
-    def plan(self, a: ScriptedPlayer, b: ScriptedPlayer, *, seed: int | None = 0,
-             match_id: str = "R1M1", standings: tuple[WinLossRecord, WinLossRecord] | None = None,
-             protocol_mode: ProtocolMode = "lenient") -> MatchPlan:
+    def plan(
+        self,
+        a: ScriptedPlayer,
+        b: ScriptedPlayer,
+        *,
+        seed: int | None = 0,
+        match_id: str = "R1M1",
+        standings: tuple[WinLossRecord, WinLossRecord] | None = None,
+        protocol_mode: ProtocolMode = "lenient",
+    ) -> MatchPlan:
         records = standings or (WinLossRecord(), WinLossRecord())
-        return MatchPlan(league_id=LEAGUE_ID, round_id=1, match_id=match_id,
-                         game_type="even_odd",
-                         seats=(a.seat("PLAYER_A", records[0]), b.seat("PLAYER_B", records[1])),
-                         seed=seed, scoring=ScoringConfig(), protocol_mode=protocol_mode)
+        return MatchPlan(
+            league_id=LEAGUE_ID,
+            round_id=1,
+            match_id=match_id,
+            game_type="even_odd",
+            seats=(a.seat("PLAYER_A", records[0]), b.seat("PLAYER_B", records[1])),
+            seed=seed,
+            scoring=ScoringConfig(),
+            protocol_mode=protocol_mode,
+        )
 
     def runner(self, plan: MatchPlan, *, report: bool = True) -> tuple[MatchRunner, MatchRecord]:
         record = self.record_for(plan, report)
         report_to = LeagueReport(self.lm.endpoint, self.lm.TOKEN) if report else None
-        runner = MatchRunner(plan, self.rules, client=self.client, system=self.system,
-                             log=self.log, record=record, sender=self.SENDER,
-                             report_to=report_to)
+        runner = MatchRunner(
+            plan,
+            self.rules,
+            client=self.client,
+            system=self.system,
+            log=self.log,
+            record=record,
+            sender=self.SENDER,
+            report_to=report_to,
+        )
         return runner, record
 
-    async def run(self, a: ScriptedPlayer, b: ScriptedPlayer, *, report: bool = True,
-                  **plan_args: Any) -> tuple[MatchOutcome, MatchRecord]:
+    async def run(
+        self, a: ScriptedPlayer, b: ScriptedPlayer, *, report: bool = True, **plan_args: Any
+    ) -> tuple[MatchOutcome, MatchRecord]:
         self.network.add(a, b)
         runner, record = self.runner(self.plan(a, b, **plan_args), report=report)
         outcome = await asyncio.wait_for(runner.run(), timeout=10)
@@ -286,19 +336,22 @@ def quiet_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @asynccontextmanager
-async def running_referee(settings: RefereeSettings, network: Network
-                          ) -> AsyncIterator[tuple[httpx.AsyncClient, RefereeService]]:
+async def running_referee(
+    settings: RefereeSettings, network: Network
+) -> AsyncIterator[tuple[httpx.AsyncClient, RefereeService]]:
     """The referee app with its lifespan running, and an HTTP client into it."""
     app = create_app(settings, transport=network.transport())
     service: RefereeService = app.state.referee
     async with app.router.lifespan_context(app):
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
-                                     base_url="http://test") as http:
+        async with httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://test"
+        ) as http:
             yield http, service
 
 
 async def eventually(condition: Callable[[], bool], timeout: float = 5.0) -> None:
     """Wait until ``condition()`` holds, checking every 10 ms; fail after ``timeout``."""
+
     async def poll() -> None:
         while not condition():
             await asyncio.sleep(0.01)
@@ -313,8 +366,9 @@ async def registered(service: RefereeService) -> RefereeService:
 
 async def rpc(http: httpx.AsyncClient, method: str, params: dict[str, Any]) -> dict[str, Any]:
     """POST one JSON-RPC request to /mcp; the result object."""
-    response = await http.post("/mcp", json={"jsonrpc": "2.0", "method": method,
-                                             "params": params, "id": 1})
+    response = await http.post(
+        "/mcp", json={"jsonrpc": "2.0", "method": method, "params": params, "id": 1}
+    )
     assert response.status_code == 200, response.text
     body = response.json()
     assert "result" in body, body
@@ -326,15 +380,27 @@ LM_PROOF = object()
 """``start_match``'s default token: the League Manager's proof for the match's conversation."""
 
 
-def start_match(a: ScriptedPlayer, b: ScriptedPlayer, *,
-                token: str | None | object = LM_PROOF, match_id: str = "R1M1",
-                game_type: str = "even_odd", assignment: int | None = None) -> dict[str, Any]:
+def start_match(
+    a: ScriptedPlayer,
+    b: ScriptedPlayer,
+    *,
+    token: str | None | object = LM_PROOF,
+    match_id: str = "R1M1",
+    game_type: str = "even_odd",
+    assignment: int | None = None,
+) -> dict[str, Any]:
     conversation_id = f"{LEAGUE_ID}:{match_id}"
     if token is LM_PROOF:
         token = league_manager_proof(FakeLeagueManager.TOKEN, LEAGUE_ID, conversation_id)
     assert token is None or isinstance(token, str)
     return StartMatch(
-        sender="league_manager", conversation_id=conversation_id, auth_token=token,
-        league_id=LEAGUE_ID, round_id=1, match_id=match_id, game_type=game_type,
-        players=[a.seat("PLAYER_A"), b.seat("PLAYER_B")], assignment=assignment,
+        sender="league_manager",
+        conversation_id=conversation_id,
+        auth_token=token,
+        league_id=LEAGUE_ID,
+        round_id=1,
+        match_id=match_id,
+        game_type=game_type,
+        players=[a.seat("PLAYER_A"), b.seat("PLAYER_B")],
+        assignment=assignment,
     ).to_wire()

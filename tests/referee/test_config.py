@@ -11,8 +11,11 @@ from pydantic import ValidationError
 from referee import RefereeSettings
 
 GOOD: dict[str, Any] = {
-    "shared_dir": Path("SHARED"), "port": 8001, "display_name": "Referee Alpha",
-    "league_manager_url": "http://127.0.0.1:8000/mcp", "max_concurrent_matches": 4,
+    "shared_dir": Path("SHARED"),
+    "port": 8001,
+    "display_name": "Referee Alpha",
+    "league_manager_url": "http://127.0.0.1:8000/mcp",
+    "max_concurrent_matches": 4,
 }
 
 
@@ -27,21 +30,24 @@ def test_good_settings_and_their_defaults() -> None:
     assert advertised.contact_endpoint == "http://ref-a.example.edu:9001/mcp"
 
 
-@pytest.mark.parametrize(("change", "words"), [
-    ({"port": 0}, "port"),
-    ({"port": 70000}, "port"),
-    ({"max_concurrent_matches": 0}, "max_concurrent_matches"),
-    ({"display_name": "  "}, "blank"),
-    ({"display_name": ""}, "display_name"),
-    ({"league_manager_url": "127.0.0.1:8000/mcp"}, "not an http(s) URL"),
-    ({"league_manager_url": "http://127.0.0.1:8000/"}, "must end in /mcp"),
-    ({"game_types": ["chess"]}, "unknown game type(s) chess"),
-    ({"game_types": []}, "game_types"),
-    ({"game_types": ["even_odd", "even_odd"]}, "twice"),
-    ({"seed": "abc"}, "seed"),
-    ({"advertise": "ref-a:9001/mcp"}, "not an http(s) URL"),
-    ({"colour": "blue"}, "colour"),
-])
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"port": 0}, "port"),
+        ({"port": 70000}, "port"),
+        ({"max_concurrent_matches": 0}, "max_concurrent_matches"),
+        ({"display_name": "  "}, "blank"),
+        ({"display_name": ""}, "display_name"),
+        ({"league_manager_url": "127.0.0.1:8000/mcp"}, "not an http(s) URL"),
+        ({"league_manager_url": "http://127.0.0.1:8000/"}, "must end in /mcp"),
+        ({"game_types": ["chess"]}, "unknown game type(s) chess"),
+        ({"game_types": []}, "game_types"),
+        ({"game_types": ["even_odd", "even_odd"]}, "twice"),
+        ({"seed": "abc"}, "seed"),
+        ({"advertise": "ref-a:9001/mcp"}, "not an http(s) URL"),
+        ({"colour": "blue"}, "colour"),
+    ],
+)
 def test_bad_values_are_refused(change: dict[str, Any], words: str) -> None:
     with pytest.raises(ValidationError, match=words.replace("(", r"\(").replace(")", r"\)")):
         RefereeSettings(**{**GOOD, **change})
@@ -49,5 +55,9 @@ def test_bad_values_are_refused(change: dict[str, Any], words: str) -> None:
 
 def test_required_fields_are_required() -> None:
     with pytest.raises(ValidationError, match="league_manager_url"):
-        RefereeSettings(shared_dir=Path("SHARED"), port=8001, display_name="R",  # type: ignore[call-arg]
-                        max_concurrent_matches=1)
+        RefereeSettings(
+            shared_dir=Path("SHARED"),
+            port=8001,
+            display_name="R",  # type: ignore[call-arg]
+            max_concurrent_matches=1,
+        )

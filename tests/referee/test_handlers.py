@@ -45,14 +45,20 @@ def network(lm: FakeLeagueManager, players: tuple[ScriptedPlayer, ScriptedPlayer
 
 
 async def test_a_valid_start_match_is_accepted_played_and_reported(
-        fast_shared: SharedDir, network: Network, lm: FakeLeagueManager,
-        players: tuple[ScriptedPlayer, ScriptedPlayer]) -> None:
+    fast_shared: SharedDir,
+    network: Network,
+    lm: FakeLeagueManager,
+    players: tuple[ScriptedPlayer, ScriptedPlayer],
+) -> None:
     a, b = players
     async with running_referee(referee_settings(fast_shared), network) as (http, service):
         await registered(service)
         ack = await rpc(http, "start_match", start_match(a, b))
         assert (ack["message_type"], ack["accepted"], ack["match_id"]) == (
-            "START_MATCH_ACK", True, "R1M1")
+            "START_MATCH_ACK",
+            True,
+            "R1M1",
+        )
         assert ack["sender"] == "referee:REF07"
         assert service.state == "ACTIVE"
         await asyncio.wait_for(lm.reported.wait(), timeout=5)
@@ -62,11 +68,17 @@ async def test_a_valid_start_match_is_accepted_played_and_reported(
         assert report["conversation_id"] == "league_2025_even_odd:R1M1"
 
 
-@pytest.mark.parametrize(("token", "code"), [(None, "E011"), ("", "E011"), ("wrong", "E012"),
-                                             (FakeLeagueManager.TOKEN, "E012")])
+@pytest.mark.parametrize(
+    ("token", "code"),
+    [(None, "E011"), ("", "E011"), ("wrong", "E012"), (FakeLeagueManager.TOKEN, "E012")],
+)
 async def test_start_match_without_the_league_managers_proof_is_refused(
-        fast_shared: SharedDir, network: Network, players: tuple[ScriptedPlayer, ScriptedPlayer],
-        token: str | None, code: str) -> None:
+    fast_shared: SharedDir,
+    network: Network,
+    players: tuple[ScriptedPlayer, ScriptedPlayer],
+    token: str | None,
+    code: str,
+) -> None:
     async with running_referee(referee_settings(fast_shared), network) as (http, service):
         await registered(service)
         answer = await rpc(http, "start_match", start_match(*players, token=token))
@@ -76,34 +88,43 @@ async def test_start_match_without_the_league_managers_proof_is_refused(
 
 
 async def test_an_unregistered_referee_takes_no_league_match(
-        fast_shared: SharedDir, network: Network,
-        players: tuple[ScriptedPlayer, ScriptedPlayer]) -> None:
+    fast_shared: SharedDir, network: Network, players: tuple[ScriptedPlayer, ScriptedPlayer]
+) -> None:
     settings = referee_settings(fast_shared, join_league=False)
     async with running_referee(settings, network) as (http, _):
         answer = await rpc(http, "start_match", start_match(*players))
         assert answer["error_code"] == "E013"
 
 
-@pytest.mark.parametrize(("change", "code", "words"), [
-    ({"game_type": "chess"}, "E019", "not 'chess'"),
-    ({"match_id": "../../etc"}, "E002", "names a file"),
-    ({"league_id": "a/b"}, "E002", "names a file"),
-])
+@pytest.mark.parametrize(
+    ("change", "code", "words"),
+    [
+        ({"game_type": "chess"}, "E019", "not 'chess'"),
+        ({"match_id": "../../etc"}, "E002", "names a file"),
+        ({"league_id": "a/b"}, "E002", "names a file"),
+    ],
+)
 async def test_start_match_refuses_what_it_cannot_run(
-        fast_shared: SharedDir, network: Network, players: tuple[ScriptedPlayer, ScriptedPlayer],
-        change: dict[str, Any], code: str, words: str) -> None:
+    fast_shared: SharedDir,
+    network: Network,
+    players: tuple[ScriptedPlayer, ScriptedPlayer],
+    change: dict[str, Any],
+    code: str,
+    words: str,
+) -> None:
     async with running_referee(referee_settings(fast_shared), network) as (http, service):
         await registered(service)
         start = {**start_match(*players), **change}
         start["auth_token"] = league_manager_proof(  # the League Manager signed what it sent
-            FakeLeagueManager.TOKEN, start["league_id"], start["conversation_id"])
+            FakeLeagueManager.TOKEN, start["league_id"], start["conversation_id"]
+        )
         answer = await rpc(http, "start_match", start)
         assert answer["error_code"] == code and words in answer["error_description"]
 
 
 async def test_start_match_refuses_a_player_against_itself(
-        fast_shared: SharedDir, network: Network,
-        players: tuple[ScriptedPlayer, ScriptedPlayer]) -> None:
+    fast_shared: SharedDir, network: Network, players: tuple[ScriptedPlayer, ScriptedPlayer]
+) -> None:
     a, _ = players
     message = start_match(a, a)
     message["players"][1]["role"] = "PLAYER_B"
@@ -115,8 +136,11 @@ async def test_start_match_refuses_a_player_against_itself(
 
 
 async def test_a_match_id_already_running_or_finished_is_refused(
-        fast_shared: SharedDir, network: Network, lm: FakeLeagueManager,
-        players: tuple[ScriptedPlayer, ScriptedPlayer]) -> None:
+    fast_shared: SharedDir,
+    network: Network,
+    lm: FakeLeagueManager,
+    players: tuple[ScriptedPlayer, ScriptedPlayer],
+) -> None:
     a, b = players
     gate = asyncio.Event()
 
@@ -142,8 +166,11 @@ def idle(service: RefereeService) -> Callable[[], bool]:
 
 
 async def test_a_newer_assignment_replaces_the_run_it_supersedes(
-        fast_shared: SharedDir, network: Network, lm: FakeLeagueManager,
-        players: tuple[ScriptedPlayer, ScriptedPlayer]) -> None:
+    fast_shared: SharedDir,
+    network: Network,
+    lm: FakeLeagueManager,
+    players: tuple[ScriptedPlayer, ScriptedPlayer],
+) -> None:
     """The League Manager gave the match again (it lost sight of this referee): the old
     run stops, tells its players nothing, and keeps its record as superseded; an older
     or the same assignment is refused."""
@@ -177,19 +204,30 @@ async def test_a_newer_assignment_replaces_the_run_it_supersedes(
     (old,) = (folder / "superseded").glob("*.json")
     record = json.loads(old.read_text())
     assert (old.name, record["report_status"], record["lifecycle"][-1]["state"]) == (
-        "R1M1.4.REF07.json", "superseded", "ABORTED")
+        "R1M1.4.REF07.json",
+        "superseded",
+        "ABORTED",
+    )
 
 
 async def test_a_report_refused_as_superseded_stops_the_match_before_game_over(
-        fast_shared: SharedDir, network: Network, lm: FakeLeagueManager,
-        players: tuple[ScriptedPlayer, ScriptedPlayer]) -> None:
+    fast_shared: SharedDir,
+    network: Network,
+    lm: FakeLeagueManager,
+    players: tuple[ScriptedPlayer, ScriptedPlayer],
+) -> None:
     a, b = players
 
     def superseded(params: dict[str, Any]) -> dict[str, Any]:
-        return {"protocol": "league.v2", "message_type": "LEAGUE_ERROR",
-                "sender": "league_manager", "timestamp": "2026-01-01T00:00:00Z",
-                "conversation_id": params["conversation_id"], "error_code": "E014",
-                "error_description": "assignment 2 of REF07 was superseded"}
+        return {
+            "protocol": "league.v2",
+            "message_type": "LEAGUE_ERROR",
+            "sender": "league_manager",
+            "timestamp": "2026-01-01T00:00:00Z",
+            "conversation_id": params["conversation_id"],
+            "error_code": "E014",
+            "error_description": "assignment 2 of REF07 was superseded",
+        }
 
     lm.overrides["report_match_result"] = superseded
     async with running_referee(referee_settings(fast_shared), network) as (http, service):
@@ -206,8 +244,8 @@ async def test_a_report_refused_as_superseded_stops_the_match_before_game_over(
 
 
 async def test_start_match_over_capacity_is_refused(
-        tmp_path: Path, network: Network,
-        players: tuple[ScriptedPlayer, ScriptedPlayer]) -> None:
+    tmp_path: Path, network: Network, players: tuple[ScriptedPlayer, ScriptedPlayer]
+) -> None:
     a, b = players
     a.fail("handle_game_invitation", "timeout")
     shared = patient_shared(tmp_path, "handle_game_invitation")
@@ -222,8 +260,11 @@ async def test_start_match_over_capacity_is_refused(
 
 
 async def test_a_decided_match_that_is_still_reporting_holds_no_slot(
-        fast_shared: SharedDir, network: Network, lm: FakeLeagueManager,
-        players: tuple[ScriptedPlayer, ScriptedPlayer]) -> None:
+    fast_shared: SharedDir,
+    network: Network,
+    lm: FakeLeagueManager,
+    players: tuple[ScriptedPlayer, ScriptedPlayer],
+) -> None:
     a, b = players
     release_report = asyncio.Event()
 
@@ -246,8 +287,11 @@ async def test_a_decided_match_that_is_still_reporting_holds_no_slot(
 
 
 async def test_get_match_state_hides_moves_until_the_match_is_over(
-        tmp_path: Path, network: Network, lm: FakeLeagueManager,
-        players: tuple[ScriptedPlayer, ScriptedPlayer]) -> None:
+    tmp_path: Path,
+    network: Network,
+    lm: FakeLeagueManager,
+    players: tuple[ScriptedPlayer, ScriptedPlayer],
+) -> None:
     a, b = players
     gate = asyncio.Event()
 
@@ -270,10 +314,18 @@ async def test_get_match_state_hides_moves_until_the_match_is_over(
         gate.set()
         await asyncio.wait_for(lm.reported.wait(), timeout=5)
         await eventually(idle(service))
-        after = await rpc(http, "get_match_state", {
-            "protocol": "league.v2", "message_type": "GET_MATCH_STATE", "sender": "player:P01",
-            "conversation_id": "debug", "match_id": "R1M1",
-            "league_id": "league_2025_even_odd"})
+        after = await rpc(
+            http,
+            "get_match_state",
+            {
+                "protocol": "league.v2",
+                "message_type": "GET_MATCH_STATE",
+                "sender": "player:P01",
+                "conversation_id": "debug",
+                "match_id": "R1M1",
+                "league_id": "league_2025_even_odd",
+            },
+        )
         assert after["state"] == "FINISHED"
         assert '"parity_choice": "even"' in json.dumps(after["match"])
         assert after["match"]["result"]["game_result"]["choices"] == {"P01": "even", "P02": "odd"}
@@ -283,33 +335,48 @@ async def test_get_match_state_hides_moves_until_the_match_is_over(
 def answered(service: RefereeService, player_id: str) -> Callable[[], bool]:
     def check() -> bool:
         transcript = service.matches.lookup("R1M1", None)["transcript"]
-        return any(e["direction"] == "received" and e["method"] == "choose_parity"
-                   and e["peer"] == player_id for e in transcript)
+        return any(
+            e["direction"] == "received"
+            and e["method"] == "choose_parity"
+            and e["peer"] == player_id
+            for e in transcript
+        )
+
     return check
 
 
 @pytest.mark.parametrize(("params", "code"), [({"match_id": "R7M7"}, "E006"), ({}, "E003")])
-async def test_get_match_state_of_nothing(fast_shared: SharedDir, network: Network,
-                                          params: dict[str, Any], code: str) -> None:
+async def test_get_match_state_of_nothing(
+    fast_shared: SharedDir, network: Network, params: dict[str, Any], code: str
+) -> None:
     async with running_referee(referee_settings(fast_shared, join_league=False), network) as (
-            http, _):
+        http,
+        _,
+    ):
         answer = await rpc(http, "get_match_state", params)
         assert answer["error_code"] == code
 
 
 async def test_league_completed_is_acknowledged_and_shown(
-        fast_shared: SharedDir, network: Network) -> None:
+    fast_shared: SharedDir, network: Network
+) -> None:
     message = {
-        "protocol": "league.v2", "message_type": "LEAGUE_COMPLETED", "sender": "league_manager",
-        "timestamp": "2026-01-01T00:00:00Z", "conversation_id": "end",
-        "league_id": "league_2025_even_odd", "total_rounds": 3, "total_matches": 6,
-        "champion": {"player_id": "P01", "points": 9}, "final_standings": [
-            {"rank": 1, "player_id": "P01", "points": 9}],
+        "protocol": "league.v2",
+        "message_type": "LEAGUE_COMPLETED",
+        "sender": "league_manager",
+        "timestamp": "2026-01-01T00:00:00Z",
+        "conversation_id": "end",
+        "league_id": "league_2025_even_odd",
+        "total_rounds": 3,
+        "total_matches": 6,
+        "champion": {"player_id": "P01", "points": 9},
+        "final_standings": [{"rank": 1, "player_id": "P01", "points": 9}],
     }
     async with running_referee(referee_settings(fast_shared), network) as (http, service):
         await registered(service)
-        forged = await rpc(http, "notify_league_completed",
-                           {**message, "auth_token": FakeLeagueManager.TOKEN})
+        forged = await rpc(
+            http, "notify_league_completed", {**message, "auth_token": FakeLeagueManager.TOKEN}
+        )
         assert forged["error_code"] == "E012", "the token itself is no proof"
         assert (await http.get("/status")).json()["league_completed"] is False
         proof = league_manager_proof(FakeLeagueManager.TOKEN, message["league_id"], "end")
@@ -320,7 +387,8 @@ async def test_league_completed_is_acknowledged_and_shown(
 
 
 async def test_matches_run_concurrently_one_task_each(
-        fast_shared: SharedDir, lm: FakeLeagueManager) -> None:
+    fast_shared: SharedDir, lm: FakeLeagueManager
+) -> None:
     a, b = ScriptedPlayer("P01"), ScriptedPlayer("P02")
     c, d = ScriptedPlayer("P03"), ScriptedPlayer("P04")
     gate = asyncio.Event()
@@ -331,6 +399,7 @@ async def test_matches_run_concurrently_one_task_each(
             invited.append(player.player_id)
             await gate.wait()
             return player.answer("handle_game_invitation", params)
+
         return join
 
     for player in (a, b, c, d):

@@ -26,8 +26,11 @@ ODD_SEED = seed_drawing("odd")
 
 
 def methods_sent(record_doc: dict[str, Any], peer: str) -> list[str]:
-    return [entry["method"] for entry in record_doc["transcript"]
-            if entry["peer"] == peer and entry["direction"] == "sent"]
+    return [
+        entry["method"]
+        for entry in record_doc["transcript"]
+        if entry["peer"] == peer and entry["direction"] == "sent"
+    ]
 
 
 def game_errors(player: ScriptedPlayer) -> list[dict[str, Any]]:
@@ -35,7 +38,8 @@ def game_errors(player: ScriptedPlayer) -> list[dict[str, Any]]:
 
 
 async def test_a_normal_win_is_announced_recorded_and_reported(
-        harness: MatchHarness, lm: FakeLeagueManager) -> None:
+    harness: MatchHarness, lm: FakeLeagueManager
+) -> None:
     a, b = ScriptedPlayer("P01", "even"), ScriptedPlayer("P02", "odd")
     outcome, record = await harness.run(a, b, seed=EVEN_SEED)
     drawn = even_odd.draw_number(random.Random(EVEN_SEED))
@@ -52,7 +56,10 @@ async def test_a_normal_win_is_announced_recorded_and_reported(
     assert report["auth_token"] == FakeLeagueManager.TOKEN
     assert report["sender"] == "referee:REF07"
     assert (report["league_id"], report["round_id"], report["match_id"]) == (
-        "league_2025_even_odd", 1, "R1M1")
+        "league_2025_even_odd",
+        1,
+        "R1M1",
+    )
     assert report["result"]["winner"] == "P01"
     assert report["result"]["score"] == {"P01": 3, "P02": 0}
     details = report["result"]["details"]
@@ -63,7 +70,8 @@ async def test_a_normal_win_is_announced_recorded_and_reported(
 
 
 async def test_both_right_is_a_draw_worth_a_point_each(
-        harness: MatchHarness, lm: FakeLeagueManager) -> None:
+    harness: MatchHarness, lm: FakeLeagueManager
+) -> None:
     a, b = ScriptedPlayer("P01", "odd"), ScriptedPlayer("P02", "odd")
     outcome, _ = await harness.run(a, b, seed=ODD_SEED)
     assert (outcome.status, outcome.winner) == ("DRAW", None)
@@ -82,30 +90,48 @@ async def test_invitation_and_choice_carry_the_protocol_fields(harness: MatchHar
     assert "auth_token" not in invitation, "players never get the referee's token"
     (call,) = a.received("choose_parity")
     assert call["message_type"] == "CHOOSE_PARITY_CALL" and call["player_id"] == "P01"
-    assert call["context"] == {"opponent_id": "P02", "round_id": 1,
-                               "your_standings": {"wins": 2, "losses": 1, "draws": 0}}
+    assert call["context"] == {
+        "opponent_id": "P02",
+        "round_id": 1,
+        "your_standings": {"wins": 2, "losses": 1, "draws": 0},
+    }
     remaining = (parse_utc(call["deadline"]) - parse_utc(call["timestamp"])).total_seconds()
     assert 0 <= remaining <= 1, "deadline = now + the choose_parity timeout (0.2 s here)"
 
 
 async def test_a_player_that_always_times_out_gets_three_retries_then_a_technical_loss(
-        harness: MatchHarness, lm: FakeLeagueManager) -> None:
+    harness: MatchHarness, lm: FakeLeagueManager
+) -> None:
     a, b = ScriptedPlayer("P01"), ScriptedPlayer("P02")
     b.fail("choose_parity", "timeout")
     outcome, record = await harness.run(a, b)
 
     assert (outcome.status, outcome.winner, outcome.technical_losers) == (
-        "TECHNICAL_LOSS", "P01", ["P02"])
+        "TECHNICAL_LOSS",
+        "P01",
+        ["P02"],
+    )
     assert len(b.received("choose_parity")) == 4, "one call and three retries"
     errors = game_errors(b)
     assert [(e["retryable"], e["retry_count"], e["error_code"]) for e in errors] == [
-        (True, 1, "E001"), (True, 2, "E001"), (True, 3, "E001"), (False, 3, "E001")]
+        (True, 1, "E001"),
+        (True, 2, "E001"),
+        (True, 3, "E001"),
+        (False, 3, "E001"),
+    ]
     assert all(e["max_retries"] == 3 and e["affected_player"] == "P02" for e in errors)
     assert game_errors(a) == []
     order = [name for name, _ in b.calls]
-    assert order[:8] == ["handle_game_invitation", "choose_parity", "notify_game_error",
-                         "choose_parity", "notify_game_error", "choose_parity",
-                         "notify_game_error", "choose_parity"], "each retry announced first"
+    assert order[:8] == [
+        "handle_game_invitation",
+        "choose_parity",
+        "notify_game_error",
+        "choose_parity",
+        "notify_game_error",
+        "choose_parity",
+        "notify_game_error",
+        "choose_parity",
+    ], "each retry announced first"
     (report,) = lm.received("report_match_result")
     assert report["result"]["winner"] == "P01"
     assert report["result"]["score"] == {"P01": 3, "P02": 0}
@@ -116,7 +142,8 @@ async def test_a_player_that_always_times_out_gets_three_retries_then_a_technica
 
 
 async def test_a_connection_error_that_heals_on_retry_changes_nothing(
-        harness: MatchHarness) -> None:
+    harness: MatchHarness,
+) -> None:
     a, b = ScriptedPlayer("P01", "even"), ScriptedPlayer("P02", "odd")
     b.fail("choose_parity", "connect", times=1)
     outcome, _ = await harness.run(a, b, seed=ODD_SEED)
@@ -125,18 +152,25 @@ async def test_a_connection_error_that_heals_on_retry_changes_nothing(
     assert (notice["error_code"], notice["retryable"], notice["retry_count"]) == ("E009", True, 1)
     calls = b.received("choose_parity")
     assert len(calls) == 2
-    assert parse_utc(calls[1]["deadline"]) >= parse_utc(calls[0]["deadline"]), \
+    assert parse_utc(calls[1]["deadline"]) >= parse_utc(calls[0]["deadline"]), (
         "a retry carries a fresh deadline"
+    )
 
 
 async def test_an_invalid_parity_is_a_technical_loss_without_retry(
-        harness: MatchHarness, lm: FakeLeagueManager) -> None:
+    harness: MatchHarness, lm: FakeLeagueManager
+) -> None:
     a, b = ScriptedPlayer("P01"), ScriptedPlayer("P02")
-    b.overrides["choose_parity"] = lambda params: {**b.answer("choose_parity", params),
-                                                   "parity_choice": "EVEN"}
+    b.overrides["choose_parity"] = lambda params: {
+        **b.answer("choose_parity", params),
+        "parity_choice": "EVEN",
+    }
     outcome, _ = await harness.run(a, b)
     assert (outcome.status, outcome.winner, outcome.technical_losers) == (
-        "TECHNICAL_LOSS", "P01", ["P02"])
+        "TECHNICAL_LOSS",
+        "P01",
+        ["P02"],
+    )
     assert len(b.received("choose_parity")) == 1, "no retry for an invalid answer"
     (notice,) = game_errors(b)
     assert (notice["error_code"], notice["retryable"]) == ("E004", False)
@@ -159,8 +193,10 @@ async def test_an_answer_missing_a_field_is_a_technical_loss(harness: MatchHarne
 
 async def test_a_wrong_match_id_in_the_answer_is_a_technical_loss(harness: MatchHarness) -> None:
     a, b = ScriptedPlayer("P01"), ScriptedPlayer("P02")
-    a.overrides["choose_parity"] = lambda params: {**a.answer("choose_parity", params),
-                                                   "match_id": "R9M9"}
+    a.overrides["choose_parity"] = lambda params: {
+        **a.answer("choose_parity", params),
+        "match_id": "R9M9",
+    }
     outcome, _ = await harness.run(a, b)
     assert outcome.technical_losers == ["P01"] and outcome.winner == "P02"
     (notice,) = game_errors(a)
@@ -176,11 +212,15 @@ async def test_a_league_error_answer_is_a_technical_loss_at_once(harness: MatchH
 
 
 async def test_refusing_the_invitation_loses_before_any_choice(
-        harness: MatchHarness, lm: FakeLeagueManager) -> None:
+    harness: MatchHarness, lm: FakeLeagueManager
+) -> None:
     a, b = ScriptedPlayer("P01", accept=False), ScriptedPlayer("P02")
     outcome, record = await harness.run(a, b)
     assert (outcome.status, outcome.winner, outcome.technical_losers) == (
-        "TECHNICAL_LOSS", "P02", ["P01"])
+        "TECHNICAL_LOSS",
+        "P02",
+        ["P01"],
+    )
     assert a.received("choose_parity") == [] and b.received("choose_parity") == []
     states = [step["state"] for step in harness.match_file(record)["lifecycle"]]
     assert states == ["WAITING_FOR_PLAYERS", "FINISHED"]
@@ -190,7 +230,8 @@ async def test_refusing_the_invitation_loses_before_any_choice(
 
 
 async def test_both_players_failing_is_a_technical_loss_for_both(
-        harness: MatchHarness, lm: FakeLeagueManager) -> None:
+    harness: MatchHarness, lm: FakeLeagueManager
+) -> None:
     a, b = ScriptedPlayer("P01"), ScriptedPlayer("P02")
     a.fail("handle_game_invitation", "connect")
     b.fail("handle_game_invitation", "connect")
@@ -205,7 +246,8 @@ async def test_both_players_failing_is_a_technical_loss_for_both(
 
 
 async def test_a_failed_game_over_does_not_change_the_result(
-        harness: MatchHarness, lm: FakeLeagueManager) -> None:
+    harness: MatchHarness, lm: FakeLeagueManager
+) -> None:
     a, b = ScriptedPlayer("P01", "even"), ScriptedPlayer("P02", "odd")
     b.fail("notify_match_result", "connect")
     a.fail("notify_match_result", "http500")
@@ -229,30 +271,48 @@ async def test_no_player_sees_the_other_choice_before_game_over(harness: MatchHa
             for secret in ("choices", "parity_choice", "game_result", "drawn_number"):
                 assert secret not in text, f"{player.player_id} saw {secret} in {name}"
     transcript = harness.match_file(record)["transcript"]
-    received = [i for i, e in enumerate(transcript)
-                if e["direction"] == "received" and e["method"] == "choose_parity"]
-    game_over = [i for i, e in enumerate(transcript)
-                 if e["direction"] == "sent" and e["method"] == "notify_match_result"]
+    received = [
+        i
+        for i, e in enumerate(transcript)
+        if e["direction"] == "received" and e["method"] == "choose_parity"
+    ]
+    game_over = [
+        i
+        for i, e in enumerate(transcript)
+        if e["direction"] == "sent" and e["method"] == "notify_match_result"
+    ]
     assert len(received) == 2 and max(received) < min(game_over)
 
 
-async def test_the_match_file_holds_lifecycle_transcript_and_result(
-        harness: MatchHarness) -> None:
+async def test_the_match_file_holds_lifecycle_transcript_and_result(harness: MatchHarness) -> None:
     a, b = ScriptedPlayer("P01", "even"), ScriptedPlayer("P02", "odd")
     _, record = await harness.run(a, b, seed=EVEN_SEED)
     assert record.path == harness.shared.data_dir / "matches" / "league_2025_even_odd" / "R1M1.json"
     doc = harness.match_file(record)
     assert doc["schema_version"] and doc["last_updated"].endswith("Z")
     assert [s["state"] for s in doc["lifecycle"]] == [
-        "WAITING_FOR_PLAYERS", "COLLECTING_CHOICES", "DRAWING_NUMBER", "FINISHED"]
+        "WAITING_FOR_PLAYERS",
+        "COLLECTING_CHOICES",
+        "DRAWING_NUMBER",
+        "FINISHED",
+    ]
     assert all(s["at"].endswith("Z") for s in doc["lifecycle"])
     assert (doc["match_id"], doc["round_id"], doc["game_type"], doc["referee_id"]) == (
-        "R1M1", 1, "even_odd", "REF07")
+        "R1M1",
+        1,
+        "even_odd",
+        "REF07",
+    )
     assert [(p["player_id"], p["role"], p["endpoint"]) for p in doc["players"]] == [
-        ("P01", "PLAYER_A", a.endpoint), ("P02", "PLAYER_B", b.endpoint)]
+        ("P01", "PLAYER_A", a.endpoint),
+        ("P02", "PLAYER_B", b.endpoint),
+    ]
     for player in ("P01", "P02"):
         assert methods_sent(doc, player) == [
-            "handle_game_invitation", "choose_parity", "notify_match_result"]
+            "handle_game_invitation",
+            "choose_parity",
+            "notify_match_result",
+        ]
     assert methods_sent(doc, "league_manager") == ["report_match_result"]
     assert len(doc["transcript"]) == 14, "7 requests, 7 answers"
     assert doc["result"]["game_result"]["winner_player_id"] == "P01"
@@ -262,7 +322,8 @@ async def test_the_match_file_holds_lifecycle_transcript_and_result(
 
 
 async def test_an_unreachable_league_manager_leaves_the_result_unreported(
-        harness: MatchHarness, lm: FakeLeagueManager) -> None:
+    harness: MatchHarness, lm: FakeLeagueManager
+) -> None:
     lm.fail("report_match_result", "connect")
     a, b = ScriptedPlayer("P01", "even"), ScriptedPlayer("P02", "odd")
     outcome, record = await harness.run(a, b, seed=EVEN_SEED)
@@ -275,7 +336,8 @@ async def test_an_unreachable_league_manager_leaves_the_result_unreported(
 
 
 async def test_a_refused_report_is_marked_rejected(
-        harness: MatchHarness, lm: FakeLeagueManager) -> None:
+    harness: MatchHarness, lm: FakeLeagueManager
+) -> None:
     lm.fail("report_match_result", "league_error")
     _, record = await harness.run(ScriptedPlayer("P01"), ScriptedPlayer("P02"))
     assert record.report_status == "rejected"
@@ -283,7 +345,8 @@ async def test_a_refused_report_is_marked_rejected(
 
 
 async def test_a_standalone_match_reports_to_no_one(
-        harness: MatchHarness, lm: FakeLeagueManager) -> None:
+    harness: MatchHarness, lm: FakeLeagueManager
+) -> None:
     _, record = await harness.run(ScriptedPlayer("P01"), ScriptedPlayer("P02"), report=False)
     assert lm.calls == []
     assert record.report_status == "not_required"
@@ -293,14 +356,15 @@ async def test_seeded_matches_draw_the_same_number_every_time(harness: MatchHarn
     seed = match_seed(2025, "R1M1")
     assert seed == match_seed(2025, "R1M1") and seed is not None
     assert match_seed(None, "R1M1") is None, "no seed: cryptographic draws"
-    first, _ = await harness.run(ScriptedPlayer("P01"), ScriptedPlayer("P02"), seed=seed,
-                                 match_id="R1M1")
-    again, _ = await harness.run(ScriptedPlayer("P01"), ScriptedPlayer("P02"), seed=seed,
-                                 match_id="R1M2")
+    first, _ = await harness.run(
+        ScriptedPlayer("P01"), ScriptedPlayer("P02"), seed=seed, match_id="R1M1"
+    )
+    again, _ = await harness.run(
+        ScriptedPlayer("P01"), ScriptedPlayer("P02"), seed=seed, match_id="R1M2"
+    )
     assert first.drawn_number == again.drawn_number
     assert first.drawn_number == even_odd.draw_number(random.Random(seed))
-    numbers = {even_odd.draw_number(random.Random(match_seed(2025, f"R1M{i}")))
-               for i in range(40)}
+    numbers = {even_odd.draw_number(random.Random(match_seed(2025, f"R1M{i}"))) for i in range(40)}
     assert len(numbers) > 5, "each match gets its own seed"
 
 
@@ -322,21 +386,28 @@ async def test_cancelling_a_match_leaves_it_aborted_on_disk(harness: MatchHarnes
 
 # --- what published agents send: lenient and strict leagues ----------------------------------
 
+
 def bare_answers(player: ScriptedPlayer) -> None:
     """The player answers with only the message's own fields, no envelope."""
     envelope = ("protocol", "message_type", "sender", "timestamp", "conversation_id")
     for method in ("handle_game_invitation", "choose_parity"):
+
         def strip(params: dict[str, Any], method: str = method) -> dict[str, Any]:
             full = ScriptedPlayer.answer(player, method, params)
             return {k: v for k, v in full.items() if k not in envelope}
+
         player.overrides[method] = strip
 
 
 class MessageTypePlayer(ScriptedPlayer):
     """Serves the message_type as the method name, and -32601 to the protocol's names."""
 
-    SPEC = {"GAME_INVITATION": "handle_game_invitation", "CHOOSE_PARITY_CALL": "choose_parity",
-            "GAME_OVER": "notify_match_result", "GAME_ERROR": "notify_game_error"}
+    SPEC = {
+        "GAME_INVITATION": "handle_game_invitation",
+        "CHOOSE_PARITY_CALL": "choose_parity",
+        "GAME_OVER": "notify_match_result",
+        "GAME_ERROR": "notify_game_error",
+    }
 
     def __init__(self, player_id: str, choice: Any) -> None:
         super().__init__(player_id, choice)
@@ -346,14 +417,21 @@ class MessageTypePlayer(ScriptedPlayer):
         body = json.loads(request.content)
         self.methods_called.append(body["method"])
         if body["method"] not in self.SPEC:
-            return httpx.Response(200, json={"jsonrpc": "2.0", "id": body["id"], "error": {
-                "code": -32601, "message": "Method not found"}})
+            return httpx.Response(
+                200,
+                json={
+                    "jsonrpc": "2.0",
+                    "id": body["id"],
+                    "error": {"code": -32601, "message": "Method not found"},
+                },
+            )
         body["method"] = self.SPEC[body["method"]]
         return await super().respond(httpx.Request("POST", request.url, json=body))
 
 
 async def test_a_lenient_league_completes_bare_answers_and_notes_them(
-        harness: MatchHarness) -> None:
+    harness: MatchHarness,
+) -> None:
     a, b = ScriptedPlayer("P01", "even"), ScriptedPlayer("P02", "odd")
     bare_answers(b)
     outcome, record = await harness.run(a, b, seed=EVEN_SEED)
@@ -364,7 +442,8 @@ async def test_a_lenient_league_completes_bare_answers_and_notes_them(
 
 
 async def test_a_strict_league_gives_a_technical_loss_for_a_bare_answer(
-        harness: MatchHarness) -> None:
+    harness: MatchHarness,
+) -> None:
     a, b = ScriptedPlayer("P01", "even"), ScriptedPlayer("P02", "even")
     bare_answers(b)
     outcome, record = await harness.run(a, b, seed=EVEN_SEED, protocol_mode="strict")
@@ -375,20 +454,29 @@ async def test_a_strict_league_gives_a_technical_loss_for_a_bare_answer(
 
 
 async def test_a_player_serving_message_types_plays_in_a_lenient_league_only(
-        harness: MatchHarness) -> None:
+    harness: MatchHarness,
+) -> None:
     a, b = ScriptedPlayer("P01", "even"), MessageTypePlayer("P02", "odd")
     outcome, _ = await harness.run(a, b, seed=EVEN_SEED)
     assert outcome.winner == "P01" and not outcome.technical_losers
-    assert b.methods_called == ["handle_game_invitation", "GAME_INVITATION", "choose_parity",
-                                "CHOOSE_PARITY_CALL", "notify_match_result", "GAME_OVER"]
+    assert b.methods_called == [
+        "handle_game_invitation",
+        "GAME_INVITATION",
+        "choose_parity",
+        "CHOOSE_PARITY_CALL",
+        "notify_match_result",
+        "GAME_OVER",
+    ]
     b.methods_called.clear()
     await harness.run(a, b, seed=EVEN_SEED, match_id="R1M2")
-    assert b.methods_called == ["GAME_INVITATION", "CHOOSE_PARITY_CALL", "GAME_OVER"], \
+    assert b.methods_called == ["GAME_INVITATION", "CHOOSE_PARITY_CALL", "GAME_OVER"], (
         "the names it serves are remembered"
+    )
 
     a2, b2 = ScriptedPlayer("P03", "even"), MessageTypePlayer("P04", "odd")
-    strict, _ = await harness.run(a2, b2, seed=EVEN_SEED, match_id="R1M3",
-                                  protocol_mode="strict")
+    strict, _ = await harness.run(a2, b2, seed=EVEN_SEED, match_id="R1M3", protocol_mode="strict")
     assert list(strict.technical_losers) == ["P04"]
-    assert b2.methods_called[0] == "handle_game_invitation" and "GAME_INVITATION" not in \
-        b2.methods_called
+    assert (
+        b2.methods_called[0] == "handle_game_invitation"
+        and "GAME_INVITATION" not in b2.methods_called
+    )

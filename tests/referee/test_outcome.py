@@ -43,8 +43,10 @@ def test_one_fault_gives_the_other_player_the_win() -> None:
 
 
 def test_two_faults_give_nobody_the_win() -> None:
-    faults = [Fault("P01", "handle_game_invitation", "REFUSED", "refused"),
-              Fault("P02", "handle_game_invitation", "E009", "unreachable")]
+    faults = [
+        Fault("P01", "handle_game_invitation", "REFUSED", "refused"),
+        Fault("P02", "handle_game_invitation", "E009", "unreachable"),
+    ]
     outcome = technical_outcome(["P01", "P02"], {}, faults)
     assert outcome.winner is None and outcome.technical_losers == ["P01", "P02"]
     assert outcome.match_result(SCORING).score == {"P01": -3, "P02": -3}

@@ -31,8 +31,15 @@ from sdk.config import SharedDir
 from tests.conftest import free_port, make_shared_dir
 from tests.match_files import match_files, recompute_standings, scheduled_rounds
 
-__all__ = ["FAST_STRATEGIES", "LEAGUE", "CrashLeague", "LeagueCheck", "check_league",
-           "kill_points", "running_league"]
+__all__ = [
+    "FAST_STRATEGIES",
+    "LEAGUE",
+    "CrashLeague",
+    "LeagueCheck",
+    "check_league",
+    "kill_points",
+    "running_league",
+]
 
 LEAGUE = "league_2025_even_odd"
 FAST_STRATEGIES = ("random", "fixed", "history")
@@ -69,15 +76,15 @@ class CrashLeague:
     def start(self) -> int:
         """Start the league as the admin does; returns its number of matches."""
         token = (self.league_dir / "admin_token").read_text().strip()
-        response = self.client.post(f"{self.lm_url}/start_league",
-                                    headers={"Authorization": f"Bearer {token}"})
+        response = self.client.post(
+            f"{self.lm_url}/start_league", headers={"Authorization": f"Bearer {token}"}
+        )
         assert response.status_code == 200, response.text
         return int(response.json()["total_matches"])
 
     def process(self, name: str) -> AgentProcess:
         """A running agent by its launcher name (``referee-Ref1``, ``player-Player3``)."""
-        return next(p for p in self.launcher.processes
-                    if p.name == name and p.popen.poll() is None)
+        return next(p for p in self.launcher.processes if p.name == name and p.popen.poll() is None)
 
     def kill(self, process: AgentProcess) -> None:
         """SIGKILL one process by its pid (no shutdown code runs), and reap it."""
@@ -104,8 +111,12 @@ class CrashLeague:
 
     def wait_completed(self, timeout: float) -> dict[str, Any]:
         """Wait for the league's end; returns the final ``GET /standings``."""
-        wait_for(lambda: self.status()["state"] == "COMPLETED", timeout,
-                 "the league to complete", interval=_POLL_SEC)
+        wait_for(
+            lambda: self.status()["state"] == "COMPLETED",
+            timeout,
+            "the league to complete",
+            interval=_POLL_SEC,
+        )
         return self.client.get(f"{self.lm_url}/standings").json()  # type: ignore[no-any-return]
 
     def kill_manager_at(self, points: list[int], timeout: float) -> int:
@@ -115,8 +126,12 @@ class CrashLeague:
         complete before the last point)."""
         kills = 0
         for point in points:
-            status = wait_for(lambda p=point: _reached(self.status(), p), timeout,
-                              f"{point} results", interval=_POLL_SEC)
+            status = wait_for(
+                lambda p=point: _reached(self.status(), p),
+                timeout,
+                f"{point} results",
+                interval=_POLL_SEC,
+            )
             if status["state"] == "COMPLETED":
                 break
             self.restart_manager()
@@ -136,10 +151,17 @@ def kill_points(total: int, kills: int, seed: int) -> list[int]:
 
 
 @contextmanager
-def running_league(root: Path, *, players: int, referees: int = 2, capacity: int = 4,
-                   strategies: tuple[str, ...] = FAST_STRATEGIES, match_timeout_sec: float = 10,
-                   system: dict[str, Any] | None = None, league: dict[str, Any] | None = None,
-                   ) -> Iterator[CrashLeague]:
+def running_league(
+    root: Path,
+    *,
+    players: int,
+    referees: int = 2,
+    capacity: int = 4,
+    strategies: tuple[str, ...] = FAST_STRATEGIES,
+    match_timeout_sec: float = 10,
+    system: dict[str, Any] | None = None,
+    league: dict[str, Any] | None = None,
+) -> Iterator[CrashLeague]:
     """A League Manager, ``referees`` referees (``Ref1``…) and ``players`` players
     (``Player1``…, strategies in turn), all registered; every process stopped by its pid
     on the way out. ``match_timeout_sec`` is the league's; ``system`` and ``league``
@@ -147,13 +169,17 @@ def running_league(root: Path, *, players: int, referees: int = 2, capacity: int
     shared = make_shared_dir(root / "SHARED", **(system or {}))
     league_path = shared.config_dir / "leagues" / f"{LEAGUE}.json"
     config = json.loads(league_path.read_text())
-    league_path.write_text(json.dumps({**config, "match_timeout_sec": match_timeout_sec,
-                                       **(league or {})}))
+    league_path.write_text(
+        json.dumps({**config, "match_timeout_sec": match_timeout_sec, **(league or {})})
+    )
     launcher = Launcher(shared.root)
     plan = LeaguePlan(
-        shared_dir=shared.root, lm_port=free_port(), league_id=LEAGUE,
-        players=[(f"Player{i + 1}", free_port(), strategies[i % len(strategies)])
-                 for i in range(players)],
+        shared_dir=shared.root,
+        lm_port=free_port(),
+        league_id=LEAGUE,
+        players=[
+            (f"Player{i + 1}", free_port(), strategies[i % len(strategies)]) for i in range(players)
+        ],
         referees=[(f"Ref{i + 1}", free_port(), capacity) for i in range(referees)],
     )
     try:
@@ -189,14 +215,17 @@ def check_league(shared: SharedDir, final: dict[str, Any]) -> LeagueCheck:
     against ``final``, the League Manager's last ``GET /standings``."""
     league_dir = shared.league_dir(LEAGUE)
     scheduled = [m.match_id for r in scheduled_rounds(shared, LEAGUE) for m in r.matches]
-    journal = [json.loads(line) for line in
-               (league_dir / "journal.jsonl").read_text(encoding="utf-8").splitlines()
-               if line.strip()]
+    journal = [
+        json.loads(line)
+        for line in (league_dir / "journal.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
     counts = Counter(record["match_id"] for record in journal)
     double = sorted(match_id for match_id, count in counts.items() if count > 1)
     mismatches = [f"{match_id}: never counted" for match_id in scheduled if match_id not in counts]
-    mismatches += [f"{match_id}: counted but not scheduled" for match_id in counts
-                   if match_id not in scheduled]
+    mismatches += [
+        f"{match_id}: counted but not scheduled" for match_id in counts if match_id not in scheduled
+    ]
     files = {match["match_id"]: match for match in match_files(shared, LEAGUE)}
     winners = {record["match_id"]: record["winner"] for record in journal}
     for match_id in scheduled:
@@ -204,17 +233,21 @@ def check_league(shared: SharedDir, final: dict[str, Any]) -> LeagueCheck:
         if match is None or not match.get("result"):
             mismatches.append(f"{match_id}: no match file with a result")
         elif match_id in winners and match["result"]["report"]["winner"] != winners[match_id]:
-            mismatches.append(f"{match_id}: journaled winner {winners[match_id]}, match file "
-                              f"{match['result']['report']['winner']}")
+            mismatches.append(
+                f"{match_id}: journaled winner {winners[match_id]}, match file "
+                f"{match['result']['report']['winner']}"
+            )
     on_disk = json.loads((league_dir / "standings.json").read_text())
     recomputed = recompute_standings(shared, LEAGUE, list(files.values()))
     for row in on_disk["standings"]:
         mine = recomputed.get(row["player_id"], Counter())
         fields = ("played", "wins", "draws", "losses", "points")
         if tuple(row[f] for f in fields) != tuple(mine[f] for f in fields):
-            mismatches.append(f"{row['player_id']}: standings.json "
-                              f"{[row[f] for f in fields]}, match files "
-                              f"{[mine[f] for f in fields]}")
+            mismatches.append(
+                f"{row['player_id']}: standings.json "
+                f"{[row[f] for f in fields]}, match files "
+                f"{[mine[f] for f in fields]}"
+            )
     if on_disk["standings"] != final["standings"] or on_disk["version"] != len(journal):
         mismatches.append("standings.json is not the final standings")
     return LeagueCheck(len(scheduled), len(journal), double, mismatches)

@@ -24,8 +24,15 @@ from sdk.jsonrpc import served_methods
 from sdk.messages import Message
 from tests.conftest import free_port, make_shared_dir
 
-__all__ = ["SERVICE_NAMES", "TRACEBACK_MARKS", "Service", "Services", "answer_problems",
-           "method_models", "running_services"]
+__all__ = [
+    "SERVICE_NAMES",
+    "TRACEBACK_MARKS",
+    "Service",
+    "Services",
+    "answer_problems",
+    "method_models",
+    "running_services",
+]
 
 SERVICE_NAMES = ("league_manager", "referee", "player")
 TRACEBACK_MARKS = ("Traceback (most recent call last)", 'File "')
@@ -63,8 +70,9 @@ class Service:
 
     def post(self, body: Any, **headers: str) -> httpx.Response:
         """POST ``body`` (bytes, or anything httpx streams) to /mcp as any peer would."""
-        return self.client.post(self.mcp_url, content=body,
-                                headers={"content-type": "application/json", **headers})
+        return self.client.post(
+            self.mcp_url, content=body, headers={"content-type": "application/json", **headers}
+        )
 
     def healthy(self) -> bool:
         """The process runs and /health answers 200."""
@@ -113,16 +121,26 @@ def running_services(root: Path, *, strict_league: bool = False) -> Iterator[Ser
         league_path = shared.config_dir / "leagues" / f"{shared.system().default_league_id}.json"
         league = json.loads(league_path.read_text())
         league_path.write_text(json.dumps({**league, "protocol_mode": "strict"}))
-    plan = LeaguePlan(shared_dir=shared.root, players=[("P1", free_port(), "random")],
-                      referees=[("Ref1", free_port(), 4)], lm_port=free_port())
+    plan = LeaguePlan(
+        shared_dir=shared.root,
+        players=[("P1", free_port(), "random")],
+        referees=[("Ref1", free_port(), 4)],
+        lm_port=free_port(),
+    )
     launcher = Launcher(shared.root)
     try:
         with httpx.Client(timeout=30) as client:
             start_processes(plan, launcher, client)
             kinds = {process.kind: process for process in launcher.processes}
-            yield Services(shared, {name: Service(name, kinds[kind], client) for name, kind
-                                    in zip(SERVICE_NAMES, ("manager", "referee", "player"),
-                                           strict=True)})
+            yield Services(
+                shared,
+                {
+                    name: Service(name, kinds[kind], client)
+                    for name, kind in zip(
+                        SERVICE_NAMES, ("manager", "referee", "player"), strict=True
+                    )
+                },
+            )
     finally:
         launcher.stop_all()
 
@@ -136,8 +154,11 @@ def answer_problems(response: httpx.Response, sent: bytes = b"") -> list[str]:
     ``Ennn`` code and a description. No traceback text, unless the request itself held it.
     """
     text = response.text
-    problems = [f"traceback text {mark!r} in the answer" for mark in TRACEBACK_MARKS
-                if mark in text and mark.encode() not in sent][:1]
+    problems = [
+        f"traceback text {mark!r} in the answer"
+        for mark in TRACEBACK_MARKS
+        if mark in text and mark.encode() not in sent
+    ][:1]
     status = response.status_code
     if status == 204:
         return problems + ([f"HTTP 204 with a body: {text[:200]!r}"] if text else [])
@@ -162,12 +183,15 @@ def _response_problems(item: Any) -> list[str]:
     shown = json.dumps(item)[:300]
     if not isinstance(item, dict) or item.get("jsonrpc") != "2.0":
         return [f"not a JSON-RPC 2.0 response object: {shown}"]
-    if ("result" in item) == ("error" in item) or not item.keys() <= {"jsonrpc", "result",
-                                                                        "error", "id"}:
+    if ("result" in item) == ("error" in item) or not item.keys() <= {
+        "jsonrpc",
+        "result",
+        "error",
+        "id",
+    }:
         return [f"a response holds result or error, and id: {shown}"]
     request_id = item.get("id", "missing")
-    if not isinstance(request_id, (str, int, float, type(None))) or isinstance(request_id,
-                                                                               bool):
+    if not isinstance(request_id, (str, int, float, type(None))) or isinstance(request_id, bool):
         return [f"the response's id is not a string, number or null: {shown}"]
     if "error" in item:
         error = item["error"]

@@ -24,28 +24,81 @@ __all__ = ["KINDS", "body_kinds", "json_values", "paths_in"]
 Models = Mapping[str, "type[Message] | None"]
 KINDS = ("bytes", "cut_json", "deep", "json", "rpc", "batch", "mutated")
 
-json_scalars = (st.none() | st.booleans() | st.integers(min_value=-(2**70), max_value=2**70)
-                | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=20))
+json_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20)
+)
 json_values = st.recursive(
     json_scalars,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
-                                                                 max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
     max_leaves=12,
 )
 """Any JSON value a peer could send (bounded in size, so an example is one small request)."""
 
-NASTY_VALUES = st.sampled_from([
-    "", " ", "EVEN", "even", "odd", None, 0, -1, 2**63, 1.5, True, [], {},
-    "2025-01-15T12:30:00+02:00", "2025-01-15T10:30:00", "2025-13-45T99:99:99Z", "yesterday",
-    "1736937000", 1736937000, "league.v1", "league.v2", "1.0.0", "3.0.0", "abc",
-    "R1M1", "R999M999", "P01", "P99", "REF01", "player:P01", "referee:REF01", "league_manager",
-    "league_2025_even_odd", "no_such_league", "../../../etc/passwd", "x" * 5_000, "\u0000",
-    "\U0001f4a5", "\ud800", "PLAYER_A", "GET_STANDINGS", "http://127.0.0.1:1/mcp",
-])
+NASTY_VALUES = st.sampled_from(
+    [
+        "",
+        " ",
+        "EVEN",
+        "even",
+        "odd",
+        None,
+        0,
+        -1,
+        2**63,
+        1.5,
+        True,
+        [],
+        {},
+        "2025-01-15T12:30:00+02:00",
+        "2025-01-15T10:30:00",
+        "2025-13-45T99:99:99Z",
+        "yesterday",
+        "1736937000",
+        1736937000,
+        "league.v1",
+        "league.v2",
+        "1.0.0",
+        "3.0.0",
+        "abc",
+        "R1M1",
+        "R999M999",
+        "P01",
+        "P99",
+        "REF01",
+        "player:P01",
+        "referee:REF01",
+        "league_manager",
+        "league_2025_even_odd",
+        "no_such_league",
+        "../../../etc/passwd",
+        "x" * 5_000,
+        "\u0000",
+        "\U0001f4a5",
+        "\ud800",
+        "PLAYER_A",
+        "GET_STANDINGS",
+        "http://127.0.0.1:1/mcp",
+    ]
+)
 """Values that meet the protocol's own checks: wrong case, wrong zone, unknown ids."""
 
-_ENVELOPE = ("protocol", "message_type", "sender", "timestamp", "conversation_id",
-             "auth_token", "league_id", "round_id", "match_id")
+_ENVELOPE = (
+    "protocol",
+    "message_type",
+    "sender",
+    "timestamp",
+    "conversation_id",
+    "auth_token",
+    "league_id",
+    "round_id",
+    "match_id",
+)
 _RAW_PARAM_NAMES = ("match_id", "conversation_id", "league_id", "player_id", "sender")
 """The fields that the methods without a message model read."""
 
@@ -62,8 +115,10 @@ def _params_for(model: type[Message] | None) -> st.SearchStrategy[Any]:
     """Params named like the message's fields, with random, nasty or sample values."""
     names = tuple(model.model_fields) if model else _RAW_PARAM_NAMES + _ENVELOPE
     sample = example(model.MESSAGE_TYPE) if model else {}
-    values = {name: st.sampled_from([sample[name]]) | _values if name in sample else _values
-              for name in names}
+    values = {
+        name: st.sampled_from([sample[name]]) | _values if name in sample else _values
+        for name in names
+    }
     named = st.fixed_dictionaries({}, optional=values)
     return named | json_values | st.lists(json_values, max_size=3)
 
@@ -93,8 +148,13 @@ def rpc_requests(models: Models) -> st.SearchStrategy[dict[str, Any]]:
 
 def paths_in(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     """Every place inside a JSON value: keys of objects, indexes of arrays."""
-    children = (value.items() if isinstance(value, dict)
-                else enumerate(value) if isinstance(value, list) else ())
+    children = (
+        value.items()
+        if isinstance(value, dict)
+        else enumerate(value)
+        if isinstance(value, list)
+        else ()
+    )
     found: list[tuple[Any, ...]] = []
     for key, child in children:
         found.append((*prefix, key))
@@ -105,8 +165,7 @@ def paths_in(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
 def mutated_messages(models: Models) -> st.SearchStrategy[dict[str, Any]]:
     """Requests whose params are a valid sample message with one to three fields removed,
     replaced or added, anywhere in it: what reaches the handlers."""
-    methods = st.sampled_from(sorted(name for name, model in models.items()
-                                     if model is not None))
+    methods = st.sampled_from(sorted(name for name, model in models.items() if model is not None))
     actions = st.sampled_from(["remove", "replace", "add"])
 
     @st.composite
@@ -150,11 +209,19 @@ def body_kinds(models: Models) -> dict[str, st.SearchStrategy[bytes]]:
     return {
         "bytes": st.binary(max_size=300),
         "cut_json": st.tuples(requests.map(_dumps), st.integers(0, 400)).map(
-            lambda pair: pair[0][:pair[1]]),
-        "deep": st.tuples(st.sampled_from(sorted(models)), st.integers(1, 3_000),
-                          st.sampled_from("[{")).map(
-            lambda drawn: b'{"jsonrpc": "2.0", "method": ' + _dumps(drawn[0])
-            + b', "params": {"deep": ' + _nest(drawn[1], drawn[2]) + b'}, "id": 1}'),
+            lambda pair: pair[0][: pair[1]]
+        ),
+        "deep": st.tuples(
+            st.sampled_from(sorted(models)), st.integers(1, 3_000), st.sampled_from("[{")
+        ).map(
+            lambda drawn: (
+                b'{"jsonrpc": "2.0", "method": '
+                + _dumps(drawn[0])
+                + b', "params": {"deep": '
+                + _nest(drawn[1], drawn[2])
+                + b'}, "id": 1}'
+            )
+        ),
         "json": json_values.map(_dumps),
         "rpc": requests.map(_dumps),
         "batch": st.lists(requests | mutated | json_values, max_size=6).map(_dumps),

@@ -35,17 +35,32 @@ def stamp() -> str:
 
 
 def envelope(message_type: str, sender: str, **fields: Any) -> dict[str, Any]:
-    return {"protocol": "league.v2", "message_type": message_type, "sender": sender,
-            "timestamp": stamp(), "conversation_id": "auth-test", **fields}
+    return {
+        "protocol": "league.v2",
+        "message_type": message_type,
+        "sender": sender,
+        "timestamp": stamp(),
+        "conversation_id": "auth-test",
+        **fields,
+    }
 
 
-def register(url: str, kind: str, name: str, endpoint: str, secret: str | None = None
-             ) -> dict[str, Any]:
-    meta = {"display_name": name, "version": "1.0.0", "game_types": ["even_odd"],
-            "contact_endpoint": endpoint}
+def register(
+    url: str, kind: str, name: str, endpoint: str, secret: str | None = None
+) -> dict[str, Any]:
+    meta = {
+        "display_name": name,
+        "version": "1.0.0",
+        "game_types": ["even_odd"],
+        "contact_endpoint": endpoint,
+    }
     if kind == "referee":
-        params = envelope("REFEREE_REGISTER_REQUEST", f"referee:{name}", auth_token=secret,
-                          referee_meta={**meta, "max_concurrent_matches": 1})
+        params = envelope(
+            "REFEREE_REGISTER_REQUEST",
+            f"referee:{name}",
+            auth_token=secret,
+            referee_meta={**meta, "max_concurrent_matches": 1},
+        )
     else:
         params = envelope("LEAGUE_REGISTER_REQUEST", f"player:{name}", player_meta=meta)
     answer: dict[str, Any] = rpc(url, f"register_{kind}", params)["result"]
@@ -65,8 +80,11 @@ def league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     try:
         path = agents.shared.config_dir / "leagues" / f"{LEAGUE}.json"
         config = json.loads(path.read_text())
-        path.write_text(json.dumps({**config, "max_players": MAX_PLAYERS,
-                                    "registrations_per_minute": PER_MINUTE}))
+        path.write_text(
+            json.dumps(
+                {**config, "max_players": MAX_PLAYERS, "registrations_per_minute": PER_MINUTE}
+            )
+        )
         manager = agents.our_manager()
         url = manager.mcp_url
         agents.ours.wait_healthy(agents.our_referee(url))
@@ -94,10 +112,15 @@ def league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
 
 
 def test_a_referee_without_the_secret_is_refused_before_and_after_the_start(
-        league: dict[str, Any]) -> None:
+    league: dict[str, Any],
+) -> None:
     answers = league["answers"]
-    for name, code in (("rogue_before", "E011"), ("wrong_before", "E012"),
-                       ("rogue_after", "E011"), ("wrong_after", "E012")):
+    for name, code in (
+        ("rogue_before", "E011"),
+        ("wrong_before", "E012"),
+        ("rogue_after", "E011"),
+        ("wrong_after", "E012"),
+    ):
         answer = answers[name]
         assert (answer["message_type"], answer["error_code"]) == ("LEAGUE_ERROR", code), name
         assert "referee secret" in answer["error_description"], name
@@ -117,8 +140,11 @@ def test_registration_answers_are_documented_refusals(league: dict[str, Any]) ->
     assert answers["full"]["status"] == "REJECTED"
     assert f"the league is full ({MAX_PLAYERS} players)" in answers["full"]["reason"]
     assert answers["flood"]["status"] == "REJECTED"
-    assert re.search(rf"too many registrations from 127\.0\.0\.1: at most {PER_MINUTE} a "
-                     r"minute; try again in \d+ s", answers["flood"]["reason"])
+    assert re.search(
+        rf"too many registrations from 127\.0\.0\.1: at most {PER_MINUTE} a "
+        r"minute; try again in \d+ s",
+        answers["flood"]["reason"],
+    )
     assert 0 < answers["flood"]["retry_after_sec"] <= 60, "our agents wait that long, then retry"
     assert "retry_after_sec" not in answers["full"], "no wait changes a full league"
 
@@ -126,8 +152,9 @@ def test_registration_answers_are_documented_refusals(league: dict[str, Any]) ->
 def test_every_request_needs_its_own_senders_token(league: dict[str, Any]) -> None:
     url, answers = league["url"], league["answers"]
     mallory, token = answers["mallory"]["player_id"], answers["mallory"]["auth_token"]
-    someone_else = next(p["agent_id"] for p in league["status"]["players"]
-                        if p["agent_id"] != mallory)
+    someone_else = next(
+        p["agent_id"] for p in league["status"]["players"] if p["agent_id"] != mallory
+    )
     cases = {
         "E011": league_query(f"player:{mallory}"),
         "E012": league_query(f"player:{mallory}", auth_token=token[::-1]),
@@ -135,17 +162,25 @@ def test_every_request_needs_its_own_senders_token(league: dict[str, Any]) -> No
     for code, params in cases.items():
         answer = rpc(url, "league_query", params)["result"]
         assert (answer["message_type"], answer["error_code"]) == ("LEAGUE_ERROR", code), answer
-    impostor = rpc(url, "league_query", league_query(f"player:{someone_else}",
-                                                     auth_token=token))["result"]
+    impostor = rpc(url, "league_query", league_query(f"player:{someone_else}", auth_token=token))[
+        "result"
+    ]
     assert impostor["error_code"] == "E012", "another agent's sender with my token"
     own = rpc(url, "league_query", league_query(f"player:{mallory}", auth_token=token))
     assert own["result"]["success"] is True
 
 
 def report(sender: str, token: str, match_id: str, round_id: int) -> dict[str, Any]:
-    return envelope("MATCH_RESULT_REPORT", sender, auth_token=token, league_id=LEAGUE,
-                    round_id=round_id, match_id=match_id, game_type="even_odd",
-                    result={"winner": None, "score": {}, "details": {}})
+    return envelope(
+        "MATCH_RESULT_REPORT",
+        sender,
+        auth_token=token,
+        league_id=LEAGUE,
+        round_id=round_id,
+        match_id=match_id,
+        game_type="even_odd",
+        result={"winner": None, "score": {}, "details": {}},
+    )
 
 
 def test_only_the_referee_given_a_match_may_report_it(league: dict[str, Any]) -> None:
@@ -156,26 +191,38 @@ def test_only_the_referee_given_a_match_may_report_it(league: dict[str, Any]) ->
     rounds = httpx.get(url.removesuffix("/mcp") + "/schedule", timeout=10).json()
     matches = [m for r in rounds["rounds"] for m in r["matches"]]
     first = matches[0]
-    by_player = rpc(url, "report_match_result", report(
-        f"player:{mallory}", mallory_token, first["match_id"], first["round_id"]))["result"]
+    by_player = rpc(
+        url,
+        "report_match_result",
+        report(f"player:{mallory}", mallory_token, first["match_id"], first["round_id"]),
+    )["result"]
     assert by_player["error_code"] == "E014" and "only a referee" in by_player["error_description"]
     unknown = rpc(url, "report_match_result", report(f"referee:{eve}", eve_token, "R99M9", 99))
     assert unknown["result"]["error_code"] == "E006"
     log = agents.shared.league_log_path(LEAGUE).read_text().splitlines()
-    given_to_eve = {entry["data"]["match_id"] for entry in map(json.loads, log)
-                    if entry["event"] == "start_match_failed"
-                    and entry["data"]["referee_id"] == eve}
+    given_to_eve = {
+        entry["data"]["match_id"]
+        for entry in map(json.loads, log)
+        if entry["event"] == "start_match_failed" and entry["data"]["referee_id"] == eve
+    }
     assert given_to_eve, "Eve, who never answers, was offered at least one match"
     never_hers = next(m for m in matches if m["match_id"] not in given_to_eve)
-    refused = rpc(url, "report_match_result", report(
-        f"referee:{eve}", eve_token, never_hers["match_id"], never_hers["round_id"]))["result"]
+    refused = rpc(
+        url,
+        "report_match_result",
+        report(f"referee:{eve}", eve_token, never_hers["match_id"], never_hers["round_id"]),
+    )["result"]
     assert refused["error_code"] == "E014"
     assert f"is not {eve}'s to report" in refused["error_description"]
     hers = next(m for m in matches if m["match_id"] in given_to_eve)
-    superseded = rpc(url, "report_match_result", report(
-        f"referee:{eve}", eve_token, hers["match_id"], hers["round_id"]))["result"]
-    assert superseded["error_code"] == "E014", \
+    superseded = rpc(
+        url,
+        "report_match_result",
+        report(f"referee:{eve}", eve_token, hers["match_id"], hers["round_id"]),
+    )["result"]
+    assert superseded["error_code"] == "E014", (
         "a referee whose assignment went to another referee may not report the match"
+    )
 
 
 def test_no_token_is_written_in_full_outside_the_secrets(league: dict[str, Any]) -> None:
@@ -200,15 +247,17 @@ def test_no_token_is_written_in_full_outside_the_secrets(league: dict[str, Any])
 
 
 def test_suspended_impostor_players_forfeit_and_the_league_still_completes(
-        league: dict[str, Any]) -> None:
+    league: dict[str, Any],
+) -> None:
     status = league["status"]
     assert status["matches_completed"] == status["total_matches"] == 10
     agents: Agents = league["agents"]
-    log = [json.loads(line) for line in
-           agents.shared.league_log_path(LEAGUE).read_text().splitlines()]
-    suspended = {entry["data"]["player_id"] for entry in log
-                 if entry["event"] == "player_suspended"}
+    log = [
+        json.loads(line) for line in agents.shared.league_log_path(LEAGUE).read_text().splitlines()
+    ]
+    suspended = {
+        entry["data"]["player_id"] for entry in log if entry["event"] == "player_suspended"
+    }
     silent = {league["answers"][name]["player_id"] for name in ("mallory", "fifth")}
     assert suspended == silent, "the two players that never answer, and only they"
     assert any(entry["event"] == "match_forfeited" for entry in log)
-

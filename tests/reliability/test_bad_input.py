@@ -32,8 +32,11 @@ from tests.reliability.services import (
 pytestmark = pytest.mark.e2e
 
 REQUEST_ID = 7
-MESSAGE_METHOD = {"league_manager": "league_query", "referee": "start_match",
-                  "player": "choose_parity"}
+MESSAGE_METHOD = {
+    "league_manager": "league_query",
+    "referee": "start_match",
+    "player": "choose_parity",
+}
 """The method each service is sent message cases on: one that validates a message."""
 ENVELOPE = ("protocol", "message_type", "sender", "timestamp", "conversation_id", "auth_token")
 
@@ -45,6 +48,7 @@ def services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
 
 
 # --- what each case must get -----------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Refused:
@@ -101,6 +105,7 @@ class Case:
 
 # --- how each case is built ------------------------------------------------------------------
 
+
 def rpc(method: str, params: Any = None, request_id: Any = REQUEST_ID, **members: Any) -> bytes:
     request: dict[str, Any] = {"jsonrpc": "2.0", "method": method, **members}
     if params is not None:
@@ -136,8 +141,13 @@ def nested(service: Service, services: Services) -> bytes:
 def batch(size: Callable[[Services], int]) -> Body:
     def build(service: Service, services: Services) -> bytes:
         method = MESSAGE_METHOD[service.name]
-        return json.dumps([{"jsonrpc": "2.0", "method": method, "params": {}, "id": n}
-                           for n in range(size(services))]).encode()
+        return json.dumps(
+            [
+                {"jsonrpc": "2.0", "method": method, "params": {}, "id": n}
+                for n in range(size(services))
+            ]
+        ).encode()
+
     return build
 
 
@@ -154,12 +164,13 @@ def oversized(service: Service, services: Services) -> bytes:
 def oversized_chunked(service: Service, services: Services) -> Iterator[bytes]:
     """The same, sent without a Content-Length (chunked), in 64 KiB pieces."""
     body = oversized(service, services)
-    return (body[at:at + 65_536] for at in range(0, len(body), 65_536))
+    return (body[at : at + 65_536] for at in range(0, len(body), 65_536))
 
 
 def move_call(space: Any, valid_options: Any = ("C", "D")) -> Body:
     """A player's GAME_MOVE_CALL whose action space is ``space`` (None: left out), with the
     referee's proof: what is checked is the move request, not who sent it."""
+
     def build(service: Service, services: Services) -> bytes:
         call = example("GAME_MOVE_CALL")
         call["move_request"]["valid_options"] = list(valid_options)
@@ -170,9 +181,11 @@ def move_call(space: Any, valid_options: Any = ("C", "D")) -> Body:
         shared = services.shared
         secrets = shared.league_dir(shared.system().default_league_id) / "secrets.json"
         token = json.loads(secrets.read_text())["tokens"][call["player_id"]]
-        call["auth_token"] = match_proof(token, call["league_id"], call["match_id"],
-                                         sender_id(call["sender"]))
+        call["auth_token"] = match_proof(
+            token, call["league_id"], call["match_id"], sender_id(call["sender"])
+        )
         return rpc("make_move", call)
+
     return build
 
 
@@ -195,83 +208,172 @@ MAX_BATCH = 1000  # system.json's http.max_batch, checked below against the runn
 CASES = [
     Case("malformed JSON", raw(b'{"jsonrpc": "2.0", "method": "x", "params": {'), PARSE),
     Case("invalid UTF-8", raw(b'{"jsonrpc": "2.0", "method": "r\xffaw", "id": 7}'), PARSE),
-    Case("lone UTF-16 surrogate", raw(b'{"jsonrpc": "2.0", "method": "x", "params": '
-                                      b'{"conversation_id": "\\ud800"}, "id": 7}'), PARSE),
-    Case("NaN", raw(b'{"jsonrpc": "2.0", "method": "x", "params": {"round_id": NaN}, "id": 7}'),
-         PARSE),
+    Case(
+        "lone UTF-16 surrogate",
+        raw(
+            b'{"jsonrpc": "2.0", "method": "x", "params": {"conversation_id": "\\ud800"}, "id": 7}'
+        ),
+        PARSE,
+    ),
+    Case(
+        "NaN",
+        raw(b'{"jsonrpc": "2.0", "method": "x", "params": {"round_id": NaN}, "id": 7}'),
+        PARSE,
+    ),
     Case("number beyond a double", raw(b'{"jsonrpc": "2.0", "method": "x", "id": 1e400}'), PARSE),
-    Case("nested deeper than http.max_json_depth", nested,
-         Refused(-32600, request_id=None, mentions="levels deep")),
-    Case("nested 100,000 levels (past the parser's 1024)",
-         raw(b'{"jsonrpc": "2.0", "method": "x", "params": {"a": ' + b"[" * 100_000
-             + b"]" * 100_000 + b'}, "id": 7}'),
-         Refused(-32700, request_id=None, mentions="depth limit")),
-    Case("jsonrpc 1.0", lambda s, _: rpc(MESSAGE_METHOD[s.name], {}, jsonrpc="1.0"),
-         Refused(-32600)),
-    Case("jsonrpc as a number", lambda s, _: rpc(MESSAGE_METHOD[s.name], {}, jsonrpc=2.0),
-         Refused(-32600)),
-    Case("no jsonrpc member", lambda s, _: json.dumps(
-        {"method": MESSAGE_METHOD[s.name], "params": {}, "id": REQUEST_ID}).encode(),
-         Refused(-32600)),
+    Case(
+        "nested deeper than http.max_json_depth",
+        nested,
+        Refused(-32600, request_id=None, mentions="levels deep"),
+    ),
+    Case(
+        "nested 100,000 levels (past the parser's 1024)",
+        raw(
+            b'{"jsonrpc": "2.0", "method": "x", "params": {"a": '
+            + b"[" * 100_000
+            + b"]" * 100_000
+            + b'}, "id": 7}'
+        ),
+        Refused(-32700, request_id=None, mentions="depth limit"),
+    ),
+    Case(
+        "jsonrpc 1.0", lambda s, _: rpc(MESSAGE_METHOD[s.name], {}, jsonrpc="1.0"), Refused(-32600)
+    ),
+    Case(
+        "jsonrpc as a number",
+        lambda s, _: rpc(MESSAGE_METHOD[s.name], {}, jsonrpc=2.0),
+        Refused(-32600),
+    ),
+    Case(
+        "no jsonrpc member",
+        lambda s, _: json.dumps(
+            {"method": MESSAGE_METHOD[s.name], "params": {}, "id": REQUEST_ID}
+        ).encode(),
+        Refused(-32600),
+    ),
     Case("not a request object", raw(b"42"), Refused(-32600, request_id=None)),
     Case("empty batch", raw(b"[]"), Refused(-32600, request_id=None, mentions="empty")),
     Case("batch of 1000", batch(lambda _: MAX_BATCH), EachAnswered(MAX_BATCH, "E003")),
-    Case("batch over http.max_batch", batch(lambda s: s.shared.system().http.max_batch + 1),
-         Refused(-32600, request_id=None, mentions=f"at most {MAX_BATCH}")),
-    Case("unknown method", lambda s, _: rpc("no_such_method", {}),
-         Refused(-32601, mentions="no_such_method")),
-    Case("params as an array", lambda s, _: rpc(MESSAGE_METHOD[s.name], [1, 2]),
-         Refused(-32602, mentions="object")),
-    Case("params as a string", lambda s, _: rpc(MESSAGE_METHOD[s.name], "params"),
-         Refused(-32600)),
-    Case("field of the wrong type", with_message(round_id="first"),
-         LeagueRefused("E002", "round_id")),
-    Case("message_type of another method", with_message(message_type="GAME_OVER"),
-         LeagueRefused("E016", "GAME_OVER")),
-    Case("params {} (required fields missing)", lambda s, _: rpc(MESSAGE_METHOD[s.name], {}),
-         MISSING_FIELDS),
+    Case(
+        "batch over http.max_batch",
+        batch(lambda s: s.shared.system().http.max_batch + 1),
+        Refused(-32600, request_id=None, mentions=f"at most {MAX_BATCH}"),
+    ),
+    Case(
+        "unknown method",
+        lambda s, _: rpc("no_such_method", {}),
+        Refused(-32601, mentions="no_such_method"),
+    ),
+    Case(
+        "params as an array",
+        lambda s, _: rpc(MESSAGE_METHOD[s.name], [1, 2]),
+        Refused(-32602, mentions="object"),
+    ),
+    Case("params as a string", lambda s, _: rpc(MESSAGE_METHOD[s.name], "params"), Refused(-32600)),
+    Case(
+        "field of the wrong type", with_message(round_id="first"), LeagueRefused("E002", "round_id")
+    ),
+    Case(
+        "message_type of another method",
+        with_message(message_type="GAME_OVER"),
+        LeagueRefused("E016", "GAME_OVER"),
+    ),
+    Case(
+        "params {} (required fields missing)",
+        lambda s, _: rpc(MESSAGE_METHOD[s.name], {}),
+        MISSING_FIELDS,
+    ),
     Case("no params", lambda s, _: rpc(MESSAGE_METHOD[s.name]), MISSING_FIELDS),
-    Case("envelope missing (and auth_token)", without_envelope, {
-        "league_manager": LeagueRefused("E003", "strict league: LEAGUE_QUERY has no protocol"),
-        "referee": LeagueRefused("E011", "auth_token"),
-        "player": LeagueRefused("E012", "this player takes")}),
-    Case("timestamp with a local offset", with_message(timestamp="2025-01-15T12:30:00+02:00"),
-         LeagueRefused("E021", "not in UTC")),
-    Case("timestamp without an offset", with_message(timestamp="2025-01-15T10:30:00"),
-         LeagueRefused("E021", "no time zone")),
-    Case("unparsable timestamp", with_message(timestamp="yesterday"),
-         LeagueRefused("E021", "timestamp")),
-    Case("timestamp as a Unix epoch", with_message(timestamp=1736937000),
-         LeagueRefused("E021", "ISO-8601")),
-    Case("wrong protocol name", with_message(protocol="league.v1"),
-         LeagueRefused("E018", "league.v1")),
-    Case("old protocol_version", old_protocol_version,
-         LeagueRefused("E018", "protocol_version 1.0.0"), services=("league_manager",)),
-    Case("move call: action_space not a space", move_call({"kind": {}, "choices": ["C"]}),
-         LeagueRefused("E002", "not a kind of action space"), services=("player",)),
-    Case("move call: bounds that are not numbers",
-         move_call({"kind": "number", "low": "a", "high": "b"}),
-         LeagueRefused("E002", "must be numbers"), services=("player",)),
-    Case("move call: no legal move", move_call(None, valid_options=()),
-         LeagueRefused("E002", "no move is legal"), services=("player",)),
-    Case("move call: allocation of 10^8 places",
-         move_call({"kind": "allocation", "size": 10**8, "total": 5}),
-         LeagueRefused("E002", "at most 10000"), services=("player",)),
-    Case("body over http.max_body_bytes", oversized,
-         Refused(-32600, status=413, request_id=None, mentions="larger than")),
-    Case("body over http.max_body_bytes, chunked", oversized_chunked,
-         Refused(-32600, status=413, request_id=None, mentions="larger than")),
-    Case("notification with bad params", lambda s, _: rpc(MESSAGE_METHOD[s.name], {}, None),
-         NoAnswer()),
+    Case(
+        "envelope missing (and auth_token)",
+        without_envelope,
+        {
+            "league_manager": LeagueRefused("E003", "strict league: LEAGUE_QUERY has no protocol"),
+            "referee": LeagueRefused("E011", "auth_token"),
+            "player": LeagueRefused("E012", "this player takes"),
+        },
+    ),
+    Case(
+        "timestamp with a local offset",
+        with_message(timestamp="2025-01-15T12:30:00+02:00"),
+        LeagueRefused("E021", "not in UTC"),
+    ),
+    Case(
+        "timestamp without an offset",
+        with_message(timestamp="2025-01-15T10:30:00"),
+        LeagueRefused("E021", "no time zone"),
+    ),
+    Case(
+        "unparsable timestamp",
+        with_message(timestamp="yesterday"),
+        LeagueRefused("E021", "timestamp"),
+    ),
+    Case(
+        "timestamp as a Unix epoch",
+        with_message(timestamp=1736937000),
+        LeagueRefused("E021", "ISO-8601"),
+    ),
+    Case(
+        "wrong protocol name",
+        with_message(protocol="league.v1"),
+        LeagueRefused("E018", "league.v1"),
+    ),
+    Case(
+        "old protocol_version",
+        old_protocol_version,
+        LeagueRefused("E018", "protocol_version 1.0.0"),
+        services=("league_manager",),
+    ),
+    Case(
+        "move call: action_space not a space",
+        move_call({"kind": {}, "choices": ["C"]}),
+        LeagueRefused("E002", "not a kind of action space"),
+        services=("player",),
+    ),
+    Case(
+        "move call: bounds that are not numbers",
+        move_call({"kind": "number", "low": "a", "high": "b"}),
+        LeagueRefused("E002", "must be numbers"),
+        services=("player",),
+    ),
+    Case(
+        "move call: no legal move",
+        move_call(None, valid_options=()),
+        LeagueRefused("E002", "no move is legal"),
+        services=("player",),
+    ),
+    Case(
+        "move call: allocation of 10^8 places",
+        move_call({"kind": "allocation", "size": 10**8, "total": 5}),
+        LeagueRefused("E002", "at most 10000"),
+        services=("player",),
+    ),
+    Case(
+        "body over http.max_body_bytes",
+        oversized,
+        Refused(-32600, status=413, request_id=None, mentions="larger than"),
+    ),
+    Case(
+        "body over http.max_body_bytes, chunked",
+        oversized_chunked,
+        Refused(-32600, status=413, request_id=None, mentions="larger than"),
+    ),
+    Case(
+        "notification with bad params",
+        lambda s, _: rpc(MESSAGE_METHOD[s.name], {}, None),
+        NoAnswer(),
+    ),
 ]
 
 
 def test_the_batch_case_matches_the_configured_limit(services: Services) -> None:
-    assert services.shared.system().http.max_batch == MAX_BATCH, \
+    assert services.shared.system().http.max_batch == MAX_BATCH, (
         "the batch of 1000 case is meant to be exactly at the configured limit"
+    )
 
 
 # --- the test --------------------------------------------------------------------------------
+
 
 def assert_human(text: Any, what: str) -> None:
     assert isinstance(text, str) and text.strip(), f"{what} must be a sentence, got {text!r}"
@@ -299,8 +401,9 @@ def check(expected: Expected, payload: Any) -> None:
     elif isinstance(expected, Answered):
         result = payload["result"]
         assert result["message_type"] == expected.message_type, result
-        assert result["conversation_id"].startswith("unnamed-"), \
+        assert result["conversation_id"].startswith("unnamed-"), (
             "the missing conversation_id is filled in with a fresh one"
+        )
     elif isinstance(expected, EachAnswered):
         assert isinstance(payload, list) and len(payload) == expected.count
         assert sorted(item["id"] for item in payload) == list(range(expected.count))
@@ -321,8 +424,11 @@ def test_bad_input_gets_a_clear_answer_and_the_service_stays_up(
     body = case.body(service, services)
     response = service.post(body)
 
-    status = expected.status if isinstance(expected, Refused) else (
-        204 if isinstance(expected, NoAnswer) else 200)
+    status = (
+        expected.status
+        if isinstance(expected, Refused)
+        else (204 if isinstance(expected, NoAnswer) else 200)
+    )
     assert response.status_code == status, response.text[:500]
     sent = body if isinstance(body, bytes) else b""
     assert answer_problems(response, sent) == []

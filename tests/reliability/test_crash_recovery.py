@@ -30,12 +30,14 @@ SEED = 20250115
 def league_events(league: CrashLeague, event: str) -> list[dict[str, object]]:
     """The League Manager's league-log records of one event."""
     path = league.shared.league_log_path(LEAGUE)
-    return [record for line in path.read_text().splitlines()
-            if (record := json.loads(line))["event"] == event]
+    return [
+        record
+        for line in path.read_text().splitlines()
+        if (record := json.loads(line))["event"] == event
+    ]
 
 
-def test_the_league_manager_killed_three_times_loses_and_doubles_nothing(
-        tmp_path: Path) -> None:
+def test_the_league_manager_killed_three_times_loses_and_doubles_nothing(tmp_path: Path) -> None:
     with running_league(tmp_path, players=16, match_timeout_sec=10) as league:
         total = league.start()
         assert total == 120
@@ -51,11 +53,15 @@ def test_the_league_manager_killed_three_times_loses_and_doubles_nothing(
     assert all(row["played"] == 15 for row in final["standings"])
 
 
-def test_a_referee_killed_mid_match_loses_it_to_the_other_within_seconds(
-        tmp_path: Path) -> None:
+def test_a_referee_killed_mid_match_loses_it_to_the_other_within_seconds(tmp_path: Path) -> None:
     match_timeout = 60.0
-    with running_league(tmp_path, players=4, capacity=2, match_timeout_sec=match_timeout,
-                        strategies=("tests.reliability.deliberate:Deliberate",)) as league:
+    with running_league(
+        tmp_path,
+        players=4,
+        capacity=2,
+        match_timeout_sec=match_timeout,
+        strategies=("tests.reliability.deliberate:Deliberate",),
+    ) as league:
         victim = league.process("referee-Ref1")
         victim_url = victim.base_url
         league.start()
@@ -64,22 +70,31 @@ def test_a_referee_killed_mid_match_loses_it_to_the_other_within_seconds(
             """(referee id, match id) once Ref1 plays a match whose moves are being asked."""
             status = league.client.get(f"{victim_url}/status").json()
             for match_id in status["running_matches"]:
-                answer = league.client.post(f"{victim_url}/mcp", json={
-                    "jsonrpc": "2.0", "id": 1, "method": "get_match_state",
-                    "params": {"match_id": match_id}}).json()
+                answer = league.client.post(
+                    f"{victim_url}/mcp",
+                    json={
+                        "jsonrpc": "2.0",
+                        "id": 1,
+                        "method": "get_match_state",
+                        "params": {"match_id": match_id},
+                    },
+                ).json()
                 if answer["result"]["state"] == "COLLECTING_CHOICES":
                     return status["referee_id"], match_id
             return None
 
-        referee_id, match_id = wait_for(mid_match, 20, "Ref1 to be in the middle of a match",
-                                        interval=0.05)
+        referee_id, match_id = wait_for(
+            mid_match, 20, "Ref1 to be in the middle of a match", interval=0.05
+        )
         killed_at = time.monotonic()
         league.kill(victim)
         final = league.wait_completed(40)
         took = time.monotonic() - killed_at
         check = check_league(league.shared, final)
-        journal = [json.loads(line) for line in
-                   (league.league_dir / "journal.jsonl").read_text().splitlines()]
+        journal = [
+            json.loads(line)
+            for line in (league.league_dir / "journal.jsonl").read_text().splitlines()
+        ]
         lost = league_events(league, "referee_lost")
         timed_out = league_events(league, "match_timed_out")
     assert check.double_counts == [] and check.mismatches == []
@@ -92,7 +107,8 @@ def test_a_referee_killed_mid_match_loses_it_to_the_other_within_seconds(
 
 
 def test_damaged_files_at_start_up_are_recovered_and_the_standings_served_stay_right(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     with running_league(tmp_path, players=4) as league:
         league.start()
         final = league.wait_completed(30)
@@ -109,9 +125,11 @@ def test_damaged_files_at_start_up_are_recovered_and_the_standings_served_stay_r
             assert json.loads((league_dir / "rounds.json").read_text())["status"] == "COMPLETED"
             now = league.client.get(f"{league.lm_url}/schedule").json()
             assert now["status"] == "COMPLETED", what
-            assert [[m["match_id"], m["player_ids"]] for r in now["rounds"] for m in r["matches"]
-                    ] == [[m["match_id"], m["player_ids"]] for r in schedule["rounds"]
-                          for m in r["matches"]], what
+            assert [
+                [m["match_id"], m["player_ids"]] for r in now["rounds"] for m in r["matches"]
+            ] == [
+                [m["match_id"], m["player_ids"]] for r in schedule["rounds"] for m in r["matches"]
+            ], what
             assert check_league(league.shared, served).sound, what
 
         # standings.json cut short and rounds.json overwritten: the journal and the backup.

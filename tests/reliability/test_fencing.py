@@ -65,17 +65,24 @@ class Pause:
         self.paused.set()
 
     def _wanted(self, exchange: Exchange, method: str) -> bool:
-        return not self.paused.is_set() and exchange.rpc().get("method") == method and \
-            str((exchange.rpc().get("params") or {}).get("sender")) in self.pids
+        return (
+            not self.paused.is_set()
+            and exchange.rpc().get("method") == method
+            and str((exchange.rpc().get("params") or {}).get("sender")) in self.pids
+        )
 
     def on_player_answer(self, exchange: Exchange) -> bool:
         params = exchange.rpc().get("params") or {}
         stage = (params.get("move_request") or {}).get("context", {}).get("stage")
-        if (self.moment == "before_moves" and self._wanted(exchange, "handle_game_invitation")
-                or self.moment == "between_moves" and self._wanted(exchange, "make_move")
-                and stage == 2
-                or self.moment == "after_game_over"
-                and self._wanted(exchange, "notify_match_result")):
+        if (
+            self.moment == "before_moves"
+            and self._wanted(exchange, "handle_game_invitation")
+            or self.moment == "between_moves"
+            and self._wanted(exchange, "make_move")
+            and stage == 2
+            or self.moment == "after_game_over"
+            and self._wanted(exchange, "notify_match_result")
+        ):
             self._pause(exchange)
         return False
 
@@ -83,7 +90,8 @@ class Pause:
         """Before the report the request is lost with the pause; after it, the answer is
         held by the paused referee's socket."""
         if self._wanted(exchange, "report_match_result") and (
-                (exchange.answer is None) == (self.moment == "before_report")):
+            (exchange.answer is None) == (self.moment == "before_report")
+        ):
             self._pause(exchange)
             return self.moment == "before_report"
         return False
@@ -123,65 +131,95 @@ def _play(root: Path, moment: str) -> FencedLeague:
     with running_taps() as taps, httpx.Client(timeout=10) as client:
         try:
             lm = _start(launcher, taps, pause, client)
-            referees = {r["display_name"]: r["agent_id"]
-                        for r in client.get(f"{lm.base_url}/status").json()["referees"]}
+            referees = {
+                r["display_name"]: r["agent_id"]
+                for r in client.get(f"{lm.base_url}/status").json()["referees"]
+            }
             processes = {p.name: p for p in launcher.processes}
-            pause.pids.update({f"referee:{referees[name]}": processes[f"referee-{name}"]
-                               .popen.pid for name in REFEREES})
-            admin = {"Authorization": "Bearer " + shared.admin_token_path(LEAGUE)
-                     .read_text().strip()}
+            pause.pids.update(
+                {
+                    f"referee:{referees[name]}": processes[f"referee-{name}"].popen.pid
+                    for name in REFEREES
+                }
+            )
+            admin = {
+                "Authorization": "Bearer " + shared.admin_token_path(LEAGUE).read_text().strip()
+            }
             assert client.post(f"{lm.base_url}/start_league", headers=admin).status_code == 200
             assert pause.paused.wait(30), f"no referee reached the moment {moment}"
             _wait_while_paused(client, lm, pause, admin)
             os.kill(pause.pids[str(pause.sender)], signal.SIGCONT)
-            wait_for(lambda: client.get(f"{lm.base_url}/status").json()["state"]
-                     == "COMPLETED", 60, "the league to complete")
+            wait_for(
+                lambda: client.get(f"{lm.base_url}/status").json()["state"] == "COMPLETED",
+                60,
+                "the league to complete",
+            )
             paused = processes[f"referee-{_name_of(referees, pause.sender)}"]
-            wait_for(lambda: not _running(client, paused), 30,
-                     "the paused referee to finish what it still runs")
-            results = client.get(f"{lm.base_url}/admin/export/results.json",
-                                 headers=admin).json()["results"]
+            wait_for(
+                lambda: not _running(client, paused),
+                30,
+                "the paused referee to finish what it still runs",
+            )
+            results = client.get(f"{lm.base_url}/admin/export/results.json", headers=admin).json()[
+                "results"
+            ]
             standings = client.get(f"{lm.base_url}/standings").json()
-            histories = {p.name: client.get(f"{p.base_url}/history").json()
-                         for p in launcher.processes if p.kind == "player"}
+            histories = {
+                p.name: client.get(f"{p.base_url}/history").json()
+                for p in launcher.processes
+                if p.kind == "player"
+            }
         finally:
             for pid in pause.pids.values():  # never leave a stopped process behind
                 os.kill(pid, signal.SIGCONT)
             launcher.stop_all()
-        return FencedLeague(shared, pause, taps.exchanges(), results, standings, histories,
-                            referees)
+        return FencedLeague(
+            shared, pause, taps.exchanges(), results, standings, histories, referees
+        )
 
 
 def _start(launcher: Launcher, taps: Wiretaps, pause: Pause, client: httpx.Client) -> Tap:
     manager_port = free_port()
-    lm = taps.tap("league_manager", manager_port, on_request=pause.on_report,
-                  on_answer=pause.on_report)
+    lm = taps.tap(
+        "league_manager", manager_port, on_request=pause.on_report, on_answer=pause.on_report
+    )
     launcher.wait_healthy(launcher.manager(manager_port, LEAGUE))
     agents: list[AgentProcess] = []
     for name in REFEREES:
         port = free_port()
-        agents.append(launcher.referee(name, port, lm.url, max_concurrent=2,
-                                       game_type="prisoners_dilemma",
-                                       advertise=taps.tap(f"referee:{name}", port).url))
+        agents.append(
+            launcher.referee(
+                name,
+                port,
+                lm.url,
+                max_concurrent=2,
+                game_type="prisoners_dilemma",
+                advertise=taps.tap(f"referee:{name}", port).url,
+            )
+        )
     for name in PLAYERS:
         port = free_port()
-        agents.append(launcher.player(name, port, lm.url, game_type="prisoners_dilemma",
-                                      advertise=taps.tap(f"player:{name}", port,
-                                                         on_answer=pause.on_player_answer).url))
+        agents.append(
+            launcher.player(
+                name,
+                port,
+                lm.url,
+                game_type="prisoners_dilemma",
+                advertise=taps.tap(f"player:{name}", port, on_answer=pause.on_player_answer).url,
+            )
+        )
     for agent in agents:
         launcher.wait_healthy(agent)
 
     def registered() -> bool:
         status = client.get(f"{lm.base_url}/status").json()
-        return len(status["referees"]) == len(REFEREES) and len(status["players"]) == len(
-            PLAYERS)
+        return len(status["referees"]) == len(REFEREES) and len(status["players"]) == len(PLAYERS)
 
     wait_for(registered, 30, "every agent to register")
     return lm
 
 
-def _wait_while_paused(client: httpx.Client, lm: Tap, pause: Pause,
-                       admin: dict[str, str]) -> None:
+def _wait_while_paused(client: httpx.Client, lm: Tap, pause: Pause, admin: dict[str, str]) -> None:
     """Keep the referee paused past the League Manager's patience: until the match is
     recorded (another referee played it, or the paused one had reported it) and the
     League Manager has given up on the paused referee, or the league has ended."""
@@ -189,14 +227,23 @@ def _wait_while_paused(client: httpx.Client, lm: Tap, pause: Pause,
 
     def given_up() -> bool:
         status = client.get(f"{lm.base_url}/status").json()
-        recorded = {r["match_id"]: r for r in client.get(
-            f"{lm.base_url}/admin/export/results.json", headers=admin).json()["results"]}
+        recorded = {
+            r["match_id"]: r
+            for r in client.get(f"{lm.base_url}/admin/export/results.json", headers=admin).json()[
+                "results"
+            ]
+        }
         state = next(r["state"] for r in status["referees"] if r["agent_id"] == referee_id)
-        return pause.match_id in recorded and (state == "SUSPENDED"
-                                               or status["state"] == "COMPLETED")
+        return pause.match_id in recorded and (
+            state == "SUSPENDED" or status["state"] == "COMPLETED"
+        )
 
-    wait_for(given_up, 60, "the League Manager to record the match and give up on the "
-             "paused referee", interval=0.2)
+    wait_for(
+        given_up,
+        60,
+        "the League Manager to record the match and give up on the paused referee",
+        interval=0.2,
+    )
 
 
 def _running(client: httpx.Client, referee: AgentProcess) -> list[str]:
@@ -209,8 +256,9 @@ def _name_of(referees: dict[str, str], sender: str | None) -> str:
 
 
 @pytest.fixture(scope="module", params=LOSES_THE_MATCH + KEEPS_THE_MATCH)
-def league(request: pytest.FixtureRequest,
-           tmp_path_factory: pytest.TempPathFactory) -> Iterator[FencedLeague]:
+def league(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[FencedLeague]:
     yield _play(tmp_path_factory.mktemp(request.param), request.param)
 
 
@@ -233,10 +281,14 @@ def test_the_match_files_agree_with_the_journal(league: FencedLeague) -> None:
         assert match["result"]["report"]["winner"] == result["winner"]
         assert isinstance(match["assignment"], int)
     superseded = _superseded(league)
-    assert all(f"referee:{record['referee_id']}" == league.pause.sender
-               and record["report_status"] == "superseded" for record in superseded)
+    assert all(
+        f"referee:{record['referee_id']}" == league.pause.sender
+        and record["report_status"] == "superseded"
+        for record in superseded
+    )
     assert (league.pause.match_id in {r["match_id"] for r in superseded}) is (
-        league.pause.moment in LOSES_THE_MATCH)
+        league.pause.moment in LOSES_THE_MATCH
+    )
 
 
 def _superseded(league: FencedLeague) -> list[dict[str, Any]]:
@@ -258,17 +310,24 @@ def test_the_standings_agree_with_the_journal(league: FencedLeague) -> None:
 def test_the_players_histories_agree_with_the_journal(league: FencedLeague) -> None:
     for history in league.histories.values():
         player_id = history["player_id"]
-        journal = {r["match_id"]: r["outcomes"][player_id] for r in league.results
-                   if player_id in r["outcomes"]}
+        journal = {
+            r["match_id"]: r["outcomes"][player_id]
+            for r in league.results
+            if player_id in r["outcomes"]
+        }
         recorded = {m["match_id"]: m["outcome"] for m in history["matches"]}
         assert recorded == journal, player_id
 
 
 def _told(league: FencedLeague, match_id: str, sender: str) -> list[Exchange]:
     """The GAME_OVERs ``sender`` sent of ``match_id``."""
-    return [e for e in league.exchanges if e.rpc().get("method") == "notify_match_result"
-            and e.rpc()["params"].get("match_id") == match_id
-            and e.rpc()["params"].get("sender") == sender]
+    return [
+        e
+        for e in league.exchanges
+        if e.rpc().get("method") == "notify_match_result"
+        and e.rpc()["params"].get("match_id") == match_id
+        and e.rpc()["params"].get("sender") == sender
+    ]
 
 
 def test_a_superseded_referee_tells_its_players_nothing(league: FencedLeague) -> None:
@@ -276,10 +335,15 @@ def test_a_superseded_referee_tells_its_players_nothing(league: FencedLeague) ->
     for record in _superseded(league):
         match_id = record["match_id"]
         assert _told(league, match_id, str(paused.sender)) == [], match_id
-        refused = [e for e in league.exchanges if e.agent == "league_manager"
-                   and e.rpc().get("method") == "report_match_result"
-                   and e.rpc()["params"].get("sender") == paused.sender
-                   and e.rpc()["params"].get("match_id") == match_id and not e.dropped]
+        refused = [
+            e
+            for e in league.exchanges
+            if e.agent == "league_manager"
+            and e.rpc().get("method") == "report_match_result"
+            and e.rpc()["params"].get("sender") == paused.sender
+            and e.rpc()["params"].get("match_id") == match_id
+            and not e.dropped
+        ]
         assert refused and all(e.result().get("error_code") == "E014" for e in refused)
         assert "superseded" in refused[-1].result()["error_description"]
     if paused.moment in KEEPS_THE_MATCH:

@@ -36,14 +36,20 @@ def services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("service_name", SERVICE_NAMES)
-def test_fuzzed_requests_get_sound_answers(services: Services, service_name: str,
-                                           kind: str) -> None:
+def test_fuzzed_requests_get_sound_answers(
+    services: Services, service_name: str, kind: str
+) -> None:
     service = services[service_name]
     output_mark = service.output_size()
     sent: list[bytes] = []
 
-    @settings(max_examples=EXAMPLES_PER_KIND, deadline=None, derandomize=True, database=None,
-              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @settings(
+        max_examples=EXAMPLES_PER_KIND,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
     @given(body=body_kinds(service.methods)[kind])
     def answers_soundly(body: bytes) -> None:
         sent.append(body)

@@ -43,8 +43,11 @@ def health(league: CrashLeague) -> tuple[int, dict[str, Any]]:
 def degraded_for(league: CrashLeague, words: str) -> dict[str, Any] | None:
     """/health's body once it is 503 with a reason holding ``words``."""
     code, body = health(league)
-    found = code == 503 and body["status"] == "degraded" and any(
-        words in reason for reason in body["reasons"])
+    found = (
+        code == 503
+        and body["status"] == "degraded"
+        and any(words in reason for reason in body["reasons"])
+    )
     return body if found else None
 
 
@@ -55,12 +58,16 @@ def journal_lines(league: CrashLeague) -> list[str]:
 def refused_matches(shared: SharedDir) -> set[str]:
     """Matches whose referee's report the League Manager refused with E022."""
     folder = shared.data_dir / "matches" / LEAGUE
-    return {match["match_id"] for path in folder.glob("*.json")
-            if "E022" in ((match := json.loads(path.read_text())).get("report_detail") or "")}
+    return {
+        match["match_id"]
+        for path in folder.glob("*.json")
+        if "E022" in ((match := json.loads(path.read_text())).get("report_detail") or "")
+    }
 
 
 def test_a_full_disk_is_told_refused_and_recovered_from_with_nothing_lost(
-        tmp_path: Path, tiny_disk: TinyDisk, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, tiny_disk: TinyDisk, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The disk fills while the first round's matches wait for their moves (gated players),
     so the journal is empty: its first line needs a page that the disk does not have (tmpfs
     gives whole pages, so a line that fits in a journal's last page would still be written
@@ -70,32 +77,49 @@ def test_a_full_disk_is_told_refused_and_recovered_from_with_nothing_lost(
     shared = SharedDir(tmp_path / "SHARED")
     shared.league_dir(LEAGUE).parent.mkdir(parents=True)
     shared.league_dir(LEAGUE).symlink_to(tiny_disk.root)  # the League Manager's files only
-    with running_league(tmp_path, players=4, match_timeout_sec=20, strategies=GATED,
-                        league={"stall_after_sec": STALL_AFTER_SEC}) as league:
+    with running_league(
+        tmp_path,
+        players=4,
+        match_timeout_sec=20,
+        strategies=GATED,
+        league={"stall_after_sec": STALL_AFTER_SEC},
+    ) as league:
         total = league.start()
         first_round = total // 3  # 4 players: 3 rounds of 2 matches
-        wait_for(lambda: sum(r["running_matches"] for r in league.status()["referees"])
-                 == first_round, _SOON, "the first round's matches to run")
+        wait_for(
+            lambda: sum(r["running_matches"] for r in league.status()["referees"]) == first_round,
+            _SOON,
+            "the first round's matches to run",
+        )
         tiny_disk.fill()
         gate.touch()
-        refused = wait_for(lambda: refused_matches(league.shared) or None, _SOON,
-                           "a report refused with E022")
-        body = wait_for(lambda: degraded_for(league, "No space left on device"), _SOON,
-                        "/health to say the disk is full")
-        stalled = wait_for(lambda: next((a for a in league.status()["alarms"]["raised"]
-                                         if a["key"] == "stall"), None),
-                           STALL_AFTER_SEC + _SOON, "/status to name the stalled round")
+        refused = wait_for(
+            lambda: refused_matches(league.shared) or None, _SOON, "a report refused with E022"
+        )
+        body = wait_for(
+            lambda: degraded_for(league, "No space left on device"),
+            _SOON,
+            "/health to say the disk is full",
+        )
+        stalled = wait_for(
+            lambda: next(
+                (a for a in league.status()["alarms"]["raised"] if a["key"] == "stall"), None
+            ),
+            STALL_AFTER_SEC + _SOON,
+            "/status to name the stalled round",
+        )
         assert journal_lines(league) == [], "the journal took a line while the disk was full"
         tiny_disk.free()
         wait_for(lambda: health(league)[0] == 200 or None, _SOON, "/health to be ok again")
         final = league.wait_completed(60)
         check = check_league(league.shared, final)
         journal = [json.loads(line)["match_id"] for line in journal_lines(league)]
-        events = [json.loads(line)["event"] for line in
-                  league.shared.league_log_path(LEAGUE).read_text().splitlines()]
+        events = [
+            json.loads(line)["event"]
+            for line in league.shared.league_log_path(LEAGUE).read_text().splitlines()
+        ]
     assert any("journal.jsonl" in reason for reason in body["reasons"]), body
-    assert "referee REF0" in stalled["reason"] and "waiting for R1M" in stalled["reason"], \
-        stalled
+    assert "referee REF0" in stalled["reason"] and "waiting for R1M" in stalled["reason"], stalled
     assert check.double_counts == [] and check.mismatches == []
     assert check.counted == check.scheduled == total
     assert refused <= set(journal), "a refused result was lost"
@@ -107,18 +131,24 @@ def registry(league: CrashLeague) -> list[dict[str, Any]]:
 
 
 def test_registry_files_deleted_mid_league_are_written_again_and_never_an_empty_league(
-        tmp_path: Path) -> None:
-    with running_league(tmp_path, players=8, strategies=DELIBERATE,
-                        league={"stall_after_sec": STALL_AFTER_SEC}) as league:
+    tmp_path: Path,
+) -> None:
+    with running_league(
+        tmp_path, players=8, strategies=DELIBERATE, league={"stall_after_sec": STALL_AFTER_SEC}
+    ) as league:
         league.start()
         registered = registry(league)
         wait_for(lambda: league.status()["matches_completed"] >= 1, 30, "a result")
         for name in ("agents.json", "secrets.json"):
             (league.league_dir / name).unlink()
             (league.league_dir / f"{name}.bak").unlink(missing_ok=True)
-        told = wait_for(lambda: [a for a in league.status()["alarms"]["cleared"]
-                                 if a["key"].startswith("registry:")], _SOON,
-                        "/status to tell that the registry was written again")
+        told = wait_for(
+            lambda: [
+                a for a in league.status()["alarms"]["cleared"] if a["key"].startswith("registry:")
+            ],
+            _SOON,
+            "/status to tell that the registry was written again",
+        )
         assert [a["agent_id"] for a in registry(league)] == [a["agent_id"] for a in registered]
         assert (league.league_dir / "secrets.json").is_file()
 
@@ -126,11 +156,16 @@ def test_registry_files_deleted_mid_league_are_written_again_and_never_an_empty_
         # degraded, with the reason, until it can.
         (league.league_dir / "agents.json").unlink()
         (league.league_dir / "agents.json").mkdir()
-        body = wait_for(lambda: degraded_for(league, "agents.json"), _SOON,
-                        "/health to say agents.json is gone")
-        stalled = wait_for(lambda: next((a for a in league.status()["alarms"]["raised"]
-                                         if a["key"] == "stall"), None),
-                           STALL_AFTER_SEC + 2 * _SOON, "/status to name the stalled round")
+        body = wait_for(
+            lambda: degraded_for(league, "agents.json"), _SOON, "/health to say agents.json is gone"
+        )
+        stalled = wait_for(
+            lambda: next(
+                (a for a in league.status()["alarms"]["raised"] if a["key"] == "stall"), None
+            ),
+            STALL_AFTER_SEC + 2 * _SOON,
+            "/status to name the stalled round",
+        )
         (league.league_dir / "agents.json").rmdir()
         wait_for(lambda: health(league)[0] == 200 or None, _SOON, "/health to be ok again")
         final = league.wait_completed(60)
@@ -178,10 +213,18 @@ class Flood:
         held: list[asyncio.StreamWriter] = []
         deadline = time.monotonic() + self._seconds
         try:
-            while (self.opened < self._count and time.monotonic() < deadline
-                   and not self._stop.is_set()):
-                batch = await asyncio.gather(*(asyncio.wait_for(asyncio.open_connection(
-                    "127.0.0.1", self._port), 5) for _ in range(100)), return_exceptions=True)
+            while (
+                self.opened < self._count
+                and time.monotonic() < deadline
+                and not self._stop.is_set()
+            ):
+                batch = await asyncio.gather(
+                    *(
+                        asyncio.wait_for(asyncio.open_connection("127.0.0.1", self._port), 5)
+                        for _ in range(100)
+                    ),
+                    return_exceptions=True,
+                )
                 for opened in batch:
                     if isinstance(opened, tuple):
                         held.append(opened[1])
@@ -193,16 +236,21 @@ class Flood:
                 writer.close()
 
 
-def test_a_flood_of_connections_is_told_and_the_league_completes_after_it(
-        tmp_path: Path) -> None:
+def test_a_flood_of_connections_is_told_and_the_league_completes_after_it(tmp_path: Path) -> None:
     cap = 64
-    with running_league(tmp_path, players=8, strategies=DELIBERATE,
-                        system={"http": {"max_server_connections": cap,
-                                         "request_timeout_sec": 3}}) as league:
+    with running_league(
+        tmp_path,
+        players=8,
+        strategies=DELIBERATE,
+        system={"http": {"max_server_connections": cap, "request_timeout_sec": 3}},
+    ) as league:
         total = league.start()
         with Flood(league.lm.port, count=FLOOD_CONNECTIONS, seconds=FLOOD_SEC) as flood:
-            body = wait_for(lambda: degraded_for(league, "flooded"), _SOON,
-                            "/health to say the League Manager is flooded")
+            body = wait_for(
+                lambda: degraded_for(league, "flooded"),
+                _SOON,
+                "/health to say the League Manager is flooded",
+            )
             answered = league.client.get(f"{league.lm_url}/standings").status_code
             files = len(os.listdir(f"/proc/{league.lm.popen.pid}/fd"))
         final = league.wait_completed(60)

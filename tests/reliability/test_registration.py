@@ -62,16 +62,29 @@ def launcher(shared: SharedDir) -> Iterator[Launcher]:
 
 
 def league_command(shared: SharedDir, agent: str, port: int, *args: str) -> list[str]:
-    return [sys.executable, "-m", "league_cli", agent, "--shared-dir", str(shared.root),
-            "--port", str(port), *args]
+    return [
+        sys.executable,
+        "-m",
+        "league_cli",
+        agent,
+        "--shared-dir",
+        str(shared.root),
+        "--port",
+        str(port),
+        *args,
+    ]
 
 
 def by_hand(launcher: Launcher, agent: str, lm_url: str) -> AgentProcess:
     """``league AGENT`` as a person types it: no --name, only a port and the League
     Manager's URL."""
     port = free_port()
-    return launcher.start(agent, f"{agent}-{port}", port, league_command(
-        SharedDir(launcher.shared_dir), agent, port, "--lm-url", lm_url))
+    return launcher.start(
+        agent,
+        f"{agent}-{port}",
+        port,
+        league_command(SharedDir(launcher.shared_dir), agent, port, "--lm-url", lm_url),
+    )
 
 
 def lm_status(lm: AgentProcess) -> dict[str, Any]:
@@ -92,15 +105,19 @@ def refused_run(shared: SharedDir, agent: str, lm: AgentProcess, *args: str) -> 
     still running then is killed by its pid, and the case fails."""
     process = subprocess.Popen(
         league_command(shared, agent, free_port(), "--lm-url", lm.base_url, *args),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+    )
     try:
         stdout, stderr = process.communicate(timeout=60)
     finally:
         if process.poll() is None:
             process.kill()
             process.wait(10)
-    return Ending(process.returncode, stdout.decode(errors="replace"),
-                  stderr.decode(errors="replace"))
+    return Ending(
+        process.returncode, stdout.decode(errors="replace"), stderr.decode(errors="replace")
+    )
 
 
 # -- names of agents started by hand --------------------------------------------------------
@@ -109,8 +126,9 @@ def refused_run(shared: SharedDir, agent: str, lm: AgentProcess, *args: str) -> 
 def test_agents_started_by_hand_without_a_name_never_collide(launcher: Launcher) -> None:
     lm = launcher.manager(free_port())
     launcher.wait_healthy(lm)
-    agents = [by_hand(launcher, kind, lm.base_url)
-              for kind in ("referee", "referee", "player", "player")]
+    agents = [
+        by_hand(launcher, kind, lm.base_url) for kind in ("referee", "referee", "player", "player")
+    ]
     for agent in agents:
         launcher.wait_healthy(agent)
 
@@ -120,8 +138,9 @@ def test_agents_started_by_hand_without_a_name_never_collide(launcher: Launcher)
 
     status = wait_for(everyone, 30, "two referees and two players to register")
     names = {agent["display_name"] for agent in status["referees"] + status["players"]}
-    assert names == {f"{'Referee' if agent.kind == 'referee' else 'Player'}-{agent.port}"
-                     for agent in agents}
+    assert names == {
+        f"{'Referee' if agent.kind == 'referee' else 'Player'}-{agent.port}" for agent in agents
+    }
     for agent in agents:
         health = httpx.get(f"{agent.base_url}/health", timeout=10).json()
         assert (health["status"], health["registration"]) == ("ok", "registered"), health
@@ -144,8 +163,9 @@ def assert_one_line_on_stderr(ending: Ending, *expected: str, hidden: str = "") 
         assert hidden not in ending.stderr
 
 
-def test_a_referee_whose_name_is_taken_says_so_and_exits(launcher: Launcher,
-                                                         shared: SharedDir) -> None:
+def test_a_referee_whose_name_is_taken_says_so_and_exits(
+    launcher: Launcher, shared: SharedDir
+) -> None:
     lm = launcher.manager(free_port())
     launcher.wait_healthy(lm)
     first = launcher.referee("Umpire", free_port(), lm.mcp_url)
@@ -158,8 +178,9 @@ def test_a_referee_whose_name_is_taken_says_so_and_exits(launcher: Launcher,
     assert len(lm_status(lm)["referees"]) == 1
 
 
-def test_a_referee_with_a_wrong_secret_says_so_and_exits(launcher: Launcher,
-                                                         shared: SharedDir) -> None:
+def test_a_referee_with_a_wrong_secret_says_so_and_exits(
+    launcher: Launcher, shared: SharedDir
+) -> None:
     lm = launcher.manager(free_port())
     launcher.wait_healthy(lm)
     wrong = "not-the-secret-" + uuid.uuid4().hex
@@ -170,8 +191,9 @@ def test_a_referee_with_a_wrong_secret_says_so_and_exits(launcher: Launcher,
     assert lm_status(lm)["referees"] == []
 
 
-def test_a_player_refused_by_a_full_league_says_so_and_exits(launcher: Launcher,
-                                                             shared: SharedDir) -> None:
+def test_a_player_refused_by_a_full_league_says_so_and_exits(
+    launcher: Launcher, shared: SharedDir
+) -> None:
     config_path = shared.config_dir / "leagues" / f"{LEAGUE}.json"
     config = json.loads(config_path.read_text())
     config_path.write_text(json.dumps({**config, "max_players": 2}))
@@ -189,9 +211,12 @@ def test_a_player_refused_by_a_full_league_says_so_and_exits(launcher: Launcher,
 
 
 def test_league_up_stops_at_once_naming_an_agent_that_was_refused(shared: SharedDir) -> None:
-    plan = LeaguePlan(shared.root, players=[("Twin", free_port(), "random"),
-                                            ("twin", free_port(), "random")],
-                      referees=[("Ref", free_port(), 2)], lm_port=free_port())
+    plan = LeaguePlan(
+        shared.root,
+        players=[("Twin", free_port(), "random"), ("twin", free_port(), "random")],
+        referees=[("Ref", free_port(), 2)],
+        lm_port=free_port(),
+    )
     launcher = Launcher(shared.root)
     began = time.monotonic()
     try:
@@ -201,8 +226,9 @@ def test_league_up_stops_at_once_naming_an_agent_that_was_refused(shared: Shared
         launcher.stop_all()
     assert time.monotonic() - began < 45, "it waited for a registration that cannot come"
     assert "exited with code 4" in str(failed.value)
-    assert "the display name 'twin' is taken by" in str(failed.value) \
-        or "the display name 'Twin' is taken by" in str(failed.value), str(failed.value)
+    assert "the display name 'twin' is taken by" in str(
+        failed.value
+    ) or "the display name 'Twin' is taken by" in str(failed.value), str(failed.value)
 
 
 # -- answers an agent cannot read -----------------------------------------------------------
@@ -224,8 +250,9 @@ class ScriptedLeagueManager:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 (http.server's name)
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                payload = json.dumps({"jsonrpc": "2.0", "id": body["id"],
-                                      "result": manager.answer(body)}).encode()
+                payload = json.dumps(
+                    {"jsonrpc": "2.0", "id": body["id"], "result": manager.answer(body)}
+                ).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
@@ -248,15 +275,20 @@ class ScriptedLeagueManager:
         with self.lock:
             self.requests.append((time.monotonic(), body))
             bad = len(self.requests) <= self.unreadable
-        return {"protocol": "league.v2",
-                "message_type": f"{'REFEREE' if kind == 'referee' else 'LEAGUE'}"
-                                f"_REGISTER_RESPONSE",
-                "sender": "league_manager",
-                "timestamp": "2025-01-15T12:00:00+02:00" if bad else
-                datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                "conversation_id": params["conversation_id"], "status": "ACCEPTED",
-                f"{kind}_id": "REF01" if kind == "referee" else "P01",
-                "auth_token": uuid.uuid4().hex, "league_id": LEAGUE, "reason": None}
+        return {
+            "protocol": "league.v2",
+            "message_type": f"{'REFEREE' if kind == 'referee' else 'LEAGUE'}_REGISTER_RESPONSE",
+            "sender": "league_manager",
+            "timestamp": "2025-01-15T12:00:00+02:00"
+            if bad
+            else datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "conversation_id": params["conversation_id"],
+            "status": "ACCEPTED",
+            f"{kind}_id": "REF01" if kind == "referee" else "P01",
+            "auth_token": uuid.uuid4().hex,
+            "league_id": LEAGUE,
+            "reason": None,
+        }
 
 
 @contextmanager
@@ -271,13 +303,17 @@ def scripted_manager(unreadable: int) -> Iterator[ScriptedLeagueManager]:
 
 
 def agent_log(shared: SharedDir) -> list[dict[str, Any]]:
-    return [json.loads(line) for path in sorted((shared.logs_dir / "agents").iterdir())
-            for line in path.read_text().splitlines()]
+    return [
+        json.loads(line)
+        for path in sorted((shared.logs_dir / "agents").iterdir())
+        for line in path.read_text().splitlines()
+    ]
 
 
 @pytest.mark.parametrize("agent", ["referee", "player"])
 def test_an_answer_it_cannot_read_is_tried_again_with_backoff_and_shown(
-        launcher: Launcher, shared: SharedDir, agent: str) -> None:
+    launcher: Launcher, shared: SharedDir, agent: str
+) -> None:
     with scripted_manager(unreadable=2) as manager:
         process = by_hand(launcher, agent, manager.url)
         launcher.wait_healthy(process)
@@ -294,8 +330,10 @@ def test_an_answer_it_cannot_read_is_tried_again_with_backoff_and_shown(
         requests = list(manager.requests)
     assert process.popen.poll() is None, "the agent keeps serving"
     not_yet = [line for line in seen if line != "registered"]
-    assert any("not registered: the League Manager's answer cannot be read: E021" in line
-               for line in not_yet), seen
+    assert any(
+        "not registered: the League Manager's answer cannot be read: E021" in line
+        for line in not_yet
+    ), seen
     assert status["registration"] == {"status": "ACCEPTED", "reason": None}
     assert len(requests) == 3
     assert len({body["params"]["conversation_id"] for _, body in requests}) == 1
@@ -309,25 +347,40 @@ def test_an_answer_it_cannot_read_is_tried_again_with_backoff_and_shown(
 # -- a foreign agent that loses its answer --------------------------------------------------
 
 
-def _registration(kind: str, name: str, endpoint: str, conversation_id: str,
-                  secret: str | None = None) -> dict[str, Any]:
+def _registration(
+    kind: str, name: str, endpoint: str, conversation_id: str, secret: str | None = None
+) -> dict[str, Any]:
     """A registration as a foreign agent writes it by hand (no SDK of ours)."""
-    meta: dict[str, Any] = {"display_name": name, "version": "0.1", "game_types": ["even_odd"],
-                            "contact_endpoint": endpoint}
+    meta: dict[str, Any] = {
+        "display_name": name,
+        "version": "0.1",
+        "game_types": ["even_odd"],
+        "contact_endpoint": endpoint,
+    }
     if kind == "referee":
         meta["max_concurrent_matches"] = 1
-    return {"jsonrpc": "2.0", "id": 1, "method": f"register_{kind}", "params": {
-        "protocol": "league.v2",
-        "message_type": "REFEREE_REGISTER_REQUEST" if kind == "referee"
-        else "LEAGUE_REGISTER_REQUEST",
-        "sender": f"{kind}:{name}", "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ",
-                                                               time.gmtime()),
-        "conversation_id": conversation_id, "auth_token": secret, f"{kind}_meta": meta}}
+    return {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": f"register_{kind}",
+        "params": {
+            "protocol": "league.v2",
+            "message_type": "REFEREE_REGISTER_REQUEST"
+            if kind == "referee"
+            else "LEAGUE_REGISTER_REQUEST",
+            "sender": f"{kind}:{name}",
+            "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "conversation_id": conversation_id,
+            "auth_token": secret,
+            f"{kind}_meta": meta,
+        },
+    }
 
 
 @pytest.mark.parametrize("kind", ["player", "referee"])
 def test_a_foreign_agent_that_loses_its_answer_gets_the_same_id_again(
-        launcher: Launcher, shared: SharedDir, kind: str) -> None:
+    launcher: Launcher, shared: SharedDir, kind: str
+) -> None:
     lost: list[Exchange] = []
 
     def drop_the_first_answer(exchange: Exchange) -> bool:
@@ -345,13 +398,16 @@ def test_a_foreign_agent_that_loses_its_answer_gets_the_same_id_again(
         endpoint, conversation = f"http://127.0.0.1:{free_port()}/mcp", uuid.uuid4().hex
         with httpx.Client(timeout=10) as client:
             with pytest.raises(httpx.TransportError):  # the answer never reaches it
-                client.post(tap.url, json=_registration(kind, "Foreign", endpoint,
-                                                        conversation, secret))
+                client.post(
+                    tap.url, json=_registration(kind, "Foreign", endpoint, conversation, secret)
+                )
             time.sleep(1.1)  # a retry comes later, with a timestamp of its own
-            again = client.post(tap.url, json=_registration(
-                kind, "Foreign", endpoint, conversation, secret)).json()["result"]
-            other = client.post(tap.url, json=_registration(
-                kind, "Foreign", endpoint, uuid.uuid4().hex, secret)).json()["result"]
+            again = client.post(
+                tap.url, json=_registration(kind, "Foreign", endpoint, conversation, secret)
+            ).json()["result"]
+            other = client.post(
+                tap.url, json=_registration(kind, "Foreign", endpoint, uuid.uuid4().hex, secret)
+            ).json()["result"]
     issued = lost[0].result()
     assert issued["status"] == "ACCEPTED", "the League Manager registered it before the loss"
     assert again["status"] == "ACCEPTED"
@@ -361,7 +417,8 @@ def test_a_foreign_agent_that_loses_its_answer_gets_the_same_id_again(
     assert [agent["agent_id"] for agent in registered] == [issued[f"{kind}_id"]]
     if kind == "player":  # anyone may name a player's endpoint: only its retry gets it back
         assert other["status"] == "REJECTED" and "auth_token" not in {
-            key for key, value in other.items() if value}
+            key for key, value in other.items() if value
+        }
         assert "must repeat its conversation_id" in other["reason"]
     else:  # a referee shows the league's secret: it is the operator's
         assert other[f"{kind}_id"] == issued[f"{kind}_id"]

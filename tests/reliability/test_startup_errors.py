@@ -48,9 +48,22 @@ def start_refused(agent: str, shared: Path, *args: str) -> Refusal:
     """Start ``league AGENT`` on ``shared`` and wait for it to give up, as each case here
     must; one still running after the wait is killed by its pid (and the case fails)."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "league_cli", agent, "--shared-dir", str(shared),
-         "--port", str(free_port()), *AGENT_ARGS[agent], *args],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        [
+            sys.executable,
+            "-m",
+            "league_cli",
+            agent,
+            "--shared-dir",
+            str(shared),
+            "--port",
+            str(free_port()),
+            *AGENT_ARGS[agent],
+            *args,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+    )
     try:
         output, _ = process.communicate(timeout=60)
     finally:
@@ -66,8 +79,9 @@ write no data file before their first match)."""
 
 
 @pytest.mark.parametrize(("agent", "folder"), CASES)
-def test_a_read_only_folder_stops_the_start_in_one_line(tmp_path: Path, agent: str,
-                                                        folder: str) -> None:
+def test_a_read_only_folder_stops_the_start_in_one_line(
+    tmp_path: Path, agent: str, folder: str
+) -> None:
     shared = make_shared_dir(tmp_path / "SHARED").root
     with mounted_tmpfs(shared / folder, "ro,size=1m") as read_only:
         refusal = start_refused(agent, shared)
@@ -77,8 +91,7 @@ def test_a_read_only_folder_stops_the_start_in_one_line(tmp_path: Path, agent: s
 
 
 @pytest.mark.parametrize(("agent", "folder"), CASES)
-def test_a_full_disk_stops_the_start_in_one_line(tmp_path: Path, agent: str,
-                                                 folder: str) -> None:
+def test_a_full_disk_stops_the_start_in_one_line(tmp_path: Path, agent: str, folder: str) -> None:
     shared = make_shared_dir(tmp_path / "SHARED").root
     with mounted_tmpfs(shared / folder, "size=64k") as full:
         TinyDisk(full).fill()
@@ -89,22 +102,25 @@ def test_a_full_disk_stops_the_start_in_one_line(tmp_path: Path, agent: str,
     assert "no space left on the device; free some space on it" in refusal.line
 
 
-@pytest.mark.parametrize("name", ["rounds.json", "agents.json", "journal.jsonl",
-                                  "admin_token"])
+@pytest.mark.parametrize("name", ["rounds.json", "agents.json", "journal.jsonl", "admin_token"])
 def test_a_directory_where_a_league_file_should_be_stops_the_start_in_one_line(
-        tmp_path: Path, name: str) -> None:
+    tmp_path: Path, name: str
+) -> None:
     shared = make_shared_dir(tmp_path / "SHARED").root
     in_the_way = shared / "data" / "leagues" / LEAGUE / name
     (in_the_way / "something").mkdir(parents=True)
     refusal = start_refused("manager", shared)
     assert refusal.code == EXIT_FILE_SYSTEM, refusal.output
-    assert f"{in_the_way}: it is a directory where a file should be; move the directory " \
-           "away" in refusal.line
+    assert (
+        f"{in_the_way}: it is a directory where a file should be; move the directory "
+        "away" in refusal.line
+    )
     assert (in_the_way / "something").is_dir(), "nothing of the user's is touched"
 
 
 def test_a_directory_where_the_player_history_should_be_stops_the_start_in_one_line(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     shared = make_shared_dir(tmp_path / "SHARED").root
     history = shared / "data" / "players" / "P01" / "history.json"
     history.mkdir(parents=True)
@@ -113,8 +129,7 @@ def test_a_directory_where_the_player_history_should_be_stops_the_start_in_one_l
     assert f"cannot read {history}: it is a directory where a file" in refusal.line
 
 
-def test_a_file_where_the_data_folder_should_be_stops_the_start_in_one_line(
-        tmp_path: Path) -> None:
+def test_a_file_where_the_data_folder_should_be_stops_the_start_in_one_line(tmp_path: Path) -> None:
     shared = make_shared_dir(tmp_path / "SHARED").root
     (shared / "data").write_text("not a folder")
     refusal = start_refused("manager", shared)
@@ -141,5 +156,7 @@ def test_negative_points_for_a_win_stop_the_start_in_one_line(tmp_path: Path) ->
     path.write_text(json.dumps(league))
     refusal = start_refused("manager", shared.root)
     assert refusal.code == 1, refusal.output
-    assert refusal.line == (f"error: {path}: scoring: Value error, win (-3) must be more than "
-                            "0: a win earns points; win (-3) must be more than draw (1)")
+    assert refusal.line == (
+        f"error: {path}: scoring: Value error, win (-3) must be more than "
+        "0: a win earns points; win (-3) must be more than draw (1)"
+    )

@@ -57,8 +57,11 @@ def _drops_first_answer() -> Any:
 
     def drop(exchange: Exchange) -> bool:
         method = exchange.rpc().get("method")
-        if method in LOSES_ITS_ANSWER and method not in dropped \
-                and _meta_name(exchange) == LOSES_ITS_ANSWER[method]:
+        if (
+            method in LOSES_ITS_ANSWER
+            and method not in dropped
+            and _meta_name(exchange) == LOSES_ITS_ANSWER[method]
+        ):
             dropped.add(method)
             return True
         return False
@@ -66,23 +69,39 @@ def _drops_first_answer() -> Any:
     return drop
 
 
-def _pages(client: httpx.Client, taps: Wiretaps, admin_token: str,
-           results: list[dict[str, Any]]) -> None:
+def _pages(
+    client: httpx.Client, taps: Wiretaps, admin_token: str, results: list[dict[str, Any]]
+) -> None:
     """Every page and query a spectator, an agent or the operator reads, through the taps."""
     match_id, player_id = results[0]["match_id"], results[0]["player_ids"][0]
-    paths = {"league_manager": ["/", "/health", "/status", "/standings", "/schedule",
-                                "/analysis", "/api/overview", f"/api/matches/{match_id}",
-                                f"/api/players/{player_id}", f"/ui/matches/{match_id}",
-                                f"/ui/players/{player_id}", "/ui/schedule", "/play"],
-             "player": ["/health", "/status", "/stats", "/history"],
-             "referee": ["/health", "/status"]}
+    paths = {
+        "league_manager": [
+            "/",
+            "/health",
+            "/status",
+            "/standings",
+            "/schedule",
+            "/analysis",
+            "/api/overview",
+            f"/api/matches/{match_id}",
+            f"/api/players/{player_id}",
+            f"/ui/matches/{match_id}",
+            f"/ui/players/{player_id}",
+            "/ui/schedule",
+            "/play",
+        ],
+        "player": ["/health", "/status", "/stats", "/history"],
+        "referee": ["/health", "/status"],
+    }
     for tap in taps.taps:
         for path in paths[tap.agent.split(":")[0]]:
             assert client.get(f"{tap.base_url}{path}").status_code == 200, path
     manager = taps.taps[0]
     for name in ("standings.json", "results.json", "standings.csv", "results.csv"):
-        answer = client.get(f"{manager.base_url}/admin/export/{name}",
-                            headers={"Authorization": f"Bearer {admin_token}"})
+        answer = client.get(
+            f"{manager.base_url}/admin/export/{name}",
+            headers={"Authorization": f"Bearer {admin_token}"},
+        )
         assert answer.status_code == 200, name
 
 
@@ -96,11 +115,23 @@ def league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WireLeague]:
             manager_port = free_port()
             lm = taps.tap("league_manager", manager_port, on_answer=_drops_first_answer())
             launcher.wait_healthy(launcher.manager(manager_port))
-            agents = [launcher.referee(REFEREE, port := free_port(), lm.url,
-                                       advertise=taps.tap(f"referee:{REFEREE}", port).url)]
-            agents += [launcher.player(name, port := free_port(), lm.url,
-                                       advertise=taps.tap(f"player:{name}", port).url)
-                       for name in PLAYERS]
+            agents = [
+                launcher.referee(
+                    REFEREE,
+                    port := free_port(),
+                    lm.url,
+                    advertise=taps.tap(f"referee:{REFEREE}", port).url,
+                )
+            ]
+            agents += [
+                launcher.player(
+                    name,
+                    port := free_port(),
+                    lm.url,
+                    advertise=taps.tap(f"player:{name}", port).url,
+                )
+                for name in PLAYERS
+            ]
             for agent in agents:
                 launcher.wait_healthy(agent)
 
@@ -110,8 +141,9 @@ def league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WireLeague]:
 
             wait_for(registered, 30, "the referee and the players to register")
             admin_token = shared.admin_token_path(league_id).read_text().strip()
-            started = client.post(f"{lm.base_url}/start_league",
-                                  headers={"Authorization": f"Bearer {admin_token}"})
+            started = client.post(
+                f"{lm.base_url}/start_league", headers={"Authorization": f"Bearer {admin_token}"}
+            )
             assert started.status_code == 200, started.text
 
             def completed() -> dict[str, Any] | None:
@@ -119,8 +151,10 @@ def league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WireLeague]:
                 return status if status["state"] == "COMPLETED" else None
 
             status = wait_for(completed, 60, "the league to complete")
-            results = client.get(f"{lm.base_url}/admin/export/results.json", headers={
-                "Authorization": f"Bearer {admin_token}"}).json()["results"]
+            results = client.get(
+                f"{lm.base_url}/admin/export/results.json",
+                headers={"Authorization": f"Bearer {admin_token}"},
+            ).json()["results"]
             _pages(client, taps, admin_token, results)
         finally:
             launcher.stop_all()
@@ -128,31 +162,45 @@ def league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WireLeague]:
         tokens: dict[str, str] = {}
         for exchange in exchanges:
             answer = exchange.result()
-            if exchange.rpc().get("method") in LOSES_ITS_ANSWER \
-                    and answer.get("status") == "ACCEPTED":
+            if (
+                exchange.rpc().get("method") in LOSES_ITS_ANSWER
+                and answer.get("status") == "ACCEPTED"
+            ):
                 tokens[answer.get("referee_id") or answer["player_id"]] = answer["auth_token"]
-        yield WireLeague(exchanges, [e for tap in taps.taps for e in tap.errors], tokens,
-                         shared.referee_secret(league_id) or "", admin_token, status, results)
+        yield WireLeague(
+            exchanges,
+            [e for tap in taps.taps for e in tap.errors],
+            tokens,
+            shared.referee_secret(league_id) or "",
+            admin_token,
+            status,
+            results,
+        )
 
 
 def test_the_taps_heard_the_whole_league(league: WireLeague) -> None:
     assert league.tap_errors == []
     assert len(league.tokens) == 1 + len(PLAYERS)
     assert league.status["matches_completed"] == league.status["total_matches"] > 0
-    to_players = [e for e in league.exchanges if e.agent.startswith("player:")
-                  and e.method == "POST"]
-    assert {e.rpc().get("method") for e in to_players} >= {"handle_game_invitation",
-                                                           "choose_parity", "notify_match_result"}
+    to_players = [
+        e for e in league.exchanges if e.agent.startswith("player:") and e.method == "POST"
+    ]
+    assert {e.rpc().get("method") for e in to_players} >= {
+        "handle_game_invitation",
+        "choose_parity",
+        "notify_match_result",
+    }
 
 
-def test_a_token_is_answered_only_by_the_registration_that_issues_it(league: WireLeague
-                                                                     ) -> None:
+def test_a_token_is_answered_only_by_the_registration_that_issues_it(league: WireLeague) -> None:
     for agent_id, token in league.tokens.items():
         answers = [e for e in league.exchanges if token.encode() in e.received()]
         assert answers and all(
-            e.agent == "league_manager" and e.rpc()["method"].startswith("register_")
+            e.agent == "league_manager"
+            and e.rpc()["method"].startswith("register_")
             and agent_id in (e.result().get("referee_id"), e.result().get("player_id"))
-            for e in answers), f"{agent_id}'s token in {[e.target for e in answers]}"
+            for e in answers
+        ), f"{agent_id}'s token in {[e.target for e in answers]}"
 
 
 def test_no_token_travels_to_a_player_or_a_referee(league: WireLeague) -> None:
@@ -174,8 +222,7 @@ def test_a_token_goes_to_the_league_manager_only_from_its_owner(league: WireLeag
     assert seen, "the referee reports its results with its own token"
 
 
-def test_the_referee_secret_and_the_admin_token_are_never_answered(league: WireLeague
-                                                                   ) -> None:
+def test_the_referee_secret_and_the_admin_token_are_never_answered(league: WireLeague) -> None:
     for secret in (league.referee_secret, league.admin_token):
         assert secret
         assert not [e.target for e in league.exchanges if secret.encode() in e.received()]
@@ -184,8 +231,11 @@ def test_the_referee_secret_and_the_admin_token_are_never_answered(league: WireL
 
 
 def test_players_are_called_with_proofs_not_tokens(league: WireLeague) -> None:
-    calls = [e.rpc()["params"] for e in league.exchanges
-             if e.agent.startswith("player:") and e.rpc().get("params")]
+    calls = [
+        e.rpc()["params"]
+        for e in league.exchanges
+        if e.agent.startswith("player:") and e.rpc().get("params")
+    ]
     assert calls and all(params.get("auth_token") for params in calls)
     assert not {params["auth_token"] for params in calls} & set(league.tokens.values())
 

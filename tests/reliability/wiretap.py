@@ -100,8 +100,9 @@ class Tap:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    async def relay(self, caller_in: asyncio.StreamReader,
-                    caller_out: asyncio.StreamWriter) -> None:
+    async def relay(
+        self, caller_in: asyncio.StreamReader, caller_out: asyncio.StreamWriter
+    ) -> None:
         relay = asyncio.current_task()
         assert relay is not None
         self._relays.add(relay)
@@ -112,8 +113,10 @@ class Tap:
             caller_out.close()
             return
         talk = _Conversation(self)
-        pumps = [asyncio.create_task(self._requests(caller_in, agent_out, talk)),
-                 asyncio.create_task(self._answers(agent_in, caller_out, talk))]
+        pumps = [
+            asyncio.create_task(self._requests(caller_in, agent_out, talk)),
+            asyncio.create_task(self._answers(agent_in, caller_out, talk)),
+        ]
         try:
             done, _ = await asyncio.wait(pumps, return_when=asyncio.FIRST_COMPLETED)
             self.errors += [repr(pump.exception()) for pump in done if pump.exception()]
@@ -129,17 +132,20 @@ class Tap:
         for relay in list(self._relays):
             relay.cancel()
 
-    async def _requests(self, source: asyncio.StreamReader, sink: asyncio.StreamWriter,
-                        talk: _Conversation) -> None:
+    async def _requests(
+        self, source: asyncio.StreamReader, sink: asyncio.StreamWriter, talk: _Conversation
+    ) -> None:
         await _pump(source, sink, talk.heard_caller)
 
-    async def _answers(self, source: asyncio.StreamReader, sink: asyncio.StreamWriter,
-                       talk: _Conversation) -> None:
+    async def _answers(
+        self, source: asyncio.StreamReader, sink: asyncio.StreamWriter, talk: _Conversation
+    ) -> None:
         await _pump(source, sink, talk.heard_agent)
 
 
-async def _pump(source: asyncio.StreamReader, sink: asyncio.StreamWriter,
-                heard: Callable[[bytes], str]) -> None:
+async def _pump(
+    source: asyncio.StreamReader, sink: asyncio.StreamWriter, heard: Callable[[bytes], str]
+) -> None:
     """Relay one direction a whole message at a time: ``heard`` says "partial" (hold on),
     "complete" (relay what is held) or "drop" (close instead)."""
     held = bytearray()
@@ -172,7 +178,7 @@ class _Conversation:
         self._answer_body = bytearray()
 
     def heard_caller(self, data: bytes) -> str:
-        """"partial", "complete" (relay what is held) or "drop" (close instead)."""
+        """ "partial", "complete" (relay what is held) or "drop" (close instead)."""
         self._as_agent.receive_data(data)
         return self._read_requests()
 
@@ -200,7 +206,7 @@ class _Conversation:
         return "complete"
 
     def heard_agent(self, data: bytes) -> str:
-        """"partial", "complete" (relay what is held) or "drop" (close instead)."""
+        """ "partial", "complete" (relay what is held) or "drop" (close instead)."""
         self._as_caller.receive_data(data)
         while True:
             event = self._as_caller.next_event()
@@ -219,8 +225,7 @@ class _Conversation:
     def _complete(self) -> str:
         exchange = self._exchange(bytes(self._answer_body))
         drop = self._tap.on_answer is not None and self._tap.on_answer(exchange)
-        self._tap.exchanges.append(
-            replace(exchange, dropped=True) if drop else exchange)
+        self._tap.exchanges.append(replace(exchange, dropped=True) if drop else exchange)
         self._request = self._response = None
         if drop:
             return "drop"
@@ -233,12 +238,16 @@ class _Conversation:
     def _exchange(self, answer: bytes | None) -> Exchange:
         request, response = self._request, self._response
         assert request is not None, "an answer before any request"
-        return Exchange(self._tap.agent, request.method.decode(), request.target.decode(),
-                        b" ".join((request.method, request.target)) + _head(request),
-                        bytes(self._request_body),
-                        response.status_code if response else None,
-                        _head(response) if response else b"",
-                        None if answer is None else bytes(answer))
+        return Exchange(
+            self._tap.agent,
+            request.method.decode(),
+            request.target.decode(),
+            b" ".join((request.method, request.target)) + _head(request),
+            bytes(self._request_body),
+            response.status_code if response else None,
+            _head(response) if response else b"",
+            None if answer is None else bytes(answer),
+        )
 
     def unanswered(self) -> None:
         """The connection closed: a request that got no answer is recorded as such."""
@@ -256,14 +265,19 @@ class Wiretaps:
 
     def __init__(self) -> None:
         self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="wiretaps",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._loop.run_forever, name="wiretaps", daemon=True)
         self._thread.start()
         self._servers: list[asyncio.Server] = []
         self.taps: list[Tap] = []
 
-    def tap(self, agent: str, upstream_port: int, *, on_request: Rule | None = None,
-            on_answer: Rule | None = None) -> Tap:
+    def tap(
+        self,
+        agent: str,
+        upstream_port: int,
+        *,
+        on_request: Rule | None = None,
+        on_answer: Rule | None = None,
+    ) -> Tap:
         """A tap in front of ``agent`` (listening on ``upstream_port``), on a free port.
 
         The port comes from ``free_port``, not from binding port 0: the kernel could hand

@@ -29,9 +29,14 @@ def test_a_message_record_has_every_field(tmp_path: Path) -> None:
     log.close()
     (record,) = records(path)
     assert record == {
-        "event": "message_received", "level": "info", "agent_id": "P01",
-        "message_type": "GAME_INVITATION", "conversation_id": "conv-1", "data": payload,
-        "method": "handle_game_invitation", "timestamp": record["timestamp"],
+        "event": "message_received",
+        "level": "info",
+        "agent_id": "P01",
+        "message_type": "GAME_INVITATION",
+        "conversation_id": "conv-1",
+        "data": payload,
+        "method": "handle_game_invitation",
+        "timestamp": record["timestamp"],
     }
     assert record["timestamp"].endswith("Z")
     assert abs(parse_utc(record["timestamp"]) - utc_now()) < timedelta(seconds=5)
@@ -49,8 +54,10 @@ def test_a_payload_that_is_not_an_object_is_still_logged(tmp_path: Path) -> None
 def test_long_lists_in_a_message_are_logged_abridged(tmp_path: Path) -> None:
     log = AgentLog(tmp_path / "a.log.jsonl", "LM")
     rows = [{"rank": n, "auth_token": "secret-token"} for n in range(1, LOG_LIST_MAX + 11)]
-    log.message("message_sent", {"message_type": "LEAGUE_STANDINGS_UPDATE", "standings": rows,
-                                 "short": [1, 2]})
+    log.message(
+        "message_sent",
+        {"message_type": "LEAGUE_STANDINGS_UPDATE", "standings": rows, "short": [1, 2]},
+    )
     log.close()
     (record,) = records(log.path)
     logged = record["data"]["standings"]
@@ -94,9 +101,12 @@ def test_rename_moves_later_records_to_the_new_file(tmp_path: Path) -> None:
     log.close()
     log.close()
     assert [(r["event"], r["agent_id"]) for r in records(first)] == [
-        ("starting", "player-unregistered")]
+        ("starting", "player-unregistered")
+    ]
     assert [(r["event"], r["agent_id"]) for r in records(second)] == [
-        ("registered", "P03"), ("still here", "P03")]
+        ("registered", "P03"),
+        ("still here", "P03"),
+    ]
     assert log.path == second and log.agent_id == "P03"
 
 
@@ -117,8 +127,12 @@ def test_a_full_disk_drops_whole_records_and_never_raises(tiny_disk: TinyDisk) -
 def test_a_log_the_file_system_refuses_raises_naming_it(tmp_path: Path) -> None:
     (tmp_path / "agents").write_text("a file where the folder should be")
     path = tmp_path / "agents" / "P01.log.jsonl"
-    with pytest.raises(FileSystemError, match=re.escape(f"cannot write {path}: {tmp_path}/agents "
-                                                        "is a file where a folder should be")):
+    with pytest.raises(
+        FileSystemError,
+        match=re.escape(
+            f"cannot write {path}: {tmp_path}/agents is a file where a folder should be"
+        ),
+    ):
         AgentLog(path, "P01")
 
 
@@ -137,9 +151,15 @@ def test_keep_chooses_the_records_written(tmp_path: Path) -> None:
     log.log.info("match_state")
     log.close()
     assert [(r["event"], r.get("message_type")) for r in records(path)] == [
-        ("message_sent", "GAME_ERROR"), ("call_retry", None)]
-    assert seen == [("info", "message_sent"), ("info", "message_sent"),
-                    ("warning", "call_retry"), ("info", "match_state")]
+        ("message_sent", "GAME_ERROR"),
+        ("call_retry", None),
+    ]
+    assert seen == [
+        ("info", "message_sent"),
+        ("info", "message_sent"),
+        ("warning", "call_retry"),
+        ("info", "match_state"),
+    ]
 
 
 def test_a_log_with_max_bytes_stops_there_and_says_so(tmp_path: Path) -> None:

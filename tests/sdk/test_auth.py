@@ -51,6 +51,7 @@ def test_token_matches(monkeypatch: pytest.MonkeyPatch) -> None:
 
 # --- TokenBook ------------------------------------------------------------------------------
 
+
 def test_a_token_book_keeps_only_digests() -> None:
     book = TokenBook()
     token = book.issue("P01")
@@ -102,6 +103,7 @@ def test_a_wrong_token_is_e012_even_if_it_belongs_to_someone_else() -> None:
 
 # --- redaction ------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(("token", "shown"), [(None, None), ("", "")])
 def test_redact_leaves_nothing_as_nothing(token: str | None, shown: str | None) -> None:
     assert redact(token) == shown
@@ -130,8 +132,7 @@ def test_redact_tokens_walks_nested_dicts_and_lists() -> None:
     assert redacted == {
         "auth_token": shown,
         "Authorization": shown,
-        "params": {"ADMIN_TOKEN": shown, "api_key": shown, "token": shown,
-                   "other": secret},
+        "params": {"ADMIN_TOKEN": shown, "api_key": shown, "token": shown, "other": secret},
         "players": [{"auth_token": shown, "player_id": "P01"}, "plain", 3],
         "nothing": {"auth_token": None},
         7: "a non-string key",
@@ -142,10 +143,15 @@ def test_redact_tokens_walks_nested_dicts_and_lists() -> None:
 def test_the_full_token_never_reaches_the_agent_log(tmp_path: Path) -> None:
     token = issue_token()
     log = AgentLog(tmp_path / "P01.log.jsonl", "P01")
-    log.message("message_received", {
-        "message_type": "LEAGUE_REGISTER_RESPONSE", "conversation_id": "c1",
-        "auth_token": token, "nested": [{"auth_token": token}],
-    })
+    log.message(
+        "message_received",
+        {
+            "message_type": "LEAGUE_REGISTER_RESPONSE",
+            "conversation_id": "c1",
+            "auth_token": token,
+            "nested": [{"auth_token": token}],
+        },
+    )
     log.log.info("issued", auth_token=token, data={"Authorization": token})
     log.close()
     text = log.path.read_text(encoding="utf-8")

@@ -90,9 +90,14 @@ async def refuse_connection(request: httpx.Request) -> httpx.Response:
 
 # --- answers --------------------------------------------------------------------------------
 
+
 async def test_a_success_returns_the_result_object(make_client: Callable[..., RpcClient]) -> None:
-    result = {"message_type": "LEAGUE_QUERY_RESPONSE", "query_type": "GET_NEXT_MATCH",
-              "success": True, "data": {"match_id": "R1M1"}}
+    result = {
+        "message_type": "LEAGUE_QUERY_RESPONSE",
+        "query_type": "GET_NEXT_MATCH",
+        "success": True,
+        "data": {"match_id": "R1M1"},
+    }
 
     async def reply(request: httpx.Request) -> httpx.Response:
         assert request.url == ENDPOINT
@@ -150,8 +155,14 @@ async def test_a_league_error_result_raises_remote_error(
 
 async def test_a_jsonrpc_error_raises_remote_error(make_client: Callable[..., RpcClient]) -> None:
     async def reply(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, json={"jsonrpc": "2.0", "id": 1, "error": {
-            "code": -32602, "message": "Invalid params", "data": "league_query"}})
+        return httpx.Response(
+            200,
+            json={
+                "jsonrpc": "2.0",
+                "id": 1,
+                "error": {"code": -32602, "message": "Invalid params", "data": "league_query"},
+            },
+        )
 
     agent = Recorder(reply)
     with pytest.raises(RemoteError) as caught:
@@ -168,8 +179,10 @@ async def test_a_jsonrpc_error_raises_remote_error(make_client: Callable[..., Rp
         (httpx.Response(404, json={"detail": "Not Found"}), "HTTP_404"),
         (httpx.Response(200, text="<html>hello</html>"), ErrorCode.INVALID_FIELD_VALUE.value),
         (httpx.Response(200, json=[1, 2]), ErrorCode.INVALID_FIELD_VALUE.value),
-        (httpx.Response(200, json={"jsonrpc": "2.0", "id": 1}),
-         ErrorCode.INVALID_FIELD_VALUE.value),
+        (
+            httpx.Response(200, json={"jsonrpc": "2.0", "id": 1}),
+            ErrorCode.INVALID_FIELD_VALUE.value,
+        ),
     ],
     ids=["http-500", "http-404", "not-json", "json-array", "no-result-no-error"],
 )
@@ -188,6 +201,7 @@ async def test_an_unusable_answer_raises_remote_error_without_retry(
 
 
 # --- timeouts and retries -------------------------------------------------------------------
+
 
 async def test_a_timeout_is_retried_then_raised_as_e001(
     make_client: Callable[..., RpcClient],
@@ -221,8 +235,12 @@ async def test_the_retry_count_comes_from_system_json(
     make_client: Callable[..., RpcClient],
 ) -> None:
     agent = Recorder(refuse_connection)
-    policy = {"max_retries": 1, "backoff_sec": 0.01, "backoff_multiplier": 1.0,
-              "max_backoff_sec": 0.01}
+    policy = {
+        "max_retries": 1,
+        "backoff_sec": 0.01,
+        "backoff_multiplier": 1.0,
+        "max_backoff_sec": 0.01,
+    }
     client = make_client(agent, retry_policy=policy)
     assert client.retry_policy.max_retries == 1
     with pytest.raises(TransportError):
@@ -252,8 +270,9 @@ async def test_retries_zero_makes_a_single_attempt(
     agent = Recorder(refuse_connection)
     retries = Retries()
     with pytest.raises(TransportError):
-        await make_client(agent).call(ENDPOINT, "league_query", query(), retries=0,
-                                      on_retry=retries)
+        await make_client(agent).call(
+            ENDPOINT, "league_query", query(), retries=0, on_retry=retries
+        )
     assert len(agent.requests) == 1
     assert retries.calls == []
 
@@ -273,6 +292,7 @@ async def test_the_per_method_timeout_comes_from_system_json(
 
 # --- call_until_answered --------------------------------------------------------------------
 
+
 async def test_call_until_answered_waits_for_the_agent_to_come_up(
     make_client: Callable[..., RpcClient],
 ) -> None:
@@ -283,7 +303,8 @@ async def test_call_until_answered_waits_for_the_agent_to_come_up(
 
     agent = Recorder(reply)
     result = await make_client(agent).call_until_answered(
-        ENDPOINT, "register_player", query(), interval=0.01, give_up_after=5)
+        ENDPOINT, "register_player", query(), interval=0.01, give_up_after=5
+    )
     assert result["status"] == "ACCEPTED"
     assert len(agent.requests) == 6
 
@@ -296,7 +317,8 @@ async def test_call_until_answered_gives_up_after_its_limit(
     started = loop.time()
     with pytest.raises(TransportError) as caught:
         await make_client(agent).call_until_answered(
-            ENDPOINT, "register_player", query(), interval=0.02, give_up_after=0.15)
+            ENDPOINT, "register_player", query(), interval=0.02, give_up_after=0.15
+        )
     elapsed = loop.time() - started
     assert caught.value.code is ErrorCode.CONNECTION_ERROR
     assert 0.1 <= elapsed < 1.0
@@ -311,13 +333,15 @@ async def test_call_until_answered_does_not_retry_a_refusal(
 
     agent = Recorder(reply)
     with pytest.raises(RemoteError) as caught:
-        await make_client(agent).call_until_answered(ENDPOINT, "register_player", query(),
-                                                     interval=0.01, give_up_after=5)
+        await make_client(agent).call_until_answered(
+            ENDPOINT, "register_player", query(), interval=0.01, give_up_after=5
+        )
     assert caught.value.code == "E010"
     assert len(agent.requests) == 1
 
 
 # --- the agent log --------------------------------------------------------------------------
+
 
 async def test_traffic_is_logged_with_tokens_redacted(
     make_client: Callable[..., RpcClient], agent_log: AgentLog
@@ -332,8 +356,7 @@ async def test_traffic_is_logged_with_tokens_redacted(
     text = agent_log.path.read_text()
     assert token not in text
     records = [json.loads(line) for line in text.splitlines()]
-    traffic = [(r["event"], r["message_type"], r["conversation_id"], r["peer"])
-               for r in records]
+    traffic = [(r["event"], r["message_type"], r["conversation_id"], r["peer"]) for r in records]
     assert traffic == [
         ("message_sent", "LEAGUE_QUERY", "conv-42", ENDPOINT),
         ("message_received", "LEAGUE_REGISTER_RESPONSE", "conv-001", ENDPOINT),
@@ -342,12 +365,19 @@ async def test_traffic_is_logged_with_tokens_redacted(
 
 # --- peers that name methods by message_type ------------------------------------------------
 
+
 def message_type_server(request: httpx.Request) -> httpx.Response:
     """A published-agent style peer: serves LEAGUE_QUERY, not league_query."""
     body = json.loads(request.content)
     if body["method"] != "LEAGUE_QUERY":
-        return httpx.Response(200, json={"jsonrpc": "2.0", "id": body["id"], "error": {
-            "code": -32601, "message": "Method not found"}})
+        return httpx.Response(
+            200,
+            json={
+                "jsonrpc": "2.0",
+                "id": body["id"],
+                "error": {"code": -32601, "message": "Method not found"},
+            },
+        )
     return ok(request, {"answered": body["method"]})
 
 
@@ -396,8 +426,9 @@ def small_limit() -> dict[str, Any]:
 def padded_answer(request: httpx.Request, size: int) -> bytes:
     """A valid JSON-RPC answer of exactly ``size`` bytes (whitespace after the object)."""
     request_id = json.loads(request.content)["id"]
-    body = json.dumps({"jsonrpc": "2.0", "id": request_id,
-                       "result": {"message_type": "ACK", "status": "ok"}}).encode()
+    body = json.dumps(
+        {"jsonrpc": "2.0", "id": request_id, "result": {"message_type": "ACK", "status": "ok"}}
+    ).encode()
     return body + b" " * (size - len(body))
 
 
@@ -406,7 +437,8 @@ async def test_an_answer_at_the_limit_is_read(make_client: Callable[..., RpcClie
         return httpx.Response(200, content=padded_answer(request, LIMIT))
 
     result = await make_client(Recorder(reply), **small_limit()).call(
-        ENDPOINT, "notify_round", query())
+        ENDPOINT, "notify_round", query()
+    )
     assert result == {"message_type": "ACK", "status": "ok"}
 
 
@@ -448,7 +480,8 @@ async def test_an_undeclared_answer_is_cut_at_the_limit(
 
     with pytest.raises(RemoteError) as caught:
         await make_client(Recorder(reply), **small_limit()).call(
-            ENDPOINT, "choose_parity", query(), retries=0)
+            ENDPOINT, "choose_parity", query(), retries=0
+        )
     assert caught.value.code == ErrorCode.INVALID_FIELD_VALUE.value
     assert f"more than {LIMIT} bytes" in caught.value.description
     assert sum(pulled) <= LIMIT + 1024, "reading stops at the first chunk past the limit"
@@ -468,28 +501,53 @@ async def test_of_the_body_of_an_http_error_only_a_bounded_start_is_read(
         return httpx.Response(500, content=endless())
 
     with pytest.raises(RemoteError) as caught:
-        await make_client(Recorder(reply), **small_limit()).call(
-            ENDPOINT, "choose_parity", query())
+        await make_client(Recorder(reply), **small_limit()).call(ENDPOINT, "choose_parity", query())
     assert caught.value.code == "HTTP_500"
     assert len(pulled) <= ERROR_BODY_BYTES // 1024 + 1
     assert len(caught.value.payload["body"]) <= ERROR_BODY_BYTES
 
 
-@pytest.mark.parametrize(("response", "said", "kept"), [
-    (httpx.Response(401, json={"jsonrpc": "2.0", "id": 1, "error": {
-        "code": -32001, "message": "auth_token required", "data": {"field": "auth_token"}}}),
-     'HTTP 401: JSON-RPC error -32001 auth_token required ({"field": "auth_token"})',
-     {"jsonrpc": "2.0", "id": 1, "error": {"code": -32001, "message": "auth_token required",
-                                           "data": {"field": "auth_token"}}}),
-    (httpx.Response(503, text="strategy crashed: ZeroDivisionError"),
-     "HTTP 503: 'strategy crashed: ZeroDivisionError'",
-     {"body": "strategy crashed: ZeroDivisionError"}),
-    (httpx.Response(500), "HTTP 500", {}),
-], ids=["jsonrpc-error", "text", "empty"])
+@pytest.mark.parametrize(
+    ("response", "said", "kept"),
+    [
+        (
+            httpx.Response(
+                401,
+                json={
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "error": {
+                        "code": -32001,
+                        "message": "auth_token required",
+                        "data": {"field": "auth_token"},
+                    },
+                },
+            ),
+            'HTTP 401: JSON-RPC error -32001 auth_token required ({"field": "auth_token"})',
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "error": {
+                    "code": -32001,
+                    "message": "auth_token required",
+                    "data": {"field": "auth_token"},
+                },
+            },
+        ),
+        (
+            httpx.Response(503, text="strategy crashed: ZeroDivisionError"),
+            "HTTP 503: 'strategy crashed: ZeroDivisionError'",
+            {"body": "strategy crashed: ZeroDivisionError"},
+        ),
+        (httpx.Response(500), "HTTP 500", {}),
+    ],
+    ids=["jsonrpc-error", "text", "empty"],
+)
 async def test_the_body_of_an_http_error_is_kept_as_evidence(
-        make_client: Callable[..., RpcClient], response: httpx.Response, said: str,
-        kept: dict[str, Any]) -> None:
+    make_client: Callable[..., RpcClient], response: httpx.Response, said: str, kept: dict[str, Any]
+) -> None:
     """Why the peer refused, in the description (cut) and whole in the payload (bounded)."""
+
     async def reply(request: httpx.Request) -> httpx.Response:
         return response
 
@@ -503,6 +561,7 @@ async def test_a_trickled_answer_is_a_timeout_of_the_whole_call(
     make_client: Callable[..., RpcClient],
 ) -> None:
     """Each byte comes well within the timeout; the whole answer never does."""
+
     async def trickle() -> AsyncIterator[bytes]:
         while True:
             await asyncio.sleep(0.005)
@@ -516,8 +575,9 @@ async def test_a_trickled_answer_is_a_timeout_of_the_whole_call(
     loop = asyncio.get_running_loop()
     started = loop.time()
     with pytest.raises(TransportError) as caught:
-        await make_client(agent).call(ENDPOINT, "choose_parity", query(), timeout=0.1,
-                                      on_retry=retries)
+        await make_client(agent).call(
+            ENDPOINT, "choose_parity", query(), timeout=0.1, on_retry=retries
+        )
     elapsed = loop.time() - started
     assert caught.value.code is ErrorCode.TIMEOUT_ERROR
     assert retries.calls == [(1, "E001"), (2, "E001"), (3, "E001")]
@@ -527,18 +587,28 @@ async def test_a_trickled_answer_is_a_timeout_of_the_whole_call(
 
 # --- answers nested too deep ----------------------------------------------------------------
 
+
 def nested_answer(request: httpx.Request, depth: int) -> bytes:
     """An ACK answer whose whole body nests ``depth`` levels (the answer object, its
     result, and arrays inside the result), written without recursion."""
     request_id = json.loads(request.content)["id"]
     arrays = depth - 2
-    return (f'{{"jsonrpc": "2.0", "id": {request_id}, "result": {{"message_type": "ACK", '
-            f'"nested": {"[" * arrays}{"]" * arrays}}}}}').encode()
+    return (
+        f'{{"jsonrpc": "2.0", "id": {request_id}, "result": {{"message_type": "ACK", '
+        f'"nested": {"[" * arrays}{"]" * arrays}}}}}'
+    ).encode()
 
 
 def test_json_depth_counts_arrays_and_objects() -> None:
-    assert [json_depth(value) for value in ("x", 1, None, [], {}, {"a": [{}]}, [1, [2, [3]]])] \
-        == [0, 0, 0, 1, 1, 3, 3]
+    assert [json_depth(value) for value in ("x", 1, None, [], {}, {"a": [{}]}, [1, [2, [3]]])] == [
+        0,
+        0,
+        0,
+        1,
+        1,
+        3,
+        3,
+    ]
     assert json_depth(json.loads("[" * 900 + "]" * 900)) == 900, "no recursion limit"
 
 
@@ -546,20 +616,23 @@ DEPTH = 16
 """``http.max_json_depth`` of the tests below."""
 
 
-@pytest.mark.parametrize("depth", [DEPTH + 1, 900, 100_000],
-                         ids=["one-too-deep", "parsable", "beyond-the-parser"])
+@pytest.mark.parametrize(
+    "depth", [DEPTH + 1, 900, 100_000], ids=["one-too-deep", "parsable", "beyond-the-parser"]
+)
 async def test_an_answer_nested_too_deep_is_refused(
     make_client: Callable[..., RpcClient], depth: int
 ) -> None:
     """900 levels parse, but the log's token redaction would recurse past Python's limit;
     100000 do not even parse: both are the peer's fault (E002), never the caller's crash."""
+
     async def reply(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, content=nested_answer(request, depth))
 
     agent = Recorder(reply)
     with pytest.raises(RemoteError) as caught:
         await make_client(agent, **http_limits(max_json_depth=DEPTH)).call(
-            ENDPOINT, "notify_round", query())
+            ENDPOINT, "notify_round", query()
+        )
     assert caught.value.code == ErrorCode.INVALID_FIELD_VALUE.value
     assert f"more than {DEPTH} levels" in caught.value.description
     assert len(agent.requests) == 1
@@ -572,5 +645,6 @@ async def test_an_answer_at_the_depth_limit_is_read(
         return httpx.Response(200, content=nested_answer(request, DEPTH))
 
     result = await make_client(Recorder(reply), **http_limits(max_json_depth=DEPTH)).call(
-        ENDPOINT, "notify_round", query())
+        ENDPOINT, "notify_round", query()
+    )
     assert json_depth(result["nested"]) == DEPTH - 2

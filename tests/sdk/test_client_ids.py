@@ -56,8 +56,11 @@ class _Answer(BaseHTTPRequestHandler):
         cast(Peer, self.server).calls[how] += 1
         answer: dict[str, Any] = {"jsonrpc": "2.0", "result": ACK}
         if how == "error-with-null-id":
-            answer = {"jsonrpc": "2.0", "id": None,
-                      "error": {"code": -32600, "message": "Invalid Request"}}
+            answer = {
+                "jsonrpc": "2.0",
+                "id": None,
+                "error": {"code": -32600, "message": "Invalid Request"},
+            }
         elif (answer_id := ANSWER_IDS[how](request["id"])) is not NO_ID:
             answer["id"] = answer_id
         body = json.dumps(answer).encode()
@@ -98,34 +101,44 @@ def query() -> LeagueQuery:
 
 @pytest.mark.parametrize("how", ["same", "same-as-string", "missing"])
 async def test_an_answer_with_the_request_s_id_or_none_is_taken(
-        peer: Peer, client: RpcClient, how: str) -> None:
+    peer: Peer, client: RpcClient, how: str
+) -> None:
     assert await client.call(endpoint(peer, how), "league_query", query()) == ACK
 
 
-@pytest.mark.parametrize(("how", "shown"), [
-    ("another", "1001"), ("null", "null"), ("true", "true"), ("float", "1.0"),
-    ("object", '{"id": 1}')])
+@pytest.mark.parametrize(
+    ("how", "shown"),
+    [
+        ("another", "1001"),
+        ("null", "null"),
+        ("true", "true"),
+        ("float", "1.0"),
+        ("object", '{"id": 1}'),
+    ],
+)
 async def test_an_answer_with_another_id_is_no_answer(
-        peer: Peer, client: RpcClient, how: str, shown: str) -> None:
+    peer: Peer, client: RpcClient, how: str, shown: str
+) -> None:
     url = endpoint(peer, how)
     with pytest.raises(TransportError) as caught:
         await client.call(url, "league_query", query(), retries=0)
     assert caught.value.code is ErrorCode.CONNECTION_ERROR
     assert caught.value.description == (
         f"{url} answered league_query with id {shown}, not 1, the id of the request: an "
-        "answer to another request, not taken")
+        "answer to another request, not taken"
+    )
 
 
 async def test_an_answer_with_another_id_is_retried_like_a_lost_one(
-        peer: Peer, client: RpcClient) -> None:
+    peer: Peer, client: RpcClient
+) -> None:
     before = peer.calls["another"]
     with pytest.raises(TransportError):
         await client.call(endpoint(peer, "another"), "league_query", query())
     assert peer.calls["another"] - before == client.retry_policy.max_retries + 1
 
 
-async def test_an_error_with_a_null_id_is_the_peer_s_answer(
-        peer: Peer, client: RpcClient) -> None:
+async def test_an_error_with_a_null_id_is_the_peer_s_answer(peer: Peer, client: RpcClient) -> None:
     """JSON-RPC 2.0: a peer that could not read the request's id answers an error with a
     null one; that is an answer (never retried), not a mismatch."""
     with pytest.raises(RemoteError) as caught:

@@ -36,14 +36,16 @@ def edit(shared: SharedDir, relative: str, change: dict[str, Any]) -> Path:
 
 # --- the committed configuration ------------------------------------------------------------
 
+
 def test_the_committed_system_config_loads() -> None:
     system = COMMITTED.system()
     assert system.protocol == "league.v2"
     assert system.protocol_version == "2.1.0"
     assert system.default_league_id == "league_2025_even_odd"
     assert system.league_manager.base_url == "http://127.0.0.1:8000"
-    assert system.retry_policy == RetryPolicy(max_retries=3, backoff_sec=2.0,
-                                              backoff_multiplier=1.0, max_backoff_sec=10.0)
+    assert system.retry_policy == RetryPolicy(
+        max_retries=3, backoff_sec=2.0, backoff_multiplier=1.0, max_backoff_sec=10.0
+    )
     assert system.timeout_for("register_player") == 10
     assert system.timeout_for("handle_game_invitation") == 5
     assert system.timeout_for("choose_parity") == 30
@@ -89,6 +91,7 @@ def test_shared_dir_paths_follow_the_protocol(tmp_path: Path) -> None:
 
 # --- bad files ------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("change", "field"),
     [
@@ -114,13 +117,25 @@ def test_a_bad_system_value_names_the_file_and_the_field(
 @pytest.mark.parametrize(
     ("relative", "load", "change", "field"),
     [
-        ("agents/agents_config.json", SharedDir.agents, {"referees": [{"port": 8001}]},
-         "referees.0.display_name"),
-        ("games/games_registry.json", SharedDir.games, {"games": {"x": {"min_players": 0}}},
-         "games.x.min_players"),
+        (
+            "agents/agents_config.json",
+            SharedDir.agents,
+            {"referees": [{"port": 8001}]},
+            "referees.0.display_name",
+        ),
+        (
+            "games/games_registry.json",
+            SharedDir.games,
+            {"games": {"x": {"min_players": 0}}},
+            "games.x.min_players",
+        ),
         ("defaults/player.json", SharedDir.player_defaults, {"port": 0}, "port"),
-        ("defaults/referee.json", SharedDir.referee_defaults, {"max_concurrent_matches": 0},
-         "max_concurrent_matches"),
+        (
+            "defaults/referee.json",
+            SharedDir.referee_defaults,
+            {"max_concurrent_matches": 0},
+            "max_concurrent_matches",
+        ),
     ],
 )
 def test_a_bad_value_in_any_file_names_the_file_and_the_field(
@@ -136,16 +151,26 @@ def test_a_bad_value_in_any_file_names_the_file_and_the_field(
 LEAGUE_FILE = "leagues/league_2025_even_odd.json"
 
 
-@pytest.mark.parametrize(("scoring", "said"), [
-    ({"win": -3}, "win (-3) must be more than 0: a win earns points; win (-3) must be more "
-                  "than draw (1)"),
-    ({"win": 0, "draw": -1, "loss": -2, "technical_loss": -3},
-     "win (0) must be more than 0: a win earns points"),
-    ({"win": 1, "draw": 1}, "win (1) must be more than draw (1)"),
-    ({"draw": 0, "loss": 0.5}, "draw (0) must be at least loss (0.5)"),
-    ({"technical_loss": 1}, "technical_loss (1) must be at most loss (0): not answering must "
-                            "not pay more than losing"),
-])
+@pytest.mark.parametrize(
+    ("scoring", "said"),
+    [
+        (
+            {"win": -3},
+            "win (-3) must be more than 0: a win earns points; win (-3) must be more than draw (1)",
+        ),
+        (
+            {"win": 0, "draw": -1, "loss": -2, "technical_loss": -3},
+            "win (0) must be more than 0: a win earns points",
+        ),
+        ({"win": 1, "draw": 1}, "win (1) must be more than draw (1)"),
+        ({"draw": 0, "loss": 0.5}, "draw (0) must be at least loss (0.5)"),
+        (
+            {"technical_loss": 1},
+            "technical_loss (1) must be at most loss (0): not answering must "
+            "not pay more than losing",
+        ),
+    ],
+)
 def test_a_scoring_that_ranks_outcomes_wrongly_is_refused_naming_the_fields(
     shared_dir: SharedDir, scoring: dict[str, float], said: str
 ) -> None:
@@ -164,12 +189,15 @@ def test_points_must_be_finite(shared_dir: SharedDir, value: str) -> None:
         shared_dir.league("league_2025_even_odd")
 
 
-@pytest.mark.parametrize("scoring", [
-    {"win": 3, "draw": 1, "loss": 0, "technical_loss": 0},  # the committed one
-    {"win": 1, "draw": 0, "loss": 0, "technical_loss": 0},  # a draw as bad as a loss
-    {"win": 2, "draw": 0.5, "loss": -1, "technical_loss": -3},  # losing costs points
-    {"win": 0.5, "draw": -1, "loss": -1, "technical_loss": -1},
-])
+@pytest.mark.parametrize(
+    "scoring",
+    [
+        {"win": 3, "draw": 1, "loss": 0, "technical_loss": 0},  # the committed one
+        {"win": 1, "draw": 0, "loss": 0, "technical_loss": 0},  # a draw as bad as a loss
+        {"win": 2, "draw": 0.5, "loss": -1, "technical_loss": -3},  # losing costs points
+        {"win": 0.5, "draw": -1, "loss": -1, "technical_loss": -1},
+    ],
+)
 def test_a_scoring_that_ranks_outcomes_as_a_player_would_is_taken(
     shared_dir: SharedDir, scoring: dict[str, float]
 ) -> None:
@@ -212,6 +240,7 @@ def test_a_league_file_must_hold_its_own_league_id(shared_dir: SharedDir) -> Non
 
 # --- where SHARED is ------------------------------------------------------------------------
 
+
 def test_resolve_shared_dir_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     explicit, from_env, cwd = tmp_path / "explicit", tmp_path / "env", tmp_path / "cwd"
     cwd.mkdir()
@@ -235,6 +264,7 @@ def test_a_relative_shared_dir_is_made_absolute(
 
 # --- retry policy ---------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("policy", "delays"),
     [
@@ -249,8 +279,13 @@ def test_retry_delay(policy: RetryPolicy, delays: list[float]) -> None:
 
 @pytest.mark.parametrize(
     "bad",
-    [{"max_retries": -1}, {"max_retries": 11}, {"backoff_sec": -0.1},
-     {"backoff_multiplier": 0.5}, {"jitter": True}],
+    [
+        {"max_retries": -1},
+        {"max_retries": 11},
+        {"backoff_sec": -0.1},
+        {"backoff_multiplier": 0.5},
+        {"jitter": True},
+    ],
 )
 def test_a_bad_retry_policy_is_refused(bad: dict[str, Any]) -> None:
     with pytest.raises(ValueError):
@@ -262,11 +297,19 @@ def test_system_config_refuses_a_non_positive_timeout() -> None:
         SystemConfig.model_validate({"default_league_id": "L", "timeouts_sec": {"notify_round": 0}})
 
 
-@pytest.mark.parametrize(("url", "ok"), [
-    ("http://127.0.0.1:8000/mcp", True), ("https://league.example/mcp", True),
-    ("http://127.0.0.1:8000/", False), ("ftp://lm/mcp", False), ("127.0.0.1:8000/mcp", False),
-    ("http:///mcp", False), ("http://lm:port/mcp", False), ("", False),
-])
+@pytest.mark.parametrize(
+    ("url", "ok"),
+    [
+        ("http://127.0.0.1:8000/mcp", True),
+        ("https://league.example/mcp", True),
+        ("http://127.0.0.1:8000/", False),
+        ("ftp://lm/mcp", False),
+        ("127.0.0.1:8000/mcp", False),
+        ("http:///mcp", False),
+        ("http://lm:port/mcp", False),
+        ("", False),
+    ],
+)
 def test_agent_endpoints_must_be_http_urls_ending_in_mcp(url: str, ok: bool) -> None:
     from pydantic import TypeAdapter, ValidationError
 

@@ -13,16 +13,25 @@ from sdk.errors import FileSystemError, LeagueSDKError, file_access
 PATH = Path("/srv/SHARED/data/leagues/L1/agents.json")
 
 
-@pytest.mark.parametrize(("code", "said"), [
-    (errno.EROFS, "the file system is read-only; make it writable, or start with a "
-                  "--shared-dir on one that is"),
-    (errno.EACCES, "permission denied; let this user read and write there, or start with a "
-                   "--shared-dir on one that is"),
-    (errno.ENOSPC, "no space left on the device; free some space on it"),
-    (errno.EDQUOT, "the disk quota is used up; free some space on it"),
-    (errno.EISDIR, "it is a directory where a file should be; move the directory away"),
-    (errno.EIO, "Input/output error; check that folder and its file system"),
-])
+@pytest.mark.parametrize(
+    ("code", "said"),
+    [
+        (
+            errno.EROFS,
+            "the file system is read-only; make it writable, or start with a "
+            "--shared-dir on one that is",
+        ),
+        (
+            errno.EACCES,
+            "permission denied; let this user read and write there, or start with a "
+            "--shared-dir on one that is",
+        ),
+        (errno.ENOSPC, "no space left on the device; free some space on it"),
+        (errno.EDQUOT, "the disk quota is used up; free some space on it"),
+        (errno.EISDIR, "it is a directory where a file should be; move the directory away"),
+        (errno.EIO, "Input/output error; check that folder and its file system"),
+    ],
+)
 def test_each_refusal_names_the_path_and_what_to_do(code: int, said: str) -> None:
     refusal = FileSystemError.of(OSError(code, os.strerror(code)), PATH, "write")
     assert str(refusal) == f"cannot write {PATH}: {said}"

@@ -9,11 +9,20 @@ from hypothesis import strategies as st
 from sdk.identity import canonical_endpoint, clean_display_name, name_key
 
 SAME_SERVER = [
-    "http://127.0.0.1:8101/mcp", "http://localhost:8101/mcp", "http://127.0.0.1:8101/mcp/",
-    "HTTP://LOCALHOST:8101/mcp", "http://127.0.0.1:8101/mcp?x", "http://127.0.0.1:8101/mcp#f",
-    "http://[::1]:8101/mcp", "http://[::ffff:127.0.0.1]:8101/mcp", "http://2130706433:8101/mcp",
-    "http://127.1:8101/mcp", "http://0x7f.0.0.1:8101/mcp", "http://localhost.:8101/mcp",
-    "http://app.localhost:8101/mcp", "http://user:pw@localhost:8101/mcp",
+    "http://127.0.0.1:8101/mcp",
+    "http://localhost:8101/mcp",
+    "http://127.0.0.1:8101/mcp/",
+    "HTTP://LOCALHOST:8101/mcp",
+    "http://127.0.0.1:8101/mcp?x",
+    "http://127.0.0.1:8101/mcp#f",
+    "http://[::1]:8101/mcp",
+    "http://[::ffff:127.0.0.1]:8101/mcp",
+    "http://2130706433:8101/mcp",
+    "http://127.1:8101/mcp",
+    "http://0x7f.0.0.1:8101/mcp",
+    "http://localhost.:8101/mcp",
+    "http://app.localhost:8101/mcp",
+    "http://user:pw@localhost:8101/mcp",
     " http://127.0.0.1:8101/%6Dcp ",
 ]
 
@@ -23,13 +32,16 @@ def test_spellings_of_one_server_are_one_endpoint(url: str) -> None:
     assert canonical_endpoint(url) == "http://127.0.0.1:8101/mcp"
 
 
-@pytest.mark.parametrize(("a", "b"), [
-    ("http://127.0.0.1:8101/mcp", "http://127.0.0.1:8102/mcp"),
-    ("http://127.0.0.1:8101/mcp", "https://127.0.0.1:8101/mcp"),
-    ("http://127.0.0.1:8101/mcp", "http://127.0.0.2:8101/mcp"),
-    ("http://127.0.0.1:8101/mcp", "http://127.0.0.1:8101/MCP"),
-    ("http://example.com/mcp", "http://example.org/mcp"),
-])
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("http://127.0.0.1:8101/mcp", "http://127.0.0.1:8102/mcp"),
+        ("http://127.0.0.1:8101/mcp", "https://127.0.0.1:8101/mcp"),
+        ("http://127.0.0.1:8101/mcp", "http://127.0.0.2:8101/mcp"),
+        ("http://127.0.0.1:8101/mcp", "http://127.0.0.1:8101/MCP"),
+        ("http://example.com/mcp", "http://example.org/mcp"),
+    ],
+)
 def test_different_servers_stay_different(a: str, b: str) -> None:
     assert canonical_endpoint(a) != canonical_endpoint(b)
 
@@ -45,8 +57,20 @@ def test_what_is_not_an_http_url_is_refused_with_a_sentence(url: str) -> None:
         canonical_endpoint(url)
 
 
-@pytest.mark.parametrize("variant", ["Alice", "alice", " ALICE ", "A\u200blice", "Ali\u200dce",
-                                     "\ufeffAlice", "Ａｌｉｃｅ", "Alice\u2060", "A\u00adlice"])
+@pytest.mark.parametrize(
+    "variant",
+    [
+        "Alice",
+        "alice",
+        " ALICE ",
+        "A\u200blice",
+        "Ali\u200dce",
+        "\ufeffAlice",
+        "Ａｌｉｃｅ",
+        "Alice\u2060",
+        "A\u00adlice",
+    ],
+)
 def test_spellings_of_one_name_are_one_person(variant: str) -> None:
     assert name_key(variant) == name_key("Alice")
 

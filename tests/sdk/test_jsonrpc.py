@@ -42,22 +42,29 @@ class Service:
     async def choose_parity(self, call: ChooseParityCall) -> Message:
         self.seen.append(call)
         return ChooseParityResponse(
-            sender=f"player:{call.player_id}", conversation_id=call.conversation_id,
-            match_id=call.match_id, player_id=call.player_id, parity_choice="even",
+            sender=f"player:{call.player_id}",
+            conversation_id=call.conversation_id,
+            match_id=call.match_id,
+            player_id=call.player_id,
+            parity_choice="even",
         )
 
     async def notify_round(self, announcement: RoundAnnouncement) -> Message:
         self.seen.append(announcement)
-        return Acknowledgement(sender="player:P01", conversation_id=announcement.conversation_id,
-                               acknowledged=announcement.message_type)
+        return Acknowledgement(
+            sender="player:P01",
+            conversation_id=announcement.conversation_id,
+            acknowledged=announcement.message_type,
+        )
 
     async def raw(self, params: dict[str, Any]) -> dict[str, Any]:
         self.seen.append(params)
         return {"echo": params}
 
     async def refuse(self, params: dict[str, Any]) -> Message:
-        raise ProtocolError(ErrorCode.NOT_AUTHORIZED, "players may not report results",
-                            {"player_id": "P01"})
+        raise ProtocolError(
+            ErrorCode.NOT_AUTHORIZED, "players may not report results", {"player_id": "P01"}
+        )
 
     async def explode(self, params: dict[str, Any]) -> Message:
         raise RuntimeError(SECRET_DETAIL)
@@ -99,8 +106,7 @@ async def client(service: Service, agent_log: AgentLog) -> AsyncIterator[httpx.A
 
 async def post(client: httpx.AsyncClient, body: Any) -> httpx.Response:
     content = body if isinstance(body, (bytes, str)) else json.dumps(body)
-    return await client.post("/mcp", content=content,
-                             headers={"content-type": "application/json"})
+    return await client.post("/mcp", content=content, headers={"content-type": "application/json"})
 
 
 async def answer(client: httpx.AsyncClient, body: Any) -> Any:
@@ -131,6 +137,7 @@ def log_records(log: AgentLog) -> list[dict[str, Any]]:
 
 # --- success --------------------------------------------------------------------------------
 
+
 async def test_a_valid_call_answers_with_the_handlers_message(
     client: httpx.AsyncClient, service: Service
 ) -> None:
@@ -152,6 +159,7 @@ async def test_a_method_without_model_gets_the_raw_params(
 
 
 # --- transport faults: JSON-RPC's own codes -------------------------------------------------
+
 
 async def test_invalid_json_is_a_parse_error_with_null_id(client: httpx.AsyncClient) -> None:
     reply = await answer(client, '{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]')
@@ -288,8 +296,7 @@ async def test_an_oversized_body_sent_in_chunks_is_413_too(client: httpx.AsyncCl
 @pytest.mark.parametrize(
     ("body", "named"),
     [
-        (b'{"jsonrpc": "2.0", "method": "raw", "params": {"a": "\\ud800"}, "id": 1}',
-         "surrogate"),
+        (b'{"jsonrpc": "2.0", "method": "raw", "params": {"a": "\\ud800"}, "id": 1}', "surrogate"),
         (b'{"jsonrpc": "2.0", "method": "raw", "params": {"a": NaN}, "id": 1}', "character"),
         (b'{"jsonrpc": "2.0", "method": "raw", "id": 1e400}', "infinity"),
         (b'{"jsonrpc": "2.0", "method": "raw", "id": ' + b"9" * 1000 + b"}", "infinity"),
@@ -364,11 +371,13 @@ async def test_an_unexpected_failure_is_32603_without_its_details(
     assert SECRET_DETAIL not in json.dumps(reply)
     assert "RuntimeError" not in json.dumps(reply)
     failures = [r for r in log_records(agent_log) if r["event"] == "handler_failed"]
-    assert len(failures) == 1 and SECRET_DETAIL in failures[0]["exception"], \
+    assert len(failures) == 1 and SECRET_DETAIL in failures[0]["exception"], (
         "the details belong in the agent's own log"
+    )
 
 
 # --- league-level refusals: LEAGUE_ERROR inside the result ----------------------------------
+
 
 async def test_a_message_that_fails_validation_gets_league_error(
     client: httpx.AsyncClient, service: Service
@@ -430,6 +439,7 @@ async def test_a_protocol_error_from_a_handler_is_a_league_error(
 
 # --- the agent log --------------------------------------------------------------------------
 
+
 async def test_every_message_received_and_sent_is_logged(
     client: httpx.AsyncClient, agent_log: AgentLog
 ) -> None:
@@ -438,7 +448,8 @@ async def test_every_message_received_and_sent_is_logged(
     await answer(client, request("choose_parity", bad))
     traffic = [
         (r["event"], r["message_type"], r["conversation_id"], r["method"])
-        for r in log_records(agent_log) if r["event"] in ("message_received", "message_sent")
+        for r in log_records(agent_log)
+        if r["event"] in ("message_received", "message_sent")
     ]
     assert traffic == [
         ("message_received", "CHOOSE_PARITY_CALL", "conv-001", "choose_parity"),
@@ -454,20 +465,25 @@ async def test_every_message_received_and_sent_is_logged(
 
 # --- the request check agrees with jsonrpcserver's JSON Schema -------------------------------
 
-_json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(
-    max_size=5)
+_json_scalars = (
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5)
+)
 _json_values = st.recursive(
     _json_scalars,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
-                                                                 max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
     max_leaves=8,
 )
 _request_like = st.fixed_dictionaries(
     {},
-    optional={"jsonrpc": st.sampled_from(["2.0", "1.0", 2.0]) | _json_scalars,
-              "method": st.text(max_size=8) | _json_scalars,
-              "params": _json_values, "id": _json_values,
-              "extra": _json_values},
+    optional={
+        "jsonrpc": st.sampled_from(["2.0", "1.0", 2.0]) | _json_scalars,
+        "method": st.text(max_size=8) | _json_scalars,
+        "params": _json_values,
+        "id": _json_values,
+        "extra": _json_values,
+    },
 )
 
 
@@ -490,6 +506,7 @@ def test_the_request_check_agrees_with_the_jsonrpc_schema(candidate: object) -> 
 
 # --- what agents in the wild send: lenient and strict leagues --------------------------------
 
+
 def bare(message_type: str) -> dict[str, Any]:
     """A sample message with its envelope stripped, as some published agents send it."""
     envelope = ("protocol", "message_type", "sender", "timestamp", "conversation_id")
@@ -498,8 +515,9 @@ def bare(message_type: str) -> dict[str, Any]:
 
 def logged_deviations(agent_log: AgentLog) -> list[dict[str, Any]]:
     lines = [json.loads(line) for line in agent_log.path.read_text().splitlines()]
-    return [d for line in lines if line["event"] == "protocol_deviation"
-            for d in line["deviations"]]
+    return [
+        d for line in lines if line["event"] == "protocol_deviation" for d in line["deviations"]
+    ]
 
 
 async def test_a_method_is_also_served_under_its_message_type(
@@ -521,13 +539,20 @@ async def test_a_lenient_agent_repairs_a_request_without_envelope(
     assert fields == {"protocol", "message_type", "sender", "timestamp", "conversation_id"}
 
 
-@pytest.mark.parametrize(("method", "params", "code", "named"), [
-    ("CHOOSE_PARITY_CALL", example("CHOOSE_PARITY_CALL"), "E016", "choose_parity"),
-    ("choose_parity", bare("CHOOSE_PARITY_CALL"), "E003", "has no sender"),
-])
+@pytest.mark.parametrize(
+    ("method", "params", "code", "named"),
+    [
+        ("CHOOSE_PARITY_CALL", example("CHOOSE_PARITY_CALL"), "E016", "choose_parity"),
+        ("choose_parity", bare("CHOOSE_PARITY_CALL"), "E003", "has no sender"),
+    ],
+)
 async def test_a_strict_agent_refuses_what_lenient_repairs(
-    client: httpx.AsyncClient, service: Service, method: str, params: dict[str, Any],
-    code: str, named: str,
+    client: httpx.AsyncClient,
+    service: Service,
+    method: str,
+    params: dict[str, Any],
+    code: str,
+    named: str,
 ) -> None:
     service.mode = "strict"
     result = (await answer(client, request(method, params)))["result"]
@@ -535,7 +560,7 @@ async def test_a_strict_agent_refuses_what_lenient_repairs(
     assert result["error_description"].startswith("strict league: ")
     assert named in result["error_description"]
     assert service.seen == []
-    full = (await answer(client, request("choose_parity", example("CHOOSE_PARITY_CALL"))))
+    full = await answer(client, request("choose_parity", example("CHOOSE_PARITY_CALL")))
     assert full["result"]["message_type"] == "CHOOSE_PARITY_RESPONSE"
 
 

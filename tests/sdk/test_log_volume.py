@@ -26,9 +26,13 @@ MAX_LOG_PER_BYTE = 1.5
 
 
 async def choose_parity(call: ChooseParityCall) -> Message:
-    return ChooseParityResponse(sender="player:P01", conversation_id=call.conversation_id,
-                                match_id=call.match_id, player_id=call.player_id,
-                                parity_choice="even")
+    return ChooseParityResponse(
+        sender="player:P01",
+        conversation_id=call.conversation_id,
+        match_id=call.match_id,
+        player_id=call.player_id,
+        parity_choice="even",
+    )
 
 
 async def report(params: dict[str, Any]) -> Message:
@@ -47,13 +51,20 @@ def agent_log(tmp_path: Path) -> AgentLog:
 @pytest.fixture
 async def client(agent_log: AgentLog) -> AsyncIterator[httpx.AsyncClient]:
     endpoint = JsonRpcEndpoint(
-        {"choose_parity": RpcMethod(choose_parity, ChooseParityCall),
-         "report": RpcMethod(report), "echo": RpcMethod(echo)},
-        sender=lambda: "player:P01", log=agent_log, limits=LIMITS)
+        {
+            "choose_parity": RpcMethod(choose_parity, ChooseParityCall),
+            "report": RpcMethod(report),
+            "echo": RpcMethod(echo),
+        },
+        sender=lambda: "player:P01",
+        log=agent_log,
+        limits=LIMITS,
+    )
     app = FastAPI()
     endpoint.mount(app)
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app, client=("1.2.3.4", 9)),
-                                 base_url="http://test") as http:
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app, client=("1.2.3.4", 9)), base_url="http://test"
+    ) as http:
         yield http
     agent_log.close()
 
@@ -86,12 +97,15 @@ _ROOM = LIMITS.max_body_bytes - 200
 JUNK: dict[str, Callable[[], Any]] = {
     "refused by validation": lambda: largest_batch(lambda i: call("choose_parity", {}, i)),
     "refused by the handler": lambda: largest_batch(
-        lambda i: call("report", example("MATCH_RESULT_REPORT", conversation_id=f"c{i}"), i)),
+        lambda i: call("report", example("MATCH_RESULT_REPORT", conversation_id=f"c{i}"), i)
+    ),
     "handled": lambda: largest_batch(lambda i: call("echo", {"n": i}, i)),
     "long strings": lambda: largest_batch(
-        lambda i: call("choose_parity", {"conversation_id": "c" * 1000, "x": "y" * 1000}, i)),
+        lambda i: call("choose_parity", {"conversation_id": "c" * 1000, "x": "y" * 1000}, i)
+    ),
     "many keys each": lambda: largest_batch(
-        lambda i: call("echo", {f"k{n}": n for n in range(100)}, i)),
+        lambda i: call("echo", {f"k{n}": n for n in range(100)}, i)
+    ),
     "one huge string": lambda: call("choose_parity", {"conversation_id": "c" * _ROOM}),
     "one huge echo": lambda: call("echo", {"text": "t" * _ROOM}),
     "one message of many keys": lambda: call("echo", {f"k{n}": n for n in range(_ROOM // 16)}),
@@ -100,20 +114,27 @@ JUNK: dict[str, Callable[[], Any]] = {
 
 @pytest.mark.parametrize("make", JUNK.values(), ids=JUNK.keys())
 async def test_junk_costs_the_log_at_most_its_own_size(
-        client: httpx.AsyncClient, agent_log: AgentLog, make: Callable[[], Any]) -> None:
+    client: httpx.AsyncClient, agent_log: AgentLog, make: Callable[[], Any]
+) -> None:
     body = compact(make())
     before = agent_log.path.stat().st_size
     answer = await client.post("/mcp", content=body)
     assert answer.status_code == 200, answer.text
     written = agent_log.path.stat().st_size - before
     assert written <= MAX_LOG_PER_BYTE * len(body), (
-        f"{written} bytes logged for a body of {len(body)}: {written / len(body):.2f} per byte")
+        f"{written} bytes logged for a body of {len(body)}: {written / len(body):.2f} per byte"
+    )
 
 
 async def test_a_refused_batch_is_one_summary_line(
-        client: httpx.AsyncClient, agent_log: AgentLog) -> None:
-    batch = [call("choose_parity", {}, 1), call("report", {}, 2), call("report", {}, 3),
-             call("nope", {}, 4)]
+    client: httpx.AsyncClient, agent_log: AgentLog
+) -> None:
+    batch = [
+        call("choose_parity", {}, 1),
+        call("report", {}, 2),
+        call("report", {}, 3),
+        call("nope", {}, 4),
+    ]
     answer = (await client.post("/mcp", json=batch)).json()
     assert [a["result"]["error_code"] for a in answer[:3]] == ["E003", "E012", "E012"]
     (summary,) = records(agent_log)
@@ -123,9 +144,12 @@ async def test_a_refused_batch_is_one_summary_line(
 
 
 async def test_a_handled_batch_is_logged_whole_while_its_share_lasts(
-        client: httpx.AsyncClient, agent_log: AgentLog) -> None:
-    batch = [call("choose_parity", example("CHOOSE_PARITY_CALL", conversation_id=f"c{i}"), i)
-             for i in range(LIMITS.max_batch)]
+    client: httpx.AsyncClient, agent_log: AgentLog
+) -> None:
+    batch = [
+        call("choose_parity", example("CHOOSE_PARITY_CALL", conversation_id=f"c{i}"), i)
+        for i in range(LIMITS.max_batch)
+    ]
     body = compact(batch)
     answer = (await client.post("/mcp", content=body)).json()
     assert {a["result"]["message_type"] for a in answer} == {"CHOOSE_PARITY_RESPONSE"}
@@ -133,16 +157,20 @@ async def test_a_handled_batch_is_logged_whole_while_its_share_lasts(
     received = [r for r in calls if r["event"] == "message_received"]
     assert 0 < len(received) < len(batch)
     assert all(set(r["data"]) == set(batch[0]["params"]) for r in received), "logged whole"
-    assert sorted(r["conversation_id"] for r in calls if r["event"] == "message_sent") == \
-        sorted(r["conversation_id"] for r in received)
+    assert sorted(r["conversation_id"] for r in calls if r["event"] == "message_sent") == sorted(
+        r["conversation_id"] for r in received
+    )
     assert summary["event"] == "batch_summary" and summary["refused"] == {}
     assert summary["unlogged"] == len(batch) - len(received)
     assert agent_log.path.stat().st_size <= MAX_LOG_PER_BYTE * len(body)
 
 
 def test_long_strings_and_many_keys_are_logged_abridged(agent_log: AgentLog) -> None:
-    payload = {"message_type": "M" * (LOG_STRING_MAX + 5), "extras": {
-        f"k{n}": n for n in range(LOG_KEYS_MAX + 3)}, "short": "kept"}
+    payload = {
+        "message_type": "M" * (LOG_STRING_MAX + 5),
+        "extras": {f"k{n}": n for n in range(LOG_KEYS_MAX + 3)},
+        "short": "kept",
+    }
     agent_log.message("message_received", payload)
     agent_log.close()
     (record,) = records(agent_log)

@@ -41,25 +41,45 @@ def refusal(model: type[Message], wire: dict[str, Any]) -> ProtocolError:
 
 # --- the registry ---------------------------------------------------------------------------
 
+
 def test_registry_holds_the_18_protocol_messages_and_ours() -> None:
     protocol_types = {model.MESSAGE_TYPE for model in PROTOCOL_MESSAGES}
     assert protocol_types == {
-        "REFEREE_REGISTER_REQUEST", "REFEREE_REGISTER_RESPONSE", "LEAGUE_REGISTER_REQUEST",
-        "LEAGUE_REGISTER_RESPONSE", "MATCH_RESULT_REPORT", "LEAGUE_QUERY",
-        "LEAGUE_QUERY_RESPONSE", "GAME_INVITATION", "GAME_JOIN_ACK", "CHOOSE_PARITY_CALL",
-        "CHOOSE_PARITY_RESPONSE", "GAME_OVER", "ROUND_ANNOUNCEMENT", "LEAGUE_STANDINGS_UPDATE",
-        "ROUND_COMPLETED", "LEAGUE_COMPLETED", "GAME_ERROR", "LEAGUE_ERROR",
+        "REFEREE_REGISTER_REQUEST",
+        "REFEREE_REGISTER_RESPONSE",
+        "LEAGUE_REGISTER_REQUEST",
+        "LEAGUE_REGISTER_RESPONSE",
+        "MATCH_RESULT_REPORT",
+        "LEAGUE_QUERY",
+        "LEAGUE_QUERY_RESPONSE",
+        "GAME_INVITATION",
+        "GAME_JOIN_ACK",
+        "CHOOSE_PARITY_CALL",
+        "CHOOSE_PARITY_RESPONSE",
+        "GAME_OVER",
+        "ROUND_ANNOUNCEMENT",
+        "LEAGUE_STANDINGS_UPDATE",
+        "ROUND_COMPLETED",
+        "LEAGUE_COMPLETED",
+        "GAME_ERROR",
+        "LEAGUE_ERROR",
     }
     assert len(PROTOCOL_MESSAGES) == 18
     assert {model.MESSAGE_TYPE for model in EXTRA_MESSAGES} == {
-        "GAME_MOVE_CALL", "GAME_MOVE_RESPONSE", "MATCH_RESULT_ACK", "ACK", "LEAGUE_STANDINGS",
-        "START_MATCH", "START_MATCH_ACK",
+        "GAME_MOVE_CALL",
+        "GAME_MOVE_RESPONSE",
+        "MATCH_RESULT_ACK",
+        "ACK",
+        "LEAGUE_STANDINGS",
+        "START_MATCH",
+        "START_MATCH_ACK",
     }
     assert len(MESSAGE_MODELS) == len(ALL_MODELS), "two models share a MESSAGE_TYPE"
     assert sorted(MESSAGE_MODELS) == example_types(), "tests/sdk/samples.py misses a message"
 
 
 # --- round trips ----------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("model", ALL_MODELS, ids=lambda model: model.MESSAGE_TYPE)
 def test_every_message_round_trips_through_the_wire(model: type[Message]) -> None:
@@ -90,7 +110,10 @@ def test_extras_is_a_copy() -> None:
 
 def test_outgoing_message_fills_the_envelope_and_leaves_out_unset_context() -> None:
     message = ChooseParityResponse(
-        sender="player:P01", conversation_id="c1", match_id="R1M1", player_id="P01",
+        sender="player:P01",
+        conversation_id="c1",
+        match_id="R1M1",
+        player_id="P01",
         parity_choice="odd",
     )
     wire = message.to_wire()
@@ -119,6 +142,7 @@ def test_sender_id(sender: str, expected: str) -> None:
 
 
 # --- timestamps -----------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     "text",
@@ -180,8 +204,12 @@ def test_arrival_timestamp_must_be_utc_too() -> None:
 def test_a_naive_datetime_cannot_be_sent() -> None:
     with pytest.raises(ValidationError) as caught:
         ChooseParityCall(
-            sender="referee:REF01", conversation_id="c", match_id="R1M1", player_id="P01",
-            context=ParityContext(opponent_id="P02"), deadline=datetime(2025, 1, 15, 10, 30),
+            sender="referee:REF01",
+            conversation_id="c",
+            match_id="R1M1",
+            player_id="P01",
+            context=ParityContext(opponent_id="P02"),
+            deadline=datetime(2025, 1, 15, 10, 30),
         )
     assert protocol_error_from_validation(caught.value).code is ErrorCode.INVALID_TIMESTAMP
 
@@ -206,6 +234,7 @@ def test_any_non_zero_offset_is_refused(moment: datetime, offset_minutes: int) -
 
 
 # --- protocol and version -------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("protocol", ["league.v1", "league.v3", "LEAGUE.V2", ""])
 def test_another_protocol_is_refused_with_e018(protocol: str) -> None:
@@ -234,6 +263,7 @@ def test_supported_protocol_versions_are_accepted(version: str | None) -> None:
 
 
 # --- error codes ----------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     ("message_type", "path"),

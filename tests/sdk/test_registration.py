@@ -42,21 +42,40 @@ SECRET = "s3cret-" + "x" * 30
 
 def request() -> LeagueRegisterRequest:
     return LeagueRegisterRequest(
-        sender="player:Zed", conversation_id="register-1", auth_token=SECRET,
-        player_meta=PlayerMeta(display_name="Zed", version="1", game_types=["even_odd"],
-                               contact_endpoint="http://127.0.0.1:8101/mcp"))
+        sender="player:Zed",
+        conversation_id="register-1",
+        auth_token=SECRET,
+        player_meta=PlayerMeta(
+            display_name="Zed",
+            version="1",
+            game_types=["even_odd"],
+            contact_endpoint="http://127.0.0.1:8101/mcp",
+        ),
+    )
 
 
 def answer(**fields: Any) -> dict[str, Any]:
-    return {"protocol": "league.v2", "message_type": "LEAGUE_REGISTER_RESPONSE",
-            "sender": "league_manager", "timestamp": "2025-01-15T10:00:00Z",
-            "conversation_id": "register-1", "status": "ACCEPTED", "player_id": "P01",
-            "auth_token": "tok", **fields}
+    return {
+        "protocol": "league.v2",
+        "message_type": "LEAGUE_REGISTER_RESPONSE",
+        "sender": "league_manager",
+        "timestamp": "2025-01-15T10:00:00Z",
+        "conversation_id": "register-1",
+        "status": "ACCEPTED",
+        "player_id": "P01",
+        "auth_token": "tok",
+        **fields,
+    }
 
 
 def league_error(code: str) -> dict[str, Any]:
-    return {"result": {"message_type": "LEAGUE_ERROR", "error_code": code,
-                       "error_description": f"refused with {SECRET}"}}
+    return {
+        "result": {
+            "message_type": "LEAGUE_ERROR",
+            "error_code": code,
+            "error_description": f"refused with {SECRET}",
+        }
+    }
 
 
 def rpc_error(code: int) -> dict[str, Any]:
@@ -91,18 +110,26 @@ def agent_log(tmp_path: Path) -> Iterator[AgentLog]:
     log.close()
 
 
-async def run(lm: LeagueManager, tmp_path: Path, log: AgentLog
-              ) -> tuple[LeagueRegisterResponse | RegistrationRefused, list[str]]:
+async def run(
+    lm: LeagueManager, tmp_path: Path, log: AgentLog
+) -> tuple[LeagueRegisterResponse | RegistrationRefused, list[str]]:
     """Register with ``lm``; what came of it and each problem told meanwhile."""
     system = make_shared_dir(tmp_path / "SHARED").system()
     client = RpcClient(system, log, transport=httpx.MockTransport(lm))
     problems: list[str] = []
     try:
         return await register_until_settled(
-            client, ENDPOINT, "register_player", request,
+            client,
+            ENDPOINT,
+            "register_player",
+            request,
             lambda raw: read_answer(LeagueRegisterResponse, raw, "register-1", "this player"),
-            interval=0.01, policy=system.retry_policy, log=log,
-            on_problem=problems.append, who="this player"), problems
+            interval=0.01,
+            policy=system.retry_policy,
+            log=log,
+            on_problem=problems.append,
+            who="this player",
+        ), problems
     except RegistrationRefused as exc:
         return exc, problems
     finally:
@@ -114,13 +141,23 @@ def quick_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(registration_sdk, "MIN_BACKOFF_SEC", 0.01)
 
 
-@pytest.mark.parametrize("reply", [
-    {"result": answer(status="REJECTED", reason="the display name 'Zed' is taken by P01")},
-    league_error("E010"), league_error("E011"), league_error("E012"), league_error("E018"),
-    league_error("E019"), league_error("E021"), rpc_error(-32601), rpc_error(-32602),
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        {"result": answer(status="REJECTED", reason="the display name 'Zed' is taken by P01")},
+        league_error("E010"),
+        league_error("E011"),
+        league_error("E012"),
+        league_error("E018"),
+        league_error("E019"),
+        league_error("E021"),
+        rpc_error(-32601),
+        rpc_error(-32602),
+    ],
+)
 async def test_a_refusal_no_retry_can_fix_is_final_and_asked_once(
-        tmp_path: Path, agent_log: AgentLog, reply: dict[str, Any]) -> None:
+    tmp_path: Path, agent_log: AgentLog, reply: dict[str, Any]
+) -> None:
     lm = LeagueManager(reply, reply)
     outcome, problems = await run(lm, tmp_path, agent_log)
     asked = 2 if reply == rpc_error(-32601) else 1  # asked once more by its message_type
@@ -130,23 +167,28 @@ async def test_a_refusal_no_retry_can_fix_is_final_and_asked_once(
     assert len(lm.requests) == asked and problems == []
 
 
-@pytest.mark.parametrize(("reply", "problem"), [
-    ({"result": answer(timestamp="2025-01-15T12:00:00+02:00")}, "cannot be read: E021"),
-    ({"result": answer(status="MAYBE")}, "cannot be read: E002"),
-    ({"result": {"hello": "world"}}, "cannot be read: E003"),
-    (league_error("E022"), "answered an error: E022"),
-    (league_error("E020"), "answered an error: E020"),
-    (league_error("E404"), "answered an error: E404"),
-    (rpc_error(-32603), "answered an error: -32603"),
-    (500, "answered an error: HTTP_500"),
-    (b"not json", "answered an error: E002"),
-    ({"jsonrpc_only": True}, "answered an error: E002"),
-    ({"result": answer(status="REJECTED", reason="too many", retry_after_sec=0.02)},
-     "asks this player to register again later: too many"),
-])
+@pytest.mark.parametrize(
+    ("reply", "problem"),
+    [
+        ({"result": answer(timestamp="2025-01-15T12:00:00+02:00")}, "cannot be read: E021"),
+        ({"result": answer(status="MAYBE")}, "cannot be read: E002"),
+        ({"result": {"hello": "world"}}, "cannot be read: E003"),
+        (league_error("E022"), "answered an error: E022"),
+        (league_error("E020"), "answered an error: E020"),
+        (league_error("E404"), "answered an error: E404"),
+        (rpc_error(-32603), "answered an error: -32603"),
+        (500, "answered an error: HTTP_500"),
+        (b"not json", "answered an error: E002"),
+        ({"jsonrpc_only": True}, "answered an error: E002"),
+        (
+            {"result": answer(status="REJECTED", reason="too many", retry_after_sec=0.02)},
+            "asks this player to register again later: too many",
+        ),
+    ],
+)
 async def test_an_answer_it_cannot_use_is_tried_again(
-        tmp_path: Path, agent_log: AgentLog, reply: dict[str, Any] | int | bytes,
-        problem: str) -> None:
+    tmp_path: Path, agent_log: AgentLog, reply: dict[str, Any] | int | bytes, problem: str
+) -> None:
     lm = LeagueManager(reply, reply)
     outcome, problems = await run(lm, tmp_path, agent_log)
     assert isinstance(outcome, LeagueRegisterResponse) and outcome.player_id == "P01"
@@ -160,7 +202,8 @@ async def test_an_answer_it_cannot_use_is_tried_again(
 
 
 async def test_a_league_manager_asking_to_wait_is_waited_for_within_bounds(
-        tmp_path: Path, agent_log: AgentLog) -> None:
+    tmp_path: Path, agent_log: AgentLog
+) -> None:
     rejected = {"result": answer(status="REJECTED", reason="busy", retry_after_sec=0.3)}
     lm = LeagueManager(rejected)
     await run(lm, tmp_path, agent_log)
@@ -191,18 +234,28 @@ def test_a_reason_is_one_bounded_printable_line_without_the_secret() -> None:
     assert len(shown) == REASON_MAX
 
 
-@pytest.mark.parametrize(("state", "summary"), [
-    (RegistrationState(status="ACCEPTED"), "registered"),
-    (RegistrationState(status="DISABLED"), "standalone"),
-    (RegistrationState(status="PENDING"),
-     "not registered: waiting for the League Manager to answer"),
-    (RegistrationState(status="PENDING", reason="its answer cannot be read"),
-     "not registered: its answer cannot be read"),
-    (RegistrationState(status="REJECTED", reason="the league is full"),
-     "not registered: the league is full"),
-])
-def test_health_says_whether_the_agent_is_registered(state: RegistrationState,
-                                                     summary: str) -> None:
+@pytest.mark.parametrize(
+    ("state", "summary"),
+    [
+        (RegistrationState(status="ACCEPTED"), "registered"),
+        (RegistrationState(status="DISABLED"), "standalone"),
+        (
+            RegistrationState(status="PENDING"),
+            "not registered: waiting for the League Manager to answer",
+        ),
+        (
+            RegistrationState(status="PENDING", reason="its answer cannot be read"),
+            "not registered: its answer cannot be read",
+        ),
+        (
+            RegistrationState(status="REJECTED", reason="the league is full"),
+            "not registered: the league is full",
+        ),
+    ],
+)
+def test_health_says_whether_the_agent_is_registered(
+    state: RegistrationState, summary: str
+) -> None:
     assert state.summary() == summary
 
 

@@ -29,10 +29,13 @@ def validator(message_type: str) -> Draft202012Validator:
 
 
 def test_the_committed_schemas_are_what_the_models_generate() -> None:
-    committed = {path.name: path.read_text(encoding="utf-8")
-                 for path in COMMITTED.glob("*.schema.json")}
-    expected = {f"{message_type}.schema.json": render_schema(schema)
-                for message_type, schema in SCHEMAS.items()}
+    committed = {
+        path.name: path.read_text(encoding="utf-8") for path in COMMITTED.glob("*.schema.json")
+    }
+    expected = {
+        f"{message_type}.schema.json": render_schema(schema)
+        for message_type, schema in SCHEMAS.items()
+    }
     missing = sorted(set(expected) - set(committed))
     stale = sorted(set(committed) - set(expected))
     assert not missing and not stale, f"doc/schemas: missing {missing}, stale {stale}; {REGENERATE}"
@@ -107,9 +110,22 @@ def test_the_reference_shows_every_message_with_a_valid_example() -> None:
 
 def test_the_league_schemas_command_writes_them(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-W", "error", "-m", "league_cli", "schemas", str(tmp_path / "out"),
-         "--reference", str(tmp_path / "messages.md")],
-        cwd=REPO_ROOT, capture_output=True, text=True, timeout=60, check=False,
+        [
+            sys.executable,
+            "-W",
+            "error",
+            "-m",
+            "league_cli",
+            "schemas",
+            str(tmp_path / "out"),
+            "--reference",
+            str(tmp_path / "messages.md"),
+        ],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     assert f"wrote {len(MESSAGE_MODELS)} schemas" in done.stdout
@@ -118,6 +134,7 @@ def test_the_league_schemas_command_writes_them(tmp_path: Path) -> None:
 
 
 # --- the examples of doc/protocol.md --------------------------------------------------------
+
 
 def doc_examples() -> list[dict[str, Any]]:
     text = (REPO_ROOT / "doc" / "protocol.md").read_text(encoding="utf-8")
@@ -137,12 +154,22 @@ async def test_the_protocol_doc_examples_are_what_the_sdk_does(tmp_path: Path) -
         return response
 
     log = AgentLog(tmp_path / "lm.log.jsonl", "league_manager")
-    endpoint = JsonRpcEndpoint({"register_player": RpcMethod(register, LeagueRegisterRequest)},
-                               sender=lambda: "league_manager", log=log)
+    endpoint = JsonRpcEndpoint(
+        {"register_player": RpcMethod(register, LeagueRegisterRequest)},
+        sender=lambda: "league_manager",
+        log=log,
+    )
     assert await endpoint.dispatch(json.dumps(request)) == answer | {"jsonrpc": "2.0"}
 
-    local = {**request, "id": 2, "params": {**request["params"], "conversation_id": "conv-reg-2",
-                                            "timestamp": "2025-01-15T12:00:00+02:00"}}
+    local = {
+        **request,
+        "id": 2,
+        "params": {
+            **request["params"],
+            "conversation_id": "conv-reg-2",
+            "timestamp": "2025-01-15T12:00:00+02:00",
+        },
+    }
     got = await endpoint.dispatch(json.dumps(local))
     log.close()
     got["result"]["timestamp"] = refusal["result"]["timestamp"]

@@ -24,14 +24,14 @@ def test_a_listening_socket_holds_its_port_from_the_start() -> None:
         sock.close()
 
 
-def test_without_the_variable_there_is_no_inherited_socket(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_the_variable_there_is_no_inherited_socket(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(LISTEN_FD_ENV, raising=False)
     assert inherited_socket(8000) is None
 
 
 def test_the_inherited_socket_is_taken_and_the_variable_removed(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     with listening_socket() as sock:
         port = sock.getsockname()[1]
         handed = os.dup(sock.fileno())  # what a child process finds: its own descriptor
@@ -41,17 +41,20 @@ def test_the_inherited_socket_is_taken_and_the_variable_removed(
         with inherited:
             assert inherited.fileno() == handed
             assert inherited.getsockname() == ("127.0.0.1", port)
-            assert LISTEN_FD_ENV not in os.environ, \
+            assert LISTEN_FD_ENV not in os.environ, (
                 "a process the agent starts would read the variable again"
+            )
 
 
 def test_a_socket_on_another_port_is_refused_in_one_sentence(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     with listening_socket() as sock:
         port = sock.getsockname()[1]
         monkeypatch.setenv(LISTEN_FD_ENV, str(os.dup(sock.fileno())))
-        with pytest.raises(ConfigError, match=f"bound to port {port}, not to the configured "
-                                              f"port {port + 1}"):
+        with pytest.raises(
+            ConfigError, match=f"bound to port {port}, not to the configured port {port + 1}"
+        ):
             inherited_socket(port + 1)
 
 

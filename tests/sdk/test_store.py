@@ -37,6 +37,7 @@ def leftovers(folder: Path) -> list[str]:
 
 # --- atomic_write_json ----------------------------------------------------------------------
 
+
 def test_atomic_write_creates_folders_and_round_trips(tmp_path: Path) -> None:
     path = tmp_path / "data" / "leagues" / "L1" / "standings.json"
     payload = {"standings": [{"player_id": "P01", "points": 3}], "name": "Zoë"}
@@ -94,6 +95,7 @@ def test_write_document_stamps_schema_version_and_last_updated(tmp_path: Path) -
 
 # --- read_json ------------------------------------------------------------------------------
 
+
 def test_read_json_of_a_corrupt_file_names_the_file_and_the_place(tmp_path: Path) -> None:
     path = tmp_path / "standings.json"
     path.write_text('{\n  "version": 3,\n  "standings": [\n')
@@ -113,13 +115,15 @@ def test_read_json_of_a_file_that_is_not_utf8_is_a_store_error(tmp_path: Path) -
 def test_read_json_of_a_folder_is_the_file_system_s_refusal_not_damage(tmp_path: Path) -> None:
     with pytest.raises(FileSystemError) as caught:
         read_json(tmp_path)
-    assert str(caught.value) == (f"cannot read {tmp_path}: it is a directory where a file "
-                                 "should be; move the directory away")
+    assert str(caught.value) == (
+        f"cannot read {tmp_path}: it is a directory where a file should be; move the directory away"
+    )
     assert caught.value.errno == errno.EISDIR and not isinstance(caught.value, StoreError)
 
 
 def test_a_directory_where_a_file_should_be_is_never_recovered_from_its_backup(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "rounds.json"
     write_document(path, {"version": 1}, keep_backup=True)
     write_document(path, {"version": 2}, keep_backup=True)
@@ -143,8 +147,9 @@ def test_a_file_where_a_folder_should_be_is_named(tmp_path: Path) -> None:
     path = tmp_path / "data" / "leagues" / "L1" / "agents.json"
     with pytest.raises(FileSystemError) as caught:
         atomic_write_json(path, {"agents": []})
-    assert str(caught.value) == (f"cannot write {path}: {tmp_path / 'data'} is a file where a "
-                                 "folder should be; move it away")
+    assert str(caught.value) == (
+        f"cannot write {path}: {tmp_path / 'data'} is a file where a folder should be; move it away"
+    )
 
 
 def test_read_json_of_a_missing_file_is_file_not_found(tmp_path: Path) -> None:
@@ -181,7 +186,8 @@ def test_journal_appends_and_reads_back(journal_path: Path) -> None:
 
 
 def test_an_append_refused_by_a_full_disk_leaves_nothing_and_never_comes_back(
-        tiny_disk: TinyDisk) -> None:
+    tiny_disk: TinyDisk,
+) -> None:
     path = tiny_disk.root / "journal.jsonl"
     journal = Journal(path)
     journal.append(RECORDS[0])
@@ -198,7 +204,8 @@ def test_an_append_refused_by_a_full_disk_leaves_nothing_and_never_comes_back(
 
 
 async def test_a_group_commit_after_a_refused_append_covers_the_good_lines(
-        tiny_disk: TinyDisk) -> None:
+    tiny_disk: TinyDisk,
+) -> None:
     path = tiny_disk.root / "journal.jsonl"
     journal = Journal(path)
     journal.append(RECORDS[0], sync=False)
@@ -226,7 +233,8 @@ def test_a_torn_last_line_is_dropped_on_read_and_cut_on_reopen(journal_path: Pat
     journal.close()
     assert Journal.read(journal_path) == RECORDS
     assert journal_path.read_text(encoding="utf-8").splitlines()[1] == json.dumps(
-        RECORDS[1], ensure_ascii=False, separators=(",", ":"))
+        RECORDS[1], ensure_ascii=False, separators=(",", ":")
+    )
 
 
 @pytest.mark.parametrize(
@@ -265,13 +273,15 @@ def test_a_corrupt_complete_line_raises_store_error(journal_path: Path, bad_line
 
 
 def test_the_stamps_of_a_document_cannot_be_overridden(tmp_path: Path) -> None:
-    written = write_document(tmp_path / "doc.json",
-                             {"schema_version": "0.0.1", "last_updated": "never", "x": 1})
+    written = write_document(
+        tmp_path / "doc.json", {"schema_version": "0.0.1", "last_updated": "never", "x": 1}
+    )
     assert written["schema_version"] == SCHEMA_VERSION and written["last_updated"] != "never"
     assert written["x"] == 1
 
 
 # --- backups and recovery -------------------------------------------------------------------
+
 
 def _version(document: Any) -> int:
     """A parser for load_with_backup: the document's version, or KeyError/TypeError."""
@@ -346,13 +356,17 @@ def test_load_with_backup_reads_the_file_itself_when_it_is_sound(tmp_path: Path)
     assert (loaded.value, loaded.source, loaded.problem) == (2, path, None)
 
 
-@pytest.mark.parametrize("damage", [
-    lambda path: path.write_text('{"version": 2, "rou'),  # truncated
-    lambda path: path.write_bytes(b"\xff\xfe\x00"),  # garbage
-    lambda path: path.write_text('{"rounds": []}'),  # valid JSON, not what it should hold
-    lambda path: path.write_text("[1, 2]"),  # another shape
-    lambda path: path.unlink(),  # gone, beside its backup
-], ids=["truncated", "garbage", "missing-field", "wrong-shape", "missing"])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda path: path.write_text('{"version": 2, "rou'),  # truncated
+        lambda path: path.write_bytes(b"\xff\xfe\x00"),  # garbage
+        lambda path: path.write_text('{"rounds": []}'),  # valid JSON, not what it should hold
+        lambda path: path.write_text("[1, 2]"),  # another shape
+        lambda path: path.unlink(),  # gone, beside its backup
+    ],
+    ids=["truncated", "garbage", "missing-field", "wrong-shape", "missing"],
+)
 def test_a_damaged_file_is_read_from_its_backup_and_the_problem_named(
     tmp_path: Path, damage: Any
 ) -> None:
@@ -367,7 +381,7 @@ def test_a_damaged_file_is_read_from_its_backup_and_the_problem_named(
 
 
 def test_a_damaged_file_without_a_usable_backup_is_a_store_error_naming_both(
-    tmp_path: Path
+    tmp_path: Path,
 ) -> None:
     path = tmp_path / "rounds.json"
     path.write_text("{")
@@ -404,7 +418,7 @@ def test_journal_scan_names_every_damaged_line_and_keeps_the_rest(journal_path: 
 
 
 def test_journal_rewrite_keeps_the_damaged_file_and_writes_the_good_records(
-    journal_path: Path
+    journal_path: Path,
 ) -> None:
     write_records(journal_path, RECORDS[:1])
     with open(journal_path, "ab") as handle:
@@ -427,6 +441,8 @@ def test_temp_files_a_kill_left_are_removed_and_nothing_else(tmp_path: Path) -> 
     (tmp_path / ".rounds.json.abc123.tmp").write_text('{"vers')
     (tmp_path / ".rounds.json.ff00.bak.tmp").write_text("{}")
     assert [p.name for p in remove_temp_files(tmp_path)] == [
-        ".rounds.json.abc123.tmp", ".rounds.json.ff00.bak.tmp"]
+        ".rounds.json.abc123.tmp",
+        ".rounds.json.ff00.bak.tmp",
+    ]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["rounds.json", "rounds.json.bak"]
     assert remove_temp_files(tmp_path / "nowhere") == []

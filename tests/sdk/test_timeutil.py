@@ -37,8 +37,10 @@ def test_utc_now_str_is_wire_form_and_close_to_now() -> None:
     ("moment", "expected"),
     [
         (datetime(2025, 1, 15, 10, 30, 0, 999_999, tzinfo=timezone.utc), "2025-01-15T10:30:00Z"),
-        (datetime(2025, 1, 15, 12, 30, tzinfo=timezone(timedelta(hours=2))),
-         "2025-01-15T10:30:00Z"),
+        (
+            datetime(2025, 1, 15, 12, 30, tzinfo=timezone(timedelta(hours=2))),
+            "2025-01-15T10:30:00Z",
+        ),
         (datetime(1, 1, 1, tzinfo=timezone.utc), "0001-01-01T00:00:00Z"),
         (datetime(999, 12, 31, 23, 59, 59, tzinfo=timezone.utc), "0999-12-31T23:59:59Z"),
     ],
@@ -64,9 +66,18 @@ def test_parse_utc_accepts_utc_forms(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["20250115T103000Z", "20250115T103000+0000", "2025-01-15T10:30:00+00", "20250115T1030Z",
-     "2025-W03-3T10:30:00Z", "2025W033T103000Z", "2025-015T10:30:00Z", "2025015T103000Z",
-     "2025-01-15T10:30:00,0Z", "2025-01-15 10:30:00+00:00"],
+    [
+        "20250115T103000Z",
+        "20250115T103000+0000",
+        "2025-01-15T10:30:00+00",
+        "20250115T1030Z",
+        "2025-W03-3T10:30:00Z",
+        "2025W033T103000Z",
+        "2025-015T10:30:00Z",
+        "2025015T103000Z",
+        "2025-01-15T10:30:00,0Z",
+        "2025-01-15 10:30:00+00:00",
+    ],
 )
 def test_parse_utc_accepts_every_iso_8601_form_in_utc_and_rfc_3339_s_space(text: str) -> None:
     assert parse_utc(text) == datetime(2025, 1, 15, 10, 30, tzinfo=timezone.utc)

@@ -20,8 +20,14 @@ from sdk.config import SharedDir
 from tests.conftest import free_port, make_shared_dir
 
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 LEAGUE = "league_2025_even_odd"
 SLOW_STRATEGY = "tests.reliability.deliberate:Deliberate"
 """Thinks a second a move: a league of 4 players lasts a few seconds, long enough to watch
@@ -31,8 +37,11 @@ ARTIFACTS = Path(os.environ.get("WEB_ARTIFACTS") or Path(__file__).parent / "art
 """Where the browser tests leave their screenshots and downloads."""
 
 if not CHROMIUM.exists():
-    pytest.skip(f"{CHROMIUM} is absent: the browser tests drive Debian's chromium "
-                "(apt-get install chromium)", allow_module_level=True)
+    pytest.skip(
+        f"{CHROMIUM} is absent: the browser tests drive Debian's chromium "
+        "(apt-get install chromium)",
+        allow_module_level=True,
+    )
 
 from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
 
@@ -66,9 +75,12 @@ def league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningLeague]:
     shared = make_shared_dir(tmp_path_factory.mktemp("web") / "SHARED")
     launcher = Launcher(shared.root)
     plan = LeaguePlan(
-        shared_dir=shared.root, lm_port=free_port(), league_id=LEAGUE,
+        shared_dir=shared.root,
+        lm_port=free_port(),
+        league_id=LEAGUE,
         players=[(f"Player{n}", free_port(), SLOW_STRATEGY) for n in range(1, PLAYERS + 1)],
-        referees=[(f"Ref{n}", free_port(), 1) for n in (1, 2)])
+        referees=[(f"Ref{n}", free_port(), 1) for n in (1, 2)],
+    )
     try:
         with httpx.Client(timeout=10) as client:
             url = start_processes(plan, launcher, client)
@@ -92,9 +104,14 @@ def watched(page: Page) -> list[str]:
     with an error status are not among them: the admin's refusals are meant to be seen."""
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on("console", lambda message: errors.append(message.text) if (
-        message.type == "error" and not message.text.startswith("Failed to load resource"))
-        else None)
+    page.on(
+        "console",
+        lambda message: (
+            errors.append(message.text)
+            if (message.type == "error" and not message.text.startswith("Failed to load resource"))
+            else None
+        ),
+    )
     return errors
 
 

@@ -50,15 +50,19 @@ ALL_PLAYED = """() => {
 def completed(league: RunningLeague) -> RunningLeague:
     """The league, played to the end (started here when no test started it yet)."""
     if league.get("/status")["state"] == "REGISTRATION":
-        started = httpx.post(f"{league.url}/start_league", timeout=10,
-                             headers={"Authorization": f"Bearer {league.admin_token}"})
+        started = httpx.post(
+            f"{league.url}/start_league",
+            timeout=10,
+            headers={"Authorization": f"Bearer {league.admin_token}"},
+        )
         assert started.status_code == 200, started.text
     wait_for(lambda: league.get("/status")["state"] == "COMPLETED", 60, "the league to end")
     return league
 
 
-def test_the_dashboard_follows_a_league_live(page: Page, league: RunningLeague,
-                                             artifacts: Path) -> None:
+def test_the_dashboard_follows_a_league_live(
+    page: Page, league: RunningLeague, artifacts: Path
+) -> None:
     page.goto(f"{league.url}/")
     expect(page.locator("#live")).to_have_text("live")
     expect(page.locator("#players tbody tr")).to_have_count(PLAYERS)
@@ -72,8 +76,7 @@ def test_the_dashboard_follows_a_league_live(page: Page, league: RunningLeague,
     page.get_by_role("button", name="Start league").click()
     expect(page.locator("#admin-message")).to_contain_text("Start league: done")
 
-    page.wait_for_function("() => document.querySelector('#running tbody tr')",
-                           timeout=STARTED)
+    page.wait_for_function("() => document.querySelector('#running tbody tr')", timeout=STARTED)
     running = page.locator("#running tbody tr").first.inner_text()
     assert "REF0" in running and "Player" in running, f"a running match and its referee: {running}"
     page.wait_for_function(IN_PROGRESS, timeout=STARTED)
@@ -102,8 +105,9 @@ def test_the_dashboard_follows_a_league_live(page: Page, league: RunningLeague,
         expect(cells.last).to_have_text(f"{row['points']:g}")
 
 
-def test_a_match_page_shows_the_transcript_moves_and_result(page: Page, league: RunningLeague,
-                                                            artifacts: Path) -> None:
+def test_a_match_page_shows_the_transcript_moves_and_result(
+    page: Page, league: RunningLeague, artifacts: Path
+) -> None:
     completed(league)
     detail = league.get("/api/matches/R2M1")
     page.goto(f"{league.url}/ui/matches/R2M1")
@@ -111,15 +115,20 @@ def test_a_match_page_shows_the_transcript_moves_and_result(page: Page, league: 
     expect(page.locator("#match-summary")).to_contain_text(detail["referee_id"])
     transcript = page.locator("#match-transcript tbody tr")
     expect(transcript).to_have_count(len(detail["match_file"]["transcript"]))
-    for method in ("handle_game_invitation", "choose_parity", "notify_match_result",
-                   "report_match_result"):
+    for method in (
+        "handle_game_invitation",
+        "choose_parity",
+        "notify_match_result",
+        "report_match_result",
+    ):
         expect(page.locator("#match-transcript")).to_contain_text(method)
     transcript.first.locator("summary").click()
     expect(transcript.first.locator("pre")).to_contain_text('"message_type"')
     result = detail["result"]
     names = {p["player_id"]: p["display_name"] for p in detail["players"]}
     expect(page.locator("#winner")).to_contain_text(
-        names[result["winner"]] if result["winner"] else "No winner")
+        names[result["winner"]] if result["winner"] else "No winner"
+    )
     for player_id, outcome in result["outcomes"].items():
         expect(page.locator("#match-result")).to_contain_text(outcome)
         choice = result["details"]["choices"][player_id]
@@ -128,13 +137,13 @@ def test_a_match_page_shows_the_transcript_moves_and_result(page: Page, league: 
     page.screenshot(path=artifacts / "match.png", full_page=True)
 
 
-def test_a_player_page_shows_record_state_and_matches(page: Page, league: RunningLeague,
-                                                      artifacts: Path) -> None:
+def test_a_player_page_shows_record_state_and_matches(
+    page: Page, league: RunningLeague, artifacts: Path
+) -> None:
     completed(league)
     stats = league.get("/api/players/P02")
     page.goto(f"{league.url}/ui/players/P02")
-    expect(page.locator("#player-name")).to_have_text(
-        f"{stats['player']['display_name']} (P02)")
+    expect(page.locator("#player-name")).to_have_text(f"{stats['player']['display_name']} (P02)")
     expect(page.locator("#player-state .badge")).to_have_text(stats["player"]["state"])
     record = stats["stats"]["record"]
     cells = page.locator("#player-record td")
@@ -154,8 +163,7 @@ def test_admin_errors_are_shown_as_their_sentence(page: Page, league: RunningLea
     page.locator("#admin summary").click()
     start = page.get_by_role("button", name="Start league")
     start.click()
-    expect(page.locator("#admin-message")).to_have_text(
-        "Start league: paste the admin token first")
+    expect(page.locator("#admin-message")).to_have_text("Start league: paste the admin token first")
     page.fill("#admin-token", "not-the-token")
     page.locator("#admin-token-form button[type=submit]").click()
     start.click()
@@ -165,29 +173,36 @@ def test_admin_errors_are_shown_as_their_sentence(page: Page, league: RunningLea
     page.locator("#admin-token-form button[type=submit]").click()
     start.click()
     expect(page.locator("#admin-message")).to_have_text(
-        "Start league: the league is already COMPLETED")
+        "Start league: the league is already COMPLETED"
+    )
 
 
-@pytest.mark.parametrize("path", ["/", "/ui/schedule", "/ui/matches/R1M1", "/ui/players/P01",
-                                  "/ui/analysis"])
-def test_pages_fit_a_phone(browser: Browser, league: RunningLeague, artifacts: Path,
-                           path: str) -> None:
+@pytest.mark.parametrize(
+    "path", ["/", "/ui/schedule", "/ui/matches/R1M1", "/ui/players/P01", "/ui/analysis"]
+)
+def test_pages_fit_a_phone(
+    browser: Browser, league: RunningLeague, artifacts: Path, path: str
+) -> None:
     completed(league)
-    context = browser.new_context(viewport={"width": 390, "height": 844},
-                                  device_scale_factor=2, is_mobile=True, has_touch=True)
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844},
+        device_scale_factor=2,
+        is_mobile=True,
+        has_touch=True,
+    )
     try:
         page = context.new_page()
         errors = watched(page)
         page.goto(f"{league.url}{path}")
         try:
-            page.wait_for_function("() => document.querySelector('main table, main .muted')",
-                                   timeout=5000)
+            page.wait_for_function(
+                "() => document.querySelector('main table, main .muted')", timeout=5000
+            )
         finally:
             assert not errors, f"the page's script failed: {errors}"
         if path == "/ui/analysis":
             expect(page.locator("#analysis")).not_to_contain_text("Computing", timeout=30_000)
-        overflow = page.evaluate(
-            "() => document.documentElement.scrollWidth - window.innerWidth")
+        overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
         name = path.strip("/").replace("/", "-") or "dashboard"
         page.screenshot(path=artifacts / f"phone-{name}.png", full_page=True)
         assert overflow <= 0, f"{path} is {overflow} px wider than a phone's screen"
@@ -196,8 +211,9 @@ def test_pages_fit_a_phone(browser: Browser, league: RunningLeague, artifacts: P
         context.close()
 
 
-def test_the_admin_exports_and_refusals_work_from_the_page(page: Page, league: RunningLeague,
-                                                           artifacts: Path) -> None:
+def test_the_admin_exports_and_refusals_work_from_the_page(
+    page: Page, league: RunningLeague, artifacts: Path
+) -> None:
     completed(league)
     page.goto(f"{league.url}/")
     page.locator("#admin summary").click()
@@ -205,8 +221,8 @@ def test_the_admin_exports_and_refusals_work_from_the_page(page: Page, league: R
     page.locator("#admin-token-form button[type=submit]").click()
     page.get_by_role("button", name="Pause").click()
     expect(page.locator("#admin-message")).to_have_text(
-        "Pause: the league is not running (it is COMPLETED); only a running league can be "
-        "paused")
+        "Pause: the league is not running (it is COMPLETED); only a running league can be paused"
+    )
     page.get_by_role("button", name="Resume").click()
     expect(page.locator("#admin-message")).to_have_text("Resume: the league is not paused")
 
@@ -217,7 +233,8 @@ def test_the_admin_exports_and_refusals_work_from_the_page(page: Page, league: R
     rows = list(csv.DictReader(io.StringIO(standings_csv.read_text(encoding="utf-8"))))
     served = league.get("/standings")["standings"]
     assert [(row["player_id"], float(row["points"])) for row in rows] == [
-        (row["player_id"], float(row["points"])) for row in served]
+        (row["player_id"], float(row["points"])) for row in served
+    ]
     with page.expect_download() as results_download:
         page.get_by_role("button", name="results.json").click()
     results = json.loads(results_download.value.path().read_text(encoding="utf-8"))
@@ -229,7 +246,8 @@ def test_the_admin_exports_and_refusals_work_from_the_page(page: Page, league: R
     page.once("dialog", lambda dialog: dialog.accept())  # "Remove P01 for good?"
     page.get_by_role("button", name="Remove player").click()
     expect(page.locator("#admin-message")).to_contain_text(
-        "the league has completed: its results are final")
+        "the league has completed: its results are final"
+    )
     assert league.get("/status")["players"][0]["state"] != "REMOVED"
 
 

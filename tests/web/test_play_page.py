@@ -45,8 +45,9 @@ def league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[League]:
     try:
         manager = launcher.manager(free_port())
         launcher.wait_healthy(manager)
-        player = launcher.player("Fixed", free_port(), manager.mcp_url, strategy="fixed",
-                                 game_type="even_odd")
+        player = launcher.player(
+            "Fixed", free_port(), manager.mcp_url, strategy="fixed", game_type="even_odd"
+        )
         launcher.wait_healthy(player)
         deadline = time.monotonic() + 30
         with httpx.Client(timeout=5) as client:
@@ -65,8 +66,10 @@ def league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[League]:
 def opened_page(browser: Browser, league: League, *, phone: bool) -> Iterator[Page]:
     """``/play`` in a fresh context (a phone's viewport when ``phone``), ready to use; no
     JavaScript error may happen on it."""
-    context = browser.new_context(accept_downloads=True, **(
-        {"viewport": {"width": 390, "height": 844}, "is_mobile": True} if phone else {}))
+    context = browser.new_context(
+        accept_downloads=True,
+        **({"viewport": {"width": 390, "height": 844}, "is_mobile": True} if phone else {}),
+    )
     opened = context.new_page()
     errors: list[str] = []
     opened.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -96,8 +99,14 @@ def shot(page: Page, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
-def choose(page: Page, game: str, opponent: dict[str, Any], *, seed: int | None = None,
-           params: dict[str, str] | None = None) -> None:
+def choose(
+    page: Page,
+    game: str,
+    opponent: dict[str, Any],
+    *,
+    seed: int | None = None,
+    params: dict[str, str] | None = None,
+) -> None:
     """Fill the setup form as a person would, and start."""
     page.select_option("#game", game)
     page.select_option("#opponent", label=opponent["label"])
@@ -115,8 +124,7 @@ def move(page: Page, choice: str) -> None:
 
 
 def finished(page: Page) -> None:
-    expect(page.locator("#game-panel")).to_have_attribute("data-status", "finished",
-                                                          timeout=20_000)
+    expect(page.locator("#game-panel")).to_have_attribute("data-status", "finished", timeout=20_000)
     expect(page.locator("#result")).to_be_visible()
 
 
@@ -152,8 +160,9 @@ def test_a_person_plays_even_odd_against_a_builtin_strategy(phone_page: Page) ->
     assert transcript.game == "even_odd" and transcript.ended_at is not None
     assert [m.text for m in transcript.messages if m.role == "human"] == ["odd"]
     assert all(m.visibility == "visible" for m in transcript.messages)
-    assert not [m for m in transcript.messages if m.role == "player"], \
+    assert not [m for m in transcript.messages if m.role == "player"], (
         "the opponent's move was internal: only the final observation shows it"
+    )
     assert {row["visible"] for row in rows} == {"true"} and len(rows) == len(transcript.messages)
 
 
@@ -175,7 +184,8 @@ def test_a_person_plays_a_repeated_prisoners_dilemma_against_tit_for_tat(page: P
     expect(rows).to_have_count(4)  # the heading and three rounds
     expect(rows.nth(3)).to_contain_text("D")  # tit for tat answers the person's D
     expect(page.locator("#messages li").last).to_have_text(
-        "referee: Final score: you 8, opponent 8")
+        "referee: Final score: you 8, opponent 8"
+    )
     shot(page, "prisoners_dilemma-over")
     transcript, rows_csv = downloads(page, "prisoners_dilemma-tit_for_tat")
     assert transcript.result["payoffs"] == {"human": 8.0, "opponent": 8.0}
@@ -193,16 +203,19 @@ def test_a_bad_setup_is_a_sentence_on_the_page(page: Page) -> None:
     shot(page, "bad-setup")
 
 
-def test_a_person_plays_even_odd_against_a_registered_player(page: Page,
-                                                            league: League) -> None:
+def test_a_person_plays_even_odd_against_a_registered_player(page: Page, league: League) -> None:
     choose(page, "even_odd", {"label": f"Fixed ({league.player_id})"}, seed=5)
     move(page, "odd")
     finished(page)
     expect(page.locator("#messages")).to_contain_text("GAME_OVER")
     shot(page, "even_odd-registered-player")
     transcript, _ = downloads(page, "even_odd-registered-player")
-    assert transcript.configs["opponent"] == {"kind": "player", "player_id": league.player_id,
-                                             "url": league.player.mcp_url}
+    assert transcript.configs["opponent"] == {
+        "kind": "player",
+        "player_id": league.player_id,
+        "url": league.player.mcp_url,
+    }
     over = [m.text for m in transcript.messages if m.text.startswith("GAME_OVER")]
-    assert len(over) == 1 and f'"{league.player_id}": "even"' in over[0], \
+    assert len(over) == 1 and f'"{league.player_id}": "even"' in over[0], (
         "the fixed player's parity came over CHOOSE_PARITY_CALL, shown once the game is over"
+    )

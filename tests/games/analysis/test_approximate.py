@@ -13,19 +13,22 @@ from games.analysis.normal_form import NormalFormGame
 from tests.games.analysis.conftest import MATCHING_PENNIES, ROCK_PAPER_SCISSORS
 
 # Shapley's game: fictitious play cycles for ever from a pure start.
-SHAPLEY = NormalFormGame.bimatrix([[0, 1, 0], [0, 0, 1], [1, 0, 0]],
-                                  [[0, 0, 1], [1, 0, 0], [0, 1, 0]])
+SHAPLEY = NormalFormGame.bimatrix(
+    [[0, 1, 0], [0, 0, 1], [1, 0, 0]], [[0, 0, 1], [1, 0, 0], [0, 1, 0]]
+)
 SKEWED = [[0.8, 0.1, 0.1], [0.1, 0.1, 0.8]]
 
 
 @pytest.mark.parametrize("method", ["fictitious_play", "replicator"])
 def test_zero_sum_games_converge_to_their_equilibrium(method: Method) -> None:
-    found = approximate_equilibrium(ROCK_PAPER_SCISSORS, method=method, initial=SKEWED,
-                                    tolerance=1e-2)
+    found = approximate_equilibrium(
+        ROCK_PAPER_SCISSORS, method=method, initial=SKEWED, tolerance=1e-2
+    )
     assert found.converged and found.epsilon <= 1e-2
     np.testing.assert_allclose(found.strategies[0], [1 / 3] * 3, atol=0.02)
-    pennies = approximate_equilibrium(MATCHING_PENNIES, method=method,
-                                      initial=[[0.9, 0.1], [0.2, 0.8]], tolerance=1e-2)
+    pennies = approximate_equilibrium(
+        MATCHING_PENNIES, method=method, initial=[[0.9, 0.1], [0.2, 0.8]], tolerance=1e-2
+    )
     assert pennies.converged
 
 
@@ -51,15 +54,17 @@ def test_a_three_player_coordination_game_reaches_a_pure_equilibrium() -> None:
 
 
 def test_a_dynamic_that_cycles_reports_that_it_did_not_converge() -> None:
-    found = approximate_equilibrium(SHAPLEY, initial=[[1, 0, 0], [0, 1, 0]], tolerance=1e-6,
-                                    max_iterations=2000)
+    found = approximate_equilibrium(
+        SHAPLEY, initial=[[1, 0, 0], [0, 1, 0]], tolerance=1e-6, max_iterations=2000
+    )
     assert not found.converged and found.iterations == 2000 and found.epsilon > 1e-6
 
 
 def test_the_wall_clock_bound_raises_and_names_itself() -> None:
     with pytest.raises(SolverTimeoutError, match=r"time bound of 0\.05 s"):
-        approximate_equilibrium(SHAPLEY, initial=[[1, 0, 0], [0, 1, 0]], tolerance=0,
-                                max_iterations=10**9, timeout=0.05)
+        approximate_equilibrium(
+            SHAPLEY, initial=[[1, 0, 0], [0, 1, 0]], tolerance=0, max_iterations=10**9, timeout=0.05
+        )
 
 
 def test_bad_arguments_are_refused() -> None:

@@ -18,8 +18,7 @@ PD_POPULATION = [[3, 0], [5, 1]]  # cooperators against defectors
 
 
 def test_defectors_take_over_a_prisoners_dilemma_population() -> None:
-    trajectory = replicator_dynamics(PD_POPULATION, initial=[0.99, 0.01], time=50,
-                                     names=["C", "D"])
+    trajectory = replicator_dynamics(PD_POPULATION, initial=[0.99, 0.01], time=50, names=["C", "D"])
     assert trajectory.final["D"] > 0.999
     assert np.all(np.diff(trajectory.shares[:, 1]) >= -1e-12), "defectors never shrink"
 
@@ -31,8 +30,10 @@ def test_hawk_dove_settles_on_its_mixed_state() -> None:
 
 
 def test_a_tournament_feeds_the_dynamics_with_its_names() -> None:
-    players = [build("prisoners_dilemma", name)
-               for name in ("always_cooperate", "always_defect", "tit_for_tat")]
+    players = [
+        build("prisoners_dilemma", name)
+        for name in ("always_cooperate", "always_defect", "tit_for_tat")
+    ]
     result = round_robin("prisoners_dilemma", players, turns=50, seed=0)
     trajectory = replicator_dynamics(result, time=200)
     assert trajectory.names == result.names
@@ -42,16 +43,21 @@ def test_a_tournament_feeds_the_dynamics_with_its_names() -> None:
     assert trajectory.final["tit_for_tat"] > trajectory.final["always_cooperate"] > 0.1
 
 
-matrices = st.integers(2, 4).flatmap(lambda n: st.tuples(
-    st.lists(st.floats(-5, 5), min_size=n * n, max_size=n * n).map(
-        lambda values: np.reshape(values, (n, n))),
-    st.lists(st.floats(0.01, 1), min_size=n, max_size=n)))
+matrices = st.integers(2, 4).flatmap(
+    lambda n: st.tuples(
+        st.lists(st.floats(-5, 5), min_size=n * n, max_size=n * n).map(
+            lambda values: np.reshape(values, (n, n))
+        ),
+        st.lists(st.floats(0.01, 1), min_size=n, max_size=n),
+    )
+)
 
 
 @settings(max_examples=40, deadline=None)
 @given(matrices)
-def test_the_replicator_trajectory_stays_on_the_simplex(data: tuple[np.ndarray, list[float]]
-                                                        ) -> None:
+def test_the_replicator_trajectory_stays_on_the_simplex(
+    data: tuple[np.ndarray, list[float]],
+) -> None:
     matrix, weights = data
     start = np.array(weights) / sum(weights)
     trajectory = replicator_dynamics(matrix, initial=start, time=10, steps=50)
@@ -86,8 +92,10 @@ def test_simulated_fixation_matches_the_exact_probability() -> None:
     exact = fixation_probability(matrix, 0, 1, 6, intensity=1.0)
     runs = 1500
     rng = np.random.default_rng(0)
-    wins = sum(moran_process(matrix, [1, 5], seed=int(rng.integers(2**31))).fixated == "0"
-               for _ in range(runs))
+    wins = sum(
+        moran_process(matrix, [1, 5], seed=int(rng.integers(2**31))).fixated == "0"
+        for _ in range(runs)
+    )
     assert wins / runs == pytest.approx(exact, abs=4 * np.sqrt(exact * (1 - exact) / runs))
 
 

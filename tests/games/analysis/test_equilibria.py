@@ -48,11 +48,13 @@ def test_rock_paper_scissors_has_only_the_uniform_equilibrium(solver: SolverProc
 
 def test_battle_of_the_sexes_has_its_three_equilibria(solver: SolverProcess) -> None:
     found = all_equilibria(BATTLE_OF_THE_SEXES, rational=True, solver=solver)
-    assert sorted(exact(found)) == sorted([
-        ((F(1), F(0)), (F(1), F(0))),
-        ((F(0), F(1)), (F(0), F(1))),
-        ((F(3, 5), F(2, 5)), (F(2, 5), F(3, 5))),
-    ])
+    assert sorted(exact(found)) == sorted(
+        [
+            ((F(1), F(0)), (F(1), F(0))),
+            ((F(0), F(1)), (F(0), F(1))),
+            ((F(3, 5), F(2, 5)), (F(2, 5), F(3, 5))),
+        ]
+    )
     payoffs = sorted(e.payoffs for e in found.equilibria)
     np.testing.assert_allclose(payoffs, [(1.2, 1.2), (2.0, 3.0), (3.0, 2.0)])
     assert found.isolated and len(found.subsets) == 3
@@ -64,26 +66,31 @@ def test_prisoners_dilemma_has_only_mutual_defection(solver: SolverProcess) -> N
 
 
 def test_a_degenerate_game_gives_its_segment_and_its_isolated_equilibrium(
-        solver: SolverProcess) -> None:
+    solver: SolverProcess,
+) -> None:
     found = all_equilibria(DEGENERATE, rational=True, solver=solver)
-    assert sorted(exact(found)) == sorted([
-        ((F(1), F(0), F(0)), (F(1), F(0))),
-        ((F(1), F(0), F(0)), (F(2, 3), F(1, 3))),
-        ((F(0), F(1, 3), F(2, 3)), (F(1, 3), F(2, 3))),
-    ])
+    assert sorted(exact(found)) == sorted(
+        [
+            ((F(1), F(0), F(0)), (F(1), F(0))),
+            ((F(1), F(0), F(0)), (F(2, 3), F(1, 3))),
+            ((F(0), F(1, 3), F(2, 3)), (F(1, 3), F(2, 3))),
+        ]
+    )
     assert not found.isolated
     segment = [s for s in found.subsets if len(s.columns) == 2]
     assert len(segment) == 1 and segment[0].rows == ((1.0, 0.0, 0.0),)
     # Every point of the segment is an equilibrium, at distance 0 from the set.
     middle = np.mean(np.array(segment[0].columns), axis=0)
     assert nash_conv(DEGENERATE, [[1, 0, 0], middle]).total == pytest.approx(0, abs=1e-12)
-    assert distance_to_nash(DEGENERATE, [[1, 0, 0], middle], found.subsets).distance \
-        == pytest.approx(0, abs=1e-9)
+    assert distance_to_nash(
+        DEGENERATE, [[1, 0, 0], middle], found.subsets
+    ).distance == pytest.approx(0, abs=1e-9)
 
 
 @pytest.mark.parametrize("shape", [(1, 1), (3, 3), (4, 2)])
-def test_a_constant_game_is_one_subset_of_everything(solver: SolverProcess,
-                                                     shape: tuple[int, int]) -> None:
+def test_a_constant_game_is_one_subset_of_everything(
+    solver: SolverProcess, shape: tuple[int, int]
+) -> None:
     game = NormalFormGame.bimatrix(np.full(shape, 2.0), np.full(shape, -1.0))
     found = all_equilibria(game, solver=solver, timeout=10)
     assert len(found.subsets) == 1, "the whole product of simplices is one Nash subset"
@@ -98,27 +105,36 @@ def degenerate_games() -> list[tuple[str, NormalFormGame]]:
     rng = np.random.default_rng(3)
     twice = rng.integers(0, 3, (4, 8))
     return [
-        ("duplicated rows", NormalFormGame.bimatrix(np.vstack([twice, twice]),
-                                                    rng.integers(0, 3, (8, 8)))),
-        ("payoffs in {0, 1}", NormalFormGame.bimatrix(rng.integers(0, 2, (8, 8)),
-                                                      rng.integers(0, 2, (8, 8)))),
-        ("one player indifferent", NormalFormGame.bimatrix(np.ones((6, 6)),
-                                                           rng.integers(0, 4, (6, 6)))),
+        (
+            "duplicated rows",
+            NormalFormGame.bimatrix(np.vstack([twice, twice]), rng.integers(0, 3, (8, 8))),
+        ),
+        (
+            "payoffs in {0, 1}",
+            NormalFormGame.bimatrix(rng.integers(0, 2, (8, 8)), rng.integers(0, 2, (8, 8))),
+        ),
+        (
+            "one player indifferent",
+            NormalFormGame.bimatrix(np.ones((6, 6)), rng.integers(0, 4, (6, 6))),
+        ),
         ("zero-sum with ties", NormalFormGame.zero_sum(rng.integers(-1, 2, (7, 7)))),
     ]
 
 
-@pytest.mark.parametrize(("name", "game"),
-                         [pytest.param(name, game, id=name) for name, game in degenerate_games()])
+@pytest.mark.parametrize(
+    ("name", "game"), [pytest.param(name, game, id=name) for name, game in degenerate_games()]
+)
 def test_degenerate_games_finish_within_their_bound_with_valid_equilibria(
-        solver: SolverProcess, name: str, game: NormalFormGame) -> None:
+    solver: SolverProcess, name: str, game: NormalFormGame
+) -> None:
     found = all_equilibria(game, solver=solver, timeout=20)
     assert found.equilibria and found.subsets, name
     for equilibrium in found.equilibria:
         assert nash_conv(game, equilibrium.profile()).epsilon <= 1e-6
     one = one_equilibrium(game, solver=solver, timeout=20)
-    assert distance_to_nash(game, one.profile(), found.subsets).distance <= 1e-6, \
+    assert distance_to_nash(game, one.profile(), found.subsets).distance <= 1e-6, (
         "LCP's equilibrium lies in the set enummixed describes"
+    )
 
 
 def test_lcp_finds_one_of_the_equilibria(solver: SolverProcess) -> None:
@@ -134,15 +150,21 @@ def test_more_than_two_players_is_refused_with_the_way_out(solver: SolverProcess
 
 
 small_games = st.tuples(st.integers(1, 4), st.integers(1, 4)).flatmap(
-    lambda shape: st.tuples(*(st.lists(st.integers(-3, 3), min_size=shape[0] * shape[1],
-                                       max_size=shape[0] * shape[1]) for _ in range(2)),
-                            st.just(shape)))
+    lambda shape: st.tuples(
+        *(
+            st.lists(st.integers(-3, 3), min_size=shape[0] * shape[1], max_size=shape[0] * shape[1])
+            for _ in range(2)
+        ),
+        st.just(shape),
+    )
+)
 
 
 @settings(max_examples=40, deadline=None)
 @given(small_games)
 def test_every_equilibrium_of_a_random_game_is_an_equilibrium_and_holds_every_pure_one(
-        solver: SolverProcess, data: tuple[list[int], list[int], tuple[int, int]]) -> None:
+    solver: SolverProcess, data: tuple[list[int], list[int], tuple[int, int]]
+) -> None:
     row, column, shape = data
     game = NormalFormGame.bimatrix(np.reshape(row, shape), np.reshape(column, shape))
     found = all_equilibria(game, solver=solver, timeout=20)
@@ -162,7 +184,8 @@ def test_every_equilibrium_of_a_random_game_is_an_equilibrium_and_holds_every_pu
 @given(st.integers(0, 2**32 - 1))
 @example(84576393)
 def test_random_real_games_agree_in_float_and_rational_arithmetic(
-        solver: SolverProcess, seed: int) -> None:
+    solver: SolverProcess, seed: int
+) -> None:
     rng = np.random.default_rng(seed)
     game = NormalFormGame.bimatrix(rng.integers(0, 10, (3, 3)), rng.integers(0, 10, (3, 3)))
     floats = all_equilibria(game, solver=solver)

@@ -18,20 +18,27 @@ PD_MOVES = [{"A": "C", "B": "D"}, {"A": "D", "B": "D"}, {"A": "D", "B": "C"}]
 
 def test_an_episode_records_every_stage_and_sums_to_its_payoffs() -> None:
     spec = load_game("prisoners_dilemma")
-    history = record_episode(spec, {"A": Scripted("CDD"), "B": Scripted("DDC")}, seed=1,
-                             rounds=3)
+    history = record_episode(spec, {"A": Scripted("CDD"), "B": Scripted("DDC")}, seed=1, rounds=3)
     assert [stage.moves for stage in history.stages] == PD_MOVES
     assert [stage.payoffs for stage in history.stages] == [
-        {"A": 0.0, "B": 5.0}, {"A": 1.0, "B": 1.0}, {"A": 5.0, "B": 0.0}]
+        {"A": 0.0, "B": 5.0},
+        {"A": 1.0, "B": 1.0},
+        {"A": 5.0, "B": 0.0},
+    ]
     assert history.payoffs == {"A": 6.0, "B": 6.0}
     assert history.parameters["rounds"] == 3 and history.players == ("A", "B")
 
 
 def test_an_episode_pays_what_play_episode_pays() -> None:
     spec = load_game("public_goods")
-    strategies = {p: build_observed("public_goods", name) for p, name in
-                  zip("ABCD", ["full_contributor", "free_rider", "conditional_cooperator",
-                               "punisher"], strict=True)}
+    strategies = {
+        p: build_observed("public_goods", name)
+        for p, name in zip(
+            "ABCD",
+            ["full_contributor", "free_rider", "conditional_cooperator", "punisher"],
+            strict=True,
+        )
+    }
     history = record_episode(spec, strategies, seed=11, rounds=4)
     assert history.payoffs == play_episode(spec, strategies, seed=11, rounds=4)
     for player in "ABCD":
@@ -42,8 +49,12 @@ def test_an_episode_pays_what_play_episode_pays() -> None:
 def test_a_match_file_gives_the_episodes_history() -> None:
     document = match_document("prisoners_dilemma", PD_MOVES, rounds=3)
     history = history_from_match(document)
-    episode = record_episode(load_game("prisoners_dilemma"),
-                             {"A": Scripted("CDD"), "B": Scripted("DDC")}, seed=1, rounds=3)
+    episode = record_episode(
+        load_game("prisoners_dilemma"),
+        {"A": Scripted("CDD"), "B": Scripted("DDC")},
+        seed=1,
+        rounds=3,
+    )
     assert history.stages == episode.stages, "the replay fills the same stage payoffs"
     assert history.payoffs == episode.payoffs and history.game_type == "prisoners_dilemma"
 
@@ -65,14 +76,23 @@ def test_a_draw_that_decided_the_payoffs_leaves_the_stage_payoffs_unknown() -> N
 
 
 def test_an_even_odd_match_file_is_one_stage_of_two_choices() -> None:
-    document = {"match_id": "R2M1", "game_type": "even_odd",
-                "players": [{"player_id": "P1"}, {"player_id": "P2"}],
-                "result": {"game_result": {"status": "WIN", "winner_player_id": "P2",
-                                           "drawn_number": 3,
-                                           "choices": {"P1": "even", "P2": "odd"}}}}
+    document = {
+        "match_id": "R2M1",
+        "game_type": "even_odd",
+        "players": [{"player_id": "P1"}, {"player_id": "P2"}],
+        "result": {
+            "game_result": {
+                "status": "WIN",
+                "winner_player_id": "P2",
+                "drawn_number": 3,
+                "choices": {"P1": "even", "P2": "odd"},
+            }
+        },
+    }
     history = history_from_match(document)
-    assert history.stages == (Stage(moves={"P1": "even", "P2": "odd"},
-                                    payoffs={"P1": -1.0, "P2": 1.0}),)
+    assert history.stages == (
+        Stage(moves={"P1": "even", "P2": "odd"}, payoffs={"P1": -1.0, "P2": 1.0}),
+    )
 
 
 def test_a_technical_loss_has_no_history_to_analyse() -> None:
@@ -84,8 +104,11 @@ def test_a_technical_loss_has_no_history_to_analyse() -> None:
 
 def test_an_inconsistent_history_is_refused() -> None:
     with pytest.raises(ValidationError, match="payoffs name"):
-        History(game_type="prisoners_dilemma", players=("A", "B"), stages=(),
-                payoffs={"A": 1.0})
+        History(game_type="prisoners_dilemma", players=("A", "B"), stages=(), payoffs={"A": 1.0})
     with pytest.raises(ValidationError, match="not all players"):
-        History(game_type="prisoners_dilemma", players=("A", "B"),
-                stages=(Stage(moves={"Z": "C"}),), payoffs={"A": 1.0, "B": 1.0})
+        History(
+            game_type="prisoners_dilemma",
+            players=("A", "B"),
+            stages=(Stage(moves={"Z": "C"}),),
+            payoffs={"A": 1.0, "B": 1.0},
+        )

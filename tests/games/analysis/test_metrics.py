@@ -27,9 +27,12 @@ from tests.games.analysis.matches import Scripted, match_document
 
 
 def pd(first: str, second: str) -> History:
-    return record_episode(load_game("prisoners_dilemma"),
-                          {"A": Scripted(first), "B": Scripted(second)}, seed=0,
-                          rounds=len(first))
+    return record_episode(
+        load_game("prisoners_dilemma"),
+        {"A": Scripted(first), "B": Scripted(second)},
+        seed=0,
+        rounds=len(first),
+    )
 
 
 def test_every_cooperation_notion_names_a_registered_game() -> None:
@@ -39,15 +42,18 @@ def test_every_cooperation_notion_names_a_registered_game() -> None:
 
 def test_cooperation_in_the_prisoners_dilemma_is_the_share_of_c() -> None:
     assert cooperation_rates([pd("CCCD", "DDDD"), pd("CC", "CD")]) == {
-        "A": pytest.approx(5 / 6), "B": pytest.approx(1 / 6)}
+        "A": pytest.approx(5 / 6),
+        "B": pytest.approx(1 / 6),
+    }
 
 
 def test_cooperation_in_public_goods_is_the_share_contributed_and_ignores_punishment() -> None:
     spec = load_game("public_goods")
-    strategies = {p: build_observed("public_goods", name) for p, name in
-                  zip("ABC", ["full_contributor", "free_rider", "punisher"], strict=True)}
-    history = record_episode(spec, strategies, seed=2, rounds=3, punishment=True,
-                             endowment=10)
+    strategies = {
+        p: build_observed("public_goods", name)
+        for p, name in zip("ABC", ["full_contributor", "free_rider", "punisher"], strict=True)
+    }
+    history = record_episode(spec, strategies, seed=2, rounds=3, punishment=True, endowment=10)
     levels = cooperation_levels(history)
     assert len(levels) == 3, "one contribution stage per round; punishment stages skipped"
     rates = cooperation_rates([history])
@@ -55,9 +61,12 @@ def test_cooperation_in_public_goods_is_the_share_contributed_and_ignores_punish
 
 
 def test_a_game_without_a_notion_of_cooperation_is_refused_by_name() -> None:
-    blotto = History(game_type="colonel_blotto", players=("A", "B"),
-                     stages=(Stage(moves={"A": [10, 0, 0], "B": [3, 3, 4]}),),
-                     payoffs={"A": -1.0, "B": 1.0})
+    blotto = History(
+        game_type="colonel_blotto",
+        players=("A", "B"),
+        stages=(Stage(moves={"A": [10, 0, 0], "B": [3, 3, 4]}),),
+        payoffs={"A": -1.0, "B": 1.0},
+    )
     with pytest.raises(AnalysisError, match="colonel_blotto has no notion.*prisoners_dilemma"):
         cooperation_rates([blotto])
 
@@ -90,21 +99,23 @@ def test_an_accepted_ultimatum_splits_the_surplus_and_leaves_envy() -> None:
     assert result.surplus_shares == {"A": 0.7, "B": pytest.approx(0.3)}
     assert result.envy == {"A": 0.0, "B": 4.0} and result.max_envy == 4.0
     assert result.gini == pytest.approx(0.2)
-    rejected = fairness(history_from_match(match_document("ultimatum",
-                                                          [{"A": 3}, {"B": "reject"}])))
+    rejected = fairness(
+        history_from_match(match_document("ultimatum", [{"A": 3}, {"B": "reject"}]))
+    )
     assert rejected.surplus_shares is None and rejected.gini == 0
 
 
 def test_a_bargaining_deal_is_split_by_its_shares() -> None:
-    history = history_from_match(match_document("bargaining", [{"A": 30}, {"B": "reject"},
-                                                               {"B": 50}, {"A": "accept"}]))
-    assert fairness(history).surplus_shares == {"A": pytest.approx(0.5),
-                                                "B": pytest.approx(0.5)}
+    history = history_from_match(
+        match_document("bargaining", [{"A": 30}, {"B": "reject"}, {"B": 50}, {"A": "accept"}])
+    )
+    assert fairness(history).surplus_shares == {"A": pytest.approx(0.5), "B": pytest.approx(0.5)}
 
 
 def test_negative_payoffs_are_shifted_before_the_gini() -> None:
-    crash = pd("D", "D").model_copy(update={"game_type": "chicken",
-                                            "payoffs": {"A": -10.0, "B": 1.0}})
+    crash = pd("D", "D").model_copy(
+        update={"game_type": "chicken", "payoffs": {"A": -10.0, "B": 1.0}}
+    )
     result = fairness(crash)
     assert result.gini_shift == 10 and result.gini == pytest.approx(0.5)
 

@@ -31,9 +31,10 @@ def test_action_values_and_expected_payoffs_of_three_players() -> None:
     profile = [rng.dirichlet(np.ones(n)) for n in game.shape]
     brute = np.einsum("abcp,a,b,c->p", game.payoffs, *profile)
     np.testing.assert_allclose(game.expected_payoffs(profile), brute)
-    np.testing.assert_allclose(game.action_values(profile, 1),
-                               np.einsum("abc,a,c->b", game.payoff_array(1), profile[0],
-                                         profile[2]))
+    np.testing.assert_allclose(
+        game.action_values(profile, 1),
+        np.einsum("abc,a,c->b", game.payoff_array(1), profile[0], profile[2]),
+    )
 
 
 def test_the_symmetric_game_of_a_population_matrix() -> None:
@@ -48,23 +49,32 @@ def test_the_payoff_array_is_read_only() -> None:
         game.payoffs[0, 0, 0] = 5
 
 
-@pytest.mark.parametrize(("build", "message"), [
-    (lambda: NormalFormGame.bimatrix([[1, 2]], [[1], [2]]), "one shape"),
-    (lambda: NormalFormGame.bimatrix([[np.nan]], [[0]]), "finite"),
-    (lambda: NormalFormGame(np.zeros((2, 2, 3)), (("a", "b"), ("a", "b"))), "one axis"),
-    (lambda: NormalFormGame(np.zeros((2, 2, 2)), (("a",), ("a", "b"))), "do not match"),
-    (lambda: NormalFormGame.symmetric([[1, 2, 3]]), "square"),
-])
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (lambda: NormalFormGame.bimatrix([[1, 2]], [[1], [2]]), "one shape"),
+        (lambda: NormalFormGame.bimatrix([[np.nan]], [[0]]), "finite"),
+        (lambda: NormalFormGame(np.zeros((2, 2, 3)), (("a", "b"), ("a", "b"))), "one axis"),
+        (lambda: NormalFormGame(np.zeros((2, 2, 2)), (("a",), ("a", "b"))), "do not match"),
+        (lambda: NormalFormGame.symmetric([[1, 2, 3]]), "square"),
+    ],
+)
 def test_malformed_games_are_refused_with_a_sentence(build, message: str) -> None:
     with pytest.raises(AnalysisError, match=message):
         build()
 
 
-@pytest.mark.parametrize(("strategy", "message"), [
-    ([0.5, 0.5, 0.0], "needs 2"), ([1.5, -0.5], "negative"), ([0.2, 0.2], "sum to 0.4"),
-])
-def test_strategies_that_are_not_distributions_are_refused(strategy: list[float],
-                                                          message: str) -> None:
+@pytest.mark.parametrize(
+    ("strategy", "message"),
+    [
+        ([0.5, 0.5, 0.0], "needs 2"),
+        ([1.5, -0.5], "negative"),
+        ([0.2, 0.2], "sum to 0.4"),
+    ],
+)
+def test_strategies_that_are_not_distributions_are_refused(
+    strategy: list[float], message: str
+) -> None:
     with pytest.raises(AnalysisError, match=message):
         check_strategy(strategy, 2)
 

@@ -18,18 +18,25 @@ REPO = Path(__file__).resolve().parents[3]
 
 
 def test_importing_games_loads_no_analysis_and_none_of_its_libraries() -> None:
-    probe = ("import sys, games, games.registry, games.tournament; "
-             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
-             "{'scipy', 'pygambit', 'openskill'} or m.startswith('games.analysis')))")
-    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                            check=True, cwd=REPO).stdout.strip()
+    probe = (
+        "import sys, games, games.registry, games.tournament; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "{'scipy', 'pygambit', 'openskill'} or m.startswith('games.analysis')))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=REPO
+    ).stdout.strip()
     assert loaded == "[]"
 
 
 def test_importing_the_analysis_does_not_load_pygambit() -> None:
     probe = "import sys, games.analysis; print('pygambit' in sys.modules)"
-    assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          check=True, cwd=REPO).stdout.strip() == "False"
+    assert (
+        subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=REPO
+        ).stdout.strip()
+        == "False"
+    )
 
 
 MODULES = sorted(module.name for module in pkgutil.iter_modules(games.analysis.__path__))
@@ -43,7 +50,10 @@ def test_the_module_examples_run(name: str) -> None:
 
 
 def test_the_guides_examples_run() -> None:
-    result = doctest.testfile(str(REPO / "doc" / "analysis.md"), module_relative=False,
-                              optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
+    result = doctest.testfile(
+        str(REPO / "doc" / "analysis.md"),
+        module_relative=False,
+        optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS,
+    )
     assert result.attempted > 20, "the guide has an example per function"
     assert result.failed == 0

@@ -21,23 +21,34 @@ from tests.games.analysis.matches import match_document
 def test_an_upset_moves_elo_more_than_an_expected_win() -> None:
     ratings = elo_ratings([LeagueRecord(players=("A", "B"), outcomes=(1, 0))])
     assert ratings.ratings == {"A": 1516.0, "B": 1484.0}
-    upset = elo_ratings([LeagueRecord(players=("A", "B"), outcomes=(1, 0)),
-                         LeagueRecord(players=("A", "B"), outcomes=(0, 1))])
+    upset = elo_ratings(
+        [
+            LeagueRecord(players=("A", "B"), outcomes=(1, 0)),
+            LeagueRecord(players=("A", "B"), outcomes=(0, 1)),
+        ]
+    )
     # B, rated 32 below, is expected to score 1 / (1 + 10^(32/400)) ≈ 0.454 and wins.
-    assert upset.ratings["B"] - 1484.0 == pytest.approx(32 * (1 - 1 / (1 + 10 ** 0.08)))
+    assert upset.ratings["B"] - 1484.0 == pytest.approx(32 * (1 - 1 / (1 + 10**0.08)))
     assert upset.matches == {"A": 2, "B": 2}
 
 
 def test_a_draw_between_equals_changes_nothing() -> None:
     assert elo_ratings([LeagueRecord(players=("A", "B"), outcomes=(1, 1))]).ratings == {
-        "A": 1500.0, "B": 1500.0}
+        "A": 1500.0,
+        "B": 1500.0,
+    }
 
 
 records = st.lists(
-    st.integers(2, 4).flatmap(lambda n: st.tuples(
-        st.permutations(["P1", "P2", "P3", "P4", "P5"]).map(lambda p: tuple(p[:n])),
-        st.lists(st.integers(0, 3), min_size=n, max_size=n).map(tuple))),
-    min_size=1, max_size=30)
+    st.integers(2, 4).flatmap(
+        lambda n: st.tuples(
+            st.permutations(["P1", "P2", "P3", "P4", "P5"]).map(lambda p: tuple(p[:n])),
+            st.lists(st.integers(0, 3), min_size=n, max_size=n).map(tuple),
+        )
+    ),
+    min_size=1,
+    max_size=30,
+)
 
 
 @settings(max_examples=60, deadline=None)
@@ -48,8 +59,10 @@ def test_elo_is_zero_sum(raw: list[tuple[tuple[str, ...], tuple[int, ...]]]) -> 
 
 
 def test_the_bayesian_rating_ranks_the_consistent_winner_first() -> None:
-    league = [LeagueRecord(players=(a, b), outcomes=(1, 0))
-              for a, b in [("A", "B"), ("A", "C"), ("B", "C")] * 3]
+    league = [
+        LeagueRecord(players=(a, b), outcomes=(1, 0))
+        for a, b in [("A", "B"), ("A", "C"), ("B", "C")] * 3
+    ]
     for model in ("plackett_luce", "bradley_terry", "thurstone_mosteller"):
         beliefs = bayesian_ratings(league, model=model)
         assert list(beliefs) == ["A", "B", "C"], model
@@ -58,8 +71,7 @@ def test_the_bayesian_rating_ranks_the_consistent_winner_first() -> None:
 
 
 def test_a_multiplayer_record_uses_every_outcome() -> None:
-    beliefs = bayesian_ratings([LeagueRecord(players=("A", "B", "C", "D"),
-                                             outcomes=(9, 5, 5, 1))])
+    beliefs = bayesian_ratings([LeagueRecord(players=("A", "B", "C", "D"), outcomes=(9, 5, 5, 1))])
     assert beliefs["B"].mu == pytest.approx(beliefs["C"].mu), "a tie is a tie"
     assert beliefs["A"].mu > beliefs["B"].mu > beliefs["D"].mu
 

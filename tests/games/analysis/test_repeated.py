@@ -35,16 +35,22 @@ def test_always_cooperate_is_exploited_by_two_points_a_turn() -> None:
 
 def test_a_biased_rock_player_is_beaten_by_paper() -> None:
     target = build("rock_paper_scissors", "biased", action="rock", weight=0.9)
-    result = repeated_exploitability(target, turns=200, repetitions=5, max_memory_one=64,
-                                     climb_rounds=3)
+    result = repeated_exploitability(
+        target, turns=200, repetitions=5, max_memory_one=64, climb_rounds=3
+    )
     # Paper wins 0.9 and loses 0.05 a turn against it: 0.85 expected.
     assert result.search == "sampled"
     assert result.exploitability == pytest.approx(0.85, abs=0.08)
 
 
 def test_the_uniform_random_player_is_not_exploitable_beyond_noise() -> None:
-    result = repeated_exploitability(build("rock_paper_scissors", "random"), turns=200,
-                                     repetitions=10, max_memory_one=32, climb_rounds=1)
+    result = repeated_exploitability(
+        build("rock_paper_scissors", "random"),
+        turns=200,
+        repetitions=10,
+        max_memory_one=32,
+        climb_rounds=1,
+    )
     assert result.exploitability < 0.05, "the best is replayed with fresh draws"
 
 
@@ -57,8 +63,15 @@ def test_tit_for_tat_as_a_memory_one_strategy_plays_as_the_baseline() -> None:
     m1 = MemoryOne.deterministic(PRISONERS_DILEMMA, 0, [0, 1, 0, 1])
     assert m1.label == "m1[C|CC:C,CD:D,DC:C,DD:D]"
     players = [m1, build(PD, "tit_for_tat"), build(PD, "pavlov"), build(PD, "always_defect")]
-    totals = play_vectorized(PRISONERS_DILEMMA, players, [(0, 2), (1, 2), (0, 3), (1, 3)],
-                             50, 1, 0.0, np.random.default_rng(0))
+    totals = play_vectorized(
+        PRISONERS_DILEMMA,
+        players,
+        [(0, 2), (1, 2), (0, 3), (1, 3)],
+        50,
+        1,
+        0.0,
+        np.random.default_rng(0),
+    )
     np.testing.assert_array_equal(totals[0], totals[1])
     np.testing.assert_array_equal(totals[2], totals[3])
 
@@ -67,8 +80,12 @@ def test_tit_for_tat_as_a_memory_one_strategy_plays_as_the_baseline() -> None:
 def test_stochastic_memory_one_strategies_play_the_same_in_both_engines(game) -> None:
     rng = np.random.default_rng(1)
     size = len(game.actions)
-    players = [MemoryOne(game, rng.dirichlet(np.ones(size)),
-                         rng.dirichlet(np.ones(size), size=size * size)) for _ in range(3)]
+    players = [
+        MemoryOne(
+            game, rng.dirichlet(np.ones(size)), rng.dirichlet(np.ones(size), size=size * size)
+        )
+        for _ in range(3)
+    ]
     pairs = round_robin_pairs(len(players))
     vectorized = play_vectorized(game, players, pairs, 30, 4, 0.1, np.random.default_rng(5))
     reference = play_reference(game, players, pairs, 30, 4, 0.1, np.random.default_rng(5))

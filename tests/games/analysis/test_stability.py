@@ -52,8 +52,11 @@ def test_an_alternative_best_reply_outside_a_mixed_support() -> None:
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.integers(2, 4).flatmap(lambda n: st.lists(st.integers(-2, 2), min_size=n * n,
-                                                    max_size=n * n)))
+@given(
+    st.integers(2, 4).flatmap(
+        lambda n: st.lists(st.integers(-2, 2), min_size=n * n, max_size=n * n)
+    )
+)
 def test_pure_verdicts_follow_the_textbook_conditions(values: list[int]) -> None:
     """Maynard Smith's conditions against every pure mutant decide a pure strategy's
     stability when it has at most one alternative best reply; with two or more they are
@@ -61,8 +64,11 @@ def test_pure_verdicts_follow_the_textbook_conditions(values: list[int]) -> None
     n = int(round(len(values) ** 0.5))
     a = np.reshape(values, (n, n))
     for i in range(n):
-        textbook = all(a[i, i] > a[j, i] or (a[i, i] == a[j, i] and a[i, j] > a[j, j])
-                       for j in range(n) if j != i)
+        textbook = all(
+            a[i, i] > a[j, i] or (a[i, i] == a[j, i] and a[i, j] > a[j, j])
+            for j in range(n)
+            if j != i
+        )
         alternatives = sum(1 for j in range(n) if j != i and a[j, i] == a[i, i])
         stable = is_evolutionarily_stable(a, np.eye(n)[i]).stable
         if alternatives <= 1:

@@ -49,9 +49,10 @@ def test_a_constant_sum_game_is_solved_for_the_row_player() -> None:
 
 
 matrices = st.tuples(st.integers(1, 5), st.integers(1, 5)).flatmap(
-    lambda shape: st.lists(st.integers(-9, 9), min_size=shape[0] * shape[1],
-                           max_size=shape[0] * shape[1]).map(
-        lambda values: np.reshape(values, shape)))
+    lambda shape: st.lists(
+        st.integers(-9, 9), min_size=shape[0] * shape[1], max_size=shape[0] * shape[1]
+    ).map(lambda values: np.reshape(values, shape))
+)
 
 
 @settings(max_examples=60, deadline=None)
@@ -68,8 +69,9 @@ def test_the_value_equals_the_dual_and_both_strategies_guarantee_it(matrix: np.n
 
 @settings(max_examples=15, deadline=None)
 @given(matrices)
-def test_the_value_is_every_equilibrium_payoff_pygambit_finds(solver: SolverProcess,
-                                                                matrix: np.ndarray) -> None:
+def test_the_value_is_every_equilibrium_payoff_pygambit_finds(
+    solver: SolverProcess, matrix: np.ndarray
+) -> None:
     found = all_equilibria(NormalFormGame.zero_sum(matrix), solver=solver)
     value = solve_zero_sum(matrix).value
     for equilibrium in found.equilibria:

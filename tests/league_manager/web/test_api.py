@@ -19,16 +19,26 @@ def match_file(world: World, match_id: str) -> dict[str, Any]:
     assert match is not None
     a, b = match.player_ids
     document = even_odd_match(match_id, 1, a, b, match.winner)
-    document["lifecycle"] = [{"state": "WAITING_FOR_PLAYERS", "at": "2026-01-01T00:00:00Z"},
-                             {"state": "FINISHED", "at": "2026-01-01T00:00:01Z"}]
-    document["transcript"] = [{"direction": "sent", "method": "choose_parity", "peer": a,
-                               "at": "2026-01-01T00:00:00Z", "error": None,
-                               "message": {"message_type": "CHOOSE_PARITY_CALL"}}]
+    document["lifecycle"] = [
+        {"state": "WAITING_FOR_PLAYERS", "at": "2026-01-01T00:00:00Z"},
+        {"state": "FINISHED", "at": "2026-01-01T00:00:01Z"},
+    ]
+    document["transcript"] = [
+        {
+            "direction": "sent",
+            "method": "choose_parity",
+            "peer": a,
+            "at": "2026-01-01T00:00:00Z",
+            "error": None,
+            "message": {"message_type": "CHOOSE_PARITY_CALL"},
+        }
+    ]
     return document
 
 
-async def test_match_detail_joins_the_record_and_the_match_file(world: World,
-                                                                shared_dir: SharedDir) -> None:
+async def test_match_detail_joins_the_record_and_the_match_file(
+    world: World, shared_dir: SharedDir
+) -> None:
     await run_full_league(world, 4)
     write_matches(shared_dir.data_dir / "matches" / LEAGUE, [match_file(world, "R1M1")])
     detail = (await world.lm.get("/api/matches/R1M1")).json()
@@ -44,14 +54,22 @@ async def test_match_detail_joins_the_record_and_the_match_file(world: World,
     assert broken["match_file"] is None and "not valid JSON" in broken["match_file_problem"]
 
 
-async def test_unknown_and_malformed_match_ids_are_404_sentences(world: World,
-                                                                 shared_dir: SharedDir) -> None:
+async def test_unknown_and_malformed_match_ids_are_404_sentences(
+    world: World, shared_dir: SharedDir
+) -> None:
     await run_full_league(world, 4)
     folder = shared_dir.data_dir / "matches" / LEAGUE
     write_matches(folder, [{"match_id": "stray", "secret": "not scheduled"}])
     # (a client resolves literal ../ itself; encoded, it reaches the server)
-    for bad in ("R9M9", "stray", "R1M1.json", "..%2F..%2Fconfig%2Fsystem.json",
-                "%2Fetc%2Fpasswd", "R1M1%2F..%2FR1M2", "%2E%2E"):
+    for bad in (
+        "R9M9",
+        "stray",
+        "R1M1.json",
+        "..%2F..%2Fconfig%2Fsystem.json",
+        "%2Fetc%2Fpasswd",
+        "R1M1%2F..%2FR1M2",
+        "%2E%2E",
+    ):
         answer = await world.lm.get(f"/api/matches/{bad}")
         assert answer.status_code == 404, bad
         assert "is not in this league" in answer.json()["error"], bad
@@ -69,7 +87,8 @@ async def test_player_detail_has_record_state_and_matches(world: World) -> None:
     assert detail["player"]["state"] == "SHUTDOWN", "every agent is told the league completed"
     assert detail["stats"]["record"]["played"] == 3 and detail["stats"]["rank"] >= 1
     assert sorted(m["match_id"] for m in detail["matches"]) == sorted(
-        m["match_id"] for m in detail["stats"]["matches"])
+        m["match_id"] for m in detail["stats"]["matches"]
+    )
     assert all(m["outcome"] in ("WIN", "LOSS", "DRAW") for m in detail["matches"])
     for unknown in ("P99", "REF01", "..%2Fagents"):
         answer = await world.lm.get(f"/api/players/{unknown}")
@@ -86,15 +105,20 @@ async def test_overview_and_pages_before_and_after_a_league(world: World) -> Non
     late = (await world.lm.get("/api/overview")).json()
     assert late["status"]["state"] == "COMPLETED"
     assert len(late["standings"]["standings"]) == 4 and late["running"] == []
-    for path, page in (("/", "dashboard"), ("/ui/schedule", "schedule"),
-                       ("/ui/analysis", "analysis"), ("/ui/matches/R1M1", "match"),
-                       ("/ui/players/P02", "player")):
+    for path, page in (
+        ("/", "dashboard"),
+        ("/ui/schedule", "schedule"),
+        ("/ui/analysis", "analysis"),
+        ("/ui/matches/R1M1", "match"),
+        ("/ui/players/P02", "player"),
+    ):
         answer = await world.lm.get(path)
         assert answer.status_code == 200, path
         assert answer.headers["content-type"].startswith("text/html")
         assert f'data-page="{page}"' in answer.text and "Even/Odd League 2025" in answer.text
-        assert "http://" not in answer.text and "https://" not in answer.text, \
+        assert "http://" not in answer.text and "https://" not in answer.text, (
             f"{path} loads nothing from elsewhere"
+        )
     script = await world.lm.get("/ui/static/dashboard.js")
     style = await world.lm.get("/ui/static/dashboard.css")
     assert script.status_code == 200 and "javascript" in script.headers["content-type"]

@@ -45,8 +45,9 @@ async def test_a_slow_reader_gets_one_resync_not_a_backlog() -> None:
     for n in range(10):
         hub.publish("result_recorded", {"n": n})
         assert queue.qsize() <= 3, "never more than queue_size events held for one client"
-    assert await anext(stream) == "id: 10\nevent: resync\ndata: {}\n\n", \
+    assert await anext(stream) == "id: 10\nevent: resync\ndata: {}\n\n", (
         "what overflowed is replaced by one resync (refetch everything)"
+    )
     hub.publish("league_completed", {"champion": "P01"})
     assert "event: league_completed" in await anext(stream), "then events flow again"
     assert await anext(stream) == ": heartbeat\n\n"
@@ -94,23 +95,34 @@ def read_event(lines: Iterator[str], name: str, deadline: float) -> dict[str, ob
 
 @pytest.mark.e2e
 def test_a_real_league_manager_streams_events_and_shuts_down_with_a_stream_open(
-        launcher: Launcher) -> None:
+    launcher: Launcher,
+) -> None:
     manager = launcher.manager(free_port())
     launcher.wait_healthy(manager)
     timeout = httpx.Timeout(10, read=10)
-    with httpx.Client(timeout=timeout) as client, \
-            client.stream("GET", f"{manager.base_url}/events") as stream:
+    with (
+        httpx.Client(timeout=timeout) as client,
+        client.stream("GET", f"{manager.base_url}/events") as stream,
+    ):
         assert stream.status_code == 200
         assert stream.headers["content-type"].startswith("text/event-stream")
         lines = stream.iter_lines()
         read_event(lines, "hello", time.monotonic() + 10)
         registration = envelope(
-            "LEAGUE_REGISTER_REQUEST", "player:p1", player_meta={
-                "display_name": "Streamed", "version": "1.0.0", "game_types": ["even_odd"],
-                "contact_endpoint": "http://127.0.0.1:9/mcp"})
-        answer = httpx.post(manager.mcp_url, json={"jsonrpc": "2.0", "id": 1,
-                                                   "method": "register_player",
-                                                   "params": registration}, timeout=10)
+            "LEAGUE_REGISTER_REQUEST",
+            "player:p1",
+            player_meta={
+                "display_name": "Streamed",
+                "version": "1.0.0",
+                "game_types": ["even_odd"],
+                "contact_endpoint": "http://127.0.0.1:9/mcp",
+            },
+        )
+        answer = httpx.post(
+            manager.mcp_url,
+            json={"jsonrpc": "2.0", "id": 1, "method": "register_player", "params": registration},
+            timeout=10,
+        )
         assert answer.json()["result"]["status"] == "ACCEPTED"
         data = read_event(lines, "player_registered", time.monotonic() + 10)
         assert data["display_name"] == "Streamed" and data["agent_id"] == "P01"

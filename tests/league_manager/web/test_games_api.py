@@ -26,10 +26,13 @@ from sdk.config import SharedDir
 from tests.conftest import free_port
 from tests.players.llm_server import start_in_thread
 
-PD_TFT = {"game": "prisoners_dilemma", "opponent": {"kind": "builtin", "strategy": "tit_for_tat"},
-          "params": {"rounds": 3}, "seed": 1}
-EVEN_ODD = {"game": "even_odd", "opponent": {"kind": "builtin", "strategy": "fixed"},
-            "seed": 3}
+PD_TFT = {
+    "game": "prisoners_dilemma",
+    "opponent": {"kind": "builtin", "strategy": "tit_for_tat"},
+    "params": {"rounds": 3},
+    "seed": 1,
+}
+EVEN_ODD = {"game": "even_odd", "opponent": {"kind": "builtin", "strategy": "fixed"}, "seed": 3}
 
 Client = httpx.AsyncClient
 
@@ -44,8 +47,9 @@ async def running(shared: SharedDir) -> AsyncIterator[FastAPI]:
 
 def client_of(app: FastAPI, address: str = "127.0.0.1") -> Client:
     """A client of ``app`` calling from ``address``."""
-    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app, client=(address, 5000)),
-                             base_url="http://lm.test")
+    return httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app, client=(address, 5000)), base_url="http://lm.test"
+    )
 
 
 @asynccontextmanager
@@ -74,8 +78,7 @@ class Recorder:
         return response
 
 
-async def _started(call: Callable[..., Awaitable[httpx.Response]],
-                   config: dict[str, Any]) -> str:
+async def _started(call: Callable[..., Awaitable[httpx.Response]], config: dict[str, Any]) -> str:
     created = await call("POST", "/api/games", json=config)
     assert created.status_code == 201, created.text
     session_id: str = created.json()["session_id"]
@@ -106,8 +109,11 @@ async def test_a_whole_repeated_prisoners_dilemma_against_tit_for_tat(lm: Client
     bad = await call("POST", f"/api/games/{session_id}/moves", json={"move": "maybe"})
     assert bad.status_code == 422
     assert bad.json() == {"detail": "'maybe' is not a legal move; type one of: C, D"}
-    for move, score in (("C", {"human": 3, "opponent": 3}), ("d", {"human": 8, "opponent": 3}),
-                        ("C", {"human": 8, "opponent": 8})):
+    for move, score in (
+        ("C", {"human": 3, "opponent": 3}),
+        ("d", {"human": 8, "opponent": 3}),
+        ("C", {"human": 8, "opponent": 8}),
+    ):
         answer = await call("POST", f"/api/games/{session_id}/moves", json={"move": move})
         assert answer.status_code == 200, answer.text
         assert answer.json()["score"] == score
@@ -122,10 +128,14 @@ async def test_a_whole_repeated_prisoners_dilemma_against_tit_for_tat(lm: Client
     messages = (await call("GET", f"/api/games/{session_id}/messages")).json()
     humans = [m["text"] for m in messages["messages"] if m["role"] == "human"]
     assert humans == ["maybe", "C", "D", "C"]
-    assert not [m for m in messages["messages"] if m["role"] == "player"], \
+    assert not [m for m in messages["messages"] if m["role"] == "player"], (
         "the opponent's moves are internal: public only through the history"
-    later = (await call("GET", f"/api/games/{session_id}/messages",
-                        params={"since": messages["next"] - 1})).json()
+    )
+    later = (
+        await call(
+            "GET", f"/api/games/{session_id}/messages", params={"since": messages["next"] - 1}
+        )
+    ).json()
     assert [m["index"] for m in later["messages"]] == [messages["next"] - 1]
 
     as_json = await call("GET", f"/api/games/{session_id}/transcript.json")
@@ -141,8 +151,10 @@ async def test_a_whole_repeated_prisoners_dilemma_against_tit_for_tat(lm: Client
     assert len(rows) == messages["next"] and {row["visible"] for row in rows} == {"true"}
     # the referee's full state (with each player's intended move) is written down,
     # internal: it never left the server
-    assert not any("game_id" in text or re.search(r"[^_]intended", text) or
-                   "internal" in text for text in call.texts)
+    assert not any(
+        "game_id" in text or re.search(r"[^_]intended", text) or "internal" in text
+        for text in call.texts
+    )
 
 
 async def test_internal_messages_exist_but_never_leave(lm: Client) -> None:
@@ -167,17 +179,24 @@ async def test_configs_change_before_the_start_and_not_after(lm: Client) -> None
     created = await lm.post("/api/games", json=EVEN_ODD)
     session_id = created.json()["session_id"]
     assert created.json()["status"] == "created" and created.json()["turn"] is None
-    changed = await lm.patch(f"/api/games/{session_id}", json={
-        "game": "prisoners_dilemma", "opponent": {"kind": "builtin", "strategy": "always_defect"},
-        "params": {"rounds": 2}})
+    changed = await lm.patch(
+        f"/api/games/{session_id}",
+        json={
+            "game": "prisoners_dilemma",
+            "opponent": {"kind": "builtin", "strategy": "always_defect"},
+            "params": {"rounds": 2},
+        },
+    )
     assert changed.status_code == 200, changed.text
     assert changed.json()["config"] == {
-        "game": "prisoners_dilemma", "opponent": {"kind": "builtin", "strategy": "always_defect"},
-        "params": {"rounds": 2}, "seed": 3}
+        "game": "prisoners_dilemma",
+        "opponent": {"kind": "builtin", "strategy": "always_defect"},
+        "params": {"rounds": 2},
+        "seed": 3,
+    }
     refused = await lm.patch(f"/api/games/{session_id}", json={"params": {"rounds": 0}})
     assert refused.status_code == 422 and "params of prisoners_dilemma" in refused.json()["detail"]
-    assert (await lm.post(f"/api/games/{session_id}/moves", json={"move": "C"})).status_code \
-        == 409
+    assert (await lm.post(f"/api/games/{session_id}/moves", json={"move": "C"})).status_code == 409
     assert (await lm.get(f"/api/games/{session_id}/messages")).status_code == 409
     assert (await lm.get(f"/api/games/{session_id}/transcript.csv")).status_code == 409
     assert (await lm.post(f"/api/games/{session_id}/start")).json()["turn"] == "you"
@@ -187,20 +206,30 @@ async def test_configs_change_before_the_start_and_not_after(lm: Client) -> None
     assert late.status_code == 409 and "can no longer change" in late.json()["detail"]
 
 
-@pytest.mark.parametrize(("config", "sentence"), [
-    ({**EVEN_ODD, "game": "chess"}, "unknown game type 'chess'; registered games:"),
-    ({**EVEN_ODD, "opponent": {"kind": "builtin", "strategy": "os:system"}},
-     "no built-in strategy 'os:system' plays even_odd; offered: random, fixed"),
-    ({**EVEN_ODD, "opponent": {"kind": "builtin", "strategy": "human"}},
-     "no built-in strategy 'human'"),
-    ({**PD_TFT, "params": {"rounds": -1}}, "params of prisoners_dilemma"),
-    ({**PD_TFT, "params": {"colour": "red"}}, "takes no parameter colour"),
-    ({**EVEN_ODD, "opponent": {"kind": "llm"}}, "no LLM endpoint is configured"),
-    ({**EVEN_ODD, "opponent": {"kind": "player", "player_id": "P01"}},
-     "no player 'P01' is registered in league"),
-])
-async def test_a_bad_config_is_a_sentence(lm: Client, config: dict[str, Any],
-                                          sentence: str) -> None:
+@pytest.mark.parametrize(
+    ("config", "sentence"),
+    [
+        ({**EVEN_ODD, "game": "chess"}, "unknown game type 'chess'; registered games:"),
+        (
+            {**EVEN_ODD, "opponent": {"kind": "builtin", "strategy": "os:system"}},
+            "no built-in strategy 'os:system' plays even_odd; offered: random, fixed",
+        ),
+        (
+            {**EVEN_ODD, "opponent": {"kind": "builtin", "strategy": "human"}},
+            "no built-in strategy 'human'",
+        ),
+        ({**PD_TFT, "params": {"rounds": -1}}, "params of prisoners_dilemma"),
+        ({**PD_TFT, "params": {"colour": "red"}}, "takes no parameter colour"),
+        ({**EVEN_ODD, "opponent": {"kind": "llm"}}, "no LLM endpoint is configured"),
+        (
+            {**EVEN_ODD, "opponent": {"kind": "player", "player_id": "P01"}},
+            "no player 'P01' is registered in league",
+        ),
+    ],
+)
+async def test_a_bad_config_is_a_sentence(
+    lm: Client, config: dict[str, Any], sentence: str
+) -> None:
     answer = await lm.post("/api/games", json=config)
     assert answer.status_code == 422, answer.text
     assert sentence in answer.json()["detail"]
@@ -214,35 +243,62 @@ async def test_a_malformed_move_is_422(lm: Client, body: dict[str, Any]) -> None
 
 DEEP = b"[" * 5000 + b"]" * 5000
 BAD_BODIES: dict[str, bytes] = {
-    "null": b"null", "an array": b"[1]", "a string": b'"C"', "a number": b"3", "true": b"true",
-    "nothing": b"", "not JSON": b"{nope", "nested too deep": DEEP,
-    "a huge number": b"9" * 5000, "infinity": b"1e400", "NaN": b"NaN",
-    "game null": b'{"game": null}', "opponent null": b'{"opponent": null}',
-    "params null": b'{"params": null}', "game a number": b'{"game": 7}',
-    "game a list": b'{"game": ["even_odd"]}', "a long game": b'{"game": "' + b"g" * 10**5 + b'"}',
-    "opponent a string": b'{"opponent": "random"}', "no kind": b'{"opponent": {}}',
-    "params a list": b'{"params": [1]}', "params deep": b'{"params": {"a": ' + DEEP + b"}}",
-    "seed infinite": b'{"seed": 1e400}', "seed huge": b'{"seed": ' + b"9" * 400 + b"}",
+    "null": b"null",
+    "an array": b"[1]",
+    "a string": b'"C"',
+    "a number": b"3",
+    "true": b"true",
+    "nothing": b"",
+    "not JSON": b"{nope",
+    "nested too deep": DEEP,
+    "a huge number": b"9" * 5000,
+    "infinity": b"1e400",
+    "NaN": b"NaN",
+    "game null": b'{"game": null}',
+    "opponent null": b'{"opponent": null}',
+    "params null": b'{"params": null}',
+    "game a number": b'{"game": 7}',
+    "game a list": b'{"game": ["even_odd"]}',
+    "a long game": b'{"game": "' + b"g" * 10**5 + b'"}',
+    "opponent a string": b'{"opponent": "random"}',
+    "no kind": b'{"opponent": {}}',
+    "params a list": b'{"params": [1]}',
+    "params deep": b'{"params": {"a": ' + DEEP + b"}}",
+    "seed infinite": b'{"seed": 1e400}',
+    "seed huge": b'{"seed": ' + b"9" * 400 + b"}",
     "rounds NaN": b'{"params": {"rounds": NaN}}',
     "rounds infinite": b'{"params": {"rounds": 1e999}}',
-    "move null": b'{"move": null}', "move NaN": b'{"move": NaN}',
+    "move null": b'{"move": null}',
+    "move NaN": b'{"move": NaN}',
     "move infinite": b'{"move": -1e400}',
-    "move a list of text": b'{"move": ["C"]}', "move huge": b'{"move": ' + b"9" * 5000 + b"}",
+    "move a list of text": b'{"move": ["C"]}',
+    "move huge": b'{"move": ' + b"9" * 5000 + b"}",
     "move long": b'{"move": "' + b"C" * 10**5 + b'"}',
     "move a long list": b'{"move": [' + b",".join([b"1"] * 10**4) + b"]}",
 }
-ROUTES = {"create": ("POST", ""), "configure": ("PATCH", "/{id}"), "start": ("POST", "/{id}/start"),
-          "move": ("POST", "/{id}/moves")}
+ROUTES = {
+    "create": ("POST", ""),
+    "configure": ("PATCH", "/{id}"),
+    "start": ("POST", "/{id}/start"),
+    "move": ("POST", "/{id}/moves"),
+}
 
 
 @pytest.mark.parametrize("route", ROUTES)
 @pytest.mark.parametrize("body", BAD_BODIES.values(), ids=BAD_BODIES.keys())
 async def test_a_bad_body_is_a_4xx_with_one_sentence(lm: Client, route: str, body: bytes) -> None:
-    session_id = await _started(lm.request, PD_TFT) if route == "move" else \
-        (await lm.post("/api/games", json=PD_TFT)).json()["session_id"]
+    session_id = (
+        await _started(lm.request, PD_TFT)
+        if route == "move"
+        else (await lm.post("/api/games", json=PD_TFT)).json()["session_id"]
+    )
     method, path = ROUTES[route]
-    answer = await lm.request(method, "/api/games" + path.format(id=session_id), content=body,
-                              headers={"content-type": "application/json"})
+    answer = await lm.request(
+        method,
+        "/api/games" + path.format(id=session_id),
+        content=body,
+        headers={"content-type": "application/json"},
+    )
     if route == "start":  # it takes no body: whatever is sent is ignored
         assert answer.status_code == 200, answer.text
         return
@@ -262,28 +318,44 @@ async def test_a_null_config_is_refused_and_changes_nothing(lm: Client) -> None:
     assert fresh.status_code == 200 and fresh.json()["config"]["seed"] is None
 
 
-@pytest.mark.parametrize(("body", "sentence"), [
-    (b'{"move": null}', 'move: a move is text ("C"), a number or a list of whole numbers'),
-    (b'{"move": "' + b"C" * (MAX_MOVE_CHARS + 1) + b'"}',
-     f"a move is at most {MAX_MOVE_CHARS} characters as typed; this one has "
-     f"{MAX_MOVE_CHARS + 1}"),
-    (b"{nope", "the body is not valid JSON: Expecting property name enclosed in double quotes"),
-    (b'{"move": "C", "x": NaN}', "x: Extra inputs are not permitted"),
-])
+@pytest.mark.parametrize(
+    ("body", "sentence"),
+    [
+        (b'{"move": null}', 'move: a move is text ("C"), a number or a list of whole numbers'),
+        (
+            b'{"move": "' + b"C" * (MAX_MOVE_CHARS + 1) + b'"}',
+            f"a move is at most {MAX_MOVE_CHARS} characters as typed; this one has "
+            f"{MAX_MOVE_CHARS + 1}",
+        ),
+        (b"{nope", "the body is not valid JSON: Expecting property name enclosed in double quotes"),
+        (b'{"move": "C", "x": NaN}', "x: Extra inputs are not permitted"),
+    ],
+)
 async def test_a_bad_move_says_what_is_wrong(lm: Client, body: bytes, sentence: str) -> None:
     session_id = await _started(lm.request, PD_TFT)
-    answer = await lm.post(f"/api/games/{session_id}/moves", content=body,
-                           headers={"content-type": "application/json"})
+    answer = await lm.post(
+        f"/api/games/{session_id}/moves", content=body, headers={"content-type": "application/json"}
+    )
     assert (answer.status_code, answer.json()) == (422, {"detail": sentence})
-    humans = [m for m in (await lm.get(f"/api/games/{session_id}/messages")).json()["messages"]
-              if m["role"] == "human"]
+    humans = [
+        m
+        for m in (await lm.get(f"/api/games/{session_id}/messages")).json()["messages"]
+        if m["role"] == "human"
+    ]
     assert all(len(m["text"]) <= MAX_MOVE_CHARS for m in humans), "a long move is not recorded"
 
 
 async def test_unknown_ids_are_404_and_delete_forgets(lm: Client) -> None:
-    for method, path in (("GET", ""), ("DELETE", ""), ("PATCH", ""), ("POST", "/start"),
-                         ("POST", "/moves"), ("GET", "/messages"), ("GET", "/transcript.json"),
-                         ("GET", "/transcript.csv")):
+    for method, path in (
+        ("GET", ""),
+        ("DELETE", ""),
+        ("PATCH", ""),
+        ("POST", "/start"),
+        ("POST", "/moves"),
+        ("GET", "/messages"),
+        ("GET", "/transcript.json"),
+        ("GET", "/transcript.csv"),
+    ):
         body = {"move": "C"} if path == "/moves" else {} if method == "PATCH" else None
         answer = await lm.request(method, f"/api/games/nope{path}", json=body)
         assert answer.status_code == 404, (method, path, answer.text)
@@ -294,7 +366,8 @@ async def test_unknown_ids_are_404_and_delete_forgets(lm: Client) -> None:
 
 
 async def test_it_is_not_your_turn_while_the_opponent_moves(
-        shared_dir: SharedDir, monkeypatch: pytest.MonkeyPatch) -> None:
+    shared_dir: SharedDir, monkeypatch: pytest.MonkeyPatch
+) -> None:
     port = free_port()
     server, _ = start_in_thread(port)
     monkeypatch.setenv("LEAGUE_LLM_BASE_URL", f"http://127.0.0.1:{port}/slow-1/web/v1")
@@ -303,9 +376,12 @@ async def test_it_is_not_your_turn_while_the_opponent_moves(
     try:
         async with league_manager(shared_dir) as lm:
             assert (await lm.get("/api/games/defaults")).json()["llm"] == {
-                "available": True, "model": "scripted-1"}
-            session_id = await _started(lm.request, {**PD_TFT, "opponent": {"kind": "llm"},
-                                                     "params": {"rounds": 2}})
+                "available": True,
+                "model": "scripted-1",
+            }
+            session_id = await _started(
+                lm.request, {**PD_TFT, "opponent": {"kind": "llm"}, "params": {"rounds": 2}}
+            )
             first = await lm.post(f"/api/games/{session_id}/moves", json={"move": "C"})
             assert first.json()["turn"] == "opponent", "the model takes a second to answer"
             early = await lm.post(f"/api/games/{session_id}/moves", json={"move": "C"})
@@ -323,8 +399,9 @@ async def test_it_is_not_your_turn_while_the_opponent_moves(
     assert transcript["configs"]["opponent"] == {"kind": "llm", "strategy": "llm"}
 
 
-async def _poll(lm: Client, session_id: str, done: Callable[[dict[str, Any]], bool],
-                timeout: float = 15.0) -> dict[str, Any]:
+async def _poll(
+    lm: Client, session_id: str, done: Callable[[dict[str, Any]], bool], timeout: float = 15.0
+) -> dict[str, Any]:
     """The session's state once ``done`` holds (polled; fails after ``timeout``)."""
     deadline = asyncio.get_running_loop().time() + timeout
     while True:
@@ -359,9 +436,13 @@ async def _created(client: Client, count: int) -> list[str]:
 
 
 async def test_one_address_at_its_bound_leaves_room_for_others(
-        shared_dir: SharedDir, clock: Clock) -> None:
-    async with running(shared_dir) as app, client_of(app, "10.0.0.1") as greedy, \
-            client_of(app, "10.0.0.2") as other:
+    shared_dir: SharedDir, clock: Clock
+) -> None:
+    async with (
+        running(shared_dir) as app,
+        client_of(app, "10.0.0.1") as greedy,
+        client_of(app, "10.0.0.2") as other,
+    ):
         limits = (await greedy.get("/api/games/defaults")).json()
         assert (limits["max_sessions"], limits["max_sessions_per_client"]) == (100, 5)
         assert limits["deadlines"]["idle_sec"] == 300
@@ -373,12 +454,14 @@ async def test_one_address_at_its_bound_leaves_room_for_others(
         assert refused.json()["detail"] == (
             "your address (10.0.0.1) has 5 unfinished games, the most one client may have "
             "at once; finish or delete one (DELETE /api/games/{id}), or retry in 201 s, when "
-            "an idle one expires")
+            "an idle one expires"
+        )
         assert (await other.post("/api/games", json=PD_TFT)).status_code == 201
 
 
 async def test_the_total_bound_refuses_with_when_to_retry(
-        shared_dir: SharedDir, clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
+    shared_dir: SharedDir, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("LEAGUE_PLAY_MAX_SESSIONS", "4")
     monkeypatch.setenv("LEAGUE_PLAY_MAX_SESSIONS_PER_CLIENT", "2")
     monkeypatch.setenv("LEAGUE_PLAY_IDLE_SEC", "60")
@@ -392,13 +475,15 @@ async def test_the_total_bound_refuses_with_when_to_retry(
             assert (refused.status_code, refused.headers["retry-after"]) == (503, "41")
             assert refused.json()["detail"] == (
                 "4 games are being played, the most this server takes; retry in 41 s, when an "
-                "idle one expires")
+                "idle one expires"
+            )
             clock.now += 41
             assert (await late.post("/api/games", json=PD_TFT)).status_code == 201
 
 
 async def test_idle_sessions_expire_and_free_their_slots(
-        shared_dir: SharedDir, clock: Clock) -> None:
+    shared_dir: SharedDir, clock: Clock
+) -> None:
     async with running(shared_dir) as app, client_of(app) as lm:
         first, *others = await _created(lm, 5)
         clock.now += 299
@@ -413,7 +498,8 @@ async def test_idle_sessions_expire_and_free_their_slots(
 
 
 async def test_at_its_bound_a_client_s_finished_game_makes_room(
-        shared_dir: SharedDir, clock: Clock) -> None:
+    shared_dir: SharedDir, clock: Clock
+) -> None:
     async with running(shared_dir) as app, client_of(app) as lm:
         over = await _started(lm.request, EVEN_ODD)
         finished = await lm.post(f"/api/games/{over}/moves", json={"move": "ODD"})
@@ -425,8 +511,9 @@ async def test_at_its_bound_a_client_s_finished_game_makes_room(
         assert (await lm.post("/api/games", json=PD_TFT)).status_code == 429
 
 
-async def test_a_bad_limit_is_refused_at_start_up(shared_dir: SharedDir,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_bad_limit_is_refused_at_start_up(
+    shared_dir: SharedDir, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("LEAGUE_PLAY_MAX_SESSIONS", "0")
     with pytest.raises(Exception, match="LEAGUE_PLAY_MAX_SESSIONS"):
         create_app(LeagueManagerSettings(shared_dir=shared_dir.root))
@@ -442,19 +529,29 @@ async def test_the_seat_refuses_a_move_nobody_asked_for() -> None:
 async def test_openapi_documents_every_route(lm: Client) -> None:
     spec = (await lm.get("/openapi.json")).json()
     paths = spec["paths"]
-    for path, methods in {"/api/games": {"post"}, "/api/games/defaults": {"get"},
-                          "/api/games/{session_id}": {"get", "patch", "delete"},
-                          "/api/games/{session_id}/start": {"post"},
-                          "/api/games/{session_id}/moves": {"post"},
-                          "/api/games/{session_id}/messages": {"get"},
-                          "/api/games/{session_id}/transcript.json": {"get"},
-                          "/api/games/{session_id}/transcript.csv": {"get"}}.items():
+    for path, methods in {
+        "/api/games": {"post"},
+        "/api/games/defaults": {"get"},
+        "/api/games/{session_id}": {"get", "patch", "delete"},
+        "/api/games/{session_id}/start": {"post"},
+        "/api/games/{session_id}/moves": {"post"},
+        "/api/games/{session_id}/messages": {"get"},
+        "/api/games/{session_id}/transcript.json": {"get"},
+        "/api/games/{session_id}/transcript.csv": {"get"},
+    }.items():
         assert methods <= set(paths[path]), path
         assert all(paths[path][m]["tags"] == ["games"] for m in methods)
     schemas = spec["components"]["schemas"]
-    assert {"GameConfig", "ConfigPatch", "MoveBody", "SessionState", "Defaults",
-            "MessagesAnswer", "Problem"} <= set(schemas)
+    assert {
+        "GameConfig",
+        "ConfigPatch",
+        "MoveBody",
+        "SessionState",
+        "Defaults",
+        "MessagesAnswer",
+        "Problem",
+    } <= set(schemas)
     assert "/play" not in paths
     page = await lm.get("/play")
-    assert page.status_code == 200 and "<script src=\"/play/play.js\"" in page.text
+    assert page.status_code == 200 and '<script src="/play/play.js"' in page.text
     assert (await lm.get("/play/play.js")).headers["content-type"].startswith("text/javascript")
