@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The static checks: ruff's lint, then mypy over every package (configured in pyproject.toml,
+# The static checks: ruff's lint and format, then mypy over every package (configured in pyproject.toml,
 # [tool.mypy]). Installs .venv with the dev extra on first run, as run_tests.sh does;
 # arguments go to mypy (--python-version 3.13, say).
 set -euo pipefail
@@ -7,4 +7,5 @@ cd "$(dirname "$0")/.."
 . scripts/_venv.sh
 ensure_venv dev
 .venv/bin/ruff check .
+.venv/bin/ruff format --check .
 .venv/bin/mypy "$@"
