@@ -28,9 +28,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ValidationError, model_validator
 
 from league_manager.scheduler import Schedule, ScheduledMatch, make_schedule
-from league_manager.standings import Outcome, StandingsTable
+from league_manager.standings import StandingsTable
 from sdk.config import ScoringConfig
-from sdk.messages import StandingsRow
+from sdk.messages import Outcome, StandingsRow
 from sdk.store import (
     RECOVERY_HINT,
     BadLine,

@@ -26,7 +26,7 @@ from league_manager.config import LeagueManagerSettings
 from league_manager.credentials import secret_file
 from league_manager.registration_limit import RegistrationLimit
 from league_manager.rounds import RoundRunner
-from league_manager.standings import Outcome, outcomes_of
+from league_manager.standings import outcomes_of
 from league_manager.suspension import PlayerHealth
 from league_manager.upkeep import JOURNAL, Upkeep
 from sdk.agent_log import AgentLog
@@ -45,6 +45,7 @@ from sdk.messages import (
     MatchResult,
     MatchResultAck,
     MatchResultReport,
+    Outcome,
     PlayerMeta,
     QueryType,
     RefereeMeta,

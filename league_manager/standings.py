@@ -10,16 +10,13 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from functools import partial
-from typing import Literal
 
 from pydantic import BaseModel
 
 from sdk.config import ScoringConfig
-from sdk.messages import MatchResult
+from sdk.messages import MatchResult, Outcome
 
-__all__ = ["Outcome", "PlayerRecord", "StandingsTable", "outcomes_of"]
-
-Outcome = Literal["WIN", "DRAW", "LOSS", "TECHNICAL_LOSS"]
+__all__ = ["PlayerRecord", "StandingsTable", "outcomes_of"]
 
 
 class PlayerRecord(BaseModel):

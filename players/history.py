@@ -11,17 +11,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from players.errors import HistoryError
-from sdk.messages import GameStatus, Role, UtcTimestamp
+from sdk.messages import GameStatus, Outcome, Role, UtcTimestamp
 from sdk.store import SCHEMA_VERSION, StoreError, read_json, write_document
 
-__all__ = ["HistoryDocument", "MatchRecord", "Outcome", "PlayerHistory", "Totals"]
-
-Outcome = Literal["WIN", "LOSS", "DRAW", "TECHNICAL_LOSS"]
+__all__ = ["HistoryDocument", "MatchRecord", "PlayerHistory", "Totals"]
 """A match from one player's side: TECHNICAL_LOSS is a loss for not answering (validly)."""
 
 

@@ -7,8 +7,8 @@ from datetime import datetime
 
 from pydantic import BaseModel
 
-from players.history import MatchRecord, Outcome
-from sdk.messages import GameInvitation, GameOver, GameResult, Role, UtcTimestamp
+from players.history import MatchRecord
+from sdk.messages import GameInvitation, GameOver, GameResult, Outcome, Role, UtcTimestamp
 from sdk.timeutil import utc_now
 from sdk.variants import RECIPIENT_STATUS
 

@@ -34,6 +34,7 @@ __all__ = [
     "MatchSeat",
     "MoveData",
     "MoveRequest",
+    "Outcome",
     "ParityChoice",
     "ParityContext",
     "Role",
@@ -63,6 +64,8 @@ def seat_role(index: int) -> str:
 
 ParityChoice = Literal["even", "odd"]
 GameStatus = Literal["WIN", "DRAW", "TECHNICAL_LOSS"]
+Outcome = Literal["WIN", "DRAW", "LOSS", "TECHNICAL_LOSS"]
+"""A match from one player's side: what the standings count and a player's history keeps."""
 
 
 class _Part(BaseModel):
