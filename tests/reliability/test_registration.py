@@ -102,21 +102,18 @@ class Ending:
 
 def refused_run(shared: SharedDir, agent: str, lm: AgentProcess, *args: str) -> Ending:
     """Run ``league AGENT`` against ``lm`` until it ends (it must, within a minute); one
-    still running then is killed by its pid, and the case fails."""
-    process = subprocess.Popen(
+    still running then is killed (``subprocess.run``'s timeout), and the case fails."""
+    ended = subprocess.run(
         league_command(shared, agent, free_port(), "--lm-url", lm.base_url, *args),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        capture_output=True,
         stdin=subprocess.DEVNULL,
+        timeout=60,
+        check=False,
     )
-    try:
-        stdout, stderr = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait(10)
     return Ending(
-        process.returncode, stdout.decode(errors="replace"), stderr.decode(errors="replace")
+        ended.returncode,
+        ended.stdout.decode(errors="replace"),
+        ended.stderr.decode(errors="replace"),
     )
 
 

@@ -46,8 +46,9 @@ class Refusal:
 
 def start_refused(agent: str, shared: Path, *args: str) -> Refusal:
     """Start ``league AGENT`` on ``shared`` and wait for it to give up, as each case here
-    must; one still running after the wait is killed by its pid (and the case fails)."""
-    process = subprocess.Popen(
+    must; one still running after the wait is killed (``subprocess.run``'s timeout), and the
+    case fails."""
+    ended = subprocess.run(
         [
             sys.executable,
             "-m",
@@ -63,14 +64,10 @@ def start_refused(agent: str, shared: Path, *args: str) -> Refusal:
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         stdin=subprocess.DEVNULL,
+        timeout=60,
+        check=False,
     )
-    try:
-        output, _ = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait(10)
-    return Refusal(process.returncode, output.decode(errors="replace"))
+    return Refusal(ended.returncode, ended.stdout.decode(errors="replace"))
 
 
 CASES = [("manager", "data"), ("manager", "logs"), ("referee", "logs"), ("player", "logs")]
