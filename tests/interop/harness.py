@@ -91,8 +91,8 @@ class Agents:
     def our_referee(self, lm: str, name: str = "Ref1") -> AgentProcess:
         return self.ours.referee(name, free_port(), lm)
 
-    def our_player(self, lm: str, name: str) -> AgentProcess:
-        return self.ours.player(name, free_port(), lm)
+    def our_player(self, lm: str, name: str, strategy: str = "random") -> AgentProcess:
+        return self.ours.player(name, free_port(), lm, strategy)
 
     # -- foreign ------------------------------------------------------------------------
 

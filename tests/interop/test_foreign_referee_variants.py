@@ -26,6 +26,10 @@ from tests.interop.harness import Agents, ForeignAgent
 pytestmark = pytest.mark.e2e
 
 PLAYERS = 4
+# Player1 registers first and plays "even", the others "odd". The foreign League Manager's
+# circle method puts the first player in the first match of every round, and gives every
+# first match to the first referee (upper_status), so each of that referee's matches has a
+# winner and a loser: its "WIN"/"LOSS" statuses are certain, not left to chance.
 REFEREE_STYLES = ("upper_status,basic_timestamps", "bare_game_over,basic_timestamps")
 
 
@@ -50,19 +54,20 @@ def league(tmp_path_factory: pytest.TempPathFactory) -> ForeignLeague:
         ]
         for referee in referees:
             assert agents.wait_registered(referee) == "ACCEPTED", referee.name
-        players = [agents.our_player(manager.mcp_url, f"Player{n}") for n in range(1, PLAYERS + 1)]
-        for player in players:
-            agents.ours.wait_healthy(player)
 
         def state() -> dict[str, Any]:
             snapshot: dict[str, Any] = httpx.get(f"{manager.base_url}/state", timeout=5).json()
             return snapshot
 
-        wait_for(
-            lambda: len(state()["players"]) == PLAYERS,
-            15,
-            "our players to register with the foreign League Manager",
-        )
+        players = []
+        for n in range(1, PLAYERS + 1):
+            strategy = "fixed" if n == 1 else "tests.players.scripted:always_odd"
+            players.append(agents.our_player(manager.mcp_url, f"Player{n}", strategy))
+            wait_for(
+                lambda n=n: len(state()["players"]) == n,
+                15,
+                f"Player{n} to register with the foreign League Manager",
+            )
         assert httpx.post(f"{manager.base_url}/start", timeout=5).status_code == 200
         wait_for(lambda: state()["state"] == "COMPLETED", 60, "the foreign league to complete")
         return ForeignLeague(state(), referees, players, agents.shared)
