@@ -9,13 +9,13 @@ from typing import Any
 
 import httpx
 
-from games.spec import ActionSpace
 from players.callers import CallerCheck
 from players.config import AGENT_ID_PATTERN, PlayerSettings
 from players.decision import Decision, StrategyRunner
 from players.errors import HistoryError
 from players.history import MatchRecord, PlayerHistory
 from players.matches import MatchBook, MatchInfo, record_of
+from players.move_space import check_move_space
 from players.registration import register
 from players.reports import StatsReport, StatusReport, stats_report, status_report
 from players.state import Lifecycle, PlayerState, Registration
@@ -38,46 +38,6 @@ from sdk.messages import (
 from sdk.service import ExitSwitch
 
 __all__ = ["PlayerHost"]
-
-
-MAX_ALLOCATION_SIZE = 10_000
-"""The largest allocation a move call may ask for (ours: Colonel Blotto allows 100
-battlefields); drawing a move of a larger one would stall the player."""
-_EXACT_INTEGERS = 2**53
-"""Integers beyond this lose their value in many JSON readers (and in our log writer)."""
-
-
-def _check_space(space: Any) -> None:
-    """Refuse (E002) a move call's action space that no move can be drawn from and answered:
-    not a space's description, no legal move, bounds that are not numbers, or a move too
-    large to draw or to send."""
-    field = "move_request.context.action_space"
-    if not isinstance(space, dict):
-        raise ProtocolError(
-            ErrorCode.INVALID_FIELD_VALUE,
-            f'{field} must be an object such as {{"kind": "choice", "choices": [...]}}',
-        )
-    try:
-        parsed = ActionSpace.from_description(space)
-    except ValueError as exc:
-        raise ProtocolError(ErrorCode.INVALID_FIELD_VALUE, f"{field}: {exc}") from None
-    bounds = (parsed.low, parsed.high)
-    problem = None
-    if parsed.empty:
-        problem = "no move is legal in an empty choice"
-    elif parsed.kind == "number" and not all(isinstance(b, (int, float)) for b in bounds):
-        problem = f"the bounds of a number space must be numbers, not {bounds!r}"
-    elif parsed.kind == "number" and parsed.integer and max(map(abs, bounds)) > _EXACT_INTEGERS:
-        problem = "integer bounds beyond ±2^53 cannot be answered exactly"
-    elif parsed.kind == "allocation" and parsed.size > MAX_ALLOCATION_SIZE:
-        problem = (
-            f"an allocation over {parsed.size} places; this player plays at most "
-            f"{MAX_ALLOCATION_SIZE}"
-        )
-    elif parsed.kind == "allocation" and parsed.total > _EXACT_INTEGERS:
-        problem = "an allocation total beyond 2^53 cannot be answered exactly"
-    if problem:
-        raise ProtocolError(ErrorCode.INVALID_FIELD_VALUE, f"{field}: {problem}")
 
 
 def _log_name(display_name: str) -> str:
@@ -382,7 +342,7 @@ class PlayerHost:
         space = context.get("action_space")
         options = call.move_request.valid_options
         if space is not None:
-            _check_space(space)
+            check_move_space(space)
         elif not options:
             raise ProtocolError(
                 ErrorCode.INVALID_FIELD_VALUE,
