@@ -40,6 +40,7 @@ sys.path.insert(0, str(REPO))
 
 from league_cli.launcher import Launcher  # noqa: E402
 from league_cli.up import LeaguePlan, start_processes, wait_for  # noqa: E402
+from sdk.messages import ChooseParityResponse  # noqa: E402
 
 
 def free_port() -> int:
@@ -63,7 +64,7 @@ def echo_app() -> FastAPI:
 async def _hammer(url: str, calls: int, concurrency: int, shared_client: bool) -> float:
     params = {
         "protocol": "league.v2",
-        "message_type": "CHOOSE_PARITY_RESPONSE",
+        "message_type": ChooseParityResponse.MESSAGE_TYPE,
         "sender": "player:P01",
         "timestamp": "2026-01-01T00:00:00Z",
         "conversation_id": "bench",

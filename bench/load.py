@@ -63,7 +63,9 @@ from sdk.config import SharedDir  # noqa: E402
 from sdk.messages import (  # noqa: E402
     PROTOCOL_VERSION,
     LeagueQuery,
+    LeagueQueryResponse,
     LeagueRegisterRequest,
+    Method,
     PlayerMeta,
 )
 from sdk.timeutil import utc_now_str  # noqa: E402
@@ -175,7 +177,7 @@ async def _register_burst(mcp_url: str, count: int) -> dict[str, Any]:
         )
         body = {
             "jsonrpc": "2.0",
-            "method": "register_player",
+            "method": Method.REGISTER_PLAYER,
             "params": request.to_wire(),
             "id": index,
         }
@@ -220,13 +222,13 @@ async def _check_tokens(mcp_url: str, answers: list[dict[str, Any]]) -> int:
                 json={
                     "jsonrpc": "2.0",
                     "id": 1,
-                    "method": "league_query",
+                    "method": Method.LEAGUE_QUERY,
                     "params": query.to_wire(),
                 },
             )
             result = response.json().get("result", {})
             accepted += (
-                result.get("message_type") == "LEAGUE_QUERY_RESPONSE"
+                result.get("message_type") == LeagueQueryResponse.MESSAGE_TYPE
                 and result.get("success") is True
             )
     return accepted
@@ -371,7 +373,7 @@ class QueryLoad:
             league_id=LEAGUE,
             query_type="GET_STANDINGS",
         ).to_wire()
-        self.streams = {"GET /standings": Stream(), "league_query": Stream()}
+        self.streams = {"GET /standings": Stream(), Method.LEAGUE_QUERY: Stream()}
         self.sent = 0
         self.seconds = 0.0
         self.drained = 0.0
@@ -406,7 +408,7 @@ class QueryLoad:
 
     async def _ask(self, client: httpx.AsyncClient, index: int, due: float) -> None:
         loop = asyncio.get_running_loop()
-        name = "GET /standings" if index % 2 == 0 else "league_query"
+        name = "GET /standings" if index % 2 == 0 else Method.LEAGUE_QUERY
         stream = self.streams[name]
         stream.lags.append(max(0.0, loop.time() - due))
         try:
@@ -422,7 +424,7 @@ class QueryLoad:
                     f"{self.lm_url}/mcp",
                     json={
                         "jsonrpc": "2.0",
-                        "method": "league_query",
+                        "method": Method.LEAGUE_QUERY,
                         "params": params,
                         "id": index,
                     },
@@ -443,12 +445,14 @@ class QueryLoad:
             stream.fail("not JSON", response.text)
             return
         document = body
-        if name == "league_query":
+        if name == Method.LEAGUE_QUERY:
             result = body.get("result") if isinstance(body, dict) else None
             if not isinstance(result, dict):
                 stream.fail("JSON-RPC error", response.text)
                 return
-            if result.get("message_type") != "LEAGUE_QUERY_RESPONSE" or not result.get("success"):
+            if result.get("message_type") != LeagueQueryResponse.MESSAGE_TYPE or not result.get(
+                "success"
+            ):
                 stream.fail(str(result.get("error_code") or "refused"), response.text)
                 return
             document = result.get("data")

@@ -47,12 +47,15 @@ from league_manager.config import LeagueManagerSettings  # noqa: E402
 from league_manager.service import LeagueManager  # noqa: E402
 from sdk.config import SharedDir  # noqa: E402
 from sdk.messages import (  # noqa: E402
+    Acknowledgement,
     LeagueRegisterRequest,
     MatchResult,
     MatchResultReport,
+    Method,
     PlayerMeta,
     RefereeMeta,
     RefereeRegisterRequest,
+    StartMatchAck,
 )
 
 LEAGUE = "league_scale"
@@ -99,19 +102,19 @@ class Outside:
     def handle(self, request: httpx.Request) -> httpx.Response:
         body = json.loads(request.content)
         params = body["params"]
-        if body["method"] == "start_match":
+        if body["method"] == Method.START_MATCH:
             referee_id, token = self.tokens[str(request.url)]
             task = asyncio.ensure_future(self._report(referee_id, token, params))
             self._reports.add(task)
             task.add_done_callback(self._reports.discard)
             result: dict[str, Any] = {
-                "message_type": "START_MATCH_ACK",
+                "message_type": StartMatchAck.MESSAGE_TYPE,
                 "accepted": True,
                 "match_id": params["match_id"],
             }
         else:
             self.notifications += 1
-            result = {"message_type": "ACK", "status": "ok"}
+            result = {"message_type": Acknowledgement.MESSAGE_TYPE, "status": "ok"}
         envelope = {
             "protocol": "league.v2",
             "sender": "agent:outside",

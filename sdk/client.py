@@ -20,7 +20,7 @@ import httpx
 from sdk.agent_log import AgentLog
 from sdk.config import RetryPolicy, SystemConfig
 from sdk.errors import ErrorCode, RemoteError, TransportError
-from sdk.messages import Message
+from sdk.messages import LeagueError, Message
 from sdk.nesting import json_depth
 
 __all__ = ["OnRetry", "Outgoing", "RpcClient", "answer_id_mismatch"]
@@ -292,7 +292,7 @@ class RpcClient:
         if not isinstance(result, dict):
             result = {"value": result}
         self._log.message("message_received", result, method=method, peer=endpoint)
-        if result.get("message_type") == "LEAGUE_ERROR":
+        if result.get("message_type") == LeagueError.MESSAGE_TYPE:
             raise RemoteError(
                 str(result.get("error_code", "")),
                 str(result.get("error_description", "")),

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from sdk.examples import example
-from sdk.messages import EXTRA_MESSAGES, PROTOCOL_MESSAGES, Message
+from sdk.messages import EXTRA_MESSAGES, PROTOCOL_MESSAGES, GameMoveCall, GameMoveResponse, Message
 from sdk.schemas import message_schema
 
 __all__ = ["message_reference"]
@@ -116,6 +116,6 @@ def message_reference() -> str:
     for model in PROTOCOL_MESSAGES:
         lines += _section(model, ours=False)
     for model in EXTRA_MESSAGES:
-        ours = model.MESSAGE_TYPE not in ("GAME_MOVE_CALL", "GAME_MOVE_RESPONSE")
+        ours = model not in (GameMoveCall, GameMoveResponse)
         lines += _section(model, ours=ours)
     return "\n".join(lines).rstrip("\n") + "\n"

@@ -29,6 +29,7 @@ from sdk.client import RpcClient
 from sdk.config import RetryPolicy
 from sdk.errors import ErrorCode, LeagueSDKError, RegistrationRefused, RemoteError, TransportError
 from sdk.messages import (
+    LeagueError,
     LeagueRegisterResponse,
     Message,
     RefereeRegisterResponse,
@@ -189,7 +190,7 @@ def _retry_after(value: Any) -> float | None:
 def _refused_for_good(exc: RemoteError) -> bool:
     """An error the League Manager answered (a LEAGUE_ERROR or a JSON-RPC error object,
     not an answer our client could not read) with a code no retry changes."""
-    answered = exc.payload.get("message_type") == "LEAGUE_ERROR" or "error" in exc.payload
+    answered = exc.payload.get("message_type") == LeagueError.MESSAGE_TYPE or "error" in exc.payload
     return answered and exc.code in FINAL_CODES
 
 

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any, Literal, TypeVar
 
 from sdk.errors import ErrorCode, ProtocolError
-from sdk.messages import PROTOCOL, GameOver, Message
+from sdk.messages import PROTOCOL, GameOver, Message, RoundCompleted
 from sdk.timeutil import utc_now_str
 from sdk.variants import Deviation, game_over_shapes, sender_form, timestamp_forms
 
@@ -39,7 +39,7 @@ ENVELOPE_FIELDS = ("protocol", "message_type", "sender", "timestamp", "conversat
 
 _FIELD_VARIANTS: dict[str, dict[str, str]] = {
     # "one version of the text says matches_played": both are the protocol's own words.
-    "ROUND_COMPLETED": {"matches_played": "matches_completed"},
+    RoundCompleted.MESSAGE_TYPE: {"matches_played": "matches_completed"},
 }
 _REFUSAL_CODES: tuple[tuple[str, ErrorCode], ...] = (
     ("method_alias", ErrorCode.MESSAGE_TYPE_MISMATCH),

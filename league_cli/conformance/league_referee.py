@@ -14,7 +14,7 @@ from league_cli.conformance.player_messages import decide
 from league_cli.conformance.probe import Probe
 from league_cli.conformance.report import Recorder
 from sdk.config import SystemConfig
-from sdk.messages import MatchResult, MatchResultReport, StartMatch
+from sdk.messages import MatchResult, MatchResultReport, Method, StartMatch
 
 if TYPE_CHECKING:  # the stand-ins import uvicorn: only when check-league runs
     from league_cli.conformance.stand_ins import StandIn
@@ -64,9 +64,9 @@ class ResultReporter:
             ),
         )
         exchange = await self._probe.call(
-            "report_match_result",
+            Method.REPORT_MATCH_RESULT,
             report.to_wire(),
-            deadline=self._system.timeout_for("report_match_result"),
+            deadline=self._system.timeout_for(Method.REPORT_MATCH_RESULT),
         )
         kind = kind_of(exchange)
         if kind == AnswerKind.RESULT:
@@ -86,7 +86,7 @@ class ResultReporter:
     async def finish(self) -> None:
         """Wait a little for the reports under way, then cancel what is left."""
         if self._reports:
-            limit = self._system.timeout_for("report_match_result") + 5
+            limit = self._system.timeout_for(Method.REPORT_MATCH_RESULT) + 5
             await asyncio.wait(self._reports, timeout=limit)
             for task in self._reports:
                 task.cancel()

@@ -25,6 +25,7 @@ from sdk.messages import (
     LeagueRegisterRequest,
     LeagueRegisterResponse,
     Message,
+    Method,
     PlayerMeta,
     QueryType,
     RefereeMeta,
@@ -72,7 +73,7 @@ class Registration:
                 max_concurrent_matches=4,
             ),
         )
-        exchange = await self.calls.call("register_referee", request.to_wire())
+        exchange = await self.calls.call(Method.REGISTER_REFEREE, request.to_wire())
         if exchange is None or not self.calls.judge_answer("register_referee.answer", exchange):
             return
         granted = self._judge_registration(
@@ -99,7 +100,7 @@ class Registration:
                     protocol_version=PROTOCOL_VERSION,
                 ),
             )
-            exchange = await self.calls.call("register_player", request.to_wire())
+            exchange = await self.calls.call(Method.REGISTER_PLAYER, request.to_wire())
             if exchange is None or not self.calls.judge_answer("register_player.answer", exchange):
                 continue
             granted = self._judge_registration(
@@ -204,7 +205,7 @@ class Registration:
         for query_type in QUERY_TYPES:
             check = f"query.{query_type.lower()}"
             params, conversation_id = self._query(players, query_type, player.token)
-            exchange = await self.calls.call("league_query", params)
+            exchange = await self.calls.call(Method.LEAGUE_QUERY, params)
             if exchange is None or not self.calls.judge_answer(check, exchange):
                 continue
             answer: dict[str, Any] = exchange.result
@@ -238,7 +239,7 @@ class Registration:
             ("query.wrong_token", "wrong-" + issue_token(), ErrorCode.AUTH_TOKEN_INVALID),
         ):
             params, _ = self._query(players, "GET_STANDINGS", token)
-            exchange = await self.calls.call("league_query", params)
+            exchange = await self.calls.call(Method.LEAGUE_QUERY, params)
             if exchange is not None:
                 self._judge_refused(check, exchange, code)
 
@@ -298,7 +299,7 @@ class Registration:
             params["auth_token"] = player.token
         if self.league_id:
             params["league_id"] = self.league_id
-        exchange = await self.calls.call("get_standings", params)
+        exchange = await self.calls.call(Method.GET_STANDINGS, params)
         if exchange is None or not self.calls.judge_answer("get_standings.answer", exchange):
             return
         standings = exchange.result.get("standings")

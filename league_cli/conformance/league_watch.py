@@ -9,9 +9,14 @@ from typing import TYPE_CHECKING, Any
 from league_cli.conformance.answers import judge_envelope, missing_envelope, read_message
 from league_cli.conformance.report import Recorder
 from sdk.messages import (
+    ChooseParityCall,
+    GameError,
+    GameInvitation,
+    GameOver,
     LeagueCompleted,
     LeagueStandingsUpdate,
     Message,
+    Method,
     RoundAnnouncement,
     RoundCompleted,
     StartMatch,
@@ -24,20 +29,20 @@ if TYPE_CHECKING:  # the stand-ins import uvicorn: only when check-league runs
 __all__ = ["WATCHED_CHECKS", "WatchJudge"]
 
 _NOTIFICATIONS: dict[str, tuple[str, type[Message]]] = {
-    "notify_round": ("notify.round_announcement", RoundAnnouncement),
-    "update_standings": ("notify.standings_update", LeagueStandingsUpdate),
-    "notify_round_completed": ("notify.round_completed", RoundCompleted),
-    "notify_league_completed": ("notify.league_completed", LeagueCompleted),
+    Method.NOTIFY_ROUND: ("notify.round_announcement", RoundAnnouncement),
+    Method.UPDATE_STANDINGS: ("notify.standings_update", LeagueStandingsUpdate),
+    Method.NOTIFY_ROUND_COMPLETED: ("notify.round_completed", RoundCompleted),
+    Method.NOTIFY_LEAGUE_COMPLETED: ("notify.league_completed", LeagueCompleted),
 }
 _FROM_REFEREES = {
-    "handle_game_invitation",
-    "choose_parity",
-    "notify_match_result",
-    "notify_game_error",
-    "GAME_INVITATION",
-    "CHOOSE_PARITY_CALL",
-    "GAME_OVER",
-    "GAME_ERROR",
+    Method.HANDLE_GAME_INVITATION,
+    Method.CHOOSE_PARITY,
+    Method.NOTIFY_MATCH_RESULT,
+    Method.NOTIFY_GAME_ERROR,
+    GameInvitation.MESSAGE_TYPE,
+    ChooseParityCall.MESSAGE_TYPE,
+    GameOver.MESSAGE_TYPE,
+    GameError.MESSAGE_TYPE,
 }
 
 _ALIASES = {model.MESSAGE_TYPE: method for method, (_, model) in _NOTIFICATIONS.items()}
@@ -84,9 +89,12 @@ class WatchJudge:
             }
             self._judge_token(item.agent.name, item.agent.token, item.params, tokens, evidence)
             if item.agent.kind == "referee":
-                if item.method in ("start_match", "START_MATCH"):
+                if item.method in (Method.START_MATCH, StartMatch.MESSAGE_TYPE):
                     self._judge_start_match(item.params, test_ids, evidence)
-                elif item.method not in ("notify_league_completed", "LEAGUE_COMPLETED"):
+                elif item.method not in (
+                    Method.NOTIFY_LEAGUE_COMPLETED,
+                    LeagueCompleted.MESSAGE_TYPE,
+                ):
                     self._recorder.warned(
                         "notify.unexpected",
                         f"the test referee was called with {item.method!r}",
@@ -235,14 +243,14 @@ def _sequence_problems(seen: list[tuple[str, Any]]) -> Iterable[str]:
         round_id = params.get("round_id") if isinstance(params, dict) else None
         if finished:
             yield f"{method} after LEAGUE_COMPLETED"
-        if method == "notify_round":
+        if method == Method.NOTIFY_ROUND:
             announced.add(round_id)
-        elif method in ("update_standings", "notify_round_completed"):
+        elif method in (Method.UPDATE_STANDINGS, Method.NOTIFY_ROUND_COMPLETED):
             if round_id not in announced:
                 yield f"{method} for round {round_id}, never announced"
-            if method == "notify_round_completed":
+            if method == Method.NOTIFY_ROUND_COMPLETED:
                 completed.add(round_id)
-        elif method == "notify_league_completed":
+        elif method == Method.NOTIFY_LEAGUE_COMPLETED:
             finished = True
             missing = announced - completed
             if missing:

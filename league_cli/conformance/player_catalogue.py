@@ -5,16 +5,25 @@ checks in this order, and doc/conformance.md explains each name."""
 from __future__ import annotations
 
 from league_cli.conformance.answers import ENVELOPE_CHECKS
+from sdk.messages import (
+    GameError,
+    GameOver,
+    LeagueCompleted,
+    LeagueStandingsUpdate,
+    Method,
+    RoundAnnouncement,
+    RoundCompleted,
+)
 
 __all__ = ["NOTIFICATIONS", "PLAYER_CHECKS"]
 
 NOTIFICATIONS: dict[str, tuple[str, str]] = {
-    "game_error": ("notify_game_error", "GAME_ERROR"),
-    "game_over": ("notify_match_result", "GAME_OVER"),
-    "round_announcement": ("notify_round", "ROUND_ANNOUNCEMENT"),
-    "standings_update": ("update_standings", "LEAGUE_STANDINGS_UPDATE"),
-    "round_completed": ("notify_round_completed", "ROUND_COMPLETED"),
-    "league_completed": ("notify_league_completed", "LEAGUE_COMPLETED"),
+    "game_error": (Method.NOTIFY_GAME_ERROR, GameError.MESSAGE_TYPE),
+    "game_over": (Method.NOTIFY_MATCH_RESULT, GameOver.MESSAGE_TYPE),
+    "round_announcement": (Method.NOTIFY_ROUND, RoundAnnouncement.MESSAGE_TYPE),
+    "standings_update": (Method.UPDATE_STANDINGS, LeagueStandingsUpdate.MESSAGE_TYPE),
+    "round_completed": (Method.NOTIFY_ROUND_COMPLETED, RoundCompleted.MESSAGE_TYPE),
+    "league_completed": (Method.NOTIFY_LEAGUE_COMPLETED, LeagueCompleted.MESSAGE_TYPE),
 }
 """A notification's check prefix → (its method, its message_type)."""
 

@@ -26,7 +26,7 @@ from league_cli.conformance.player_messages import (
 )
 from league_cli.conformance.probe import Exchange
 from sdk.errors import ErrorCode
-from sdk.messages import ChooseParityResponse, GameJoinAck
+from sdk.messages import ChooseParityResponse, GameJoinAck, Method
 
 __all__ = ["MatchPlay"]
 
@@ -113,7 +113,7 @@ class MatchPlay:
         self._judge_sequence(plan)
 
     async def _invite(self, plan: MatchPlan) -> None:
-        method = "handle_game_invitation"
+        method = Method.HANDLE_GAME_INVITATION
         exchange = await self.calls.call(method, self.referee.invitation(plan))
         plan.steps["invitation accepted"] = False
         if exchange is None:
@@ -181,7 +181,7 @@ class MatchPlay:
 
     async def _move(self, plan: MatchPlan) -> tuple[str, str] | None:
         """Ask for the move; the fault (error code, description) if there is no legal one."""
-        method = "choose_parity"
+        method = Method.CHOOSE_PARITY
         timeout = self._system.timeout_for(method)
         params = self.referee.move_call(plan, timeout, self.table.record(self._player_id))
         exchange = await self.calls.call(method, params)

@@ -10,6 +10,7 @@ from league_cli.conformance.answers import AnswerKind, describe, kind_of
 from league_cli.conformance.player_calls import PlayerCalls
 from league_cli.conformance.player_messages import LeagueSide, MatchPlan, RefereeSide, Table
 from sdk.auth import issue_token
+from sdk.messages import Method
 from sdk.timeutil import utc_now_str
 
 __all__ = ["ask_player_state", "send_bad_input"]
@@ -35,7 +36,7 @@ async def send_bad_input(
         role="PLAYER_A",
         opponent_id=opponent_id,
     )
-    timeout = calls.system.timeout_for("choose_parity")
+    timeout = calls.system.timeout_for(Method.CHOOSE_PARITY)
     record = table.record(player_id)
 
     unknown = {
@@ -48,25 +49,25 @@ async def send_bad_input(
     if exchange is not None:
         bad_input.unknown_method(recorder, exchange)
 
-    exchange = await calls.call("choose_parity", [referee.move_call(spare, timeout, record)])
+    exchange = await calls.call(Method.CHOOSE_PARITY, [referee.move_call(spare, timeout, record)])
     if exchange is not None:
         bad_input.refusal(recorder, "bad_input.params_array", exchange)
 
     partial = referee.move_call(spare, timeout, record)
     for name in ("match_id", "player_id", "context", "deadline"):
         partial.pop(name)
-    exchange = await calls.call("choose_parity", partial)
+    exchange = await calls.call(Method.CHOOSE_PARITY, partial)
     if exchange is not None:
         bad_input.refusal(recorder, "bad_input.missing_fields", exchange)
 
-    exchange = await calls.call("choose_parity", referee.move_call(spare, timeout, record))
+    exchange = await calls.call(Method.CHOOSE_PARITY, referee.move_call(spare, timeout, record))
     if exchange is not None:
         bad_input.wrong_match(recorder, exchange, spare.match_id)
 
     other_id = next(f"P{n}" for n in range(77, 100) if f"P{n}" != player_id)
     addressed = referee.move_call(spare, timeout, record)
     addressed["player_id"] = other_id
-    exchange = await calls.call("choose_parity", addressed)
+    exchange = await calls.call(Method.CHOOSE_PARITY, addressed)
     if exchange is not None:
         bad_input.wrong_player(recorder, exchange, other_id)
 
@@ -75,7 +76,7 @@ async def send_bad_input(
         ("bad_input.auth_wrong", "expired-" + issue_token(16)),
     ):
         exchange = await calls.call(
-            "update_standings", league.standings_update(last_round, table, token=token)
+            Method.UPDATE_STANDINGS, league.standings_update(last_round, table, token=token)
         )
         if exchange is not None:
             bad_input.any_answer(recorder, check, exchange)
@@ -89,7 +90,7 @@ async def ask_player_state(calls: PlayerCalls, league: LeagueSide, *, run_id: st
         "protocol": "league.v2",
         "timestamp": utc_now_str(),
     }
-    exchange = await calls.call("get_player_state", params)
+    exchange = await calls.call(Method.GET_PLAYER_STATE, params)
     if exchange is None:
         return
     kind = kind_of(exchange)

@@ -18,6 +18,8 @@ from typing import Any, Literal
 import httpx
 from pydantic import BaseModel
 
+from sdk.messages import LeagueError
+
 __all__ = ["Exchange", "Failure", "Probe", "hard_limit"]
 
 Failure = Literal["connect", "timeout", "dropped", "invalid_url"]
@@ -60,7 +62,7 @@ class Exchange(BaseModel):
     def league_error(self) -> dict[str, Any] | None:
         """The LEAGUE_ERROR message inside the result, if that is what came back."""
         result = self.result
-        if isinstance(result, dict) and result.get("message_type") == "LEAGUE_ERROR":
+        if isinstance(result, dict) and result.get("message_type") == LeagueError.MESSAGE_TYPE:
             return result
         return None
 

@@ -30,6 +30,7 @@ from sdk.messages import (
     LeagueCompleted,
     LeagueStandingsUpdate,
     Message,
+    Method,
     RoundAnnouncement,
     RoundCompleted,
     StartMatch,
@@ -182,7 +183,7 @@ class StandIns:
         done = {
             r.agent.name
             for r in self.received
-            if r.method in ("notify_league_completed", "LEAGUE_COMPLETED")
+            if r.method in (Method.NOTIFY_LEAGUE_COMPLETED, LeagueCompleted.MESSAGE_TYPE)
         }
         if all(player.name in done for player in self.players):
             self.league_completed.set()
@@ -218,14 +219,14 @@ class StandIns:
             return self._ack(agent, message)
 
         return {
-            "handle_game_invitation": RpcMethod(invited, GameInvitation),
-            "choose_parity": RpcMethod(move, ChooseParityCall),
-            "notify_match_result": RpcMethod(ack, GameOver),
-            "notify_game_error": RpcMethod(ack, GameError),
-            "notify_round": RpcMethod(ack, RoundAnnouncement),
-            "update_standings": RpcMethod(ack, LeagueStandingsUpdate),
-            "notify_round_completed": RpcMethod(ack, RoundCompleted),
-            "notify_league_completed": RpcMethod(ack, LeagueCompleted),
+            Method.HANDLE_GAME_INVITATION: RpcMethod(invited, GameInvitation),
+            Method.CHOOSE_PARITY: RpcMethod(move, ChooseParityCall),
+            Method.NOTIFY_MATCH_RESULT: RpcMethod(ack, GameOver),
+            Method.NOTIFY_GAME_ERROR: RpcMethod(ack, GameError),
+            Method.NOTIFY_ROUND: RpcMethod(ack, RoundAnnouncement),
+            Method.UPDATE_STANDINGS: RpcMethod(ack, LeagueStandingsUpdate),
+            Method.NOTIFY_ROUND_COMPLETED: RpcMethod(ack, RoundCompleted),
+            Method.NOTIFY_LEAGUE_COMPLETED: RpcMethod(ack, LeagueCompleted),
         }
 
     def _referee_methods(self, agent: StandIn) -> dict[str, RpcMethod]:
@@ -243,6 +244,6 @@ class StandIns:
             return self._ack(agent, message)
 
         return {
-            "start_match": RpcMethod(start_match, StartMatch),
-            "notify_league_completed": RpcMethod(ack, LeagueCompleted),
+            Method.START_MATCH: RpcMethod(start_match, StartMatch),
+            Method.NOTIFY_LEAGUE_COMPLETED: RpcMethod(ack, LeagueCompleted),
         }

@@ -6,26 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from sdk.config import ConfigError, SharedDir, SystemConfig
+from sdk.messages import PROTOCOL_TIMEOUTS_SEC
 
-__all__ = ["PROTOCOL_TIMEOUTS", "load_system"]
-
-PROTOCOL_TIMEOUTS: dict[str, float] = {
-    "register_referee": 10,
-    "register_player": 10,
-    "report_match_result": 10,
-    "league_query": 10,
-    "get_standings": 10,
-    "handle_game_invitation": 5,
-    "choose_parity": 30,
-    "notify_match_result": 5,
-    "notify_round": 10,
-    "update_standings": 10,
-    "notify_round_completed": 10,
-    "notify_league_completed": 10,
-    "notify_game_error": 10,
-    "get_player_state": 10,
-}
-"""The league.v2 text's timeouts, in seconds."""
+__all__ = ["load_system"]
 
 _FALLBACK_LEAGUE = "league_2025_even_odd"
 
@@ -42,6 +25,6 @@ def load_system(shared_dir: Path | None) -> tuple[SystemConfig, str | None]:
         if shared_dir is not None:
             raise
         fallback = SystemConfig(
-            default_league_id=_FALLBACK_LEAGUE, timeouts_sec=dict(PROTOCOL_TIMEOUTS)
+            default_league_id=_FALLBACK_LEAGUE, timeouts_sec=dict(PROTOCOL_TIMEOUTS_SEC)
         )
         return fallback, f"{exc}: judging against the protocol's timeouts"

@@ -26,6 +26,7 @@ from referee.outcome import MatchOutcome
 from sdk.agent_log import AgentLog
 from sdk.config import SHARED_DIR_ENV
 from sdk.errors import file_access
+from sdk.messages import GameError, LeagueError
 
 __all__ = ["TRANSCRIPT_MAX_BYTES", "Transcript", "episode_summary", "transcript_folder"]
 
@@ -36,7 +37,7 @@ summary 21 KB: ``doc/evaluation.md``)."""
 
 AGENT_ID = "evaluation"
 _SUMMARY_EVENTS = frozenset({"evaluation_started", "episode", "evaluation_finished"})
-_ERROR_MESSAGES = frozenset({"GAME_ERROR", "LEAGUE_ERROR"})
+_ERROR_MESSAGES = frozenset({GameError.MESSAGE_TYPE, LeagueError.MESSAGE_TYPE})
 _PLAIN_LEVELS = frozenset({"debug", "info"})
 
 

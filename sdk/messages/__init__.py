@@ -58,6 +58,7 @@ from sdk.messages.match import (
     WinLossRecord,
     seat_role,
 )
+from sdk.messages.methods import PROTOCOL_TIMEOUTS_SEC, Method
 from sdk.messages.registration import (
     LeagueRegisterRequest,
     LeagueRegisterResponse,
@@ -107,11 +108,13 @@ MESSAGE_MODELS: dict[str, type[Message]] = {
 __all__ = [
     "MAX_SEATS",
     "MESSAGE_MODELS",
+    "Method",
     "MOVE_METHOD",
     "PARITY_METHOD",
     "MIN_PROTOCOL_VERSION",
     "PROTOCOL",
     "PROTOCOL_MESSAGES",
+    "PROTOCOL_TIMEOUTS_SEC",
     "PROTOCOL_VERSION",
     "EXTRA_MESSAGES",
     "Acknowledgement",
