@@ -6,8 +6,8 @@
 - remote: the same suite with both agents ``endpoint:`` agents — two real standalone player
   processes (``league player --standalone --game-type prisoners_dilemma``, pavlov and
   tit for tat) on free loopback ports with a private SHARED copied from ``SHARED/config``,
-  called by the evaluator as a referee calls them (``EvaluationRunner``, the referee's
-  ``MatchRunner``). Exploitability is dropped: it is refused for a remote agent.
+  called by the evaluator as a referee calls them (the match engine's remote seats,
+  ``match_engine.remote``). Exploitability is dropped: it is refused for a remote agent.
 
 Each run is ``league_cli.evaluation.report.evaluate`` (what ``league evaluate`` calls), timed
 with ``time.perf_counter``: ``play`` up to the last episode's end, ``total`` with the metrics

@@ -2,7 +2,7 @@
 
 The opponent is a strategy of the player host (``tit_for_tat``, ``builtin:random``…),
 played in process, or a running player by URL, called over the real protocol by the
-referee's own match runner with the person's seat answered at the terminal (the remote
+match engine (``match_engine``) with the person's seat answered at the terminal (the remote
 player gets GAME_INVITATION, its move calls and GAME_OVER as in a league). The game loop is
 ``playroom/session.py``'s, shared with the League Manager's ``/play`` page: the
 person sees only their observation, types a move that is checked against their action space

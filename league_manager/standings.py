@@ -14,7 +14,7 @@ from functools import partial
 from pydantic import BaseModel
 
 from sdk.config import ScoringConfig
-from sdk.messages import MatchResult, Outcome
+from sdk.messages import MatchResult, Outcome, outcome_of
 
 __all__ = ["PlayerRecord", "StandingsTable", "outcomes_of"]
 
@@ -57,15 +57,10 @@ def outcomes_of(result: MatchResult, players: Sequence[str]) -> dict[str, Outcom
     if winner is None and payoffs is not None:
         best = _best_payoff(payoffs, players, sound)
         leaders = {player for player in sound if payoffs[player] == best}
-    outcomes: dict[str, Outcome] = {}
-    for player in players:
-        if player in losers:
-            outcomes[player] = "TECHNICAL_LOSS"
-        elif player not in leaders:
-            outcomes[player] = "LOSS"
-        else:
-            outcomes[player] = "WIN" if player == winner else "DRAW"
-    return outcomes
+    return {
+        player: outcome_of(player, winner=winner, technical_losers=losers, drew=player in leaders)
+        for player in players
+    }
 
 
 def _best_payoff(payoffs: object, players: Sequence[str], sound: list[str]) -> float:

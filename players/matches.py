@@ -8,7 +8,15 @@ from datetime import datetime
 from pydantic import BaseModel
 
 from players.history import MatchRecord
-from sdk.messages import GameInvitation, GameOver, GameResult, Outcome, Role, UtcTimestamp
+from sdk.messages import (
+    GameInvitation,
+    GameOver,
+    GameResult,
+    Outcome,
+    Role,
+    UtcTimestamp,
+    outcome_of,
+)
 from sdk.timeutil import utc_now
 from sdk.variants import RECIPIENT_STATUS
 
@@ -76,15 +84,19 @@ class MatchBook:
 def outcome_for(player_id: str, result: GameResult) -> Outcome:
     """The match from ``player_id``'s side: a technical loss of the opponent is our win; a
     GAME_OVER that told it from our side without naming a winner (``recipient_status``,
-    ``sdk.variants``) says our WIN or LOSS itself."""
+    ``sdk.variants``) says our WIN or LOSS itself. A GAME_OVER names no technical loser:
+    in a technical loss, every player but the winner is one."""
     told = (result.model_extra or {}).get(RECIPIENT_STATUS)
     if result.winner_player_id is None and told in ("WIN", "LOSS"):
         return "WIN" if told == "WIN" else "LOSS"
-    if result.status == "DRAW":
-        return "DRAW"
-    if result.winner_player_id == player_id:
-        return "WIN"
-    return "TECHNICAL_LOSS" if result.status == "TECHNICAL_LOSS" else "LOSS"
+    winner = None if result.status == "DRAW" else result.winner_player_id
+    faulty = result.status == "TECHNICAL_LOSS" and winner != player_id
+    return outcome_of(
+        player_id,
+        winner=winner,
+        technical_losers=(player_id,) if faulty else (),
+        drew=result.status == "DRAW",
+    )
 
 
 def record_of(

@@ -4,9 +4,10 @@
 Manager's ``/play`` page seats one behind HTTP requests (``league_manager/web/``). Both run
 the same loop here: the opponent is a strategy of the player host (``tit_for_tat``,
 ``random``, ``llm``…) played in process, or a running player by URL, called over the real
-protocol by the referee's own match runner. The seat only shows what the person may see and
-answers the person's moves; everything lands in the one ``Transcript`` model, where the
-opponent's move and the final state are ``internal`` (never shown to the person).
+protocol by the match engine's remote seat, as a referee calls it. The seat only shows
+what the person may see and answers the person's moves; everything lands in the one
+``Transcript`` model, where the opponent's move and the final state are ``internal`` (never
+shown to the person).
 """
 
 from __future__ import annotations
@@ -22,15 +23,17 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from games import Action, ActionSpace, GameSpec, GameState
+from match_engine.match import Match
+from match_engine.match_file import MatchRecord
+from match_engine.outcome import Fault, MatchOutcome
+from match_engine.plan import MatchPlan
+from match_engine.remote import RemotePlayers, RemoteSeat
+from match_engine.rules import load_rules
+from match_engine.seats import MoveCall
 from players.errors import StrategyError
 from players.strategies import MoveView, Say, Strategy, build_strategy
 from players.strategies.base import PARITIES
 from playroom.transcript import TokenUsage, Transcript
-from referee.match import MatchRunner
-from referee.match_file import MatchRecord
-from referee.outcome import Fault, MatchOutcome
-from referee.plan import MatchPlan
-from referee.rules import load_rules
 from sdk.agent_log import AgentLog
 from sdk.client import RpcClient
 from sdk.config import ScoringConfig, SharedDir
@@ -41,8 +44,8 @@ __all__ = [
     "HUMAN_ID",
     "OPPONENT_ID",
     "Opponent",
+    "PersonSeat",
     "PlayError",
-    "PlayRunner",
     "Seat",
     "score_line",
     "new_transcript",
@@ -225,45 +228,23 @@ async def play_local(
     return {"payoffs": state.payoffs()}
 
 
-class PlayRunner(MatchRunner):
-    """The referee's match runner with the person's seat answered by the seat (not
-    invited, asked or told over HTTP); the other seat is a real player called over HTTP."""
+class PersonSeat:
+    """The person's seat of a match (``match_engine.seats.Seat``): answered by the person's
+    seat here, not invited, asked or told over HTTP."""
 
-    def __init__(self, plan: MatchPlan, *, seat: Seat, **runner: Any):
-        super().__init__(plan, **runner)
+    def __init__(self, seat: Seat, move_type: str):
         self._seat = seat
-        self.final_state: GameState | None = None
+        self._move_type = move_type
 
-    async def invite(self, match_seat: MatchSeat) -> Fault | None:
-        if match_seat.player_id == HUMAN_ID:
-            return None
-        return await super().invite(match_seat)
+    async def invite(self) -> Fault | None:
+        return None
 
-    async def ask_move(
-        self, match_seat: MatchSeat, state: GameState, stage: int, messages: list[dict[str, Any]]
-    ) -> MoveData | Fault:
-        self.final_state = state  # the runner steps this same state to the end
-        if match_seat.player_id != HUMAN_ID:
-            return await super().ask_move(match_seat, state, stage, messages)
-        move = await self._seat.ask(
-            state.observation(HUMAN_ID), state.action_space(HUMAN_ID), stage
-        )
-        return MoveData(move_type=self._rules.spec.move_types[0], move=move)
+    async def ask(self, call: MoveCall) -> MoveData | Fault:
+        move = await self._seat.ask(call.observation, call.space, call.stage)
+        return MoveData(move_type=self._move_type, move=move)
 
-    async def ask_parity(self, match_seat: MatchSeat, opponent: MatchSeat) -> str | Fault:
-        """Even/odd's CHOOSE_PARITY_CALL: the person's seat answers."""
-        if match_seat.player_id != HUMAN_ID:
-            return await super().ask_parity(match_seat, opponent)
-        observation = {
-            "player_id": HUMAN_ID,
-            "role": match_seat.role,
-            "opponent_id": opponent.player_id,
-        }
-        return str(await self._seat.ask(observation, ActionSpace.of_choices(PARITIES), 1))
-
-    async def announce(self, match_seat: MatchSeat, outcome: MatchOutcome, faulty: bool) -> None:
-        if match_seat.player_id != HUMAN_ID:
-            await super().announce(match_seat, outcome, faulty)
+    async def announce(self, outcome: MatchOutcome, faulty: bool) -> None:
+        return None
 
 
 async def play_remote(
@@ -275,7 +256,7 @@ async def play_remote(
     seed: int | None,
     params: Mapping[str, Any],
 ) -> dict[str, Any]:
-    """The game through the referee's match runner against the player at its URL."""
+    """The game through the match engine against the player at its URL (a remote seat)."""
     rules = load_rules(shared, spec.game_type)
     system = shared.system()
     seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
@@ -318,26 +299,23 @@ async def play_remote(
             seats=list(seats),
             report_status="not_required",
         )
-        runner = PlayRunner(
-            plan,
-            seat=seat,
-            rules=rules,
-            client=client,
-            system=system,
-            log=log,
-            record=record,
-            sender=_SENDER,
-            report_to=None,
+        remote = RemotePlayers(
+            plan, rules, client=client, system=system, log=log, record=record, sender=_SENDER
         )
+        players: dict[str, PersonSeat | RemoteSeat] = {
+            HUMAN_ID: PersonSeat(seat, rules.spec.move_types[0]),
+            opponent.player_id: remote.seat(opponent.player_id),
+        }
+        match = Match(plan, rules, players, system=system, log=log, record=record)
         try:
-            outcome = await runner.run()
+            outcome = await match.run()
         finally:
             await client.aclose()
             log.close()
     result = outcome.game_result().model_dump(mode="json", exclude_none=True)
-    if runner.final_state is not None and outcome.status != "TECHNICAL_LOSS":
-        final = runner.final_state.observation(HUMAN_ID)
-        seat.score(visible_returns(runner.final_state, final))
+    if match.state is not None and outcome.status != "TECHNICAL_LOSS":
+        final = match.state.observation(HUMAN_ID)
+        seat.score(visible_returns(match.state, final))
         seat.show(final, "Game over: what you see")
     seat.transcript.add("referee", f"GAME_OVER: {json.dumps(result)}", speaker="referee")
     seat.tell(f"Game over: {outcome.reason}")

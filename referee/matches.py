@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from referee.match import MatchRunner
-from referee.match_file import MatchRecord
-from referee.outcome import MatchOutcome
+from match_engine.match import Match
+from match_engine.match_file import MatchRecord
+from match_engine.outcome import MatchOutcome
 from referee.registration import SAFE_ID
 from sdk.agent_log import AgentLog
 from sdk.errors import ErrorCode, ProtocolError
@@ -144,7 +144,7 @@ class MatchBook:
         as the report arrives, which is before the reporting task ends."""
         return sum(1 for launched in self._running.values() if not launched.record.finished)
 
-    def start(self, record: MatchRecord, runner: MatchRunner) -> LaunchedMatch:
+    def start(self, record: MatchRecord, match: Match) -> LaunchedMatch:
         """Run the match as its own task; it moves to the finished ones when it ends. A
         run of an older assignment of the match still here is replaced (``check`` let it)."""
         key = (record.league_id, record.match_id)
@@ -160,7 +160,7 @@ class MatchBook:
                 old_assignment=old.record.assignment,
                 assignment=record.assignment,
             )
-        task = asyncio.create_task(runner.run(), name=f"match {key[0]}/{key[1]}")
+        task = asyncio.create_task(match.run(), name=f"match {key[0]}/{key[1]}")
         launched = self._running[key] = LaunchedMatch(record, task)
         task.add_done_callback(lambda done: self._done(key, launched, done))
         return launched

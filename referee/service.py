@@ -15,13 +15,14 @@ from typing import Any, Literal
 import httpx
 from pydantic import BaseModel
 
+from match_engine.match_file import MatchRecord
+from match_engine.plan import MatchPlan, match_seed
+from match_engine.remote import RemotePlayers
+from match_engine.rules import GameRules, load_rules
 from referee.config import RefereeSettings
-from referee.match import MatchRunner
-from referee.match_file import MatchRecord
+from referee.match import LeagueReport, referee_match
 from referee.matches import LaunchedMatch, MatchBook
-from referee.plan import LeagueReport, MatchPlan, match_seed
 from referee.registration import Registration, RegistrationRefused, register_referee
-from referee.rules import GameRules, load_rules
 from sdk.agent_log import AgentLog
 from sdk.auth import league_manager_proof, secret_matches, token_digest, token_matches
 from sdk.client import RpcClient
@@ -270,17 +271,19 @@ class RefereeService:
             report_status="pending" if report_to else "not_required",
             assignment=assignment,
         )
-        runner = MatchRunner(
-            plan,
-            self.rules[game_type],
-            client=self.client,
-            system=self.system,
-            log=self.log,
-            record=record,
-            sender=self.sender(),
-            report_to=report_to,
+        match = referee_match(
+            RemotePlayers(
+                plan,
+                self.rules[game_type],
+                client=self.client,
+                system=self.system,
+                log=self.log,
+                record=record,
+                sender=self.sender(),
+            ),
+            report_to,
         )
-        launched = self.matches.start(record, runner)
+        launched = self.matches.start(record, match)
         self.log.log.info(
             "match_started",
             match_id=match_id,

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from sdk.errors import LeagueSDKError
+from sdk.messages.match import Outcome
 from sdk.store import read_json
 from sdk.tolerance import ProtocolMode
 
@@ -196,6 +197,15 @@ class ScoringConfig(_Settings):
     draw: float = 1
     loss: float = 0
     technical_loss: float = 0
+
+    def points(self, outcome: Outcome) -> float:
+        """The points of one player's outcome."""
+        return {
+            "WIN": self.win,
+            "DRAW": self.draw,
+            "LOSS": self.loss,
+            "TECHNICAL_LOSS": self.technical_loss,
+        }[outcome]
 
     @model_validator(mode="after")
     def _ranked_as_a_player_would(self) -> ScoringConfig:

@@ -4,7 +4,7 @@ test, its metrics and thresholds; ``league evaluate`` plays it and says pass, wa
 
 from __future__ import annotations
 
-from league_cli.evaluation.episodes import Episode, EvaluationRunner, play_episodes
+from league_cli.evaluation.episodes import Episode, play_episodes
 from league_cli.evaluation.report import Evaluation, evaluate, to_json, verdict_table
 from league_cli.evaluation.scoring import MetricResult, ThresholdResult, judge, score, summarise
 from league_cli.evaluation.suite import Suite, SuiteError, load_suite, parse_suite
@@ -12,7 +12,6 @@ from league_cli.evaluation.suite import Suite, SuiteError, load_suite, parse_sui
 __all__ = [
     "Episode",
     "Evaluation",
-    "EvaluationRunner",
     "MetricResult",
     "Suite",
     "SuiteError",

@@ -1,10 +1,10 @@
-"""Playing a suite's episodes: in process when every agent is built in, through the
-referee's own match runner when one is remote.
+"""Playing a suite's episodes: in process when every agent is built in, through the match
+engine when one is remote.
 
 A remote agent is called exactly as a referee calls it (GAME_INVITATION, GAME_MOVE_CALL per
 stage with the observation and action space, GAME_OVER; retries announced with GAME_ERROR,
-faults as technical losses): ``EvaluationRunner`` is ``referee.match.MatchRunner`` with the
-built-in seats answered in process instead of over HTTP. Episode ``i`` is seeded
+faults as technical losses): the engine's remote seat (``match_engine.remote``), beside the
+built-in agents' in-process seats (``match_engine.seats.StrategySeat``). Episode ``i`` is seeded
 ``suite.seed + i`` in both paths, so a seeded suite repeats.
 """
 
@@ -15,27 +15,27 @@ import random
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from games import GameState, load_game
+from games import load_game
 from games.analysis import AnalysisError, History, history_from_match, record_episode
 from games.strategies import ObservationStrategy
 from league_cli.evaluation.agents import build_local
 from league_cli.evaluation.suite import Suite
 from league_cli.evaluation.transcript import Transcript, episode_summary
-from referee.match import MatchRunner
-from referee.match_file import MatchRecord
-from referee.outcome import Fault, MatchOutcome
-from referee.plan import MatchPlan
-from referee.rules import GameRules, load_rules
+from match_engine.match import Match
+from match_engine.match_file import MatchRecord
+from match_engine.plan import MatchPlan
+from match_engine.remote import RemotePlayers
+from match_engine.rules import load_rules
+from match_engine.seats import Seat, StrategySeat
 from sdk.client import RpcClient
 from sdk.config import ScoringConfig, SharedDir
-from sdk.messages import Communication, MatchSeat, MoveData, seat_role
+from sdk.messages import Communication, MatchSeat, seat_role
 
-__all__ = ["EVALUATION_LEAGUE", "Episode", "EvaluationRunner", "play_episodes"]
+__all__ = ["EVALUATION_LEAGUE", "Episode", "play_episodes"]
 
 EVALUATION_LEAGUE = "evaluation"
 """The league_id of an evaluation's matches, as remote players see it."""
@@ -62,44 +62,6 @@ def _local_strategies(suite: Suite) -> dict[str, ObservationStrategy]:
         for agent in suite.agents
         if agent.strategy is not None
     }
-
-
-class EvaluationRunner(MatchRunner):
-    """The referee's match runner, with some seats played in process: those are not
-    invited, asked over HTTP or sent GAME_OVER; their moves come from their strategy."""
-
-    def __init__(
-        self,
-        plan: MatchPlan,
-        rules: GameRules,
-        *,
-        local: Mapping[str, ObservationStrategy],
-        **runner: Any,
-    ):
-        super().__init__(plan, rules, **runner)
-        self._local_seats = dict(local)
-        self._local_rngs = {player: _local_rng(plan.seed or 0, player) for player in local}
-
-    async def invite(self, seat: MatchSeat) -> Fault | None:
-        if seat.player_id in self._local_seats:
-            return None
-        return await super().invite(seat)
-
-    async def ask_move(
-        self, seat: MatchSeat, state: GameState, stage: int, messages: list[dict[str, Any]]
-    ) -> MoveData | Fault:
-        strategy = self._local_seats.get(seat.player_id)
-        if strategy is None:
-            return await super().ask_move(seat, state, stage, messages)
-        player = seat.player_id
-        move = strategy.choose(
-            state.observation(player), state.action_space(player), self._local_rngs[player]
-        )
-        return MoveData(move_type=self._rules.spec.move_types[0], move=move)
-
-    async def announce(self, seat: MatchSeat, outcome: MatchOutcome, faulty: bool) -> None:
-        if seat.player_id not in self._local_seats:
-            await super().announce(seat, outcome, faulty)
 
 
 class _Remote:
@@ -161,18 +123,25 @@ class _Remote:
             seats=list(seats),
             report_status="not_required",
         )
-        runner = EvaluationRunner(
+        remote = RemotePlayers(
             plan,
             self.rules,
-            local=_local_strategies(suite),
             client=self.client,
             system=self.system,
             log=self.log,
             record=record,
             sender=_SENDER,
-            report_to=None,
         )
-        outcome = await runner.run()
+        move_type = self.rules.spec.move_types[0]
+        local = _local_strategies(suite)
+        players: dict[str, Seat] = {
+            player: StrategySeat(local[player], _local_rng(seed, player), move_type)
+            if player in local
+            else remote.seat(player)
+            for player in plan.player_ids
+        }
+        match = Match(plan, self.rules, players, system=self.system, log=self.log, record=record)
+        outcome = await match.run()
         snapshot = record.snapshot()
         self.log.log.info("episode", episode=index, seed=seed, **episode_summary(snapshot, outcome))
         self.outcomes[outcome.status] += 1

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from referee.outcome import MatchOutcome
+from match_engine.outcome import MatchOutcome
 from sdk.agent_log import AgentLog
 from sdk.config import SHARED_DIR_ENV
 from sdk.errors import file_access

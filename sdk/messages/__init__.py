@@ -56,6 +56,7 @@ from sdk.messages.match import (
     StartMatch,
     StartMatchAck,
     WinLossRecord,
+    outcome_of,
     seat_role,
 )
 from sdk.messages.methods import PROTOCOL_TIMEOUTS_SEC, Method
@@ -164,6 +165,7 @@ __all__ = [
     "StartMatchAck",
     "UtcTimestamp",
     "WinLossRecord",
+    "outcome_of",
     "seat_role",
     "protocol_error_from_validation",
     "sender_id",

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
@@ -41,6 +42,7 @@ __all__ = [
     "StartMatch",
     "StartMatchAck",
     "WinLossRecord",
+    "outcome_of",
     "seat_role",
 ]
 
@@ -66,6 +68,23 @@ ParityChoice = Literal["even", "odd"]
 GameStatus = Literal["WIN", "DRAW", "TECHNICAL_LOSS"]
 Outcome = Literal["WIN", "DRAW", "LOSS", "TECHNICAL_LOSS"]
 """A match from one player's side: what the standings count and a player's history keeps."""
+
+
+def outcome_of(
+    player_id: str,
+    *,
+    winner: str | None,
+    technical_losers: Collection[str] = (),
+    drew: bool = False,
+) -> Outcome:
+    """One player's side of a decided match, the one rule for the referee's points, the
+    standings and a player's history: a technical loser lost technically, the winner won,
+    a player who shares a draw (``drew``) drew, and any other lost."""
+    if player_id in technical_losers:
+        return "TECHNICAL_LOSS"
+    if player_id == winner:
+        return "WIN"
+    return "DRAW" if drew else "LOSS"
 
 
 class _Part(BaseModel):

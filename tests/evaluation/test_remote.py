@@ -1,5 +1,5 @@
 """A suite whose agent under test is a real player process, called over HTTP by the
-referee's own match runner; one whose remote agent is not there; and where their
+match engine's remote seat; one whose remote agent is not there; and where their
 transcripts go, what they keep and how large they grow."""
 
 from __future__ import annotations

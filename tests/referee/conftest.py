@@ -16,14 +16,16 @@ import httpx
 import pytest
 
 from games import even_odd
+from match_engine.match import Match
+from match_engine.match_file import MatchRecord
+from match_engine.outcome import MatchOutcome
+from match_engine.plan import MatchPlan
+from match_engine.remote import RemotePlayers
+from match_engine.rules import load_rules
 from referee import registration
 from referee.app import create_app
 from referee.config import RefereeSettings
-from referee.match import MatchRunner
-from referee.match_file import MatchRecord
-from referee.outcome import MatchOutcome
-from referee.plan import LeagueReport, MatchPlan
-from referee.rules import load_rules
+from referee.match import LeagueReport, referee_match
 from referee.service import RefereeService
 from sdk.agent_log import AgentLog
 from sdk.auth import PROOF_SCHEME, league_manager_proof
@@ -289,18 +291,20 @@ class MatchHarness:
             protocol_mode=protocol_mode,
         )
 
-    def runner(self, plan: MatchPlan, *, report: bool = True) -> tuple[MatchRunner, MatchRecord]:
+    def runner(self, plan: MatchPlan, *, report: bool = True) -> tuple[Match, MatchRecord]:
         record = self.record_for(plan, report)
         report_to = LeagueReport(self.lm.endpoint, self.lm.TOKEN) if report else None
-        runner = MatchRunner(
-            plan,
-            self.rules,
-            client=self.client,
-            system=self.system,
-            log=self.log,
-            record=record,
-            sender=self.SENDER,
-            report_to=report_to,
+        runner = referee_match(
+            RemotePlayers(
+                plan,
+                self.rules,
+                client=self.client,
+                system=self.system,
+                log=self.log,
+                record=record,
+                sender=self.SENDER,
+            ),
+            report_to,
         )
         return runner, record
 

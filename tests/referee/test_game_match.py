@@ -6,10 +6,10 @@ import asyncio
 import dataclasses
 from typing import Any
 
-from referee.match import MatchRunner
-from referee.outcome import MatchOutcome
-from referee.plan import LeagueReport
-from referee.rules import load_rules
+from match_engine.outcome import MatchOutcome
+from match_engine.remote import RemotePlayers
+from match_engine.rules import load_rules
+from referee.match import LeagueReport, referee_match
 from sdk.messages import Communication, GameMoveResponse, MoveData
 from tests.referee.conftest import MatchHarness, ScriptedPlayer
 
@@ -66,15 +66,17 @@ async def play(
         communication=talk or Communication(),
     )
     record = harness.record_for(plan, report=True)
-    runner = MatchRunner(
-        plan,
-        load_rules(harness.shared, game_type),
-        client=harness.client,
-        system=harness.system,
-        log=harness.log,
-        record=record,
-        sender=harness.SENDER,
-        report_to=LeagueReport(harness.lm.endpoint, harness.lm.TOKEN),
+    runner = referee_match(
+        RemotePlayers(
+            plan,
+            load_rules(harness.shared, game_type),
+            client=harness.client,
+            system=harness.system,
+            log=harness.log,
+            record=record,
+            sender=harness.SENDER,
+        ),
+        LeagueReport(harness.lm.endpoint, harness.lm.TOKEN),
     )
     outcome = await asyncio.wait_for(runner.run(), timeout=10)
     return outcome, harness.match_file(record)

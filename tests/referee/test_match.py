@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from games import even_odd
-from referee.plan import match_seed
+from match_engine.plan import match_seed
 from sdk.messages import WinLossRecord
 from sdk.timeutil import parse_utc
 from tests.referee.conftest import (

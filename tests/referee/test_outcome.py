@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from games import even_odd
-from referee.outcome import Fault, played_outcome, technical_outcome
+from match_engine.outcome import Fault, played_outcome, technical_outcome
 from sdk.config import ScoringConfig
 
 SCORING = ScoringConfig(win=2, draw=0.5, loss=-1, technical_loss=-3)

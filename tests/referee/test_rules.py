@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from games import UnknownGameError, load_game
-from referee.rules import load_rules
+from match_engine.rules import load_rules
 from sdk.config import ConfigError, SharedDir
 from tests.conftest import make_shared_dir
 

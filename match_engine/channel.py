@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from referee.match_file import MatchRecord
-from referee.plan import MatchPlan
+from match_engine.match_file import MatchRecord
+from match_engine.plan import MatchPlan
 from sdk.agent_log import AgentLog
 from sdk.client import OnRetry, RpcClient
 from sdk.errors import RemoteError, TransportError

@@ -10,10 +10,10 @@ from typing import TypeVar
 
 from pydantic import ValidationError
 
-from referee.channel import MatchChannel
-from referee.match_file import MatchRecord
-from referee.outcome import Fault
-from referee.plan import MatchPlan
+from match_engine.channel import MatchChannel
+from match_engine.match_file import MatchRecord
+from match_engine.outcome import Fault
+from match_engine.plan import MatchPlan
 from sdk.agent_log import AgentLog
 from sdk.client import OnRetry
 from sdk.config import SystemConfig

@@ -1,7 +1,7 @@
-"""The rules a referee plays: the code registry's game, checked against games_registry.json.
+"""The rules a match plays: the code registry's game, checked against games_registry.json.
 
-The JSON file is what agents in other languages read; the referee refuses to start when it
-and the code disagree on the rules module, or when the game moves by a method this referee
+The JSON file is what agents in other languages read; a referee refuses to start when it
+and the code disagree on the rules module, or when the game moves by a method the engine
 does not speak.
 """
 
@@ -10,15 +10,35 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from games import GameSpec, UnknownGameError, load_game
+from match_engine.match_file import MatchState
 from sdk.config import ConfigError, GameEntry, SharedDir
 from sdk.messages import MOVE_METHOD, PARITY_METHOD
 
-__all__ = ["GameRules", "load_rules"]
+__all__ = ["GameRules", "MatchShape", "load_rules"]
+
+
+@dataclass(frozen=True)
+class MatchShape:
+    """How a game's match shows in its lifecycle and record. The protocol's even/odd (moved
+    by CHOOSE_PARITY_CALL) is one choice each (COLLECTING_CHOICES), then the draw
+    (DRAWING_NUMBER), its choices in the result; any other game is stages of moves
+    (COLLECTING_MOVES), each recorded in the match file."""
+
+    collecting: MatchState
+    deciding: MatchState | None = None
+    """The state entered before the rules apply a stage (None: no state of its own)."""
+    choices_in_result: bool = False
+    """The moves show as the result's ``choices`` (a technical loss keeps the sound
+    players'), not as recorded stages."""
+
+
+_STAGES = MatchShape("COLLECTING_MOVES")
+_PARITY_CHOICES = MatchShape("COLLECTING_CHOICES", "DRAWING_NUMBER", choices_in_result=True)
 
 
 @dataclass(frozen=True)
 class GameRules:
-    """A game as the referee runs it: its code spec and its games_registry.json entry."""
+    """A game as a match plays it: its code spec and its games_registry.json entry."""
 
     spec: GameSpec
     entry: GameEntry
@@ -26,6 +46,10 @@ class GameRules:
     @property
     def move_method(self) -> str:
         return self.entry.move_method
+
+    @property
+    def shape(self) -> MatchShape:
+        return _PARITY_CHOICES if self.move_method == PARITY_METHOD else _STAGES
 
 
 def load_rules(shared: SharedDir, game_type: str) -> GameRules:
@@ -49,6 +73,6 @@ def load_rules(shared: SharedDir, game_type: str) -> GameRules:
     if entry.move_method != expected:
         raise ConfigError(
             f"{game_type!r} moves by {entry.move_method!r} in games_registry.json; this "
-            f"referee calls {expected!r} for it"
+            f"engine calls {expected!r} for it"
         )
     return GameRules(spec=spec, entry=entry)

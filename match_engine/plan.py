@@ -1,4 +1,4 @@
-"""What a match runner is given: the match to play and where its result goes."""
+"""What the match engine is given: the match to play, its seats, seed and terms."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from sdk.config import ScoringConfig
 from sdk.messages import Communication, MatchSeat
 from sdk.tolerance import ProtocolMode
 
-__all__ = ["LeagueReport", "MatchPlan", "match_seed"]
+__all__ = ["MatchPlan", "match_seed"]
 
 
 def match_seed(base_seed: int | None, match_id: str) -> int | None:
@@ -53,11 +53,3 @@ class MatchPlan:
     @property
     def player_ids(self) -> tuple[str, ...]:
         return tuple(seat.player_id for seat in self.seats)
-
-
-@dataclass(frozen=True)
-class LeagueReport:
-    """Where the result goes: the League Manager's /mcp and the referee's token for it."""
-
-    endpoint: str
-    auth_token: str

@@ -9,7 +9,7 @@ from typing import Any
 
 from games import GameState
 from sdk.config import ScoringConfig
-from sdk.messages import GameResult, GameStatus, MatchResult, ParityChoice
+from sdk.messages import GameResult, GameStatus, MatchResult, ParityChoice, outcome_of
 
 __all__ = ["Fault", "MatchOutcome", "played_outcome", "technical_outcome"]
 
@@ -61,15 +61,14 @@ class MatchOutcome:
     def points(self, scoring: ScoringConfig) -> dict[str, float]:
         """Each player's points under the league's scoring."""
         losers = set(self.technical_losers)
-        points: dict[str, float] = {}
-        for player in self.players:
-            if player in losers:
-                points[player] = scoring.technical_loss
-            elif self.winner is None:
-                points[player] = scoring.draw
-            else:
-                points[player] = scoring.win if player == self.winner else scoring.loss
-        return points
+        return {
+            player: scoring.points(
+                outcome_of(
+                    player, winner=self.winner, technical_losers=losers, drew=self.winner is None
+                )
+            )
+            for player in self.players
+        }
 
     def match_result(self, scoring: ScoringConfig) -> MatchResult:
         details: dict[str, Any] = {

@@ -1,0 +1,188 @@
+"""The match engine: one game of ``games/`` between seats, from invitation to GAME_OVER.
+
+Lifecycle: WAITING_FOR_PLAYERS (every seat invited at once) → the rules' collecting state
+(COLLECTING_MOVES; COLLECTING_CHOICES for even/odd, then DRAWING_NUMBER before the rules
+apply the choices) with each stage's acting seats asked at once, none seeing another's move
+→ FINISHED: the result is settled (``settle``: a referee reports it to its League Manager),
+then every seat is told. A fault skips ahead to FINISHED; a cancellation before the end
+leaves ABORTED.
+
+Settling comes first because the League Manager alone says whether a referee's run counts:
+when it refuses the report because it gave the match to another referee since, the record is
+superseded and the seats are told nothing, so no player records a result the league did not
+count. Each seat turns its own failures into a ``Fault``: a technical loss, decided here by
+the one outcome rule (``match_engine.outcome``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
+
+from games import GameState
+from match_engine.match_file import MatchRecord, MatchState
+from match_engine.outcome import Fault, MatchOutcome, played_outcome, technical_outcome
+from match_engine.plan import MatchPlan
+from match_engine.rules import GameRules
+from match_engine.seats import MoveCall, Seat
+from match_engine.talk import Talk
+from sdk.agent_log import AgentLog
+from sdk.config import SystemConfig
+from sdk.messages import MatchResult, MoveData
+
+__all__ = ["Match", "Settle"]
+
+Settle = Callable[[MatchResult], Awaitable[None]]
+"""What happens to a decided result before the seats hear it (a referee's report); it
+supersedes the record when the result does not count."""
+
+
+class Match:
+    """Plays one match between its seats; the record it is given holds everything that
+    happened, and ``state`` the game as played (None until the seats have joined)."""
+
+    def __init__(
+        self,
+        plan: MatchPlan,
+        rules: GameRules,
+        seats: Mapping[str, Seat],
+        *,
+        system: SystemConfig,
+        log: AgentLog,
+        record: MatchRecord,
+        settle: Settle | None = None,
+    ):
+        self._plan = plan
+        self._rules = rules
+        self._seats = {player: seats[player] for player in plan.player_ids}
+        self._timeout = system.timeout_for(rules.move_method)
+        self._log = log
+        self._record = record
+        self._settle = settle
+        self.state: GameState | None = None
+
+    async def run(self) -> MatchOutcome:
+        """Play the match to its end; a cancellation or a failure is written down first."""
+        try:
+            return await self._play()
+        except asyncio.CancelledError:
+            self._abort("the referee stopped before the match ended")
+            raise
+        except Exception:
+            self._log.log.exception("match_failed", match_id=self._plan.match_id)
+            self._abort("the referee failed during the match; see its log")
+            raise
+
+    async def _play(self) -> MatchOutcome:
+        plan = self._plan
+        self._enter("WAITING_FOR_PLAYERS")
+        invited = await asyncio.gather(*(seat.invite() for seat in self._seats.values()))
+        faults = [fault for fault in invited if fault is not None]
+        if faults:
+            outcome = technical_outcome(plan.player_ids, dict.fromkeys(plan.player_ids), faults)
+        else:
+            outcome = await self._play_stages()
+        result = outcome.match_result(plan.scoring)
+        self._record.set_result(
+            {
+                "game_result": outcome.game_result().model_dump(mode="json"),
+                "report": result.model_dump(mode="json"),
+                "game_state": outcome.game_state,
+            }
+        )
+        self._enter("FINISHED")
+        self._log.log.info(
+            "match_finished",
+            match_id=plan.match_id,
+            status=outcome.status,
+            winner=outcome.winner,
+            reason=outcome.reason,
+        )
+        if self._settle is not None:
+            await self._settle(result)
+        if self._record.report_status == "superseded":
+            return outcome
+        faulty = set(outcome.technical_losers)
+        await asyncio.gather(
+            *(seat.announce(outcome, player in faulty) for player, seat in self._seats.items())
+        )
+        self._record.save()  # the report's status with the GAME_OVERs, one write
+        return outcome
+
+    async def _play_stages(self) -> MatchOutcome:
+        """At each stage one call per acting seat (a simultaneous stage asks them all at
+        once), until the game is over."""
+        plan, shape = self._plan, self._rules.shape
+        state = self.state = self._rules.spec.create(plan.player_ids, **plan.game_params)
+        state.reset(plan.seed)
+        self._enter(shape.collecting)
+        talk = Talk(plan.communication)
+        stage = 0
+        while not state.is_terminal():
+            stage += 1
+            acting = state.acting_players()
+            answers = await asyncio.gather(
+                *(
+                    self._seats[player].ask(
+                        MoveCall(
+                            stage=stage,
+                            observation=state.observation(player),
+                            space=state.action_space(player),
+                            timeout=self._timeout,
+                            messages=talk.unseen_by(player),
+                        )
+                    )
+                    for player in acting
+                )
+            )
+            moves = {
+                player: answer
+                for player, answer in zip(acting, answers, strict=True)
+                if isinstance(answer, MoveData)
+            }
+            faults = [answer for answer in answers if isinstance(answer, Fault)]
+            if faults:
+                shown = (
+                    {p: str(m.move) for p, m in moves.items()} if shape.choices_in_result else {}
+                )
+                return technical_outcome(plan.player_ids, shown, faults)
+            if shape.deciding is not None:
+                self._enter(shape.deciding)
+            joint = {player: move.move for player, move in moves.items()}
+            state.step(joint)
+            said = talk.hear(stage, moves)
+            for note in said["messages"]:
+                self._log.log.info("player_message", match_id=plan.match_id, **note)
+            if not shape.choices_in_result:
+                self._record.stage(stage, joint, **said)
+        return played_outcome(state)
+
+    # -- lifecycle ------------------------------------------------------------------
+
+    def _enter(self, state: MatchState) -> None:
+        self._record.enter(state)
+        self._log.log.info("match_state", match_id=self._plan.match_id, state=state)
+
+    def _abort(self, detail: str) -> None:
+        """A finished match keeps its result (unreported); an unfinished one is ABORTED;
+        a run replaced by a newer assignment is superseded."""
+        record = self._record
+        if record.replacement is not None:
+            self._log.log.warning(
+                "match_superseded",
+                match_id=self._plan.match_id,
+                assignment=self._plan.assignment,
+                reason=f"replaced by assignment {record.replacement}",
+            )
+            if record.state != "FINISHED":
+                record.enter("ABORTED")
+            record.supersede(f"replaced on this referee by assignment {record.replacement}")
+            return
+        self._log.log.warning("match_aborted", match_id=self._plan.match_id, reason=detail)
+        if self._record.state != "FINISHED":
+            self._record.set_report_status("aborted", detail)
+            self._enter("ABORTED")
+        elif self._record.report_status == "pending":
+            self._record.set_report_status("unreported", detail)
+        else:  # stopped while telling the players: the report's status is not saved yet
+            self._record.save()
