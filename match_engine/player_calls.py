@@ -25,13 +25,13 @@ from sdk.messages import (
     GameMoveResponse,
     MatchSeat,
     Message,
+    Method,
     protocol_error_from_validation,
 )
 from sdk.tolerance import answer_defaults, receive
 
-__all__ = ["GAME_ERROR_METHOD", "PlayerCalls"]
+__all__ = ["PlayerCalls"]
 
-GAME_ERROR_METHOD = "notify_game_error"
 
 _Answer = TypeVar("_Answer", GameJoinAck, ChooseParityResponse, GameMoveResponse)
 _PROTOCOL_CODE = re.compile(r"^E\d{3}$")
@@ -194,5 +194,5 @@ class PlayerCalls:
             )
 
         await self._channel.notify(
-            seat.player_id, seat.contact_endpoint, GAME_ERROR_METHOD, build, retries=0
+            seat.player_id, seat.contact_endpoint, Method.NOTIFY_GAME_ERROR, build, retries=0
         )

@@ -23,8 +23,6 @@ from sdk.client import RpcClient
 from sdk.config import SystemConfig
 from sdk.errors import ErrorCode
 from sdk.messages import (
-    MOVE_METHOD,
-    PARITY_METHOD,
     ChooseParityCall,
     ChooseParityResponse,
     GameInvitation,
@@ -33,15 +31,13 @@ from sdk.messages import (
     GameMoveResponse,
     GameOver,
     MatchSeat,
+    Method,
     MoveData,
     MoveRequest,
     ParityContext,
 )
 
-__all__ = ["GAME_OVER_METHOD", "INVITATION_METHOD", "RemotePlayers", "RemoteSeat"]
-
-INVITATION_METHOD = "handle_game_invitation"
-GAME_OVER_METHOD = "notify_match_result"
+__all__ = ["RemotePlayers", "RemoteSeat"]
 
 
 class RemotePlayers:
@@ -110,18 +106,20 @@ class RemoteSeat:
                 opponent_ids=opponents if len(opponents) > 1 else None,
             )
 
-        answer = await self._calls.call(seat, INVITATION_METHOD, build, GameJoinAck)
+        answer = await self._calls.call(seat, Method.HANDLE_GAME_INVITATION, build, GameJoinAck)
         if isinstance(answer, Fault):
             return answer
         if not answer.accept:
             self._players.log.log.warning(
                 "invitation_refused", match_id=self._plan.match_id, player_id=seat.player_id
             )
-            return Fault(seat.player_id, INVITATION_METHOD, "REFUSED", "refused the invitation")
+            return Fault(
+                seat.player_id, Method.HANDLE_GAME_INVITATION, "REFUSED", "refused the invitation"
+            )
         return None
 
     async def ask(self, call: MoveCall) -> MoveData | Fault:
-        if self._rules.move_method == PARITY_METHOD:
+        if self._rules.move_method == Method.CHOOSE_PARITY:
             return await self._ask_parity(call)
         return await self._ask_move(call)
 
@@ -144,7 +142,7 @@ class RemoteSeat:
                 deadline=call.deadline(),
             )
 
-        answer = await self._calls.call(seat, PARITY_METHOD, build, ChooseParityResponse)
+        answer = await self._calls.call(seat, Method.CHOOSE_PARITY, build, ChooseParityResponse)
         if isinstance(answer, Fault):
             return answer
         return MoveData(move_type=self._rules.spec.move_types[0], move=answer.parity_choice)
@@ -176,14 +174,14 @@ class RemoteSeat:
                 deadline=call.deadline(),
             )
 
-        answer = await self._calls.call(seat, MOVE_METHOD, build, GameMoveResponse)
+        answer = await self._calls.call(seat, Method.MAKE_MOVE, build, GameMoveResponse)
         if isinstance(answer, Fault):
             return answer
         move = answer.move_data.move
         if not space.contains(move):
             return await self._calls.fault(
                 seat,
-                MOVE_METHOD,
+                Method.MAKE_MOVE,
                 ErrorCode.INVALID_MOVE.value,
                 f"{move!r} is not a legal move at stage {call.stage}: {space.describe()}",
                 0,
@@ -205,7 +203,7 @@ class RemoteSeat:
         await self._channel.notify(
             seat.player_id,
             seat.contact_endpoint,
-            GAME_OVER_METHOD,
+            Method.NOTIFY_MATCH_RESULT,
             build,
             retries=0 if faulty else None,
         )

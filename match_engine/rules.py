@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from games import GameSpec, UnknownGameError, load_game
 from match_engine.match_file import MatchState
 from sdk.config import ConfigError, GameEntry, SharedDir
-from sdk.messages import MOVE_METHOD, PARITY_METHOD
+from sdk.messages import Method
 
 __all__ = ["GameRules", "MatchShape", "load_rules"]
 
@@ -49,7 +49,7 @@ class GameRules:
 
     @property
     def shape(self) -> MatchShape:
-        return _PARITY_CHOICES if self.move_method == PARITY_METHOD else _STAGES
+        return _PARITY_CHOICES if self.move_method == Method.CHOOSE_PARITY else _STAGES
 
 
 def load_rules(shared: SharedDir, game_type: str) -> GameRules:
@@ -69,7 +69,7 @@ def load_rules(shared: SharedDir, game_type: str) -> GameRules:
             f"games_registry.json names {entry.rules_module!r} as the rules of {game_type!r}, "
             f"but the code registers {spec.rules_module!r}"
         )
-    expected = PARITY_METHOD if game_type == "even_odd" else MOVE_METHOD
+    expected = Method.CHOOSE_PARITY if game_type == "even_odd" else Method.MAKE_MOVE
     if entry.move_method != expected:
         raise ConfigError(
             f"{game_type!r} moves by {entry.move_method!r} in games_registry.json; this "

@@ -10,7 +10,6 @@ from players.host import PlayerHost
 from players.reports import PlayerStateReport
 from sdk.jsonrpc import RpcMethod
 from sdk.messages import (
-    MOVE_METHOD,
     Acknowledgement,
     ChooseParityCall,
     ChooseParityResponse,
@@ -23,6 +22,7 @@ from sdk.messages import (
     LeagueCompleted,
     LeagueStandingsUpdate,
     Message,
+    Method,
     MoveData,
     RoundAnnouncement,
     RoundCompleted,
@@ -89,7 +89,7 @@ def player_methods(host: PlayerHost) -> dict[str, RpcMethod]:
     async def get_player_state(params: dict[str, Any]) -> PlayerStateReport:
         conversation_id = params.get("conversation_id")
         if not isinstance(conversation_id, str) or not conversation_id:
-            conversation_id = "get_player_state"
+            conversation_id = Method.GET_PLAYER_STATE
         return PlayerStateReport(
             **host.envelope(conversation_id),
             status=host.status(),
@@ -98,14 +98,14 @@ def player_methods(host: PlayerHost) -> dict[str, RpcMethod]:
         )
 
     return {
-        "handle_game_invitation": RpcMethod(handle_game_invitation, GameInvitation),
-        "choose_parity": RpcMethod(choose_parity, ChooseParityCall),
-        MOVE_METHOD: RpcMethod(make_move, GameMoveCall),
-        "notify_match_result": RpcMethod(notify_match_result, GameOver),
-        "notify_round": RpcMethod(league_news, RoundAnnouncement),
-        "update_standings": RpcMethod(league_news, LeagueStandingsUpdate),
-        "notify_round_completed": RpcMethod(league_news, RoundCompleted),
-        "notify_league_completed": RpcMethod(league_news, LeagueCompleted),
-        "notify_game_error": RpcMethod(league_news, GameError),
-        "get_player_state": RpcMethod(get_player_state),
+        Method.HANDLE_GAME_INVITATION: RpcMethod(handle_game_invitation, GameInvitation),
+        Method.CHOOSE_PARITY: RpcMethod(choose_parity, ChooseParityCall),
+        Method.MAKE_MOVE: RpcMethod(make_move, GameMoveCall),
+        Method.NOTIFY_MATCH_RESULT: RpcMethod(notify_match_result, GameOver),
+        Method.NOTIFY_ROUND: RpcMethod(league_news, RoundAnnouncement),
+        Method.UPDATE_STANDINGS: RpcMethod(league_news, LeagueStandingsUpdate),
+        Method.NOTIFY_ROUND_COMPLETED: RpcMethod(league_news, RoundCompleted),
+        Method.NOTIFY_LEAGUE_COMPLETED: RpcMethod(league_news, LeagueCompleted),
+        Method.NOTIFY_GAME_ERROR: RpcMethod(league_news, GameError),
+        Method.GET_PLAYER_STATE: RpcMethod(get_player_state),
     }

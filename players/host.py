@@ -33,6 +33,7 @@ from sdk.messages import (
     GameOver,
     LeagueCompleted,
     Message,
+    Method,
     RoundAnnouncement,
 )
 from sdk.service import ExitSwitch
@@ -60,7 +61,7 @@ class PlayerHost:
             build_strategy(settings.strategy, settings.strategy_options),
             self.log,
             margin_sec=settings.decision_margin_sec,
-            max_budget_sec=self.system.timeout_for("choose_parity"),
+            max_budget_sec=self.system.timeout_for(Method.CHOOSE_PARITY),
         )
         self.history = PlayerHistory(display_name=settings.display_name, strategy=settings.strategy)
         self.matches = MatchBook()

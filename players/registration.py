@@ -16,6 +16,7 @@ from sdk.messages import (
     PROTOCOL_VERSION,
     LeagueRegisterRequest,
     LeagueRegisterResponse,
+    Method,
     PlayerMeta,
 )
 from sdk.registration import RegistrationDeferred, read_answer, register_until_settled
@@ -75,7 +76,7 @@ async def register(
     return await register_until_settled(
         client,
         settings.league_manager_url,
-        "register_player",
+        Method.REGISTER_PLAYER,
         lambda: registration_request(settings, conversation_id),
         lambda answer: _accepted(answer, conversation_id),
         interval=settings.register_retry_sec,

@@ -12,6 +12,7 @@ from sdk.messages import (
     Acknowledgement,
     LeagueCompleted,
     Message,
+    Method,
     StartMatch,
     StartMatchAck,
     protocol_error_from_validation,
@@ -72,7 +73,7 @@ def rpc_methods(service: RefereeService) -> dict[str, RpcMethod]:
         try:
             query = MatchStateQuery.model_validate(params)
         except ValidationError as exc:
-            raise protocol_error_from_validation(exc, "get_match_state") from None
+            raise protocol_error_from_validation(exc, Method.GET_MATCH_STATE) from None
         match = service.matches.lookup(query.match_id, query.league_id)
         return MatchStateAnswer(
             sender=service.sender(),
@@ -94,7 +95,7 @@ def rpc_methods(service: RefereeService) -> dict[str, RpcMethod]:
         )
 
     return {
-        "start_match": RpcMethod(start_match, StartMatch),
-        "get_match_state": RpcMethod(get_match_state),
-        "notify_league_completed": RpcMethod(notify_league_completed, LeagueCompleted),
+        Method.START_MATCH: RpcMethod(start_match, StartMatch),
+        Method.GET_MATCH_STATE: RpcMethod(get_match_state),
+        Method.NOTIFY_LEAGUE_COMPLETED: RpcMethod(notify_league_completed, LeagueCompleted),
     }

@@ -18,12 +18,11 @@ from match_engine.plan import MatchPlan
 from match_engine.remote import RemotePlayers
 from sdk.agent_log import AgentLog
 from sdk.errors import ErrorCode, RemoteError, TransportError
-from sdk.messages import MatchResult, MatchResultReport
+from sdk.messages import MatchResult, MatchResultReport, Method
 
 __all__ = ["LEAGUE_MANAGER_PEER", "LeagueReport", "ResultReport", "referee_match"]
 
 LEAGUE_MANAGER_PEER = "league_manager"
-REPORT_METHOD = "report_match_result"
 
 
 @dataclass(frozen=True)
@@ -70,7 +69,9 @@ class ResultReport:
             )
 
         try:
-            await self._channel.exchange(LEAGUE_MANAGER_PEER, target.endpoint, REPORT_METHOD, build)
+            await self._channel.exchange(
+                LEAGUE_MANAGER_PEER, target.endpoint, Method.REPORT_MATCH_RESULT, build
+            )
         except TransportError as exc:
             self._record.set_report_status("unreported", exc.description, save=False)
             self._log.log.error(

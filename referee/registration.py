@@ -14,15 +14,20 @@ from sdk.auth import PROOF_SCHEME
 from sdk.client import RpcClient
 from sdk.config import SharedDir
 from sdk.errors import RegistrationRefused
-from sdk.messages import RefereeMeta, RefereeRegisterRequest, RefereeRegisterResponse
+from sdk.messages import Method, RefereeMeta, RefereeRegisterRequest, RefereeRegisterResponse
 from sdk.registration import RegistrationDeferred, read_answer, register_until_settled
 
-__all__ = ["SAFE_ID", "Registration", "RegistrationRefused", "referee_secret", "register_referee"]
+__all__ = [
+    "SAFE_ID",
+    "Registration",
+    "RegistrationRefused",
+    "referee_secret",
+    "register_referee",
+]
 
 SAFE_ID = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
 """An id that may name a file or folder (ids become paths under SHARED)."""
 
-METHOD = "register_referee"
 RETRY_INTERVAL_SEC = 1.0
 """Between calls while the League Manager does not answer."""
 WHO = "this referee"
@@ -118,7 +123,7 @@ async def register_referee(
     return await register_until_settled(
         client,
         settings.league_manager_url,
-        METHOD,
+        Method.REGISTER_REFEREE,
         lambda: _request(settings, sender, conversation_id),
         lambda answer: _registration(answer, conversation_id),
         interval=RETRY_INTERVAL_SEC,

@@ -33,8 +33,6 @@ from sdk.messages.league import (
 )
 from sdk.messages.match import (
     MAX_SEATS,
-    MOVE_METHOD,
-    PARITY_METHOD,
     ChooseParityCall,
     ChooseParityResponse,
     Communication,
@@ -110,8 +108,6 @@ __all__ = [
     "MAX_SEATS",
     "MESSAGE_MODELS",
     "Method",
-    "MOVE_METHOD",
-    "PARITY_METHOD",
     "MIN_PROTOCOL_VERSION",
     "PROTOCOL",
     "PROTOCOL_MESSAGES",

@@ -18,8 +18,6 @@ from pydantic import (
 from sdk.messages.envelope import Message, UtcTimestamp
 
 __all__ = [
-    "MOVE_METHOD",
-    "PARITY_METHOD",
     "ChooseParityCall",
     "Communication",
     "ChooseParityResponse",
@@ -45,11 +43,6 @@ __all__ = [
     "outcome_of",
     "seat_role",
 ]
-
-PARITY_METHOD = "choose_parity"
-"""The method that carries CHOOSE_PARITY_CALL (even/odd)."""
-MOVE_METHOD = "make_move"
-"""Ours: the method that carries GAME_MOVE_CALL for every other game."""
 
 Role = Annotated[str, StringConstraints(pattern=r"^PLAYER_[A-Z]$")]
 """PLAYER_A and PLAYER_B as the protocol has them; a match of more players goes on with
