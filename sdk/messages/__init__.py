@@ -58,6 +58,13 @@ from sdk.messages.match import (
     WinLossRecord,
     seat_role,
 )
+from sdk.messages.play import (
+    PLAY_LEAGUE_ID,
+    PLAY_MATCH_PREFIX,
+    PLAY_REFEREE_ID,
+    PlayProofRequest,
+    PlayProofResponse,
+)
 from sdk.messages.registration import (
     LeagueRegisterRequest,
     LeagueRegisterResponse,
@@ -97,6 +104,8 @@ EXTRA_MESSAGES: tuple[type[Message], ...] = (
     LeagueStandings,
     StartMatch,
     StartMatchAck,
+    PlayProofRequest,
+    PlayProofResponse,
 )
 """The generic move messages and the messages that are ours."""
 
@@ -109,6 +118,9 @@ __all__ = [
     "MESSAGE_MODELS",
     "MOVE_METHOD",
     "PARITY_METHOD",
+    "PLAY_LEAGUE_ID",
+    "PLAY_MATCH_PREFIX",
+    "PLAY_REFEREE_ID",
     "MIN_PROTOCOL_VERSION",
     "PROTOCOL",
     "PROTOCOL_MESSAGES",
@@ -147,6 +159,8 @@ __all__ = [
     "ParityChoice",
     "ParityContext",
     "PlayerMeta",
+    "PlayProofRequest",
+    "PlayProofResponse",
     "QueryType",
     "RefereeMeta",
     "RefereeRegisterRequest",
