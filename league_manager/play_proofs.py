@@ -17,14 +17,12 @@ from sdk.messages import (
     PLAY_LEAGUE_ID,
     PLAY_MATCH_PREFIX,
     PLAY_REFEREE_ID,
+    PLAYABLE_STATES,
     PlayProofRequest,
     PlayProofResponse,
 )
 
-__all__ = ["PLAYABLE_STATES", "play_proof"]
-
-PLAYABLE_STATES = ("REGISTERED", "ACTIVE")
-"""The states of a player a person may play (not suspended, shut down or removed)."""
+__all__ = ["play_proof"]
 
 _MAX_MATCH_ID = 128
 

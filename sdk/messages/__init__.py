@@ -62,6 +62,7 @@ from sdk.messages.play import (
     PLAY_LEAGUE_ID,
     PLAY_MATCH_PREFIX,
     PLAY_REFEREE_ID,
+    PLAYABLE_STATES,
     PlayProofRequest,
     PlayProofResponse,
 )
@@ -118,6 +119,7 @@ __all__ = [
     "MESSAGE_MODELS",
     "MOVE_METHOD",
     "PARITY_METHOD",
+    "PLAYABLE_STATES",
     "PLAY_LEAGUE_ID",
     "PLAY_MATCH_PREFIX",
     "PLAY_REFEREE_ID",

@@ -14,6 +14,7 @@ from pydantic import Field
 from sdk.messages.envelope import Message
 
 __all__ = [
+    "PLAYABLE_STATES",
     "PLAY_LEAGUE_ID",
     "PLAY_MATCH_PREFIX",
     "PLAY_REFEREE_ID",
@@ -21,6 +22,9 @@ __all__ = [
     "PlayProofResponse",
 ]
 
+PLAYABLE_STATES = ("REGISTERED", "ACTIVE")
+"""The states of a registered player a person may play (not suspended, shut down or
+removed): what the League Manager gives a proof for, and the play service offers."""
 PLAY_LEAGUE_ID = "play"
 """The league of every friendly game (the play room's match plan names it)."""
 PLAY_REFEREE_ID = "play"
