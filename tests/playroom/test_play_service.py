@@ -7,11 +7,14 @@ game and links to the play service from its dashboard."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.conftest import make_shared_dir
+from league_cli.launcher import Launcher
+from league_cli.up import LeaguePlan, start_processes
+from tests.conftest import free_port, make_shared_dir
 from tests.playroom.processes import Running, play_league
 
 pytestmark = pytest.mark.e2e
@@ -68,3 +71,28 @@ def test_the_league_manager_serves_no_game_and_links_to_the_play_service(
         assert f'<a href="{running.manager.base_url}/">Dashboard</a>' in page.text
         health = play.get("/health").json()
         assert health["status"] == "ok" and health["agent"] == "play_service"
+
+
+def test_league_up_starts_the_play_service_with_the_rest_and_stops_it(tmp_path: Path) -> None:
+    """``league up`` (``start_processes`` with a ``play_port``): the play service runs beside
+    the league, the dashboard links to it, and ``stop_all`` stops it by its pid."""
+    shared = make_shared_dir(tmp_path / "SHARED")
+    launcher = Launcher(shared.root)
+    plan = LeaguePlan(
+        shared_dir=shared.root,
+        players=[(f"Player{n}", free_port(), "random") for n in (1, 2)],
+        referees=[("Ref1", free_port(), 1)],
+        lm_port=free_port(),
+        play_port=free_port(),
+    )
+    try:
+        with httpx.Client(timeout=10) as client:
+            lm_url = start_processes(plan, launcher, client)
+            assert f'<a href="{plan.play_url}">Play</a>' in client.get(f"{lm_url}/").text
+            (play,) = [p for p in launcher.processes if p.kind == "play-service"]
+            assert play.port == plan.play_port
+            offered = client.get(f"{play.base_url}/api/games/defaults").json()["players"]
+            assert {p["player_id"] for p in offered} == {"P01", "P02"}
+    finally:
+        launcher.stop_all()
+    assert play.popen.poll() is not None and not play.pid_file.exists()
