@@ -152,15 +152,30 @@ class Launcher:
         return process
 
     def manager(
-        self, port: Port, league_id: str | None = None, auto_start_players: int | None = None
+        self,
+        port: Port,
+        league_id: str | None = None,
+        auto_start_players: int | None = None,
+        play_url: str | None = None,
     ) -> AgentProcess:
+        """``play_url``: the play service's /play page, which the dashboard links to."""
         args = []
         if league_id:
             args += ["--league-id", league_id]
             self._league_id = league_id
         if auto_start_players:
             args += ["--auto-start-players", str(auto_start_players)]
+        if play_url:
+            args += ["--play-url", play_url]
         return self._spawn("manager", "league_manager", port, args)
+
+    def play_service(self, port: Port, lm_url: str) -> AgentProcess:
+        """The play service of the League Manager at ``lm_url`` (its /mcp URL); it reads
+        the referee secret as this launcher's referees do."""
+        args = ["--lm-url", lm_url]
+        if self._league_id:
+            args += ["--league-id", self._league_id]
+        return self._spawn("play-service", "play-service", port, args)
 
     def referee(
         self,

@@ -46,6 +46,13 @@ AdvertiseOpt = Annotated[
         "where it listens (a proxy, NAT, a host name; default: http://HOST:PORT/mcp)",
     ),
 ]
+RefereeSecretOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="the league's referee secret (default: $LEAGUE_REFEREE_SECRET, system.json, "
+        "or the League Manager's file on this machine); see 'league referee-secret'"
+    ),
+]
 LmBaseOpt = Annotated[
     str | None, typer.Option("--lm-url", help="League Manager base URL (default: from system.json)")
 ]
@@ -118,6 +125,13 @@ def manager(
     auto_start_players: Annotated[
         int | None, typer.Option(help="start the league once this many players registered")
     ] = None,
+    play_url: Annotated[
+        str | None,
+        typer.Option(
+            help="the play service's /play page, linked from the dashboard (default: no "
+            "link; 'league play-service' starts one, 'league up' both)"
+        ),
+    ] = None,
 ) -> None:
     """Run the League Manager."""
     from league_manager.app import run
@@ -132,6 +146,7 @@ def manager(
             port=shared.system().league_manager.port if port is None else port,
             league_id=league_id,
             auto_start_players=auto_start_players,
+            play_url=play_url,
         )
 
     _serve_agent(run, _settings(make))
@@ -160,13 +175,7 @@ def referee(
         list[str] | None,
         typer.Option(help="a game it runs, repeatable (default: defaults/referee.json)"),
     ] = None,
-    referee_secret: Annotated[
-        str | None,
-        typer.Option(
-            help="the league's referee secret (default: $LEAGUE_REFEREE_SECRET, system.json, "
-            "or the League Manager's file on this machine); see 'league referee-secret'"
-        ),
-    ] = None,
+    referee_secret: RefereeSecretOpt = None,
     league_id: Annotated[
         str | None,
         typer.Option(help="the league whose referee secret file to read (default: system.json's)"),
@@ -194,6 +203,40 @@ def referee(
             join_league=not standalone,
             league_id=league_id,
             advertise=advertise,
+            referee_secret=SecretStr(referee_secret) if referee_secret else None,
+        )
+
+    _serve_agent(run, _settings(make))
+
+
+@app.command("play-service")
+def play_service(
+    shared_dir: SharedOpt = None,
+    host: HostOpt = "127.0.0.1",
+    port: Annotated[int | None, typer.Option(help="default: system.json's play_service")] = None,
+    lm_url: LmUrlOpt = None,
+    referee_secret: RefereeSecretOpt = None,
+    league_id: Annotated[
+        str | None,
+        typer.Option(
+            help="the league whose game and referee secret file to use (default: system.json's)"
+        ),
+    ] = None,
+) -> None:
+    """Run the play service: the /play page, where a person plays a built-in strategy, an
+    LLM or a player registered with the League Manager."""
+    from playroom.app import run
+    from playroom.config import PlayServiceSettings
+
+    shared = _shared(shared_dir)
+
+    def make() -> PlayServiceSettings:
+        return PlayServiceSettings(
+            shared_dir=shared.root,
+            host=host,
+            port=shared.system().play_service.port if port is None else port,
+            league_manager_url=f"{_lm_base(shared, lm_url)}/mcp",
+            league_id=league_id,
             referee_secret=SecretStr(referee_secret) if referee_secret else None,
         )
 
@@ -437,6 +480,9 @@ def up(
     lm_port: Annotated[int | None, typer.Option(help="default: system.json")] = None,
     referee_port: Annotated[int, typer.Option(help="first referee port")] = 8001,
     player_port: Annotated[int, typer.Option(help="first player port")] = 8101,
+    play_port: Annotated[
+        int | None, typer.Option(help="the play service's port (default: system.json)")
+    ] = None,
     strategies: Annotated[
         str | None, typer.Option(help="comma-separated strategies, cycled over the players")
     ] = None,
@@ -445,7 +491,8 @@ def up(
     seed: Annotated[int | None, typer.Option(help="seed for reproducible draws")] = None,
     stop: Annotated[bool, typer.Option("--stop/--keep", help="stop everything at the end")] = False,
 ) -> None:
-    """Start a League Manager, referees and players, run the league, print the standings."""
+    """Start a League Manager, the play service, referees and players, run the league,
+    print the standings."""
     shared = _shared(shared_dir)
     try:
         agents = shared.agents()
@@ -470,6 +517,7 @@ def up(
         league_id=league_id,
         seed=seed,
         game_type=league.game_type,
+        play_port=play_port or system.play_service.port,
     )
     token_file = shared.admin_token_path(league_id or system.default_league_id)
     configured = system.security.configured_admin_token()

@@ -29,6 +29,13 @@ class LeaguePlan:
     seed: int | None = None
     game_type: str | None = None
     """The league's game; None: the referees' and players' defaults (even/odd)."""
+    play_port: int | None = None
+    """Where the play service (the /play page) listens; None: no play service."""
+
+    @property
+    def play_url(self) -> str | None:
+        """The play service's page, which the dashboard links to (None: none started)."""
+        return None if self.play_port is None else f"http://127.0.0.1:{self.play_port}/play"
 
 
 def wait_for(condition: Any, timeout: float, what: str, interval: float = 0.1) -> Any:
@@ -50,12 +57,14 @@ def _status(client: httpx.Client, lm_url: str) -> dict[str, Any]:
 
 
 def start_processes(plan: LeaguePlan, launcher: Launcher, client: httpx.Client) -> str:
-    """Start the League Manager, the referees and the players; wait until every one is
-    healthy and registered. Returns the League Manager's base URL."""
-    manager = launcher.manager(plan.lm_port, plan.league_id)
+    """Start the League Manager, the play service (when ``plan.play_port`` says where), the
+    referees and the players; wait until every one is healthy and registered. Returns the
+    League Manager's base URL."""
+    manager = launcher.manager(plan.lm_port, plan.league_id, play_url=plan.play_url)
     launcher.wait_healthy(manager)
     lm_mcp = manager.mcp_url
-    started = [
+    services = [] if plan.play_port is None else [launcher.play_service(plan.play_port, lm_mcp)]
+    started = services + [
         launcher.referee(name, port, lm_mcp, capacity, plan.seed, plan.game_type)
         for name, port, capacity in plan.referees
     ]
@@ -94,6 +103,8 @@ def run_league(
                 f"[green]League Manager at {lm_url}: {len(plan.referees)} referee(s), "
                 f"{len(plan.players)} player(s) registered[/green]"
             )
+            if plan.play_url:
+                console.print(f"[green]Play a game at {plan.play_url}[/green]")
             response = client.post(
                 f"{lm_url}/start_league", headers={"Authorization": f"Bearer {admin_token()}"}
             )

@@ -18,7 +18,6 @@ from league_manager.config import LeagueManagerSettings
 from league_manager.handlers import method_table
 from league_manager.service import LeagueManager
 from league_manager.web import install as install_dashboard
-from league_manager.web.games_api import games_router
 from sdk.jsonrpc import JsonRpcEndpoint
 from sdk.service import serve
 
@@ -54,14 +53,12 @@ def create_app(
         limits=manager.system.http,
         mode=lambda: manager.config.protocol_mode,
     ).mount(app)
-    hub = install_dashboard(app, manager)
+    hub = install_dashboard(app, manager, settings.play_url)
     app.state.events = hub
 
     def manager_of(request: Request) -> LeagueManager:
         found: LeagueManager = request.app.state.manager
         return found
-
-    app.include_router(games_router(manager))  # /api/games and the /play page
 
     @app.get("/health")
     async def health(request: Request) -> JSONResponse:

@@ -6,6 +6,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sdk.types import AgentUrl
+
 __all__ = ["LeagueManagerSettings"]
 
 
@@ -24,3 +26,8 @@ class LeagueManagerSettings(BaseModel):
         description="start once this many players registered; None: the league config decides",
     )
     max_broadcast_concurrency: int = Field(default=64, ge=1)
+    play_url: AgentUrl | None = Field(
+        default=None,
+        description="the play service's /play page, linked from the dashboard; None: no link "
+        "(the League Manager serves no game)",
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from league_manager.play_proofs import play_proof
 from league_manager.service import LeagueManager
 from sdk.jsonrpc import RpcMethod
 from sdk.messages import (
@@ -14,6 +15,8 @@ from sdk.messages import (
     LeagueStandings,
     MatchResultAck,
     MatchResultReport,
+    PlayProofRequest,
+    PlayProofResponse,
     RefereeRegisterRequest,
     RefereeRegisterResponse,
 )
@@ -44,10 +47,20 @@ def method_table(manager: LeagueManager) -> dict[str, RpcMethod]:
             else "get_standings"
         )
 
+    async def get_play_proof(request: PlayProofRequest) -> PlayProofResponse:
+        return play_proof(
+            request,
+            agents=manager.agents,
+            league_id=manager.league_id,
+            sender=manager.sender,
+            check_secret=manager.check_referee_secret,
+        )
+
     return {
         "register_referee": RpcMethod(register_referee, RefereeRegisterRequest),
         "register_player": RpcMethod(register_player, LeagueRegisterRequest),
         "report_match_result": RpcMethod(report_match_result, MatchResultReport),
         "league_query": RpcMethod(league_query, LeagueQuery),
         "get_standings": RpcMethod(get_standings),
+        "get_play_proof": RpcMethod(get_play_proof, PlayProofRequest),
     }

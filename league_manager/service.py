@@ -243,8 +243,11 @@ class LeagueManager:
             return f"the league is full ({self.config.max_players} players)"
         return None
 
-    def _check_referee_secret(self, presented: str | None) -> None:
-        """Referees are the operator's: registering one takes the league's referee secret.
+    def check_referee_secret(
+        self, presented: str | None, purpose: str = "registering a referee"
+    ) -> None:
+        """Referees (and the play service) are the operator's: ``purpose`` takes the
+        league's referee secret.
 
         Raises:
             ProtocolError: E011 none was sent, E012 a wrong one.
@@ -256,7 +259,7 @@ class LeagueManager:
         if not presented:
             raise ProtocolError(
                 ErrorCode.AUTH_TOKEN_MISSING,
-                f"registering a referee needs the league's referee secret in auth_token; {hint}",
+                f"{purpose} needs the league's referee secret in auth_token; {hint}",
             )
         if not secret_matches(presented, self.referee_secret):
             raise ProtocolError(
@@ -293,7 +296,7 @@ class LeagueManager:
         )
 
     def register_referee(self, request: RefereeRegisterRequest) -> RefereeRegisterResponse:
-        self._check_referee_secret(request.auth_token)
+        self.check_referee_secret(request.auth_token)
         agent, token, refusal, wait = self._register(
             "referee", request.referee_meta, request.conversation_id, request.auth_token
         )

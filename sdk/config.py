@@ -142,6 +142,8 @@ class SystemConfig(_File):
     protocol_version: str = "2.1.0"
     default_league_id: str
     league_manager: HostPort = HostPort(port=8000)
+    play_service: HostPort = HostPort(port=8090)
+    """Where ``league play-service`` listens by default (the ``/play`` page)."""
     league_manager_sender: str = Field(
         default="league_manager",
         pattern=r"^league_manager(:[A-Za-z0-9_.-]+)?$",

@@ -265,6 +265,20 @@ _BODIES: dict[str, dict[str, Any]] = {
         },
     },
     "START_MATCH_ACK": {"sender": "referee:REF01", "match_id": "R1M1", "accepted": True},
+    "PLAY_PROOF_REQUEST": {
+        "sender": "referee:play",
+        "auth_token": "the-league-referee-secret",
+        "league_id": "play",
+        "match_id": "play-even_odd-42",
+        "player_id": "P01",
+        "referee_id": "play",
+    },
+    "PLAY_PROOF_RESPONSE": {
+        "league_id": "play",
+        "match_id": "play-even_odd-42",
+        "player_id": "P01",
+        "player_proofs": {"P01": "hmac-of-play-play-even_odd-42-play-by-P01s-token"},
+    },
 }
 
 

@@ -1,5 +1,6 @@
 """The League Manager's web pages and their JSON APIs: the live dashboard
-(doc/dashboard.md) and the page to play a game (``/play``, ``/api/games``: doc/playing.md)."""
+(doc/dashboard.md). People play games on the play service (``playroom``), which the
+dashboard links to when it is told where (``--play-url``)."""
 
 from league_manager.web.dashboard import install
 

@@ -19,7 +19,7 @@ __all__ = ["install"]
 STATIC_DIR = Path(__file__).parent / "static"
 
 
-def _pages_router() -> APIRouter:
+def _pages_router(play_url: str | None) -> APIRouter:
     router = APIRouter(default_response_class=HTMLResponse)
 
     def name(request: Request) -> str:
@@ -27,15 +27,15 @@ def _pages_router() -> APIRouter:
 
     @router.get("/")
     async def dashboard(request: Request) -> str:
-        return pages.dashboard_page(name(request))
+        return pages.dashboard_page(name(request), play_url)
 
     @router.get("/ui/schedule")
     async def schedule(request: Request) -> str:
-        return pages.schedule_page(name(request))
+        return pages.schedule_page(name(request), play_url)
 
     @router.get("/ui/analysis")
     async def analysis(request: Request) -> str:
-        return pages.analysis_page(name(request))
+        return pages.analysis_page(name(request), play_url)
 
     @router.get("/ui/matches/{match_id:path}")
     async def match(request: Request, match_id: str) -> HTMLResponse:
@@ -44,7 +44,7 @@ def _pages_router() -> APIRouter:
                 pages.not_found_page(f"match {match_id!r} is not in this league's schedule"),
                 status_code=404,
             )
-        return HTMLResponse(pages.match_page(name(request), match_id))
+        return HTMLResponse(pages.match_page(name(request), match_id, play_url))
 
     @router.get("/ui/players/{player_id:path}")
     async def player(request: Request, player_id: str) -> HTMLResponse:
@@ -53,7 +53,7 @@ def _pages_router() -> APIRouter:
                 pages.not_found_page(f"player {player_id!r} is not registered in this league"),
                 status_code=404,
             )
-        return HTMLResponse(pages.player_page(name(request), player_id))
+        return HTMLResponse(pages.player_page(name(request), player_id, play_url))
 
     return router
 
@@ -76,12 +76,13 @@ def _events_router(hub: EventHub) -> APIRouter:
     return router
 
 
-def install(app: FastAPI, manager: LeagueManager) -> EventHub:
-    """Add the dashboard to the League Manager's app; returns the event hub, to close
-    (ending every stream) when the server starts shutting down."""
+def install(app: FastAPI, manager: LeagueManager, play_url: str | None = None) -> EventHub:
+    """Add the dashboard to the League Manager's app (its navigation links to the play
+    service's ``play_url`` when given); returns the event hub, to close (ending every
+    stream) when the server starts shutting down."""
     hub = EventHub()
     manager.listeners.append(hub.publish)
-    app.include_router(_pages_router())
+    app.include_router(_pages_router(play_url))
     app.include_router(api_router())
     app.include_router(_events_router(hub))
     app.mount(pages.STATIC_PREFIX, StaticFiles(directory=STATIC_DIR), name="dashboard-static")

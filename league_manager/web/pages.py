@@ -26,7 +26,6 @@ _NAV = (
     ("/", "Dashboard"),
     ("/ui/schedule", "Schedule"),
     ("/ui/analysis", "Analysis"),
-    ("/play", "Play"),
 )
 
 _ADMIN_PANEL = """
@@ -66,13 +65,17 @@ def _shell(
     status: int = 200,
     data: dict[str, str] | None = None,
     live: bool = True,
+    play_url: str | None = None,
 ) -> str:
-    """A whole page; ``data`` becomes data-* attributes of <body> (the script reads them)."""
+    """A whole page; ``data`` becomes data-* attributes of <body> (the script reads them);
+    the navigation links to the play service at ``play_url`` when there is one (the
+    League Manager serves no game)."""
     attributes = {"page": page, **(data or {})}
     if live:
         attributes["events"] = " ".join(sorted(PUBLIC_EVENTS))
     body = " ".join(f'data-{name}="{escape(value)}"' for name, value in attributes.items())
-    nav = " ".join(f'<a href="{href}">{label}</a>' for href, label in _NAV)
+    links = (*_NAV, *(((play_url, "Play"),) if play_url else ()))
+    nav = " ".join(f'<a href="{escape(href)}">{label}</a>' for href, label in links)
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -93,7 +96,7 @@ def _shell(
 """
 
 
-def dashboard_page(league_name: str) -> str:
+def dashboard_page(league_name: str, play_url: str | None = None) -> str:
     main = f"""
 <h1 id="league-name">{escape(league_name)}</h1>
 <section id="progress" aria-label="progress"></section>
@@ -105,27 +108,33 @@ def dashboard_page(league_name: str) -> str:
 <a href="/schedule">/schedule</a> · <a href="/analysis">/analysis</a> ·
 <a href="/events">/events</a></p>
 {_ADMIN_PANEL.format(actions=_LEAGUE_ACTIONS)}"""
-    return _shell(f"{league_name}: dashboard", "dashboard", main)
+    return _shell(f"{league_name}: dashboard", "dashboard", main, play_url=play_url)
 
 
-def schedule_page(league_name: str) -> str:
+def schedule_page(league_name: str, play_url: str | None = None) -> str:
     main = f"""
 <h1>{escape(league_name)}: schedule</h1>
 <div id="schedule"></div>"""
-    return _shell(f"{league_name}: schedule", "schedule", main)
+    return _shell(f"{league_name}: schedule", "schedule", main, play_url=play_url)
 
 
-def match_page(league_name: str, match_id: str) -> str:
+def match_page(league_name: str, match_id: str, play_url: str | None = None) -> str:
     main = f"""
 <h1>Match {escape(match_id)}</h1>
 <section id="match-summary"></section>
 <section><h2>Result</h2><div id="match-result"></div></section>
 <section><h2>Moves</h2><div id="match-moves"></div></section>
 <section><h2>Transcript</h2><div id="match-transcript"></div></section>"""
-    return _shell(f"{league_name}: match {match_id}", "match", main, data={"match-id": match_id})
+    return _shell(
+        f"{league_name}: match {match_id}",
+        "match",
+        main,
+        data={"match-id": match_id},
+        play_url=play_url,
+    )
 
 
-def player_page(league_name: str, player_id: str) -> str:
+def player_page(league_name: str, player_id: str, play_url: str | None = None) -> str:
     actions = """
 <div class="buttons">
 <button type="button" class="danger" data-admin-post="/admin/players/{id}/remove"
@@ -137,17 +146,21 @@ def player_page(league_name: str, player_id: str) -> str:
 <section><h2>Matches</h2><div id="player-matches"></div></section>
 {_ADMIN_PANEL.format(actions=actions)}"""
     return _shell(
-        f"{league_name}: player {player_id}", "player", main, data={"player-id": player_id}
+        f"{league_name}: player {player_id}",
+        "player",
+        main,
+        data={"player-id": player_id},
+        play_url=play_url,
     )
 
 
-def analysis_page(league_name: str) -> str:
+def analysis_page(league_name: str, play_url: str | None = None) -> str:
     main = f"""
 <h1>{escape(league_name)}: analysis</h1>
 <p><button type="button" id="analysis-refresh">Refresh</button>
 <span class="muted">computed from the match files when asked</span></p>
 <div id="analysis"></div>"""
-    return _shell(f"{league_name}: analysis", "analysis", main, live=False)
+    return _shell(f"{league_name}: analysis", "analysis", main, live=False, play_url=play_url)
 
 
 def not_found_page(sentence: str) -> str:

@@ -58,6 +58,14 @@ from sdk.messages.match import (
     seat_role,
 )
 from sdk.messages.methods import PROTOCOL_TIMEOUTS_SEC, Method
+from sdk.messages.play import (
+    PLAY_LEAGUE_ID,
+    PLAY_MATCH_PREFIX,
+    PLAY_REFEREE_ID,
+    PLAYABLE_STATES,
+    PlayProofRequest,
+    PlayProofResponse,
+)
 from sdk.messages.registration import (
     LeagueRegisterRequest,
     LeagueRegisterResponse,
@@ -97,6 +105,8 @@ EXTRA_MESSAGES: tuple[type[Message], ...] = (
     LeagueStandings,
     StartMatch,
     StartMatchAck,
+    PlayProofRequest,
+    PlayProofResponse,
 )
 """The generic move messages and the messages that are ours."""
 
@@ -108,6 +118,10 @@ __all__ = [
     "MAX_SEATS",
     "MESSAGE_MODELS",
     "Method",
+    "PLAYABLE_STATES",
+    "PLAY_LEAGUE_ID",
+    "PLAY_MATCH_PREFIX",
+    "PLAY_REFEREE_ID",
     "MIN_PROTOCOL_VERSION",
     "PROTOCOL",
     "PROTOCOL_MESSAGES",
@@ -147,6 +161,8 @@ __all__ = [
     "ParityChoice",
     "ParityContext",
     "PlayerMeta",
+    "PlayProofRequest",
+    "PlayProofResponse",
     "QueryType",
     "RefereeMeta",
     "RefereeRegisterRequest",

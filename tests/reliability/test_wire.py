@@ -88,7 +88,6 @@ def _pages(
             f"/ui/matches/{match_id}",
             f"/ui/players/{player_id}",
             "/ui/schedule",
-            "/play",
         ],
         "player": ["/health", "/status", "/stats", "/history"],
         "referee": ["/health", "/status"],

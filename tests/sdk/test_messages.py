@@ -73,6 +73,8 @@ def test_registry_holds_the_18_protocol_messages_and_ours() -> None:
         "LEAGUE_STANDINGS",
         "START_MATCH",
         "START_MATCH_ACK",
+        "PLAY_PROOF_REQUEST",
+        "PLAY_PROOF_RESPONSE",
     }
     assert len(MESSAGE_MODELS) == len(ALL_MODELS), "two models share a MESSAGE_TYPE"
     assert sorted(MESSAGE_MODELS) == example_types(), "tests/sdk/samples.py misses a message"

@@ -1,65 +1,33 @@
 """The ``/play`` page in a real browser (Debian's chromium driven by Playwright) against a
-real League Manager process: a person plays whole games of even/odd and of the repeated
-prisoner's dilemma by clicking, against built-in strategies and against a player process
-registered in the league, and downloads the transcript. Screenshots are kept in
-``tests/web/artifacts/`` (or ``$WEB_ARTIFACTS``)."""
+real play service process beside a real League Manager process: a person plays whole games
+of even/odd and of the repeated prisoner's dilemma by clicking, against built-in strategies
+and against a player process registered in the league, and downloads the transcript.
+Screenshots are kept in ``tests/web/artifacts/`` (or ``$WEB_ARTIFACTS``)."""
 
 from __future__ import annotations
 
 import csv
 import io
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from league_cli.launcher import AgentProcess, Launcher
 from playroom.transcript import Transcript
-from tests.conftest import free_port, make_shared_dir
+from tests.conftest import make_shared_dir
+from tests.playroom.processes import Running as League
+from tests.playroom.processes import play_league
 from tests.web.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.e2e
 
 
-class League:
-    """A League Manager process and one player process registered in its league."""
-
-    def __init__(self, manager: AgentProcess, player: AgentProcess, player_id: str):
-        self.manager = manager
-        self.player = player
-        self.player_id = player_id
-
-    @property
-    def url(self) -> str:
-        return self.manager.base_url
-
-
 @pytest.fixture(scope="module")
 def league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[League]:
-    shared = make_shared_dir(tmp_path_factory.mktemp("play") / "SHARED")
-    launcher = Launcher(shared.root)
-    try:
-        manager = launcher.manager(free_port())
-        launcher.wait_healthy(manager)
-        player = launcher.player(
-            "Fixed", free_port(), manager.mcp_url, strategy="fixed", game_type="even_odd"
-        )
-        launcher.wait_healthy(player)
-        deadline = time.monotonic() + 30
-        with httpx.Client(timeout=5) as client:
-            while True:
-                players = client.get(f"{manager.base_url}/api/games/defaults").json()["players"]
-                if players:
-                    break
-                assert time.monotonic() < deadline, "the player never registered"
-                time.sleep(0.1)
-        yield League(manager, player, players[0]["player_id"])
-    finally:
-        launcher.stop_all()
+    with play_league(make_shared_dir(tmp_path_factory.mktemp("play") / "SHARED")) as up:
+        yield up
 
 
 @contextmanager

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from league_manager.web import pages
 from sdk.config import SharedDir
 from tests.analytics_matches import even_odd_match, write_matches
 from tests.league_manager.conftest import World
@@ -124,3 +125,18 @@ async def test_overview_and_pages_before_and_after_a_league(world: World) -> Non
     assert script.status_code == 200 and "javascript" in script.headers["content-type"]
     assert style.status_code == 200 and style.headers["content-type"].startswith("text/css")
     assert "innerHTML" not in script.text, "the script writes text nodes only"
+
+
+def test_the_navigation_links_to_the_play_service_only_when_told_where() -> None:
+    """The League Manager serves no game: its pages link to the play service's ``/play``
+    when it was started with ``--play-url``, and have no Play link otherwise."""
+    play_url = "http://127.0.0.1:8090/play"
+    for render in (
+        lambda url: pages.dashboard_page("L", url),
+        lambda url: pages.schedule_page("L", url),
+        lambda url: pages.analysis_page("L", url),
+        lambda url: pages.match_page("L", "R1M1", url),
+        lambda url: pages.player_page("L", "P01", url),
+    ):
+        assert f'<a href="{play_url}">Play</a>' in render(play_url)
+        assert ">Play</a>" not in render(None) and '/play"' not in render(None)

@@ -1,4 +1,5 @@
-"""Games a person plays through the ``/play`` page: one session per game, in memory, bounded.
+"""Games a person plays through the play service's ``/play`` page: one session per game, in
+memory, bounded.
 
 A session runs ``playroom.session.play_game`` (the loop ``league play`` runs) as an
 asyncio task with a ``WebSeat``: when the person's move is due the seat parks a future,
@@ -20,7 +21,7 @@ import math
 import os
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -38,6 +39,7 @@ __all__ = [
     "MoveRefused",
     "PlayLimits",
     "PlaySession",
+    "Seating",
     "SessionStatus",
     "SessionStore",
     "SessionsFull",
@@ -51,6 +53,9 @@ MAX_MOVE_CHARS = 1000
 """The longest move taken, as typed (an allocation over 100 battlefields fits): a refused
 move is recorded in the transcript, which must not grow by whatever a request holds."""
 SessionStatus = Literal["created", "running", "finished", "failed"]
+Seating = Callable[[GameSpec, Opponent, int | None], Awaitable[tuple[Opponent, int]]]
+"""Seats a remote opponent for one game: the opponent with its proof, and the game's seed
+(``playroom.league_link.LeagueLink.seated``)."""
 
 
 class PlayLimits(BaseModel):
@@ -221,8 +226,9 @@ class PlaySession:
     error: str | None = None
     task: asyncio.Task[None] | None = field(default=None, repr=False)
 
-    def start(self, shared: SharedDir) -> None:
-        """Begin the game in a task of the running loop."""
+    def start(self, shared: SharedDir, seating: Seating) -> None:
+        """Begin the game in a task of the running loop (a remote opponent is seated by
+        ``seating`` first)."""
         self.transcript = new_transcript(
             self.game, self.opponent, params=self.params, seed=self.seed
         )
@@ -232,24 +238,29 @@ class PlaySession:
         }
         self.seat = seat = WebSeat(self.transcript)
         self.status = "running"
-        self.task = asyncio.create_task(self._run(seat, shared), name=f"play-{self.session_id}")
+        self.task = asyncio.create_task(
+            self._run(seat, shared, seating), name=f"play-{self.session_id}"
+        )
 
-    async def _run(self, seat: WebSeat, shared: SharedDir) -> None:
+    async def _run(self, seat: WebSeat, shared: SharedDir, seating: Seating) -> None:
         try:
+            opponent, seed = self.opponent, self.seed
+            if opponent.kind == "remote":
+                opponent, seed = await seating(self.game, opponent, seed)
             self.result = await play_game(
-                self.game, self.opponent, seat, params=self.params, seed=self.seed, shared=shared
+                self.game, opponent, seat, params=self.params, seed=seed, shared=shared
             )
             self.status = "finished"
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # any failure ends this game, never the server
             known = isinstance(exc, ValueError | ConfigError) or type(exc).__module__.startswith(
-                ("players", "league_cli", "games")
+                ("players", "playroom", "league_cli", "games")
             )
             if not known:
                 _log.exception("play session %s failed", self.session_id)
             self.error = (
-                str(exc) if known else "the game failed on the server; see the League Manager's log"
+                str(exc) if known else "the game failed on the server; see the play service's log"
             )
             seat.tell(f"The game stopped: {self.error}")
             seat.transcript.finish({"error": self.error})

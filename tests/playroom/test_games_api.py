@@ -1,6 +1,8 @@
-"""``/api/games`` through the League Manager's whole app (its lifespan included) over
-httpx's ASGI transport: games played to the end, configs, wrong order, bad input, limits
-(on a clock the tests move), and that nothing internal ever leaves the server."""
+"""``/api/games`` through the play service's whole app (its lifespan included) over httpx's
+ASGI transport, its League Manager's app behind it the same way: games played to the end,
+configs, wrong order, bad input, limits (on a clock the tests move), and that nothing
+internal ever leaves the server. ``test_play_service.py`` plays a registered player with
+real processes."""
 
 from __future__ import annotations
 
@@ -16,13 +18,17 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
+from pydantic import SecretStr
 
-from league_manager.app import create_app
+from league_manager.app import create_app as create_league_manager
 from league_manager.config import LeagueManagerSettings
-from league_manager.web import games_api
-from league_manager.web.play_sessions import MAX_MOVE_CHARS, MoveRefused, SessionStore, WebSeat
+from playroom import games_api
+from playroom.app import create_app
+from playroom.config import PlayServiceSettings
+from playroom.play_sessions import MAX_MOVE_CHARS, MoveRefused, SessionStore, WebSeat
 from playroom.transcript import Transcript
 from sdk.config import SharedDir
+from sdk.examples import example
 from tests.conftest import free_port
 from tests.players.llm_server import start_in_thread
 
@@ -37,31 +43,39 @@ EVEN_ODD = {"game": "even_odd", "opponent": {"kind": "builtin", "strategy": "fix
 Client = httpx.AsyncClient
 
 
+def settings_of(shared: SharedDir) -> PlayServiceSettings:
+    return PlayServiceSettings(shared_dir=shared.root, league_manager_url="http://lm.test/mcp")
+
+
 @asynccontextmanager
 async def running(shared: SharedDir) -> AsyncIterator[FastAPI]:
-    """The app with its lifespan running (the league's and the play sessions')."""
-    app = create_app(LeagueManagerSettings(shared_dir=shared.root))
-    async with app.router.lifespan_context(app):
+    """The play service's app with its lifespan running (its play sessions'), and its League
+    Manager's (an empty league) behind its clients."""
+    manager = create_league_manager(LeagueManagerSettings(shared_dir=shared.root))
+    app = create_app(settings_of(shared), transport=httpx.ASGITransport(app=manager))
+    async with manager.router.lifespan_context(manager), app.router.lifespan_context(app):
         yield app
 
 
 def client_of(app: FastAPI, address: str = "127.0.0.1") -> Client:
     """A client of ``app`` calling from ``address``."""
     return httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app, client=(address, 5000)), base_url="http://lm.test"
+        transport=httpx.ASGITransport(app=app, client=(address, 5000)),
+        base_url="http://play.test",
     )
 
 
 @asynccontextmanager
-async def league_manager(shared: SharedDir) -> AsyncIterator[Client]:
+async def play_service(shared: SharedDir) -> AsyncIterator[Client]:
     async with running(shared) as app, client_of(app) as client:
         yield client
 
 
 @pytest.fixture
-async def lm(shared_dir: SharedDir, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Client]:
+async def play(shared_dir: SharedDir, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Client]:
+    """A client of the play service."""
     monkeypatch.delenv("LEAGUE_LLM_BASE_URL", raising=False)
-    async with league_manager(shared_dir) as client:
+    async with play_service(shared_dir) as client:
         yield client
 
 
@@ -88,8 +102,8 @@ async def _started(call: Callable[..., Awaitable[httpx.Response]], config: dict[
     return session_id
 
 
-async def test_defaults_list_the_games_their_params_and_the_opponents(lm: Client) -> None:
-    answer = (await lm.get("/api/games/defaults")).json()
+async def test_defaults_list_the_games_their_params_and_the_opponents(play: Client) -> None:
+    answer = (await play.get("/api/games/defaults")).json()
     games = {game["game_type"]: game for game in answer["games"]}
     assert games["prisoners_dilemma"]["params"]["rounds"] == 1
     assert "tit_for_tat" in games["prisoners_dilemma"]["strategies"]
@@ -100,8 +114,8 @@ async def test_defaults_list_the_games_their_params_and_the_opponents(lm: Client
     assert answer["max_sessions_per_client"] == 5
 
 
-async def test_a_whole_repeated_prisoners_dilemma_against_tit_for_tat(lm: Client) -> None:
-    call = Recorder(lm)
+async def test_a_whole_repeated_prisoners_dilemma_against_tit_for_tat(play: Client) -> None:
+    call = Recorder(play)
     session_id = await _started(call, PD_TFT)
     state = (await call("GET", f"/api/games/{session_id}")).json()
     assert state["action_space"] == {"kind": "choice", "choices": ["C", "D"]}
@@ -157,11 +171,11 @@ async def test_a_whole_repeated_prisoners_dilemma_against_tit_for_tat(lm: Client
     )
 
 
-async def test_internal_messages_exist_but_never_leave(lm: Client) -> None:
+async def test_internal_messages_exist_but_never_leave(play: Client) -> None:
     """The server's transcript has internal messages (the opponent's move, the final
     state): the opponent's parity is in no answer before the game is over, and the state
     dump in none at all."""
-    call = Recorder(lm)
+    call = Recorder(play)
     session_id = await _started(call, EVEN_ODD)
     before = list(call.texts)
     assert before and not any(re.search(r"opponent_choice\W+even", text) for text in before)
@@ -175,11 +189,11 @@ async def test_internal_messages_exist_but_never_leave(lm: Client) -> None:
     assert not any("game_id" in text or "internal" in text for text in call.texts)
 
 
-async def test_configs_change_before_the_start_and_not_after(lm: Client) -> None:
-    created = await lm.post("/api/games", json=EVEN_ODD)
+async def test_configs_change_before_the_start_and_not_after(play: Client) -> None:
+    created = await play.post("/api/games", json=EVEN_ODD)
     session_id = created.json()["session_id"]
     assert created.json()["status"] == "created" and created.json()["turn"] is None
-    changed = await lm.patch(
+    changed = await play.patch(
         f"/api/games/{session_id}",
         json={
             "game": "prisoners_dilemma",
@@ -194,15 +208,17 @@ async def test_configs_change_before_the_start_and_not_after(lm: Client) -> None
         "params": {"rounds": 2},
         "seed": 3,
     }
-    refused = await lm.patch(f"/api/games/{session_id}", json={"params": {"rounds": 0}})
+    refused = await play.patch(f"/api/games/{session_id}", json={"params": {"rounds": 0}})
     assert refused.status_code == 422 and "params of prisoners_dilemma" in refused.json()["detail"]
-    assert (await lm.post(f"/api/games/{session_id}/moves", json={"move": "C"})).status_code == 409
-    assert (await lm.get(f"/api/games/{session_id}/messages")).status_code == 409
-    assert (await lm.get(f"/api/games/{session_id}/transcript.csv")).status_code == 409
-    assert (await lm.post(f"/api/games/{session_id}/start")).json()["turn"] == "you"
-    again = await lm.post(f"/api/games/{session_id}/start")
+    assert (
+        await play.post(f"/api/games/{session_id}/moves", json={"move": "C"})
+    ).status_code == 409
+    assert (await play.get(f"/api/games/{session_id}/messages")).status_code == 409
+    assert (await play.get(f"/api/games/{session_id}/transcript.csv")).status_code == 409
+    assert (await play.post(f"/api/games/{session_id}/start")).json()["turn"] == "you"
+    again = await play.post(f"/api/games/{session_id}/start")
     assert again.status_code == 409 and "started already" in again.json()["detail"]
-    late = await lm.patch(f"/api/games/{session_id}", json={"seed": 4})
+    late = await play.patch(f"/api/games/{session_id}", json={"seed": 4})
     assert late.status_code == 409 and "can no longer change" in late.json()["detail"]
 
 
@@ -228,17 +244,17 @@ async def test_configs_change_before_the_start_and_not_after(lm: Client) -> None
     ],
 )
 async def test_a_bad_config_is_a_sentence(
-    lm: Client, config: dict[str, Any], sentence: str
+    play: Client, config: dict[str, Any], sentence: str
 ) -> None:
-    answer = await lm.post("/api/games", json=config)
+    answer = await play.post("/api/games", json=config)
     assert answer.status_code == 422, answer.text
     assert sentence in answer.json()["detail"]
 
 
 @pytest.mark.parametrize("body", [{"move": True}, {"move": {"a": 1}}, {}, {"move": "C", "x": 1}])
-async def test_a_malformed_move_is_422(lm: Client, body: dict[str, Any]) -> None:
-    session_id = await _started(lm.request, PD_TFT)
-    assert (await lm.post(f"/api/games/{session_id}/moves", json=body)).status_code == 422
+async def test_a_malformed_move_is_422(play: Client, body: dict[str, Any]) -> None:
+    session_id = await _started(play.request, PD_TFT)
+    assert (await play.post(f"/api/games/{session_id}/moves", json=body)).status_code == 422
 
 
 DEEP = b"[" * 5000 + b"]" * 5000
@@ -286,14 +302,14 @@ ROUTES = {
 
 @pytest.mark.parametrize("route", ROUTES)
 @pytest.mark.parametrize("body", BAD_BODIES.values(), ids=BAD_BODIES.keys())
-async def test_a_bad_body_is_a_4xx_with_one_sentence(lm: Client, route: str, body: bytes) -> None:
+async def test_a_bad_body_is_a_4xx_with_one_sentence(play: Client, route: str, body: bytes) -> None:
     session_id = (
-        await _started(lm.request, PD_TFT)
+        await _started(play.request, PD_TFT)
         if route == "move"
-        else (await lm.post("/api/games", json=PD_TFT)).json()["session_id"]
+        else (await play.post("/api/games", json=PD_TFT)).json()["session_id"]
     )
     method, path = ROUTES[route]
-    answer = await lm.request(
+    answer = await play.request(
         method,
         "/api/games" + path.format(id=session_id),
         content=body,
@@ -307,14 +323,14 @@ async def test_a_bad_body_is_a_4xx_with_one_sentence(lm: Client, route: str, bod
     assert isinstance(detail, str) and 10 < len(detail) < 300 and "\n" not in detail, detail
 
 
-async def test_a_null_config_is_refused_and_changes_nothing(lm: Client) -> None:
-    session_id = (await lm.post("/api/games", json=PD_TFT)).json()["session_id"]
-    refused = await lm.patch(f"/api/games/{session_id}", json={"game": None})
+async def test_a_null_config_is_refused_and_changes_nothing(play: Client) -> None:
+    session_id = (await play.post("/api/games", json=PD_TFT)).json()["session_id"]
+    refused = await play.patch(f"/api/games/{session_id}", json={"game": None})
     assert refused.status_code == 422
     assert refused.json() == {"detail": "game: Input should be a valid string"}
-    state = (await lm.get(f"/api/games/{session_id}")).json()
+    state = (await play.get(f"/api/games/{session_id}")).json()
     assert state["config"] == PD_TFT
-    fresh = await lm.patch(f"/api/games/{session_id}", json={"seed": None})
+    fresh = await play.patch(f"/api/games/{session_id}", json={"seed": None})
     assert fresh.status_code == 200 and fresh.json()["config"]["seed"] is None
 
 
@@ -331,21 +347,21 @@ async def test_a_null_config_is_refused_and_changes_nothing(lm: Client) -> None:
         (b'{"move": "C", "x": NaN}', "x: Extra inputs are not permitted"),
     ],
 )
-async def test_a_bad_move_says_what_is_wrong(lm: Client, body: bytes, sentence: str) -> None:
-    session_id = await _started(lm.request, PD_TFT)
-    answer = await lm.post(
+async def test_a_bad_move_says_what_is_wrong(play: Client, body: bytes, sentence: str) -> None:
+    session_id = await _started(play.request, PD_TFT)
+    answer = await play.post(
         f"/api/games/{session_id}/moves", content=body, headers={"content-type": "application/json"}
     )
     assert (answer.status_code, answer.json()) == (422, {"detail": sentence})
     humans = [
         m
-        for m in (await lm.get(f"/api/games/{session_id}/messages")).json()["messages"]
+        for m in (await play.get(f"/api/games/{session_id}/messages")).json()["messages"]
         if m["role"] == "human"
     ]
     assert all(len(m["text"]) <= MAX_MOVE_CHARS for m in humans), "a long move is not recorded"
 
 
-async def test_unknown_ids_are_404_and_delete_forgets(lm: Client) -> None:
+async def test_unknown_ids_are_404_and_delete_forgets(play: Client) -> None:
     for method, path in (
         ("GET", ""),
         ("DELETE", ""),
@@ -357,12 +373,12 @@ async def test_unknown_ids_are_404_and_delete_forgets(lm: Client) -> None:
         ("GET", "/transcript.csv"),
     ):
         body = {"move": "C"} if path == "/moves" else {} if method == "PATCH" else None
-        answer = await lm.request(method, f"/api/games/nope{path}", json=body)
+        answer = await play.request(method, f"/api/games/nope{path}", json=body)
         assert answer.status_code == 404, (method, path, answer.text)
         assert "no game 'nope'" in answer.json()["detail"]
-    session_id = await _started(lm.request, PD_TFT)
-    assert (await lm.delete(f"/api/games/{session_id}")).status_code == 204
-    assert (await lm.get(f"/api/games/{session_id}")).status_code == 404
+    session_id = await _started(play.request, PD_TFT)
+    assert (await play.delete(f"/api/games/{session_id}")).status_code == 204
+    assert (await play.get(f"/api/games/{session_id}")).status_code == 404
 
 
 async def test_it_is_not_your_turn_while_the_opponent_moves(
@@ -374,24 +390,24 @@ async def test_it_is_not_your_turn_while_the_opponent_moves(
     monkeypatch.setenv("LEAGUE_LLM_MODEL", "scripted-1")
     monkeypatch.setenv("LEAGUE_PLAY_SETTLE_SEC", "0")
     try:
-        async with league_manager(shared_dir) as lm:
-            assert (await lm.get("/api/games/defaults")).json()["llm"] == {
+        async with play_service(shared_dir) as play:
+            assert (await play.get("/api/games/defaults")).json()["llm"] == {
                 "available": True,
                 "model": "scripted-1",
             }
             session_id = await _started(
-                lm.request, {**PD_TFT, "opponent": {"kind": "llm"}, "params": {"rounds": 2}}
+                play.request, {**PD_TFT, "opponent": {"kind": "llm"}, "params": {"rounds": 2}}
             )
-            first = await lm.post(f"/api/games/{session_id}/moves", json={"move": "C"})
+            first = await play.post(f"/api/games/{session_id}/moves", json={"move": "C"})
             assert first.json()["turn"] == "opponent", "the model takes a second to answer"
-            early = await lm.post(f"/api/games/{session_id}/moves", json={"move": "C"})
+            early = await play.post(f"/api/games/{session_id}/moves", json={"move": "C"})
             assert early.status_code == 400
             assert early.json()["detail"] == "it is not your turn: wait for the opponent's move"
-            state = await _poll(lm, session_id, lambda s: s["turn"] == "you")
+            state = await _poll(play, session_id, lambda s: s["turn"] == "you")
             assert state["stage"] == 2
-            await lm.post(f"/api/games/{session_id}/moves", json={"move": "D"})
-            state = await _poll(lm, session_id, lambda s: s["status"] == "finished")
-            transcript = (await lm.get(f"/api/games/{session_id}/transcript.json")).json()
+            await play.post(f"/api/games/{session_id}/moves", json={"move": "D"})
+            state = await _poll(play, session_id, lambda s: s["status"] == "finished")
+            transcript = (await play.get(f"/api/games/{session_id}/transcript.json")).json()
     finally:
         server.shutdown()
         server.server_close()
@@ -400,12 +416,12 @@ async def test_it_is_not_your_turn_while_the_opponent_moves(
 
 
 async def _poll(
-    lm: Client, session_id: str, done: Callable[[dict[str, Any]], bool], timeout: float = 15.0
+    play: Client, session_id: str, done: Callable[[dict[str, Any]], bool], timeout: float = 15.0
 ) -> dict[str, Any]:
     """The session's state once ``done`` holds (polled; fails after ``timeout``)."""
     deadline = asyncio.get_running_loop().time() + timeout
     while True:
-        state: dict[str, Any] = (await lm.get(f"/api/games/{session_id}")).json()
+        state: dict[str, Any] = (await play.get(f"/api/games/{session_id}")).json()
         if done(state):
             return state
         assert asyncio.get_running_loop().time() < deadline, f"still {state}"
@@ -484,31 +500,31 @@ async def test_the_total_bound_refuses_with_when_to_retry(
 async def test_idle_sessions_expire_and_free_their_slots(
     shared_dir: SharedDir, clock: Clock
 ) -> None:
-    async with running(shared_dir) as app, client_of(app) as lm:
-        first, *others = await _created(lm, 5)
+    async with running(shared_dir) as app, client_of(app) as play:
+        first, *others = await _created(play, 5)
         clock.now += 299
-        assert (await lm.get(f"/api/games/{first}")).status_code == 200, "used: kept"
+        assert (await play.get(f"/api/games/{first}")).status_code == 200, "used: kept"
         clock.now += 2
-        assert (await lm.post("/api/games", json=PD_TFT)).status_code == 201, "4 expired"
+        assert (await play.post("/api/games", json=PD_TFT)).status_code == 201, "4 expired"
         for gone in others:
-            answer = await lm.get(f"/api/games/{gone}")
+            answer = await play.get(f"/api/games/{gone}")
             assert answer.status_code == 404
             assert "idle for more than 300 s" in answer.json()["detail"]
-        assert (await lm.get(f"/api/games/{first}")).status_code == 200
+        assert (await play.get(f"/api/games/{first}")).status_code == 200
 
 
 async def test_at_its_bound_a_client_s_finished_game_makes_room(
     shared_dir: SharedDir, clock: Clock
 ) -> None:
-    async with running(shared_dir) as app, client_of(app) as lm:
-        over = await _started(lm.request, EVEN_ODD)
-        finished = await lm.post(f"/api/games/{over}/moves", json={"move": "ODD"})
+    async with running(shared_dir) as app, client_of(app) as play:
+        over = await _started(play.request, EVEN_ODD)
+        finished = await play.post(f"/api/games/{over}/moves", json={"move": "ODD"})
         assert finished.json()["status"] == "finished"
         clock.now += 1
-        await _created(lm, 4)
-        assert (await lm.post("/api/games", json=PD_TFT)).status_code == 201
-        assert (await lm.get(f"/api/games/{over}")).status_code == 404
-        assert (await lm.post("/api/games", json=PD_TFT)).status_code == 429
+        await _created(play, 4)
+        assert (await play.post("/api/games", json=PD_TFT)).status_code == 201
+        assert (await play.get(f"/api/games/{over}")).status_code == 404
+        assert (await play.post("/api/games", json=PD_TFT)).status_code == 429
 
 
 async def test_a_bad_limit_is_refused_at_start_up(
@@ -516,7 +532,7 @@ async def test_a_bad_limit_is_refused_at_start_up(
 ) -> None:
     monkeypatch.setenv("LEAGUE_PLAY_MAX_SESSIONS", "0")
     with pytest.raises(Exception, match="LEAGUE_PLAY_MAX_SESSIONS"):
-        create_app(LeagueManagerSettings(shared_dir=shared_dir.root))
+        create_app(settings_of(shared_dir))
 
 
 async def test_the_seat_refuses_a_move_nobody_asked_for() -> None:
@@ -526,8 +542,8 @@ async def test_the_seat_refuses_a_move_nobody_asked_for() -> None:
     assert refused.value.status == 400
 
 
-async def test_openapi_documents_every_route(lm: Client) -> None:
-    spec = (await lm.get("/openapi.json")).json()
+async def test_openapi_documents_every_route(play: Client) -> None:
+    spec = (await play.get("/openapi.json")).json()
     paths = spec["paths"]
     for path, methods in {
         "/api/games": {"post"},
@@ -552,6 +568,66 @@ async def test_openapi_documents_every_route(lm: Client) -> None:
         "Problem",
     } <= set(schemas)
     assert "/play" not in paths
-    page = await lm.get("/play")
+    page = await play.get("/play")
     assert page.status_code == 200 and '<script src="/play/play.js"' in page.text
-    assert (await lm.get("/play/play.js")).headers["content-type"].startswith("text/javascript")
+    assert (await play.get("/play/play.js")).headers["content-type"].startswith("text/javascript")
+
+
+async def test_a_registered_player_s_game_without_the_right_secret_says_why(
+    shared_dir: SharedDir,
+) -> None:
+    """The League Manager refuses the proof (E012): the game fails with its sentence, and
+    nothing reaches the player."""
+    manager = create_league_manager(LeagueManagerSettings(shared_dir=shared_dir.root))
+    settings = settings_of(shared_dir).model_copy(update={"referee_secret": SecretStr("wrong")})
+    app = create_app(settings, transport=httpx.ASGITransport(app=manager))
+    async with (
+        manager.router.lifespan_context(manager),
+        app.router.lifespan_context(app),
+        client_of(manager) as lm,
+        client_of(app) as play,
+    ):
+        registered = await lm.post(
+            "/mcp",
+            json={
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "register_player",
+                "params": example(
+                    "LEAGUE_REGISTER_REQUEST",
+                    player_meta={
+                        "display_name": "Nobody home",
+                        "contact_endpoint": "http://player.invalid/mcp",
+                    },
+                ),
+            },
+        )
+        player_id = registered.json()["result"]["player_id"]
+        offered = (await play.get("/api/games/defaults")).json()["players"]
+        assert [p["player_id"] for p in offered] == [player_id]
+        config = {**EVEN_ODD, "opponent": {"kind": "player", "player_id": player_id}}
+        session_id = (await play.post("/api/games", json=config)).json()["session_id"]
+        await play.post(f"/api/games/{session_id}/start")
+        state = await _poll(play, session_id, lambda s: s["status"] != "running")
+    assert state["status"] == "failed", state
+    assert state["error"].startswith(f"the League Manager gave no proof for {player_id}: E012")
+    assert "the referee secret is wrong" in state["error"]
+
+
+async def test_without_its_league_manager_the_service_plays_on_and_says_so(
+    shared_dir: SharedDir,
+) -> None:
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("connection refused", request=request)
+
+    app = create_app(settings_of(shared_dir), transport=httpx.MockTransport(refuse))
+    async with app.router.lifespan_context(app), client_of(app) as play:
+        assert (await play.get("/api/games/defaults")).json()["players"] == []
+        config = {**EVEN_ODD, "opponent": {"kind": "player", "player_id": "P01"}}
+        refused = await play.post("/api/games", json=config)
+        assert refused.status_code == 503
+        assert refused.json()["detail"] == (
+            "the League Manager at http://lm.test does not answer (ConnectError); start it, "
+            "or point the play service at it with --lm-url"
+        )
+        assert (await play.post("/api/games", json=EVEN_ODD)).status_code == 201

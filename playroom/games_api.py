@@ -1,253 +1,68 @@
-"""``/api/games``: a person plays a game of ``games/`` through HTTP, and the ``/play`` page.
+"""``/api/games``: a person plays a game of ``games/`` through HTTP, and the ``/play`` page
+(the play service's routes; their bodies and answers are ``playroom.api_models``).
 
-Every body and answer is a pydantic model, so ``/docs`` and ``/openapi.json`` document the
-API. What leaves the server is what the person's seat may see: their own observation, the
+What leaves the server is what the person's seat may see: their own observation, the
 visible messages of the shared ``Transcript`` (never its ``internal`` ones: the opponent's
 move before it is public, the referee's full state), and the transcript without them.
 The opponent is a built-in strategy or ``llm`` played in process, or a player registered
-in this league, played over the real protocol by the referee's match runner.
+in the League Manager's league (listed by its ``/status``, proved by its ``get_play_proof``:
+``playroom.league_link``), played over the real protocol by the referee's match runner.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager
-from datetime import datetime
+from html import escape
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, FastAPI, HTTPException, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse
 from fastapi.routing import APIRoute
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    StrictFloat,
-    StrictInt,
-    StrictStr,
-    ValidationError,
-    field_validator,
-)
-from pydantic_core import PydanticCustomError
+from pydantic import ValidationError
 
 from games import GameSpec, UnknownGameError, load_game, registered_games
 from games.strategies import observed_strategies_for, strategies_for
-from league_manager.web.play_sessions import (
+from players.errors import StrategyError
+from players.strategies import build_strategy
+from players.strategies.human import space_hint
+from playroom.api_models import (
+    BuiltinOpponent,
+    ConfigPatch,
+    Deadlines,
+    Defaults,
+    GameConfig,
+    GameOffer,
+    LlmOffer,
+    LlmOpponent,
+    MessageOut,
+    MessagesAnswer,
+    MoveBody,
+    PlayerOffer,
+    SessionState,
+    problems,
+)
+from playroom.league_link import LeagueLink, LeagueUnreachable
+from playroom.play_sessions import (
     MoveRefused,
     PlayLimits,
     PlaySession,
     SessionsFull,
-    SessionStatus,
     SessionStore,
     WebSeat,
 )
-from players.errors import StrategyError
-from players.strategies import build_strategy
-from players.strategies.human import space_hint
 from playroom.session import HUMAN_ID, OPPONENT_ID, Opponent, result_lines
-from playroom.transcript import MessageRole
+from sdk.config import SharedDir
+from sdk.messages import PLAYABLE_STATES
 
-if TYPE_CHECKING:
-    from league_manager.service import LeagueManager
-
-__all__ = ["games_router"]
+__all__ = ["games_router", "offered_strategies"]
 
 _STATIC = Path(__file__).resolve().parent / "static"
-_PLAYABLE_STATES = ("REGISTERED", "ACTIVE")
-_MAX_PARAMS_CHARS = 4096
 _LLM_ENV = "LEAGUE_LLM_BASE_URL"
-
-
-# -- bodies ------------------------------------------------------------------------------
-
-Name = Annotated[str, Field(max_length=100)]
-"""A game, strategy or player name (a refusal repeats it, so it stays short)."""
-
-
-class BuiltinOpponent(BaseModel):
-    """A strategy of the player host, played in process."""
-
-    model_config = ConfigDict(extra="forbid")
-    kind: Literal["builtin"]
-    strategy: Name = Field(examples=["tit_for_tat"])
-
-
-class PlayerOpponent(BaseModel):
-    """A player registered in this league, played over the protocol at its endpoint."""
-
-    model_config = ConfigDict(extra="forbid")
-    kind: Literal["player"]
-    player_id: Name = Field(examples=["P01"])
-
-
-class LlmOpponent(BaseModel):
-    """The ``llm`` strategy, on the endpoint the server's ``LEAGUE_LLM_*`` name."""
-
-    model_config = ConfigDict(extra="forbid")
-    kind: Literal["llm"]
-
-
-OpponentChoice = Annotated[
-    BuiltinOpponent | PlayerOpponent | LlmOpponent, Field(discriminator="kind")
-]
-Seed = Annotated[int, Field(ge=0, le=2**63 - 1)]
-
-
-def _small_params(value: dict[str, Any] | None) -> dict[str, Any] | None:
-    if value is not None and len(json.dumps(value, default=str)) > _MAX_PARAMS_CHARS:
-        raise ValueError(f"params are longer than {_MAX_PARAMS_CHARS} characters as JSON")
-    return value
-
-
-class GameConfig(BaseModel):
-    """What to play: the game, the opponent, the game's parameters and a seed."""
-
-    model_config = ConfigDict(extra="forbid")
-    game: Name = Field(examples=["prisoners_dilemma"])
-    opponent: OpponentChoice
-    params: dict[str, Any] = Field(default_factory=dict, examples=[{"rounds": 3}])
-    """Overrides of the game's defaults (``GET /api/games/defaults`` lists them)."""
-    seed: Seed | None = None
-    """Repeats the game's draws (and a seeded strategy's) exactly; none: a fresh draw."""
-
-    _params = field_validator("params")(_small_params)
-
-
-class ConfigPatch(BaseModel):
-    """Configs to change before the game starts; a field left out is kept (``null`` is
-    taken by ``seed`` alone: a fresh draw)."""
-
-    model_config = ConfigDict(extra="forbid")
-    game: Name | None = None
-    opponent: OpponentChoice | None = None
-    params: dict[str, Any] | None = None
-    seed: Seed | None = None
-
-    _params = field_validator("params")(_small_params)
-
-
-class MoveBody(BaseModel):
-    """The person's move: a choice (``"C"``), a number (a bid) or an allocation list."""
-
-    model_config = ConfigDict(extra="forbid")
-    move: StrictStr | StrictInt | StrictFloat | list[StrictInt] = Field(examples=["C"])
-
-    @field_validator("move", mode="before")
-    @classmethod
-    def _a_move(cls, value: Any) -> Any:
-        """One sentence for what is no move at all, rather than one per kind it is not."""
-        whole = isinstance(value, int) and not isinstance(value, bool)
-        listed = isinstance(value, list) and all(
-            isinstance(part, int) and not isinstance(part, bool) for part in value
-        )
-        if not (whole or listed or isinstance(value, str | float)):
-            raise PydanticCustomError(
-                "move_type", 'a move is text ("C"), a number or a list of whole numbers'
-            )
-        return value
-
-
-# -- answers -----------------------------------------------------------------------------
-
-
-class Problem(BaseModel):
-    """Why a request was refused, as one sentence."""
-
-    detail: str
-
-
-class GameOffer(BaseModel):
-    game_type: str
-    versioned_id: str
-    display_name: str
-    simultaneous: bool
-    params: dict[str, Any]
-    """The game's parameters with their defaults."""
-    strategies: list[str]
-    """The built-in strategies that play it."""
-
-
-class PlayerOffer(BaseModel):
-    player_id: str
-    display_name: str
-    game_types: list[str]
-    contact_endpoint: str
-    state: str
-
-
-class LlmOffer(BaseModel):
-    available: bool
-    """Whether ``LEAGUE_LLM_BASE_URL`` names an endpoint on this server."""
-    model: str | None = None
-
-
-class Deadlines(BaseModel):
-    move_timeout_sec: float
-    """A remote player's time for one move (``make_move``, ``choose_parity``)."""
-    settle_sec: float
-    """How long a start or a move waits for the opponent before answering."""
-    idle_sec: float
-    """A session unused for this long is deleted."""
-
-
-class Defaults(BaseModel):
-    games: list[GameOffer]
-    players: list[PlayerOffer]
-    """Players registered in this league (not suspended or shut down)."""
-    llm: LlmOffer
-    default_game: str
-    default_opponent: BuiltinOpponent
-    deadlines: Deadlines
-    max_sessions: int
-    max_sessions_per_client: int
-
-
-class SessionState(BaseModel):
-    """A game as the person's seat sees it."""
-
-    session_id: str
-    status: SessionStatus
-    config: GameConfig
-    display_name: str
-    turn: Literal["you", "opponent"] | None
-    """Whose move is awaited while the game runs."""
-    stage: int | None = None
-    """The stage of the person's pending move."""
-    observation: dict[str, Any] | None = None
-    """The person's latest observation (nothing of the opponent's private view)."""
-    action_space: dict[str, Any] | None = None
-    """The person's legal moves while their move is due."""
-    hint: str | None = None
-    score: dict[str, float] = Field(default_factory=dict)
-    """The running score the person may see (the other's where the game shows it)."""
-    result: dict[str, Any] | None = None
-    result_lines: list[str] = Field(default_factory=list)
-    error: str | None = None
-    messages: int = 0
-    """How many visible messages there are (``GET .../messages?since=N`` reads on)."""
-
-
-class MessageOut(BaseModel):
-    index: int
-    role: MessageRole
-    speaker: str | None
-    text: str
-    time: datetime
-
-
-class MessagesAnswer(BaseModel):
-    session_id: str
-    messages: list[MessageOut]
-    next: int
-    """The ``since`` to ask with next time."""
-
-
-def _problems(*codes: int) -> dict[int | str, dict[str, Any]]:
-    return {code: {"model": Problem} for code in codes}
+_DASHBOARD_LINK = '<a href="/">Dashboard</a>'
 
 
 # -- what is offered ---------------------------------------------------------------------
@@ -306,11 +121,13 @@ class _SentenceRoute(APIRoute):
         return answer
 
 
-def _resolve(manager: LeagueManager, config: GameConfig) -> tuple[GameSpec, Opponent]:
+async def _resolve(league: LeagueLink, config: GameConfig) -> tuple[GameSpec, Opponent]:
     """The game and the opponent as the loop plays them.
 
     Raises:
-        HTTPException: 422 with a sentence: an unknown game or opponent, or bad params.
+        HTTPException: 422 with a sentence: an unknown game or opponent, or bad params;
+            503 when a registered player is asked for and the League Manager does not
+            answer.
     """
     try:
         spec = load_game(config.game)
@@ -339,12 +156,16 @@ def _resolve(manager: LeagueManager, config: GameConfig) -> tuple[GameSpec, Oppo
             raise _refuse(422, f"the llm opponent cannot be built: {exc}") from None
         opponent = Opponent("builtin", "llm")
     else:
-        agent = manager.agents.get(choice.player_id)
-        if agent is None or agent.kind != "player":
+        try:
+            view = await league.view()
+        except LeagueUnreachable as exc:
+            raise _refuse(503, str(exc)) from None
+        agent = next((p for p in view.players if p.agent_id == choice.player_id), None)
+        if agent is None:
             raise _refuse(
-                422, f"no player {choice.player_id!r} is registered in league {manager.league_id}"
+                422, f"no player {choice.player_id!r} is registered in league {view.league_id}"
             )
-        if agent.state not in _PLAYABLE_STATES:
+        if agent.state not in PLAYABLE_STATES:
             raise _refuse(422, f"player {agent.agent_id} is {agent.state}, not playable")
         if spec.game_type not in agent.game_types:
             raise _refuse(
@@ -352,15 +173,7 @@ def _resolve(manager: LeagueManager, config: GameConfig) -> tuple[GameSpec, Oppo
                 f"player {agent.agent_id} plays {', '.join(agent.game_types)}, "
                 f"not {spec.game_type}",
             )
-        player_id = agent.agent_id
-        opponent = Opponent(
-            "remote",
-            agent.contact_endpoint,
-            player_id,
-            prove=lambda league, match, referee: manager.agents.match_proof_for(
-                player_id, match, referee, league
-            ),
-        )
+        opponent = Opponent("remote", agent.contact_endpoint, agent.agent_id)
     try:
         spec.create([HUMAN_ID, opponent.player_id or OPPONENT_ID], **config.params)
     except (ValueError, TypeError, KeyError) as exc:
@@ -403,14 +216,22 @@ def _state(session: PlaySession) -> SessionState:
 # -- the router --------------------------------------------------------------------------
 
 
-def games_router(manager: LeagueManager, limits: PlayLimits | None = None) -> APIRouter:
+def games_router(
+    league: LeagueLink,
+    shared: SharedDir,
+    *,
+    default_game: str,
+    limits: PlayLimits | None = None,
+) -> APIRouter:
     """``/api/games/*`` and the ``/play`` page, over one bounded in-memory session store
-    (its games are cancelled when the app shuts down).
+    (its games are cancelled when the app shuts down); ``league`` lists the players a
+    person may play and proves the games against them; ``default_game`` is offered first.
 
     Raises:
         ConfigError: a ``LEAGUE_PLAY_*`` limit is refused (when ``limits`` is not given).
     """
     store = SessionStore(limits or PlayLimits.from_env())
+    system = shared.system()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -451,25 +272,21 @@ def games_router(manager: LeagueManager, limits: PlayLimits | None = None) -> AP
             )
             for spec in _two_player_games()
         ]
+        try:
+            listed = (await league.view()).playable()
+        except LeagueUnreachable:
+            listed = []
         players = [
-            PlayerOffer(
-                player_id=agent.agent_id,
-                display_name=agent.display_name,
-                game_types=agent.game_types,
-                contact_endpoint=agent.contact_endpoint,
-                state=agent.state,
-            )
-            for agent in manager.agents.of_kind("player")
-            if agent.state in _PLAYABLE_STATES
+            PlayerOffer(player_id=agent.agent_id, **agent.model_dump(exclude={"agent_id"}))
+            for agent in listed
         ]
-        system = manager.system
         return Defaults(
             games=games,
             players=players,
             llm=LlmOffer(
                 available=_llm_available(), model=os.environ.get("LEAGUE_LLM_MODEL") or None
             ),
-            default_game=manager.config.game_type,
+            default_game=default_game,
             default_opponent=BuiltinOpponent(kind="builtin", strategy="random"),
             deadlines=Deadlines(
                 move_timeout_sec=system.timeout_for("make_move"),
@@ -480,11 +297,11 @@ def games_router(manager: LeagueManager, limits: PlayLimits | None = None) -> AP
             max_sessions_per_client=store.limits.max_sessions_per_client,
         )
 
-    @api.post("", status_code=201, response_model=SessionState, responses=_problems(422, 429, 503))
+    @api.post("", status_code=201, response_model=SessionState, responses=problems(422, 429, 503))
     async def create(config: GameConfig, request: Request) -> SessionState:
         """Create a game (not started: its configs may still change). 429: the caller's
         address holds too many games; 503: the server does; both with ``Retry-After``."""
-        spec, opponent = _resolve(manager, config)
+        spec, opponent = await _resolve(league, config)
         try:
             session = store.add(
                 client=request.client.host if request.client else "unknown",
@@ -500,20 +317,20 @@ def games_router(manager: LeagueManager, limits: PlayLimits | None = None) -> AP
             ) from None
         return _state(session)
 
-    @api.get("/{session_id}", response_model=SessionState, responses=_problems(404))
+    @api.get("/{session_id}", response_model=SessionState, responses=problems(404))
     async def get(session_id: str) -> SessionState:
         """The game as the person sees it: whose turn, their observation, legal moves,
         score, and the result once it is over."""
         return _state(session_of(session_id))
 
-    @api.delete("/{session_id}", status_code=204, responses=_problems(404))
+    @api.delete("/{session_id}", status_code=204, responses=problems(404))
     async def delete(session_id: str) -> Response:
         """Forget the game (a running one is cancelled)."""
         session_of(session_id)
         store.remove(session_id)
         return Response(status_code=204)
 
-    @api.patch("/{session_id}", response_model=SessionState, responses=_problems(404, 409, 422))
+    @api.patch("/{session_id}", response_model=SessionState, responses=problems(404, 409, 422))
     async def patch(session_id: str, change: ConfigPatch) -> SessionState:
         """Change the configs of a game that has not started."""
         session = session_of(session_id)
@@ -525,24 +342,24 @@ def games_router(manager: LeagueManager, limits: PlayLimits | None = None) -> AP
             )
         except ValidationError as exc:  # a null game, opponent or params
             raise _refuse(422, _sentence(exc.errors())) from None
-        spec, opponent = _resolve(manager, merged)
+        spec, opponent = await _resolve(league, merged)
         session.game, session.opponent = spec, opponent
         session.opponent_choice = merged.opponent.model_dump()
         session.params, session.seed = dict(merged.params), merged.seed
         return _state(session)
 
-    @api.post("/{session_id}/start", response_model=SessionState, responses=_problems(404, 409))
+    @api.post("/{session_id}/start", response_model=SessionState, responses=problems(404, 409))
     async def start(session_id: str) -> SessionState:
         """Start the game; answers once the person's first move is due (or the game over)."""
         session = session_of(session_id)
         if session.status != "created":
             raise _refuse(409, f"the game has started already (it is {session.status})")
-        session.start(manager.shared)
+        session.start(shared, league.seated)
         await session.settle(store.limits.settle_sec)
         return _state(session)
 
     @api.post(
-        "/{session_id}/moves", response_model=SessionState, responses=_problems(400, 404, 409, 422)
+        "/{session_id}/moves", response_model=SessionState, responses=problems(400, 404, 409, 422)
     )
     async def move(session_id: str, body: MoveBody) -> SessionState:
         """The person's move; the opponent answers server-side, and the state is answered
@@ -558,7 +375,7 @@ def games_router(manager: LeagueManager, limits: PlayLimits | None = None) -> AP
         await session.settle(store.limits.settle_sec)
         return _state(session)
 
-    @api.get("/{session_id}/messages", response_model=MessagesAnswer, responses=_problems(404, 409))
+    @api.get("/{session_id}/messages", response_model=MessagesAnswer, responses=problems(404, 409))
     async def messages(session_id: str, since: Annotated[int, Query(ge=0)] = 0) -> MessagesAnswer:
         """The messages the person's seat may see, from index ``since`` on (never the
         internal ones: the opponent's move before it is public, the referee's state)."""
@@ -583,7 +400,7 @@ def games_router(manager: LeagueManager, limits: PlayLimits | None = None) -> AP
                 "content": {"application/json": {}},
                 "description": "the Transcript (playroom/transcript.py) without internal messages",
             },
-            **_problems(404, 409),
+            **problems(404, 409),
         },
     )
     async def transcript_json(session_id: str) -> Response:
@@ -601,7 +418,7 @@ def games_router(manager: LeagueManager, limits: PlayLimits | None = None) -> AP
         "/{session_id}/transcript.csv",
         responses={
             200: {"content": {"text/csv": {}}, "description": "one row per visible message"},
-            **_problems(404, 409),
+            **problems(404, 409),
         },
     )
     async def transcript_csv(session_id: str) -> Response:
@@ -619,7 +436,9 @@ def games_router(manager: LeagueManager, limits: PlayLimits | None = None) -> AP
 
     @router.get("/play", response_class=HTMLResponse, include_in_schema=False)
     async def play_page() -> HTMLResponse:
-        return HTMLResponse((_STATIC / "play.html").read_text(encoding="utf-8"))
+        page = (_STATIC / "play.html").read_text(encoding="utf-8")
+        dashboard = f'<a href="{escape(league.base_url, quote=True)}/">Dashboard</a>'
+        return HTMLResponse(page.replace(_DASHBOARD_LINK, dashboard))
 
     @router.get("/play/{asset}", include_in_schema=False)
     async def play_asset(asset: Literal["play.js", "play.css"]) -> FileResponse:
