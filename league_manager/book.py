@@ -17,23 +17,29 @@ small share of the process's time allows (``standings_document``)."""
 from __future__ import annotations
 
 import logging
-import time
 from collections import Counter, defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass
-from enum import Enum
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ValidationError, model_validator
-
+from league_manager.ranking import Ranking, RankingCache
+from league_manager.records import (
+    LeagueStatus,
+    LoadedSchedule,
+    MatchRecord,
+    ResultRecord,
+    RoundRecord,
+    RoundStatus,
+    ScheduleRecipe,
+    parse_schedule,
+    read_journal,
+)
 from league_manager.scheduler import Schedule, ScheduledMatch, make_schedule
 from league_manager.standings import StandingsTable
 from sdk.config import ScoringConfig
-from sdk.messages import Outcome, StandingsRow
+from sdk.messages import StandingsRow
 from sdk.store import (
     RECOVERY_HINT,
-    BadLine,
     Journal,
     StoreError,
     backup_path,
@@ -59,123 +65,6 @@ _log = logging.getLogger(__name__)
 
 SCHEDULE_PAGE_MATCHES = 10_000
 """At most this many matches in one page of the schedule document (at least one round)."""
-
-_RANKING_SHARE = 0.1
-"""Standings asked for while results arrive are ranked again only once the time since the
-last ranking is 1/_RANKING_SHARE times what that ranking took: re-ranking thousands of
-players on every query would make queries cost O(n log n) per result."""
-
-
-MatchStatus = Literal["PENDING", "ASSIGNED", "RUNNING", "COMPLETED"]
-RoundStatus = Literal["PENDING", "RUNNING", "COMPLETED"]
-
-
-class LeagueStatus(str, Enum):
-    REGISTRATION = "REGISTRATION"
-    SCHEDULED = "SCHEDULED"
-    RUNNING = "RUNNING"
-    COMPLETED = "COMPLETED"
-
-
-class MatchRecord(BaseModel):
-    match_id: str
-    round_id: int
-    player_A_id: str
-    player_B_id: str
-    player_ids: list[str] = []
-    """Every player in seat order; the protocol's player_A_id and player_B_id are the first
-    two (a file written before matches of more players had only those two)."""
-    referee_id: str | None = None
-    referee_endpoint: str | None = None
-    status: MatchStatus = "PENDING"
-    winner: str | None = None
-    attempts: int = 0
-    assignment: int | None = None
-    """The number of the hand-over that holds the match now (``assignments.py``): only
-    its referee's report, carrying it, is counted."""
-
-    @model_validator(mode="after")
-    def _seats_listed(self) -> MatchRecord:
-        if not self.player_ids:
-            self.player_ids = [self.player_A_id, self.player_B_id]
-        return self
-
-
-class RoundRecord(BaseModel):
-    round_id: int
-    status: RoundStatus = "PENDING"
-    byes: list[str] = []
-    matches: list[MatchRecord] = []
-    """Listed while the round is played (who referees what); the other rounds' matches come
-    from the schedule and the journal (``LeagueBook.round_matches``)."""
-    started_at: str | None = None
-    completed_at: str | None = None
-
-
-class ResultRecord(BaseModel):
-    """One accepted result, as journaled."""
-
-    match_id: str
-    round_id: int
-    referee_id: str
-    outcomes: dict[str, Outcome]
-    points: dict[str, float]
-    winner: str | None
-    details: dict[str, Any]
-    recorded_at: str
-
-
-@dataclass(frozen=True)
-class ScheduleRecipe:
-    """What the schedule is made from, to make it again exactly when rounds.json and its
-    backup are both lost: the registered players in registration order (the schedulers
-    are deterministic in them) and the league's match size and rounds."""
-
-    players: list[tuple[str, str]]
-    players_per_match: int = 2
-    rounds: int | None = None
-
-
-@dataclass
-class _Schedule:
-    status: LeagueStatus
-    players: list[tuple[str, str]]
-    rounds: list[RoundRecord]
-    schedule: Schedule
-    players_per_match: int
-
-
-def _parse_schedule(document: Any) -> _Schedule:
-    """rounds.json's content, checked enough to run the league from: the schedule made from
-    its players must have its rounds, and each match it lists must be that schedule's.
-    (A file written before schedules were computed on demand lists every round's matches and
-    no ``players_per_match``: the size is read from its first match.)
-
-    Raises:
-        ValueError, KeyError, TypeError, IndexError: it is not a schedule this league can use.
-    """
-    status = LeagueStatus(document["status"])
-    players = [(str(p["player_id"]), str(p["display_name"])) for p in document["players"]]
-    rounds = [RoundRecord.model_validate(r) for r in document["rounds"]]
-    size = document.get("players_per_match") or len(rounds[0].matches[0].player_ids)
-    schedule = make_schedule([player_id for player_id, _ in players], int(size), len(rounds))
-    if schedule.total_rounds != len(rounds):
-        raise ValueError(f"it lists {len(rounds)} rounds; its players make {schedule.total_rounds}")
-    for round_record in rounds:
-        if round_record.status != "RUNNING":
-            round_record.matches = []
-        for match in round_record.matches:
-            planned = schedule.match(match.match_id)
-            if (
-                planned is None
-                or planned.player_ids != match.player_ids
-                or planned.round_id != round_record.round_id
-            ):
-                raise ValueError(
-                    f"match {match.match_id} between {', '.join(match.player_ids)} "
-                    "is not in the schedule its players make"
-                )
-    return _Schedule(status, players, rounds, schedule, int(size))
 
 
 class LeagueBook:
@@ -226,9 +115,9 @@ class LeagueBook:
         self._results_of: dict[str, list[str]] = defaultdict(list)
         self._first_open = 0
         self._rounds_done = 0
-        self._ranked: _Ranking | None = None
+        self._ranker = RankingCache(league_id)
         remove_temp_files(league_dir)  # writes a kill cut short; the files are whole
-        raw, damage = self._read_journal(journal_path)
+        raw, damage = read_journal(journal_path)
         results = [result for _, result in raw]
         exact, rewrite_rounds = self._read_schedule(recipe, journal_path, bool(raw or damage))
         in_flight = self.current_round()
@@ -257,32 +146,6 @@ class LeagueBook:
         self.recovery_notes.append(note)
         _log.warning(note)
 
-    @staticmethod
-    def _read_journal(
-        path: Path,
-    ) -> tuple[list[tuple[dict[str, Any], ResultRecord]], list[BadLine]]:
-        """The journal's results (each with its record as written) and its damaged lines.
-
-        Raises:
-            StoreError: every line is damaged: there is nothing to recover from.
-        """
-        records, damage = Journal.scan(path)
-        results: list[tuple[dict[str, Any], ResultRecord]] = []
-        for number, record in records:
-            try:
-                results.append((record, ResultRecord.model_validate(record)))
-            except ValidationError as exc:
-                first = exc.errors(include_url=False)[0]
-                where = ".".join(str(part) for part in first["loc"]) or "record"
-                damage.append(BadLine(number, f"is not a result ({where}: {first['msg']})"))
-        damage.sort(key=lambda bad: bad.number)
-        if damage and not results:
-            raise StoreError(
-                f"cannot start: no line of {path} is a result (line "
-                f"{damage[0].number} {damage[0].problem}); {RECOVERY_HINT}"
-            )
-        return results, damage
-
     def _read_schedule(
         self, recipe: ScheduleRecipe | None, journal_path: Path, journaled: bool
     ) -> tuple[bool, bool]:
@@ -293,7 +156,7 @@ class LeagueBook:
             StoreError: no usable schedule and no players to make it again from.
         """
         try:
-            loaded = load_with_backup(self._rounds_path, _parse_schedule)
+            loaded = load_with_backup(self._rounds_path, parse_schedule)
         except StoreError as exc:
             problem = str(exc)
         else:
@@ -327,7 +190,7 @@ class LeagueBook:
         )
         return False, True
 
-    def _load_schedule(self, loaded: _Schedule) -> None:
+    def _load_schedule(self, loaded: LoadedSchedule) -> None:
         self.status, self.players, self.rounds = loaded.status, loaded.players, loaded.rounds
         self.schedule, self.players_per_match = loaded.schedule, loaded.players_per_match
         self._live = {m.match_id: m for r in self.rounds for m in r.matches}
@@ -457,7 +320,7 @@ class LeagueBook:
         self._live = {}
         self._first_open = self._rounds_done = 0
         self.table = StandingsTable(self.players, self._scoring)
-        self._ranked = None
+        self._ranker.clear()
         self.status = LeagueStatus.SCHEDULED
         self.write_rounds()
         self.write_standings()
@@ -577,46 +440,15 @@ class LeagueBook:
             match.status = "COMPLETED"
             match.winner = result.winner
 
-    def _ranking(self, *, fresh: bool) -> _Ranking:
+    def _ranking(self, *, fresh: bool) -> Ranking:
         """The ranked standings; unless ``fresh``, one up to a few rankings' time old."""
-        ranked, key = self._ranked, (self.standings_version, self._rounds_done)
-        if ranked is not None and (
-            ranked.key == key
-            or (not fresh and time.monotonic() - ranked.at < ranked.cost / _RANKING_SHARE)
-        ):
-            return ranked
-        started = time.monotonic()
-        rows: list[dict[str, Any]] = [
-            {
-                "rank": rank,
-                "player_id": r.player_id,
-                "display_name": r.display_name,
-                "played": r.played,
-                "wins": r.wins,
-                "draws": r.draws,
-                "losses": r.losses,
-                "points": r.points,
-                "technical_losses": r.technical_losses,
-            }
-            for rank, r in self.table.ranked()
-        ]
-        document = {
-            "league_id": self.league_id,
-            "version": self.standings_version,
-            "rounds_completed": self.rounds_completed(),
-            "matches_completed": len(self.results),
-            "total_matches": self.total_matches,
-            "standings": rows,
-        }
-        now = time.monotonic()
-        self._ranked = _Ranking(
-            key,
-            document,
-            {row["player_id"]: row["rank"] for row in rows},
-            at=now,
-            cost=now - started,
+        return self._ranker.ranking(
+            self.table,
+            version=self.standings_version,
+            rounds_completed=self._rounds_done,
+            total_matches=self.total_matches,
+            fresh=fresh,
         )
-        return self._ranked
 
     def rank_of(self, player_id: str) -> int | None:
         """The player's rank in the latest ranking (as queries see it), or None."""
@@ -710,13 +542,3 @@ class LeagueBook:
 
     def close(self) -> None:
         self._journal.close()
-
-
-@dataclass
-class _Ranking:
-    key: tuple[int, int]
-    """(results counted, rounds completed) when it was ranked."""
-    document: dict[str, Any]
-    ranks: dict[str, int]
-    at: float
-    cost: float
