@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from league_manager.ranking import Ranking, RankingCache
+from league_manager.ranking import Ranking, RankingCache, refresh_standings_file
 from league_manager.records import (
     LeagueStatus,
     LoadedSchedule,
@@ -31,6 +31,7 @@ from league_manager.records import (
     RoundRecord,
     RoundStatus,
     ScheduleRecipe,
+    check_results_fit,
     parse_schedule,
     read_journal,
 )
@@ -45,7 +46,6 @@ from sdk.store import (
     backup_path,
     load_with_backup,
     quarantine,
-    read_json,
     remove_temp_files,
     write_document,
 )
@@ -121,7 +121,7 @@ class LeagueBook:
         results = [result for _, result in raw]
         exact, rewrite_rounds = self._read_schedule(recipe, journal_path, bool(raw or damage))
         in_flight = self.current_round()
-        self._check_results_fit(results, journal_path)
+        check_results_fit(results, self.match, journal_path, self._rounds_path)
         for result in results:
             self._apply(result)
         reopened, settled = self._settle_statuses()
@@ -137,7 +137,10 @@ class LeagueBook:
             )
         if rewrite_rounds or settled:
             self._write_rounds(keep_backup=not rewrite_rounds)
-        self._refresh_standings_file()
+        if self.rounds:
+            refresh_standings_file(
+                self._standings_path, self.standings_document(), self._write_standings, self._note
+            )
         self._journal = Journal(journal_path)
 
     # -- start-up: reading and recovering the files ------------------------------------
@@ -195,23 +198,6 @@ class LeagueBook:
         self.schedule, self.players_per_match = loaded.schedule, loaded.players_per_match
         self._live = {m.match_id: m for r in self.rounds for m in r.matches}
         self.table = StandingsTable(self.players, self._scoring)
-
-    def _check_results_fit(self, results: list[ResultRecord], journal_path: Path) -> None:
-        """Every journaled result is of a scheduled match and between its players: files
-        of another league, or a schedule made again from changed settings, never mix."""
-        for result in results:
-            match = self.match(result.match_id)
-            if match is None or set(result.outcomes) != set(match.player_ids):
-                scheduled = (
-                    "is not scheduled"
-                    if match is None
-                    else (f"is scheduled between {', '.join(match.player_ids)}")
-                )
-                raise StoreError(
-                    f"cannot start: {journal_path} records {result.match_id} between "
-                    f"{', '.join(result.outcomes)} but {result.match_id} {scheduled} in "
-                    f"{self._rounds_path}: the files do not belong together; {RECOVERY_HINT}"
-                )
 
     def _settle_statuses(self) -> tuple[set[int], bool]:
         """Make the statuses agree with the journal, the truth: a round marked completed
@@ -271,38 +257,6 @@ class LeagueBook:
             for m in self.round_matches(self.rounds[round_id - 1])
             if m.match_id not in self.results
         }
-
-    def _refresh_standings_file(self) -> None:
-        """standings.json is a snapshot of the journal: written again whenever it differs
-        (it lags after a crash between rounds: normal), noted when it was damaged."""
-        if not self.rounds:
-            return
-        expected = self.standings_document()
-        problem: str | None
-        try:
-            on_disk = read_json(self._standings_path)
-        except FileNotFoundError:
-            self._note(f"{self._standings_path} was missing; written again from the journal")
-            self._write_standings(keep_backup=False)
-            return
-        except StoreError as exc:
-            on_disk, problem = None, str(exc)
-        else:
-            fields = isinstance(on_disk, dict) and set(expected) <= set(on_disk)
-            problem = None if fields else (f"{self._standings_path} does not hold standings")
-        if problem is None:
-            if all(on_disk.get(key) == value for key, value in expected.items()):
-                return
-            if on_disk.get("version") == expected["version"]:
-                problem = f"{self._standings_path} disagrees with the journal"
-            else:
-                self._write_standings(keep_backup=True)  # lagging a crash behind: normal
-                return
-        self._note(
-            f"{problem}; kept it as {quarantine(self._standings_path).name} and wrote "
-            "the standings again from the journal"
-        )
-        self._write_standings(keep_backup=False)
 
     def create_schedule(
         self, players: list[tuple[str, str]], players_per_match: int = 2, rounds: int | None = None

@@ -4,6 +4,7 @@ by at start-up (``book.py`` keeps them)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -24,6 +25,7 @@ __all__ = [
     "RoundRecord",
     "RoundStatus",
     "ScheduleRecipe",
+    "check_results_fit",
     "parse_schedule",
     "read_journal",
 ]
@@ -165,3 +167,26 @@ def read_journal(
             f"{damage[0].number} {damage[0].problem}); {RECOVERY_HINT}"
         )
     return results, damage
+
+
+def check_results_fit(
+    results: list[ResultRecord],
+    match_of: Callable[[str], MatchRecord | None],
+    journal_path: Path,
+    rounds_path: Path,
+) -> None:
+    """Every journaled result is of a scheduled match and between its players: files
+    of another league, or a schedule made again from changed settings, never mix."""
+    for result in results:
+        match = match_of(result.match_id)
+        if match is None or set(result.outcomes) != set(match.player_ids):
+            scheduled = (
+                "is not scheduled"
+                if match is None
+                else (f"is scheduled between {', '.join(match.player_ids)}")
+            )
+            raise StoreError(
+                f"cannot start: {journal_path} records {result.match_id} between "
+                f"{', '.join(result.outcomes)} but {result.match_id} {scheduled} in "
+                f"{rounds_path}: the files do not belong together; {RECOVERY_HINT}"
+            )

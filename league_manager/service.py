@@ -1,5 +1,5 @@
-"""The League Manager's state and the rules of what it accepts: registrations, result
-reports, queries and the admin's start. The round flow lives in ``rounds.py``."""
+"""The League Manager: makes the league's parts, each given only what it uses, answers for
+them, and keeps the admin's start and the queries. The round flow lives in ``rounds.py``."""
 
 from __future__ import annotations
 
