@@ -22,16 +22,16 @@ that it is in no match; the schedule is made from the registered players).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from league_manager.book import LeagueStatus
+from league_manager.agent_states import AgentStates
+from league_manager.agents import AgentRegistry
+from league_manager.book import LeagueBook, LeagueStatus
 from sdk.store import StoreError, load_with_backup, quarantine, write_document
 
-if TYPE_CHECKING:
-    from league_manager.service import LeagueManager
-
-__all__ = ["ADMIN_FILE", "AdminError", "LeagueControl"]
+__all__ = ["ADMIN_FILE", "AdminError", "LeagueControl", "PlayerRemoval"]
 
 ADMIN_FILE = "admin.json"
 """The admin's switches, in the league's data folder."""
@@ -47,10 +47,18 @@ class AdminError(Exception):
 
 
 class LeagueControl:
-    """The pause switch (an asyncio.Event the runner awaits) and the admin's actions."""
+    """The pause switch (an asyncio.Event the runner awaits), saved in admin.json."""
 
-    def __init__(self, manager: LeagueManager, league_dir: Path):
-        self._lm = manager
+    def __init__(
+        self,
+        league_dir: Path,
+        league_id: str,
+        book: LeagueBook,
+        event: Callable[..., None],
+    ):
+        self._league_id = league_id
+        self._book = book
+        self._event = event
         self._path = league_dir / ADMIN_FILE
         self.recovery_notes: list[str] = []
         """What start-up found damaged in admin.json and what it did, a sentence each."""
@@ -85,7 +93,7 @@ class LeagueControl:
 
     def _save(self, paused: bool) -> None:
         write_document(
-            self._path, {"league_id": self._lm.league_id, "paused": paused}, keep_backup=True
+            self._path, {"league_id": self._league_id, "paused": paused}, keep_backup=True
         )
 
     async def resumed(self) -> None:
@@ -98,44 +106,58 @@ class LeagueControl:
         finally:
             self.held -= 1
 
-    def pause(self) -> dict[str, Any]:
-        """Stop handing out matches and starting rounds; running matches finish."""
-        status = self._lm.book.status
+    def pause(self, running_matches: int) -> None:
+        """Stop handing out matches and starting rounds; the ``running_matches`` finish."""
+        status = self._book.status
         if status != LeagueStatus.RUNNING:
-            raise self._refusal(
+            raise _refusal(
                 f"the league is not running (it is {status.value}); only a "
                 "running league can be paused"
             )
         if self.paused:
-            raise self._refusal("the league is paused already")
+            raise _refusal("the league is paused already")
         self._save(True)
         self.paused = True
         self._resumed.clear()
-        self._lm.event("league_paused", running_matches=self._running_matches())
-        return self._lm.status()
+        self._event("league_paused", running_matches=running_matches)
 
-    def resume(self) -> dict[str, Any]:
+    def resume(self) -> None:
         """Let the runner hand out matches and start rounds again."""
         if not self.paused:
-            raise self._refusal("the league is not paused")
+            raise _refusal("the league is not paused")
         self._save(False)
         self.paused = False
         self._resumed.set()
-        self._lm.event("league_resumed_by_admin")
-        return self._lm.status()
+        self._event("league_resumed_by_admin")
+
+
+class PlayerRemoval:
+    """The admin's removal of a player, given the records it changes."""
+
+    def __init__(
+        self,
+        book: LeagueBook,
+        agents: AgentRegistry,
+        states: AgentStates,
+        event: Callable[..., None],
+    ):
+        self._book = book
+        self._agents = agents
+        self._states = states
+        self._event = event
 
     def remove_player(self, player_id: str) -> dict[str, Any]:
         """Remove a player for good; its matches not being played become forfeits."""
-        lm, book = self._lm, self._lm.book
-        agent = lm.agents.get(player_id)
+        book = self._book
+        agent = self._agents.get(player_id)
         if agent is None or agent.kind != "player":
             raise AdminError(404, f"there is no player {player_id!r} in this league")
         if agent.state == "REMOVED":
-            raise self._refusal(f"{player_id} was removed already")
+            raise _refusal(f"{player_id} was removed already")
         if book.status == LeagueStatus.COMPLETED:
-            raise self._refusal("the league has completed: its results are final")
+            raise _refusal("the league has completed: its results are final")
         if book.status == LeagueStatus.REGISTRATION:
-            raise self._refusal(
+            raise _refusal(
                 f"registration is open: {player_id} is in no match yet; fix the schedule "
                 "first (POST /create_schedule), then remove it and its matches become "
                 "technical losses"
@@ -143,18 +165,13 @@ class LeagueControl:
         unplayed = [
             m.match_id for m in book.matches_of(player_id) if m.match_id not in book.results
         ]
-        lm.set_state(player_id, "REMOVED")
-        lm.event("player_removed", player_id=player_id, unplayed_matches=len(unplayed))
+        self._states.set_state(player_id, "REMOVED")
+        self._event("player_removed", player_id=player_id, unplayed_matches=len(unplayed))
         return {"player_id": player_id, "state": "REMOVED", "unplayed_matches": unplayed}
 
-    def _running_matches(self) -> int:
-        return sum(
-            self._lm.runner.running_on(r.agent_id) for r in self._lm.agents.of_kind("referee")
-        )
 
-    @staticmethod
-    def _refusal(description: str) -> AdminError:
-        return AdminError(409, description)
+def _refusal(description: str) -> AdminError:
+    return AdminError(409, description)
 
 
 def _paused_of(document: Any) -> bool:

@@ -54,12 +54,12 @@ async def start(request: Request, authorization: str | None = Header(default=Non
 
 @router.post("/pause")
 async def pause(request: Request, authorization: str | None = Header(default=None)) -> Response:
-    return admin_action(request, authorization, lambda m: JSONResponse(m.control.pause()))
+    return admin_action(request, authorization, lambda m: JSONResponse(m.pause()))
 
 
 @router.post("/resume")
 async def resume(request: Request, authorization: str | None = Header(default=None)) -> Response:
-    return admin_action(request, authorization, lambda m: JSONResponse(m.control.resume()))
+    return admin_action(request, authorization, lambda m: JSONResponse(m.resume()))
 
 
 @router.post("/players/{player_id}/remove")
@@ -67,7 +67,7 @@ async def remove_player(
     player_id: str, request: Request, authorization: str | None = Header(default=None)
 ) -> Response:
     return admin_action(
-        request, authorization, lambda m: JSONResponse(m.control.remove_player(player_id))
+        request, authorization, lambda m: JSONResponse(m.removal.remove_player(player_id))
     )
 
 

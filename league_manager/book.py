@@ -17,29 +17,35 @@ small share of the process's time allows (``standings_document``)."""
 from __future__ import annotations
 
 import logging
-import time
 from collections import Counter, defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass
-from enum import Enum
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ValidationError, model_validator
-
+from league_manager.ranking import Ranking, RankingCache, refresh_standings_file
+from league_manager.records import (
+    LeagueStatus,
+    LoadedSchedule,
+    MatchRecord,
+    ResultRecord,
+    RoundRecord,
+    RoundStatus,
+    ScheduleRecipe,
+    check_results_fit,
+    parse_schedule,
+    read_journal,
+)
 from league_manager.scheduler import Schedule, ScheduledMatch, make_schedule
 from league_manager.standings import StandingsTable
 from sdk.config import ScoringConfig
-from sdk.messages import Outcome, StandingsRow
+from sdk.messages import StandingsRow
 from sdk.store import (
     RECOVERY_HINT,
-    BadLine,
     Journal,
     StoreError,
     backup_path,
     load_with_backup,
     quarantine,
-    read_json,
     remove_temp_files,
     write_document,
 )
@@ -59,123 +65,6 @@ _log = logging.getLogger(__name__)
 
 SCHEDULE_PAGE_MATCHES = 10_000
 """At most this many matches in one page of the schedule document (at least one round)."""
-
-_RANKING_SHARE = 0.1
-"""Standings asked for while results arrive are ranked again only once the time since the
-last ranking is 1/_RANKING_SHARE times what that ranking took: re-ranking thousands of
-players on every query would make queries cost O(n log n) per result."""
-
-
-MatchStatus = Literal["PENDING", "ASSIGNED", "RUNNING", "COMPLETED"]
-RoundStatus = Literal["PENDING", "RUNNING", "COMPLETED"]
-
-
-class LeagueStatus(str, Enum):
-    REGISTRATION = "REGISTRATION"
-    SCHEDULED = "SCHEDULED"
-    RUNNING = "RUNNING"
-    COMPLETED = "COMPLETED"
-
-
-class MatchRecord(BaseModel):
-    match_id: str
-    round_id: int
-    player_A_id: str
-    player_B_id: str
-    player_ids: list[str] = []
-    """Every player in seat order; the protocol's player_A_id and player_B_id are the first
-    two (a file written before matches of more players had only those two)."""
-    referee_id: str | None = None
-    referee_endpoint: str | None = None
-    status: MatchStatus = "PENDING"
-    winner: str | None = None
-    attempts: int = 0
-    assignment: int | None = None
-    """The number of the hand-over that holds the match now (``assignments.py``): only
-    its referee's report, carrying it, is counted."""
-
-    @model_validator(mode="after")
-    def _seats_listed(self) -> MatchRecord:
-        if not self.player_ids:
-            self.player_ids = [self.player_A_id, self.player_B_id]
-        return self
-
-
-class RoundRecord(BaseModel):
-    round_id: int
-    status: RoundStatus = "PENDING"
-    byes: list[str] = []
-    matches: list[MatchRecord] = []
-    """Listed while the round is played (who referees what); the other rounds' matches come
-    from the schedule and the journal (``LeagueBook.round_matches``)."""
-    started_at: str | None = None
-    completed_at: str | None = None
-
-
-class ResultRecord(BaseModel):
-    """One accepted result, as journaled."""
-
-    match_id: str
-    round_id: int
-    referee_id: str
-    outcomes: dict[str, Outcome]
-    points: dict[str, float]
-    winner: str | None
-    details: dict[str, Any]
-    recorded_at: str
-
-
-@dataclass(frozen=True)
-class ScheduleRecipe:
-    """What the schedule is made from, to make it again exactly when rounds.json and its
-    backup are both lost: the registered players in registration order (the schedulers
-    are deterministic in them) and the league's match size and rounds."""
-
-    players: list[tuple[str, str]]
-    players_per_match: int = 2
-    rounds: int | None = None
-
-
-@dataclass
-class _Schedule:
-    status: LeagueStatus
-    players: list[tuple[str, str]]
-    rounds: list[RoundRecord]
-    schedule: Schedule
-    players_per_match: int
-
-
-def _parse_schedule(document: Any) -> _Schedule:
-    """rounds.json's content, checked enough to run the league from: the schedule made from
-    its players must have its rounds, and each match it lists must be that schedule's.
-    (A file written before schedules were computed on demand lists every round's matches and
-    no ``players_per_match``: the size is read from its first match.)
-
-    Raises:
-        ValueError, KeyError, TypeError, IndexError: it is not a schedule this league can use.
-    """
-    status = LeagueStatus(document["status"])
-    players = [(str(p["player_id"]), str(p["display_name"])) for p in document["players"]]
-    rounds = [RoundRecord.model_validate(r) for r in document["rounds"]]
-    size = document.get("players_per_match") or len(rounds[0].matches[0].player_ids)
-    schedule = make_schedule([player_id for player_id, _ in players], int(size), len(rounds))
-    if schedule.total_rounds != len(rounds):
-        raise ValueError(f"it lists {len(rounds)} rounds; its players make {schedule.total_rounds}")
-    for round_record in rounds:
-        if round_record.status != "RUNNING":
-            round_record.matches = []
-        for match in round_record.matches:
-            planned = schedule.match(match.match_id)
-            if (
-                planned is None
-                or planned.player_ids != match.player_ids
-                or planned.round_id != round_record.round_id
-            ):
-                raise ValueError(
-                    f"match {match.match_id} between {', '.join(match.player_ids)} "
-                    "is not in the schedule its players make"
-                )
-    return _Schedule(status, players, rounds, schedule, int(size))
 
 
 class LeagueBook:
@@ -226,13 +115,13 @@ class LeagueBook:
         self._results_of: dict[str, list[str]] = defaultdict(list)
         self._first_open = 0
         self._rounds_done = 0
-        self._ranked: _Ranking | None = None
+        self._ranker = RankingCache(league_id)
         remove_temp_files(league_dir)  # writes a kill cut short; the files are whole
-        raw, damage = self._read_journal(journal_path)
+        raw, damage = read_journal(journal_path)
         results = [result for _, result in raw]
         exact, rewrite_rounds = self._read_schedule(recipe, journal_path, bool(raw or damage))
         in_flight = self.current_round()
-        self._check_results_fit(results, journal_path)
+        check_results_fit(results, self.match, journal_path, self._rounds_path)
         for result in results:
             self._apply(result)
         reopened, settled = self._settle_statuses()
@@ -248,7 +137,10 @@ class LeagueBook:
             )
         if rewrite_rounds or settled:
             self._write_rounds(keep_backup=not rewrite_rounds)
-        self._refresh_standings_file()
+        if self.rounds:
+            refresh_standings_file(
+                self._standings_path, self.standings_document(), self._write_standings, self._note
+            )
         self._journal = Journal(journal_path)
 
     # -- start-up: reading and recovering the files ------------------------------------
@@ -256,32 +148,6 @@ class LeagueBook:
     def _note(self, note: str) -> None:
         self.recovery_notes.append(note)
         _log.warning(note)
-
-    @staticmethod
-    def _read_journal(
-        path: Path,
-    ) -> tuple[list[tuple[dict[str, Any], ResultRecord]], list[BadLine]]:
-        """The journal's results (each with its record as written) and its damaged lines.
-
-        Raises:
-            StoreError: every line is damaged: there is nothing to recover from.
-        """
-        records, damage = Journal.scan(path)
-        results: list[tuple[dict[str, Any], ResultRecord]] = []
-        for number, record in records:
-            try:
-                results.append((record, ResultRecord.model_validate(record)))
-            except ValidationError as exc:
-                first = exc.errors(include_url=False)[0]
-                where = ".".join(str(part) for part in first["loc"]) or "record"
-                damage.append(BadLine(number, f"is not a result ({where}: {first['msg']})"))
-        damage.sort(key=lambda bad: bad.number)
-        if damage and not results:
-            raise StoreError(
-                f"cannot start: no line of {path} is a result (line "
-                f"{damage[0].number} {damage[0].problem}); {RECOVERY_HINT}"
-            )
-        return results, damage
 
     def _read_schedule(
         self, recipe: ScheduleRecipe | None, journal_path: Path, journaled: bool
@@ -293,7 +159,7 @@ class LeagueBook:
             StoreError: no usable schedule and no players to make it again from.
         """
         try:
-            loaded = load_with_backup(self._rounds_path, _parse_schedule)
+            loaded = load_with_backup(self._rounds_path, parse_schedule)
         except StoreError as exc:
             problem = str(exc)
         else:
@@ -327,28 +193,11 @@ class LeagueBook:
         )
         return False, True
 
-    def _load_schedule(self, loaded: _Schedule) -> None:
+    def _load_schedule(self, loaded: LoadedSchedule) -> None:
         self.status, self.players, self.rounds = loaded.status, loaded.players, loaded.rounds
         self.schedule, self.players_per_match = loaded.schedule, loaded.players_per_match
         self._live = {m.match_id: m for r in self.rounds for m in r.matches}
         self.table = StandingsTable(self.players, self._scoring)
-
-    def _check_results_fit(self, results: list[ResultRecord], journal_path: Path) -> None:
-        """Every journaled result is of a scheduled match and between its players: files
-        of another league, or a schedule made again from changed settings, never mix."""
-        for result in results:
-            match = self.match(result.match_id)
-            if match is None or set(result.outcomes) != set(match.player_ids):
-                scheduled = (
-                    "is not scheduled"
-                    if match is None
-                    else (f"is scheduled between {', '.join(match.player_ids)}")
-                )
-                raise StoreError(
-                    f"cannot start: {journal_path} records {result.match_id} between "
-                    f"{', '.join(result.outcomes)} but {result.match_id} {scheduled} in "
-                    f"{self._rounds_path}: the files do not belong together; {RECOVERY_HINT}"
-                )
 
     def _settle_statuses(self) -> tuple[set[int], bool]:
         """Make the statuses agree with the journal, the truth: a round marked completed
@@ -409,38 +258,6 @@ class LeagueBook:
             if m.match_id not in self.results
         }
 
-    def _refresh_standings_file(self) -> None:
-        """standings.json is a snapshot of the journal: written again whenever it differs
-        (it lags after a crash between rounds: normal), noted when it was damaged."""
-        if not self.rounds:
-            return
-        expected = self.standings_document()
-        problem: str | None
-        try:
-            on_disk = read_json(self._standings_path)
-        except FileNotFoundError:
-            self._note(f"{self._standings_path} was missing; written again from the journal")
-            self._write_standings(keep_backup=False)
-            return
-        except StoreError as exc:
-            on_disk, problem = None, str(exc)
-        else:
-            fields = isinstance(on_disk, dict) and set(expected) <= set(on_disk)
-            problem = None if fields else (f"{self._standings_path} does not hold standings")
-        if problem is None:
-            if all(on_disk.get(key) == value for key, value in expected.items()):
-                return
-            if on_disk.get("version") == expected["version"]:
-                problem = f"{self._standings_path} disagrees with the journal"
-            else:
-                self._write_standings(keep_backup=True)  # lagging a crash behind: normal
-                return
-        self._note(
-            f"{problem}; kept it as {quarantine(self._standings_path).name} and wrote "
-            "the standings again from the journal"
-        )
-        self._write_standings(keep_backup=False)
-
     def create_schedule(
         self, players: list[tuple[str, str]], players_per_match: int = 2, rounds: int | None = None
     ) -> None:
@@ -457,7 +274,7 @@ class LeagueBook:
         self._live = {}
         self._first_open = self._rounds_done = 0
         self.table = StandingsTable(self.players, self._scoring)
-        self._ranked = None
+        self._ranker.clear()
         self.status = LeagueStatus.SCHEDULED
         self.write_rounds()
         self.write_standings()
@@ -577,46 +394,15 @@ class LeagueBook:
             match.status = "COMPLETED"
             match.winner = result.winner
 
-    def _ranking(self, *, fresh: bool) -> _Ranking:
+    def _ranking(self, *, fresh: bool) -> Ranking:
         """The ranked standings; unless ``fresh``, one up to a few rankings' time old."""
-        ranked, key = self._ranked, (self.standings_version, self._rounds_done)
-        if ranked is not None and (
-            ranked.key == key
-            or (not fresh and time.monotonic() - ranked.at < ranked.cost / _RANKING_SHARE)
-        ):
-            return ranked
-        started = time.monotonic()
-        rows: list[dict[str, Any]] = [
-            {
-                "rank": rank,
-                "player_id": r.player_id,
-                "display_name": r.display_name,
-                "played": r.played,
-                "wins": r.wins,
-                "draws": r.draws,
-                "losses": r.losses,
-                "points": r.points,
-                "technical_losses": r.technical_losses,
-            }
-            for rank, r in self.table.ranked()
-        ]
-        document = {
-            "league_id": self.league_id,
-            "version": self.standings_version,
-            "rounds_completed": self.rounds_completed(),
-            "matches_completed": len(self.results),
-            "total_matches": self.total_matches,
-            "standings": rows,
-        }
-        now = time.monotonic()
-        self._ranked = _Ranking(
-            key,
-            document,
-            {row["player_id"]: row["rank"] for row in rows},
-            at=now,
-            cost=now - started,
+        return self._ranker.ranking(
+            self.table,
+            version=self.standings_version,
+            rounds_completed=self._rounds_done,
+            total_matches=self.total_matches,
+            fresh=fresh,
         )
-        return self._ranked
 
     def rank_of(self, player_id: str) -> int | None:
         """The player's rank in the latest ranking (as queries see it), or None."""
@@ -710,13 +496,3 @@ class LeagueBook:
 
     def close(self) -> None:
         self._journal.close()
-
-
-@dataclass
-class _Ranking:
-    key: tuple[int, int]
-    """(results counted, rounds completed) when it was ranked."""
-    document: dict[str, Any]
-    ranks: dict[str, int]
-    at: float
-    cost: float

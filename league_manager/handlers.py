@@ -53,7 +53,7 @@ def method_table(manager: LeagueManager) -> dict[str, RpcMethod]:
             agents=manager.agents,
             league_id=manager.league_id,
             sender=manager.sender,
-            check_secret=manager.check_referee_secret,
+            check_secret=manager.registrar.check_referee_secret,
         )
 
     return {

@@ -23,21 +23,25 @@ timeout; only silence, never an error answer, counts as gone.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from league_manager.agent_states import AgentStates
 from league_manager.agents import RegisteredAgent
-from league_manager.book import MatchRecord
+from league_manager.book import LeagueBook, MatchRecord
+from league_manager.fencing import Fencing
+from league_manager.upkeep import Upkeep
+from sdk.client import RpcClient
+from sdk.config import LeagueConfig
 from sdk.errors import ErrorCode, ProtocolError, RemoteError, TransportError
-from sdk.messages import MatchResult, MatchResultReport
-
-if TYPE_CHECKING:
-    from league_manager.service import LeagueManager
+from sdk.messages import MatchResult, MatchResultAck, MatchResultReport
 
 __all__ = [
     "PROBE_MISSES",
+    "TakeResult",
     "PROBE_SEC",
     "PROBE_TIMEOUT_SEC",
     "MatchView",
@@ -58,6 +62,9 @@ Verdict = Literal["gone", "dropped", "running", "reporting", "decided", "alive"]
 being played. reporting: decided, its report on the way. decided: decided, and the referee
 gave up reporting it (it could not reach us, or we refused it). alive: it answered, but not
 with a match state (a referee without get_match_state)."""
+
+TakeResult = Callable[[MatchRecord, str, MatchResultReport], Awaitable[MatchResultAck]]
+"""``ResultDesk.take_result``: count a referee's result once, through a report's checks."""
 
 
 @dataclass(frozen=True)
@@ -99,31 +106,50 @@ def view_of(answer: dict[str, Any], expected: int | None = None) -> MatchView:
 
 
 class RefereeWatch:
-    """Asks referees about matches for the round flow; ``given`` is the flow's record of
-    which referees each match was given to (a referee found holding a match joins it, so
-    that its report is accepted)."""
+    """Asks referees about matches for the round flow; a referee found holding a match
+    joins the ones it was given to (``fencing``), so that its report is accepted."""
 
-    def __init__(self, manager: LeagueManager, given: dict[str, set[str]]):
-        self._lm = manager
-        self._given = given
+    def __init__(
+        self,
+        *,
+        league_id: str,
+        sender: str,
+        config: LeagueConfig,
+        client: RpcClient,
+        book: LeagueBook,
+        upkeep: Upkeep,
+        states: AgentStates,
+        fencing: Fencing,
+        take_result: TakeResult,
+        event: Callable[..., None],
+    ):
+        self._league_id = league_id
+        self._sender = sender
+        self._config = config
+        self._client = client
+        self._book = book
+        self._upkeep = upkeep
+        self._states = states
+        self._fencing = fencing
+        self._take_result = take_result
+        self._event = event
 
     async def ask(
         self, match: MatchRecord, referee: RegisteredAgent, *, holding: bool = False
     ) -> MatchView:
         """``holding``: the referee holds the match's current assignment, so an answer
         about another one means it holds it no more."""
-        lm = self._lm
         params: dict[str, Any] = {
             "match_id": match.match_id,
-            "league_id": lm.league_id,
-            "sender": lm.sender,
-            "conversation_id": f"{lm.league_id}:{match.match_id}",
+            "league_id": self._league_id,
+            "sender": self._sender,
+            "conversation_id": f"{self._league_id}:{match.match_id}",
         }
         expected = match.assignment if holding else None
         if expected is not None:
             params["assignment"] = expected
         try:
-            answer = await lm.client.call(
+            answer = await self._client.call(
                 referee.contact_endpoint,
                 "get_match_state",
                 params,
@@ -142,28 +168,27 @@ class RefereeWatch:
     async def adopt(self, match: MatchRecord, referee: RegisteredAgent, view: MatchView) -> bool:
         """Record the result a referee decided but could not report, through the same
         checks as a report; True if the match now has its result."""
-        lm = self._lm
-        self._given[match.match_id].add(referee.agent_id)
+        self._fencing.gave(match.match_id, referee.agent_id)
         try:
             report = MatchResultReport(
                 sender=f"referee:{referee.agent_id}",
-                conversation_id=f"{lm.league_id}:{match.match_id}",
-                league_id=lm.league_id,
+                conversation_id=f"{self._league_id}:{match.match_id}",
+                league_id=self._league_id,
                 round_id=match.round_id,
                 match_id=match.match_id,
-                game_type=lm.config.game_type,
+                game_type=self._config.game_type,
                 result=MatchResult.model_validate(view.result),
             )
-            ack = await lm.take_result(match, referee.agent_id, report)
+            ack = await self._take_result(match, referee.agent_id, report)
         except (ProtocolError, ValidationError) as exc:
-            lm.event(
+            self._event(
                 "referee_result_unusable",
                 match_id=match.match_id,
                 referee_id=referee.agent_id,
                 reason=" ".join(str(exc).split())[:300],
             )
             return False
-        lm.event(
+        self._event(
             "referee_result_recovered",
             match_id=match.match_id,
             referee_id=referee.agent_id,
@@ -183,13 +208,13 @@ class RefereeWatch:
             if view.verdict in ("running", "reporting", "decided")
         ]
         for referee, _ in holders:
-            self._given[match.match_id].add(referee.agent_id)
+            self._fencing.gave(match.match_id, referee.agent_id)
         for referee, view in holders:
             if view.verdict == "decided" and await self.adopt(match, referee, view):
                 return None
         for referee, view in holders:
             if view.verdict in ("running", "reporting"):
-                self._lm.event(
+                self._event(
                     "match_resumed",
                     match_id=match.match_id,
                     referee_id=referee.agent_id,
@@ -209,16 +234,15 @@ class RefereeWatch:
         """Wait for the match's result, up to the league's match timeout, asking the
         referee about it every ``PROBE_SEC``; False if the match must go to another
         referee (timed out, referee gone, or the referee no longer holds it)."""
-        lm = self._lm
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + lm.config.match_timeout_sec
+        deadline = loop.time() + self._config.match_timeout_sec
         misses = 0
-        while match.match_id not in lm.book.results:
-            if not lm.upkeep.can_write:  # the League Manager's own disk holds it up
+        while match.match_id not in self._book.results:
+            if not self._upkeep.can_write:  # the League Manager's own disk holds it up
                 deadline = max(deadline, loop.time() + 2 * PROBE_SEC)
             left = deadline - loop.time()
             if left <= 0:
-                lm.event("match_timed_out", match_id=match.match_id, referee_id=referee.agent_id)
+                self._event("match_timed_out", match_id=match.match_id, referee_id=referee.agent_id)
                 return False
             try:
                 await asyncio.wait_for(done.wait(), min(left, PROBE_SEC))
@@ -228,8 +252,8 @@ class RefereeWatch:
             view = await self.ask(match, referee, holding=True)
             misses = misses + 1 if view.verdict == "gone" else 0
             if misses >= PROBE_MISSES:
-                lm.set_state(referee.agent_id, "SUSPENDED")
-                lm.event(
+                self._states.set_state(referee.agent_id, "SUSPENDED")
+                self._event(
                     "referee_lost",
                     match_id=match.match_id,
                     referee_id=referee.agent_id,
@@ -237,7 +261,7 @@ class RefereeWatch:
                 )
                 return False
             if view.verdict == "dropped":
-                lm.event(
+                self._event(
                     "match_dropped",
                     match_id=match.match_id,
                     referee_id=referee.agent_id,
@@ -253,6 +277,6 @@ class RefereeWatch:
         is still playing it (then wait for it) or its result is now recorded."""
         view = await self.ask(match, referee)
         if view.verdict in ("running", "reporting"):
-            self._given[match.match_id].add(referee.agent_id)
+            self._fencing.gave(match.match_id, referee.agent_id)
             return True
         return view.verdict == "decided" and await self.adopt(match, referee, view)

@@ -1,5 +1,5 @@
-"""The League Manager's state and the rules of what it accepts: registrations, result
-reports, queries and the admin's start. The round flow lives in ``rounds.py``."""
+"""The League Manager: makes the league's parts, each given only what it uses, answers for
+them, and keeps the admin's start and the queries. The round flow lives in ``rounds.py``."""
 
 from __future__ import annotations
 
@@ -7,71 +7,47 @@ import asyncio
 from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any
 
 import httpx
 
-from league_manager.admin import AdminError, LeagueControl
-from league_manager.agents import AgentKind, AgentRegistry, AgentState, RegisteredAgent
+from league_manager.admin import AdminError, LeagueControl, PlayerRemoval
+from league_manager.agent_states import AgentStates
+from league_manager.agents import AgentRegistry, RegisteredAgent
 from league_manager.alarms import Alarms
+from league_manager.answers import QueryAnswer
 from league_manager.assignments import AssignmentNumbers
-from league_manager.book import (
-    LeagueBook,
-    LeagueStatus,
-    MatchRecord,
-    ResultRecord,
-    ScheduleRecipe,
-)
+from league_manager.book import LeagueBook, LeagueStatus, ScheduleRecipe
 from league_manager.config import LeagueManagerSettings
 from league_manager.credentials import secret_file
+from league_manager.fencing import Fencing
+from league_manager.handover import RefereeDesk
+from league_manager.notifier import Notifier
+from league_manager.referee_watch import RefereeWatch
+from league_manager.registration import Registrar
 from league_manager.registration_limit import RegistrationLimit
+from league_manager.results import ResultDesk
 from league_manager.rounds import RoundRunner
-from league_manager.standings import outcomes_of
 from league_manager.suspension import PlayerHealth
-from league_manager.upkeep import JOURNAL, Upkeep
+from league_manager.upkeep import Upkeep
 from sdk.agent_log import AgentLog
-from sdk.auth import PROOF_SCHEME, secret_matches
+from sdk.auth import secret_matches
 from sdk.client import RpcClient
 from sdk.config import ConfigError, SharedDir
 from sdk.connections import ConnectionGuard
-from sdk.errors import ErrorCode, ProtocolError
-from sdk.jsonrpc import caller_address
 from sdk.messages import (
     LeagueQuery,
     LeagueQueryResponse,
     LeagueRegisterRequest,
     LeagueRegisterResponse,
     LeagueStandings,
-    MatchResult,
     MatchResultAck,
     MatchResultReport,
-    Outcome,
-    PlayerMeta,
-    QueryType,
-    RefereeMeta,
     RefereeRegisterRequest,
     RefereeRegisterResponse,
 )
-from sdk.store import StoreError
-from sdk.timeutil import utc_now_str
 
 __all__ = ["AdminError", "LeagueManager"]
-
-
-class _Answer(TypedDict):
-    """The envelope fields an answer of the League Manager shares with its request."""
-
-    sender: str
-    conversation_id: str
-    league_id: str
-
-
-class _MatchAnswer(_Answer):
-    match_id: str
-
-
-class _QueryAnswer(_Answer):
-    query_type: QueryType
 
 
 class LeagueManager:
@@ -100,15 +76,106 @@ class LeagueManager:
         self.auto_start_players = settings.auto_start_players or self.config.auto_start_players
         self._open_files(league_id)
         self.alarms = Alarms(self.event)
-        self.upkeep = Upkeep(self, self.shared.league_dir(league_id))
         self.client = RpcClient(self.system, self.log, transport=transport)
         self.connections = ConnectionGuard(
             self.system.http.max_server_connections, self.system.http.request_timeout_sec
         )
-        self.health = PlayerHealth(self, self.config.suspend_after_failures)
-        self.registrations = RegistrationLimit(self.config.registrations_per_minute)
-        self.runner = RoundRunner(self, settings.max_broadcast_concurrency)
+        self._build_parts(settings.max_broadcast_concurrency)
         self._run_task: asyncio.Task[None] | None = None
+
+    def _build_parts(self, broadcast_concurrency: int) -> None:
+        """Make the league's parts, each given only the collaborators it works with (no
+        part holds the League Manager)."""
+        control, event, config = self.control, self.event, self.config
+        book, agents = self.book, self.agents
+        self.upkeep = Upkeep(
+            self.shared.league_dir(self.league_id),
+            alarms=self.alarms,
+            event=event,
+            book=book,
+            agents=agents,
+            assignments=self.assignments,
+            connections=self.connections,
+            paused=lambda: control.paused,
+            stall_after_sec=config.stall_after_sec,
+        )
+        self.states = AgentStates(agents, self.upkeep.persist, event)
+        self.removal = PlayerRemoval(book, agents, self.states, event)
+        self.health = PlayerHealth(agents, self.states, event, config.suspend_after_failures)
+        self.registrations = RegistrationLimit(config.registrations_per_minute)
+        self.registrar = Registrar(
+            league_id=self.league_id,
+            sender=self.sender,
+            config=config,
+            book=book,
+            agents=agents,
+            upkeep=self.upkeep,
+            limit=self.registrations,
+            referee_secret=self.referee_secret,
+            referee_secret_env=self.system.security.referee_secret_env,
+            joined=self._joined,
+            event=event,
+        )
+        self.fencing = Fencing(self.assignments, self.upkeep, event, book.rounds)
+        self.results = ResultDesk(
+            league_id=self.league_id,
+            sender=self.sender,
+            book=book,
+            agents=agents,
+            fencing=self.fencing,
+            health=self.health,
+            upkeep=self.upkeep,
+            event=event,
+            suspend_after_failures=config.suspend_after_failures,
+        )
+        watch = RefereeWatch(
+            league_id=self.league_id,
+            sender=self.sender,
+            config=config,
+            client=self.client,
+            book=book,
+            upkeep=self.upkeep,
+            states=self.states,
+            fencing=self.fencing,
+            take_result=self.results.take_result,
+            event=event,
+        )
+        self.referees = RefereeDesk(
+            league_id=self.league_id,
+            sender=self.sender,
+            config=config,
+            client=self.client,
+            agents=agents,
+            book=book,
+            states=self.states,
+            fencing=self.fencing,
+            watch=watch,
+            event=event,
+        )
+        self.notifier = Notifier(
+            self.client,
+            self.health,
+            event,
+            concurrency=broadcast_concurrency,
+            lenient=config.protocol_mode == "lenient",
+        )
+        self.runner = RoundRunner(
+            league_id=self.league_id,
+            sender=self.sender,
+            config=config,
+            retry_policy=self.system.retry_policy,
+            book=book,
+            agents=agents,
+            states=self.states,
+            control=control,
+            upkeep=self.upkeep,
+            health=self.health,
+            results=self.results,
+            referees=self.referees,
+            watch=watch,
+            notifier=self.notifier,
+            event=event,
+        )
 
     def _open_files(self, league_id: str) -> None:
         """Open the logs and the league's data files, recovering what a crash damaged. The
@@ -145,7 +212,7 @@ class LeagueManager:
             )
             opened.callback(self.book.close)
             self.assignments = AssignmentNumbers(league_dir, league_id)
-            self.control = LeagueControl(self, league_dir)
+            self.control = LeagueControl(league_dir, league_id, self.book, self.event)
             for note in (
                 self.agents.recovery_notes
                 + self.book.recovery_notes
@@ -207,7 +274,7 @@ class LeagueManager:
         if self._run_task is not None and not self._run_task.done():
             self._run_task.cancel()
             await asyncio.gather(self._run_task, return_exceptions=True)
-        await self.runner.close()
+        await self.notifier.close()
         await self.client.aclose()
         self.book.close()
         self.log.close()
@@ -222,124 +289,18 @@ class LeagueManager:
 
     # -- registration --------------------------------------------------------------
 
-    def _registration_refusal(self, kind: AgentKind, meta: RefereeMeta | PlayerMeta) -> str | None:
-        game_types = meta.game_types
-        if self.book.status == LeagueStatus.COMPLETED:
-            return "the league has completed"
-        if kind == "player" and self.book.status != LeagueStatus.REGISTRATION:
-            return "registration is closed: the league's schedule is fixed"
-        if self.config.game_type not in game_types:
-            return (
-                f"this league plays {self.config.game_type!r}; game_types "
-                f"{game_types} does not include it"
-            )
-        namesake = self.agents.find_by_name(kind, meta.display_name)
-        if namesake is not None:
-            return (
-                f"the display name {meta.display_name!r} is taken by "
-                f"{namesake.agent_id}; register under another"
-            )
-        if kind == "player" and self.agents.count("player") >= self.config.max_players:
-            return f"the league is full ({self.config.max_players} players)"
-        return None
-
-    def check_referee_secret(
-        self, presented: str | None, purpose: str = "registering a referee"
-    ) -> None:
-        """Referees (and the play service) are the operator's: ``purpose`` takes the
-        league's referee secret.
-
-        Raises:
-            ProtocolError: E011 none was sent, E012 a wrong one.
-        """
-        hint = (
-            "the operator gets it with 'league referee-secret' and gives it to the "
-            "referee with --referee-secret or $" + self.system.security.referee_secret_env
-        )
-        if not presented:
-            raise ProtocolError(
-                ErrorCode.AUTH_TOKEN_MISSING,
-                f"{purpose} needs the league's referee secret in auth_token; {hint}",
-            )
-        if not secret_matches(presented, self.referee_secret):
-            raise ProtocolError(
-                ErrorCode.AUTH_TOKEN_INVALID, f"the referee secret is wrong; {hint}"
-            )
-
-    def _repeated(
-        self, kind: AgentKind, meta: RefereeMeta | PlayerMeta, key: str, presented: str | None
-    ) -> tuple[RegisteredAgent | None, str | None]:
-        """An agent registering again at its endpoint: (it, None) when this is the same
-        agent (same kind and name, and it repeats its registration's key or shows its
-        token; a referee has shown the secret already), (None, why not) when the endpoint
-        belongs to someone else, (None, None) when the endpoint is new."""
-        existing = self.agents.find_by_endpoint(meta.contact_endpoint)
-        if existing is None:
-            return None, None
-        same_name = self.agents.find_by_name(kind, meta.display_name) is existing
-        if (
-            existing.kind == kind
-            and same_name
-            and (
-                kind == "referee"
-                or self.agents.same_registration(existing.agent_id, key)
-                or self.agents.holds_token(existing.agent_id, presented)
-            )
-        ):
-            return existing, None
-        if existing.kind != kind or not same_name:
-            return None, (f"{meta.contact_endpoint} is already registered as {existing.agent_id}")
-        return None, (
-            f"{meta.contact_endpoint} is already registered as {existing.agent_id}; "
-            "a retry of a registration whose answer was lost must repeat its "
-            "conversation_id, or send the auth_token it was given"
-        )
-
     def register_referee(self, request: RefereeRegisterRequest) -> RefereeRegisterResponse:
-        self.check_referee_secret(request.auth_token)
-        agent, token, refusal, wait = self._register(
-            "referee", request.referee_meta, request.conversation_id, request.auth_token
-        )
-        common: _Answer = {
-            "sender": self.sender,
-            "league_id": self.league_id,
-            "conversation_id": request.conversation_id,
-        }
-        if agent is None:
-            return RefereeRegisterResponse(
-                status="REJECTED", reason=refusal, retry_after_sec=wait, **common
-            )
-        self.runner.add_referee(agent)
-        self._auto_start()
-        return RefereeRegisterResponse(
-            status="ACCEPTED",
-            referee_id=agent.agent_id,
-            auth_token=token,
-            auth_proofs=PROOF_SCHEME,
-            **common,
-        )
+        return self.registrar.register_referee(request)
 
     def register_player(self, request: LeagueRegisterRequest) -> LeagueRegisterResponse:
-        agent, token, refusal, wait = self._register(
-            "player", request.player_meta, request.conversation_id, request.auth_token
-        )
-        common: _Answer = {
-            "sender": self.sender,
-            "league_id": self.league_id,
-            "conversation_id": request.conversation_id,
-        }
-        if agent is None:
-            return LeagueRegisterResponse(
-                status="REJECTED", reason=refusal, retry_after_sec=wait, **common
-            )
+        return self.registrar.register_player(request)
+
+    def _joined(self, agent: RegisteredAgent) -> None:
+        """A registration accepted: a referee gets its room for matches; the league
+        starts once enough have joined."""
+        if agent.kind == "referee":
+            self.referees.add_referee(agent)
         self._auto_start()
-        return LeagueRegisterResponse(
-            status="ACCEPTED",
-            player_id=agent.agent_id,
-            auth_token=token,
-            auth_proofs=PROOF_SCHEME,
-            **common,
-        )
 
     def _auto_start(self) -> None:
         """Start once the configured number of players and a referee have registered,
@@ -354,66 +315,6 @@ class LeagueManager:
             self.start(reason="auto_start")
         except AdminError as exc:
             self.event("auto_start_waiting", reason=exc.description)
-
-    def _register(
-        self,
-        kind: AgentKind,
-        meta: RefereeMeta | PlayerMeta,
-        conversation_id: str,
-        presented: str | None,
-    ) -> tuple[RegisteredAgent | None, str | None, str | None, float | None]:
-        """(agent, token, None, None) when accepted, (None, None, reason, wait) when
-        refused, ``wait`` the seconds after which to register again when that may help
-        (the per-address limit), else None. The same agent registering again gets its id
-        and token back, so a lost answer costs one retry; its key is the conversation and
-        the caller's address."""
-        address = caller_address()
-        key = f"{address}|{conversation_id}"
-        flood = self.registrations.refusal(address)  # every attempt counts, a retry too
-        again, refusal = (None, flood[0]) if flood else self._repeated(kind, meta, key, presented)
-        if again is not None:
-            self.event(
-                "registration_repeated",
-                kind=kind,
-                agent_id=again.agent_id,
-                endpoint=again.contact_endpoint,
-            )
-            return again, self.agents.token_of(again.agent_id), None, None
-        refusal = refusal or self._registration_refusal(kind, meta)
-        if refusal:
-            self.event(
-                "registration_rejected", kind=kind, endpoint=meta.contact_endpoint, reason=refusal
-            )
-            return None, None, refusal, round(flood[1], 1) if flood else None
-        try:
-            agent, token = self.agents.add(kind, meta, key)
-        except (OSError, StoreError) as exc:
-            self.upkeep.failed("agents.json", exc)
-            raise ProtocolError(
-                ErrorCode.SERVICE_UNAVAILABLE,
-                "the League Manager cannot record a registration now (it "
-                "cannot write agents.json); nothing was recorded: register "
-                "again later",
-            ) from None
-        self.event(
-            f"{kind}_registered",
-            agent_id=agent.agent_id,
-            display_name=agent.display_name,
-            endpoint=agent.contact_endpoint,
-            capacity=agent.max_concurrent_matches,
-        )
-        return agent, token, None, None
-
-    def set_state(self, agent_id: str, state: AgentState) -> None:
-        self.set_states([agent_id], state)
-
-    def set_states(self, agent_ids: list[str], state: AgentState) -> None:
-        """Change agents' states, saving the registry once for all of them."""
-        changed = [agent_id for agent_id in agent_ids if self.agents.set_state(agent_id, state)]
-        if changed:
-            self.upkeep.persist("agents.json", self.agents.save)  # if not now, once it can
-        for agent_id in changed:
-            self.event("agent_state", agent_id=agent_id, state=state)
 
     # -- starting ------------------------------------------------------------------
 
@@ -442,7 +343,7 @@ class LeagueManager:
             self.players_per_match,
             self.config.rounds,
         )
-        self.set_states([player.agent_id for player in players], "ACTIVE")
+        self.states.set_states([player.agent_id for player in players], "ACTIVE")
         self.event(
             "schedule_created",
             players=len(players),
@@ -470,171 +371,19 @@ class LeagueManager:
         self._launch()
         return self.status()
 
-    # -- results -------------------------------------------------------------------
+    # -- results and the admin's switches --------------------------------------------
 
     async def report_result(self, report: MatchResultReport) -> MatchResultAck:
-        """Check a referee's report and count it; answered once its journal line is on
-        disk (an fsync shared with the reports that arrived meanwhile). Only the referee
-        that holds the match's current assignment may report it (a repeat of the counted
-        report is a duplicate); a report of an assignment since given to another is
-        refused and kept only as a note in the league log."""
-        referee = self.agents.authenticate(report.sender, report.auth_token, "referee")
-        match = self._reported_match(report)
-        recorded = self.book.results.get(report.match_id)
-        if recorded is None or recorded.referee_id != referee.agent_id:
-            self._check_holder(match, referee.agent_id, report.assignment)
-        return await self.take_result(match, referee.agent_id, report)
+        return await self.results.report_result(report)
 
-    def _check_holder(self, match: MatchRecord, referee_id: str, assignment: int | None) -> None:
-        """Raises ProtocolError E014 unless ``referee_id`` holds the match under
-        ``assignment`` (None: a referee that was given no number, judged by its id)."""
-        current = match.assignment
-        if referee_id == match.referee_id and assignment in (None, current):
-            return
-        held = f"it is held by {match.referee_id}" if match.referee_id else "it is not given out"
-        if current is not None:
-            held += f" under assignment {current}"
-        if assignment is not None and referee_id in self.runner.referees_of(match.match_id):
-            self.event(
-                "report_superseded",
-                match_id=match.match_id,
-                referee_id=referee_id,
-                assignment=assignment,
-                holder=match.referee_id,
-                current=current,
-            )
-            raise ProtocolError(
-                ErrorCode.NOT_AUTHORIZED,
-                f"match {match.match_id}: assignment {assignment} of "
-                f"{referee_id} was superseded ({held}); this result is not "
-                "counted: stop the match and tell its players nothing",
-            )
-        raise ProtocolError(
-            ErrorCode.NOT_AUTHORIZED,
-            f"match {match.match_id} is not {referee_id}'s to report: {held}",
-        )
+    def pause(self) -> dict[str, Any]:
+        """Stop handing out matches and starting rounds; running matches finish."""
+        self.control.pause(self.referees.running_matches())
+        return self.status()
 
-    def _reported_match(self, report: MatchResultReport) -> MatchRecord:
-        if report.league_id != self.league_id:
-            raise ProtocolError(
-                ErrorCode.LEAGUE_NOT_FOUND,
-                f"this League Manager runs {self.league_id!r}, not {report.league_id!r}",
-            )
-        match = self.book.match(report.match_id)
-        if match is None:
-            raise ProtocolError(
-                ErrorCode.MATCH_NOT_FOUND, f"match {report.match_id!r} is not in the schedule"
-            )
-        return match
-
-    async def take_result(
-        self, match: MatchRecord, referee_id: str, report: MatchResultReport
-    ) -> MatchResultAck:
-        """Count a result of ``referee_id``'s (a report, or one the League Manager
-        recovered from that referee), once.
-
-        Raises:
-            ProtocolError: E002 a report that does not fit the match.
-        """
-        common: _MatchAnswer = {
-            "sender": self.sender,
-            "conversation_id": report.conversation_id,
-            "league_id": self.league_id,
-            "match_id": report.match_id,
-        }
-        if report.match_id in self.book.results:
-            await self.book.durable()  # the first report of it may still be on its way
-            return MatchResultAck(status="DUPLICATE", **common)
-        if report.round_id != match.round_id:
-            raise ProtocolError(
-                ErrorCode.INVALID_FIELD_VALUE,
-                f"match {match.match_id} belongs to round {match.round_id}, not {report.round_id}",
-            )
-        try:
-            outcomes = outcomes_of(report.result, match.player_ids)
-        except ValueError as exc:
-            raise ProtocolError(ErrorCode.INVALID_FIELD_VALUE, str(exc)) from None
-        await self._record(match, referee_id, outcomes, report.result.details)
-        for player_id, outcome in outcomes.items():
-            if outcome == "TECHNICAL_LOSS":
-                self.health.failed(player_id, f"technical loss in {match.match_id}")
-            else:
-                self.health.answered(player_id)
-        return MatchResultAck(status="RECORDED", **common)
-
-    async def record_forfeit(self, match: MatchRecord, suspended: list[str]) -> bool:
-        """Record a match of SUSPENDED or REMOVED players without playing it: they lose by
-        technical loss, the others are decided as in any result with technical losers.
-        False if it could not be journaled (the round flow tries again once it can)."""
-        removed = [p for p in suspended if (a := self.agents.get(p)) and a.state == "REMOVED"]
-        why = [f"{', '.join(removed)} REMOVED by the admin"] if removed else []
-        if len(removed) < len(suspended):
-            why.append(
-                f"{', '.join(p for p in suspended if p not in removed)} SUSPENDED "
-                f"after failing {self.config.suspend_after_failures} times in a row"
-            )
-        reason = f"not played: {'; '.join(why)}"
-        result = MatchResult(
-            winner=None,
-            details={
-                "status": "TECHNICAL_LOSS",
-                "technical_losers": suspended,
-                "reason": reason,
-                "forfeit": True,
-            },
-        )
-        self.event("match_forfeited", match_id=match.match_id, suspended=suspended)
-        try:
-            await self._record(
-                match, self.sender, outcomes_of(result, match.player_ids), result.details
-            )
-        except ProtocolError:
-            return False
-        return True
-
-    async def _record(
-        self,
-        match: MatchRecord,
-        decided_by: str,
-        outcomes: dict[str, Outcome],
-        details: dict[str, Any],
-    ) -> None:
-        """Journal a result and count it; once it is on disk, the match's waiter learns it.
-        (Counted at once, so a second report of it meanwhile is a duplicate.)
-
-        Raises:
-            ProtocolError: E022 the journal cannot be written (a full disk): the result is
-                not acknowledged; a line that could not be written is not in the journal.
-        """
-        try:
-            self.book.record(
-                ResultRecord(
-                    match_id=match.match_id,
-                    round_id=match.round_id,
-                    referee_id=decided_by,
-                    outcomes=outcomes,
-                    points={p: self.book.table.points_for(o) for p, o in outcomes.items()},
-                    winner=next((p for p, o in outcomes.items() if o == "WIN"), None),
-                    details=details,
-                    recorded_at=utc_now_str(),
-                ),
-                sync=False,
-            )
-            await self.book.durable()
-        except StoreError as exc:
-            self.upkeep.failed(JOURNAL, exc)
-            raise ProtocolError(
-                ErrorCode.SERVICE_UNAVAILABLE,
-                f"the League Manager cannot record the result of "
-                f"{match.match_id} now ({exc}); it is not acknowledged: the "
-                "League Manager asks its referee for it again once it can "
-                "write",
-            ) from None
-        self.upkeep.written(JOURNAL)
-        self.runner.result_arrived(match.match_id)
-        self.event(
-            "result_recorded", match_id=match.match_id, referee_id=decided_by, outcomes=outcomes
-        )
+    def resume(self) -> dict[str, Any]:
+        self.control.resume()
+        return self.status()
 
     # -- queries -------------------------------------------------------------------
 
@@ -653,7 +402,7 @@ class LeagueManager:
         asker = self.agents.authenticate(request.sender, request.auth_token)
         self.health.answered(asker.agent_id)
         params = request.query_params
-        common: _QueryAnswer = {
+        common: QueryAnswer = {
             "sender": self.sender,
             "conversation_id": request.conversation_id,
             "league_id": self.league_id,
@@ -747,5 +496,5 @@ class LeagueManager:
         )
         if agent.kind == "referee":
             status["max_concurrent_matches"] = agent.max_concurrent_matches
-            status["running_matches"] = self.runner.running_on(agent.agent_id)
+            status["running_matches"] = self.referees.running_on(agent.agent_id)
         return status

@@ -14,11 +14,10 @@ answers brings it back.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
 
-if TYPE_CHECKING:
-    from league_manager.service import LeagueManager
+from league_manager.agent_states import AgentStates
+from league_manager.agents import AgentRegistry
 
 __all__ = ["PlayerHealth"]
 
@@ -26,19 +25,27 @@ __all__ = ["PlayerHealth"]
 class PlayerHealth:
     """Failures in a row per player, and the SUSPENDED/ACTIVE switch they drive."""
 
-    def __init__(self, manager: LeagueManager, limit: int):
-        self._lm = manager
+    def __init__(
+        self,
+        agents: AgentRegistry,
+        states: AgentStates,
+        event: Callable[..., None],
+        limit: int,
+    ):
+        self._agents = agents
+        self._states = states
+        self._event = event
         self._limit = limit
         self._failures: dict[str, int] = defaultdict(int)
 
     def failed(self, player_id: str, why: str) -> None:
-        agent = self._lm.agents.get(player_id)
+        agent = self._agents.get(player_id)
         if agent is None or agent.kind != "player" or agent.state in ("SHUTDOWN", "REMOVED"):
             return
         self._failures[player_id] += 1
         if self._failures[player_id] >= self._limit and agent.state != "SUSPENDED":
-            self._lm.set_state(player_id, "SUSPENDED")
-            self._lm.event(
+            self._states.set_state(player_id, "SUSPENDED")
+            self._event(
                 "player_suspended",
                 player_id=player_id,
                 failures=self._failures[player_id],
@@ -46,13 +53,13 @@ class PlayerHealth:
             )
 
     def answered(self, player_id: str) -> None:
-        agent = self._lm.agents.get(player_id)
+        agent = self._agents.get(player_id)
         if agent is None or agent.kind != "player":
             return
         self._failures.pop(player_id, None)
         if agent.state == "SUSPENDED":
-            self._lm.set_state(player_id, "ACTIVE")
-            self._lm.event("player_recovered", player_id=player_id)
+            self._states.set_state(player_id, "ACTIVE")
+            self._event("player_recovered", player_id=player_id)
 
     def suspended(self, player_ids: Sequence[str]) -> list[str]:
         """Those of ``player_ids`` that are SUSPENDED now, or REMOVED (for good): their
@@ -60,6 +67,6 @@ class PlayerHealth:
         return [
             player_id
             for player_id in player_ids
-            if (agent := self._lm.agents.get(player_id)) is not None
+            if (agent := self._agents.get(player_id)) is not None
             and agent.state in ("SUSPENDED", "REMOVED")
         ]

@@ -21,14 +21,14 @@ import contextlib
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from league_manager.assignments import ASSIGNMENTS_FILE
-from league_manager.book import LeagueStatus
+from league_manager.agents import AgentRegistry
+from league_manager.alarms import Alarms
+from league_manager.assignments import ASSIGNMENTS_FILE, AssignmentNumbers
+from league_manager.book import LeagueBook, LeagueStatus
+from sdk.connections import ConnectionGuard
 from sdk.store import StoreError, atomic_write_json
-
-if TYPE_CHECKING:
-    from league_manager.service import LeagueManager
 
 __all__ = ["FLOOD", "JOURNAL", "STALL", "WATCH_SEC", "Upkeep"]
 
@@ -53,11 +53,30 @@ def _why(exc: BaseException) -> str:
 
 class Upkeep:
     """Unwritten files, the registry's presence and the rounds' progress, watched once a
-    second while the league lives."""
+    second while the league lives. It is given the files it writes again and what it
+    watches; ``paused`` tells whether the admin paused the league (no stall then)."""
 
-    def __init__(self, manager: LeagueManager, league_dir: Path):
-        self._lm = manager
+    def __init__(
+        self,
+        league_dir: Path,
+        *,
+        alarms: Alarms,
+        event: Callable[..., None],
+        book: LeagueBook,
+        agents: AgentRegistry,
+        assignments: AssignmentNumbers,
+        connections: ConnectionGuard,
+        paused: Callable[[], bool],
+        stall_after_sec: float,
+    ):
         self._dir = league_dir
+        self._alarms = alarms
+        self._event = event
+        self._book = book
+        self._agents = agents
+        self._connections = connections
+        self._paused = paused
+        self._stall_after_sec = stall_after_sec
         self._unwritten: set[str] = set()
         self._writable = asyncio.Event()
         self._writable.set()
@@ -65,10 +84,10 @@ class Upkeep:
         self._mark_at = time.monotonic()
         self._task: asyncio.Task[None] | None = None
         self._rewrites: dict[str, Callable[[], Any]] = {
-            "rounds.json": manager.book.write_rounds,
-            "standings.json": manager.book.write_standings,
-            "agents.json": manager.agents.save,
-            ASSIGNMENTS_FILE: manager.assignments.reserve,
+            "rounds.json": book.write_rounds,
+            "standings.json": book.write_standings,
+            "agents.json": agents.save,
+            ASSIGNMENTS_FILE: assignments.reserve,
             JOURNAL: self._probe,
         }
 
@@ -97,7 +116,7 @@ class Upkeep:
         """The file ``name`` could not be written: it is written again once it can be."""
         self._unwritten.add(name)
         self._writable.clear()
-        self._lm.alarms.raise_alarm(
+        self._alarms.raise_alarm(
             f"write:{name}",
             f"cannot write {name}: {_why(exc)}; no match is handed out and "
             "no result acknowledged until it can",
@@ -107,7 +126,7 @@ class Upkeep:
         if name not in self._unwritten:  # the common case, once per result: one set lookup
             return
         self._unwritten.discard(name)
-        self._lm.alarms.clear(f"write:{name}")
+        self._alarms.clear(f"write:{name}")
         if not self._unwritten:
             self._writable.set()
 
@@ -138,43 +157,43 @@ class Upkeep:
             self.persist(name, self._rewrites[name])
         self._check_registry()
         self._check_progress()
-        flooded = self._lm.connections.flooded()
+        flooded = self._connections.flooded()
         if flooded:
-            self._lm.alarms.raise_alarm(FLOOD, flooded)
+            self._alarms.raise_alarm(FLOOD, flooded)
         else:
-            self._lm.alarms.clear(FLOOD)
+            self._alarms.clear(FLOOD)
 
     def _check_registry(self) -> None:
         missing = [name for name in _REGISTRY if not (self._dir / name).is_file()]
         for name in missing:
-            self._lm.alarms.raise_alarm(
+            self._alarms.raise_alarm(
                 f"registry:{name}",
                 f"{name} was deleted (or is not a file); writing it again from memory",
             )
-        if missing and self.persist("agents.json", self._lm.agents.save):
-            self._lm.event("registry_rewritten", files=missing)
+        if missing and self.persist("agents.json", self._agents.save):
+            self._event("registry_rewritten", files=missing)
             missing = []
         for name in _REGISTRY:
             if name not in missing:
-                self._lm.alarms.clear(f"registry:{name}")
+                self._alarms.clear(f"registry:{name}")
 
     def _check_progress(self) -> None:
         """A stall: the league runs, is not paused, and no result has arrived nor round
         begun for ``stall_after_sec``."""
-        lm, book = self._lm, self._lm.book
+        book = self._book
         current = book.current_round()
         mark = (len(book.results), current.round_id if current else 0)
         now = time.monotonic()
-        if mark != self._mark or book.status != LeagueStatus.RUNNING or lm.control.paused:
+        if mark != self._mark or book.status != LeagueStatus.RUNNING or self._paused():
             self._mark, self._mark_at = mark, now
-            lm.alarms.clear(STALL)
+            self._alarms.clear(STALL)
             return
-        if current is None or now - self._mark_at < lm.config.stall_after_sec:
+        if current is None or now - self._mark_at < self._stall_after_sec:
             return
-        lm.alarms.raise_alarm(STALL, self._stall_reason(current.round_id))
+        self._alarms.raise_alarm(STALL, self._stall_reason(current.round_id))
 
     def _stall_reason(self, round_id: int) -> str:
-        lm, book = self._lm, self._lm.book
+        book = self._book
         waiting = [
             m
             for m in book.round_matches(book.rounds[round_id - 1])
@@ -182,15 +201,15 @@ class Upkeep:
         ]
         named = []
         for match in waiting[:_LISTED_MATCHES]:
-            referee = lm.agents.get(match.referee_id) if match.referee_id else None
+            referee = self._agents.get(match.referee_id) if match.referee_id else None
             holder = f"referee {referee.agent_id} ({referee.state})" if referee else "no referee"
             named.append(
                 f"{match.match_id} {match.status} on {holder}, handed out {match.attempts} time(s)"
             )
         more = len(waiting) - len(named)
-        blocked = [a.reason for a in lm.alarms.active() if a.key != STALL]
+        blocked = [a.reason for a in self._alarms.active() if a.key != STALL]
         return (
-            f"round {round_id} has made no progress for {lm.config.stall_after_sec:g} s "
+            f"round {round_id} has made no progress for {self._stall_after_sec:g} s "
             f"or more: waiting for {'; '.join(named) or 'no match'}"
             + (f" and {more} more" if more > 0 else "")
             + (f"; blocked: {'; '.join(blocked)}" if blocked else "")

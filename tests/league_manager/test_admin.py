@@ -174,7 +174,7 @@ async def test_pause_holds_hand_overs_and_rounds_while_running_matches_finish(wo
     await world.lm.post("/start_league", headers=admin(world))
     # Held by the referee, and counted by the League Manager once the referee's accept is in.
     await wait_until(
-        lambda: len(referees.held) == 2 and world.manager.runner.running_on("REF01") == 2
+        lambda: len(referees.held) == 2 and world.manager.referees.running_on("REF01") == 2
     )
     paused = await world.lm.post("/admin/pause", headers=admin(world))
     assert paused.status_code == 200
@@ -182,7 +182,7 @@ async def test_pause_holds_hand_overs_and_rounds_while_running_matches_finish(wo
     running = await referees.release()
     book, control = world.manager.book, world.manager.control
     assert set(running) <= set(book.results), "a match running at the pause counts"
-    await wait_until(lambda: control.held == 1 and world.manager.runner.running_on("REF01") == 0)
+    await wait_until(lambda: control.held == 1 and world.manager.referees.running_on("REF01") == 0)
     assert referees.started() == running, "the third match of round 1 waits for the resume"
     await world.lm.post("/admin/resume", headers=admin(world))
     await wait_until(lambda: len(referees.held) == 1)

@@ -251,8 +251,8 @@ async def test_reports_are_authenticated_and_authorised(world: World) -> None:
     await world.lm.post("/start_league", headers=admin(world))
     match = {"league_id": "league_2025_even_odd", "round_id": 1, "match_id": "R1M1"}
     ref1, ref2 = REFEREE.format(n=1), REFEREE.format(n=2)
-    await wait_until(lambda: bool(world.manager.runner.referees_of("R1M1")))
-    given = world.manager.runner.referees_of("R1M1")
+    await wait_until(lambda: bool(world.manager.fencing.referees_of("R1M1")))
+    given = world.manager.fencing.referees_of("R1M1")
     holder = ref1 if world.ids[ref1] in given else ref2
     other = ref2 if holder == ref1 else ref1
 

@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from league_manager import book as book_module
+from league_manager import ranking as ranking_module
 from league_manager import rounds as rounds_module
 from league_manager.book import LeagueBook, LeagueStatus, ResultRecord
 from league_manager.scheduler import CircleSchedule, make_schedule, parse_match_id
@@ -208,11 +209,11 @@ def test_queries_answer_a_recent_ranking_and_the_snapshot_an_exact_one(
         book.mark_round(book.rounds[0], "RUNNING")
         matches = book.open_round(book.rounds[0])
         first = book.standings_document(fresh=False)
-        monkeypatch.setattr(book_module, "_RANKING_SHARE", 1e-9)  # a ranking lasts "forever"
+        monkeypatch.setattr(ranking_module, "_RANKING_SHARE", 1e-9)  # a ranking lasts "forever"
         book.record(result(matches[0].match_id, 1, matches[0].player_ids, None))
         assert book.standings_document(fresh=False) is first, "within its budget: reused"
         assert book.standings_document()["version"] == 1, "fresh: ranked again"
-        monkeypatch.setattr(book_module, "_RANKING_SHARE", 1e9)
+        monkeypatch.setattr(ranking_module, "_RANKING_SHARE", 1e9)
         book.record(result(matches[1].match_id, 1, matches[1].player_ids, None))
         assert book.standings_document(fresh=False)["version"] == 2
     finally:

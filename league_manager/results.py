@@ -1,0 +1,199 @@
+"""The results desk: a referee's report checked and counted exactly once, a forfeit
+recorded, and each counted result made known to the match's waiter.
+
+A result is journaled and counted at once (so a second report of it meanwhile is a
+duplicate) and acknowledged once its journal line is on disk (an fsync shared with the
+reports that arrived meanwhile). Only the referee that holds the match's current
+assignment may report it (``fencing.py``)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from league_manager.agents import AgentRegistry
+from league_manager.answers import MatchAnswer
+from league_manager.book import LeagueBook, MatchRecord, ResultRecord
+from league_manager.fencing import Fencing
+from league_manager.standings import outcomes_of
+from league_manager.suspension import PlayerHealth
+from league_manager.upkeep import JOURNAL, Upkeep
+from sdk.errors import ErrorCode, ProtocolError
+from sdk.messages import MatchResult, MatchResultAck, MatchResultReport, Outcome
+from sdk.store import StoreError
+from sdk.timeutil import utc_now_str
+
+__all__ = ["ResultDesk"]
+
+
+class ResultDesk:
+    """Takes results into the book; ``waiter(match_id)`` is set once a match's is on disk."""
+
+    def __init__(
+        self,
+        *,
+        league_id: str,
+        sender: str,
+        book: LeagueBook,
+        agents: AgentRegistry,
+        fencing: Fencing,
+        health: PlayerHealth,
+        upkeep: Upkeep,
+        event: Callable[..., None],
+        suspend_after_failures: int,
+    ):
+        self._league_id = league_id
+        self._sender = sender
+        self._book = book
+        self._agents = agents
+        self._fencing = fencing
+        self._health = health
+        self._upkeep = upkeep
+        self._event = event
+        self._suspend_after_failures = suspend_after_failures
+        self._done: dict[str, asyncio.Event] = defaultdict(asyncio.Event)
+
+    def waiter(self, match_id: str) -> asyncio.Event:
+        """Set once the match's result is recorded."""
+        return self._done[match_id]
+
+    def forget(self, match_ids: Iterable[str]) -> None:
+        """Drop the waiters of a finished round's matches."""
+        for match_id in match_ids:
+            self._done.pop(match_id, None)
+
+    async def report_result(self, report: MatchResultReport) -> MatchResultAck:
+        """Check a referee's report and count it; answered once its journal line is on
+        disk. A repeat of the counted report is a duplicate; a report of an assignment
+        since given to another is refused and kept only as a note in the league log."""
+        referee = self._agents.authenticate(report.sender, report.auth_token, "referee")
+        match = self._reported_match(report)
+        recorded = self._book.results.get(report.match_id)
+        if recorded is None or recorded.referee_id != referee.agent_id:
+            self._fencing.check_holder(match, referee.agent_id, report.assignment)
+        return await self.take_result(match, referee.agent_id, report)
+
+    def _reported_match(self, report: MatchResultReport) -> MatchRecord:
+        if report.league_id != self._league_id:
+            raise ProtocolError(
+                ErrorCode.LEAGUE_NOT_FOUND,
+                f"this League Manager runs {self._league_id!r}, not {report.league_id!r}",
+            )
+        match = self._book.match(report.match_id)
+        if match is None:
+            raise ProtocolError(
+                ErrorCode.MATCH_NOT_FOUND, f"match {report.match_id!r} is not in the schedule"
+            )
+        return match
+
+    async def take_result(
+        self, match: MatchRecord, referee_id: str, report: MatchResultReport
+    ) -> MatchResultAck:
+        """Count a result of ``referee_id``'s (a report, or one the League Manager
+        recovered from that referee), once.
+
+        Raises:
+            ProtocolError: E002 a report that does not fit the match.
+        """
+        common: MatchAnswer = {
+            "sender": self._sender,
+            "conversation_id": report.conversation_id,
+            "league_id": self._league_id,
+            "match_id": report.match_id,
+        }
+        if report.match_id in self._book.results:
+            await self._book.durable()  # the first report of it may still be on its way
+            return MatchResultAck(status="DUPLICATE", **common)
+        if report.round_id != match.round_id:
+            raise ProtocolError(
+                ErrorCode.INVALID_FIELD_VALUE,
+                f"match {match.match_id} belongs to round {match.round_id}, not {report.round_id}",
+            )
+        try:
+            outcomes = outcomes_of(report.result, match.player_ids)
+        except ValueError as exc:
+            raise ProtocolError(ErrorCode.INVALID_FIELD_VALUE, str(exc)) from None
+        await self._record(match, referee_id, outcomes, report.result.details)
+        for player_id, outcome in outcomes.items():
+            if outcome == "TECHNICAL_LOSS":
+                self._health.failed(player_id, f"technical loss in {match.match_id}")
+            else:
+                self._health.answered(player_id)
+        return MatchResultAck(status="RECORDED", **common)
+
+    async def record_forfeit(self, match: MatchRecord, suspended: list[str]) -> bool:
+        """Record a match of SUSPENDED or REMOVED players without playing it: they lose by
+        technical loss, the others are decided as in any result with technical losers.
+        False if it could not be journaled (the round flow tries again once it can)."""
+        removed = [p for p in suspended if (a := self._agents.get(p)) and a.state == "REMOVED"]
+        why = [f"{', '.join(removed)} REMOVED by the admin"] if removed else []
+        if len(removed) < len(suspended):
+            why.append(
+                f"{', '.join(p for p in suspended if p not in removed)} SUSPENDED "
+                f"after failing {self._suspend_after_failures} times in a row"
+            )
+        reason = f"not played: {'; '.join(why)}"
+        result = MatchResult(
+            winner=None,
+            details={
+                "status": "TECHNICAL_LOSS",
+                "technical_losers": suspended,
+                "reason": reason,
+                "forfeit": True,
+            },
+        )
+        self._event("match_forfeited", match_id=match.match_id, suspended=suspended)
+        try:
+            await self._record(
+                match, self._sender, outcomes_of(result, match.player_ids), result.details
+            )
+        except ProtocolError:
+            return False
+        return True
+
+    async def _record(
+        self,
+        match: MatchRecord,
+        decided_by: str,
+        outcomes: dict[str, Outcome],
+        details: dict[str, Any],
+    ) -> None:
+        """Journal a result and count it; once it is on disk, the match's waiter learns it.
+        (Counted at once, so a second report of it meanwhile is a duplicate.)
+
+        Raises:
+            ProtocolError: E022 the journal cannot be written (a full disk): the result is
+                not acknowledged; a line that could not be written is not in the journal.
+        """
+        book = self._book
+        try:
+            book.record(
+                ResultRecord(
+                    match_id=match.match_id,
+                    round_id=match.round_id,
+                    referee_id=decided_by,
+                    outcomes=outcomes,
+                    points={p: book.table.points_for(o) for p, o in outcomes.items()},
+                    winner=next((p for p, o in outcomes.items() if o == "WIN"), None),
+                    details=details,
+                    recorded_at=utc_now_str(),
+                ),
+                sync=False,
+            )
+            await book.durable()
+        except StoreError as exc:
+            self._upkeep.failed(JOURNAL, exc)
+            raise ProtocolError(
+                ErrorCode.SERVICE_UNAVAILABLE,
+                f"the League Manager cannot record the result of "
+                f"{match.match_id} now ({exc}); it is not acknowledged: the "
+                "League Manager asks its referee for it again once it can "
+                "write",
+            ) from None
+        self._upkeep.written(JOURNAL)
+        self._done[match.match_id].set()
+        self._event(
+            "result_recorded", match_id=match.match_id, referee_id=decided_by, outcomes=outcomes
+        )
