@@ -15,6 +15,7 @@ from sdk.messages import (
     LeagueStandings,
     MatchResultAck,
     MatchResultReport,
+    Method,
     PlayProofRequest,
     PlayProofResponse,
     RefereeRegisterRequest,
@@ -37,14 +38,14 @@ def method_table(manager: LeagueManager) -> dict[str, RpcMethod]:
         return await manager.report_result(report)
 
     async def league_query(request: LeagueQuery) -> LeagueQueryResponse:
-        return manager.query(request)
+        return manager.queries.query(request)
 
     async def get_standings(params: dict[str, Any]) -> LeagueStandings:
         conversation_id = params.get("conversation_id")
-        return manager.standings_message(
+        return manager.queries.standings_message(
             conversation_id
             if isinstance(conversation_id, str) and conversation_id
-            else "get_standings"
+            else Method.GET_STANDINGS
         )
 
     async def get_play_proof(request: PlayProofRequest) -> PlayProofResponse:
@@ -57,10 +58,10 @@ def method_table(manager: LeagueManager) -> dict[str, RpcMethod]:
         )
 
     return {
-        "register_referee": RpcMethod(register_referee, RefereeRegisterRequest),
-        "register_player": RpcMethod(register_player, LeagueRegisterRequest),
-        "report_match_result": RpcMethod(report_match_result, MatchResultReport),
-        "league_query": RpcMethod(league_query, LeagueQuery),
-        "get_standings": RpcMethod(get_standings),
-        "get_play_proof": RpcMethod(get_play_proof, PlayProofRequest),
+        Method.REGISTER_REFEREE: RpcMethod(register_referee, RefereeRegisterRequest),
+        Method.REGISTER_PLAYER: RpcMethod(register_player, LeagueRegisterRequest),
+        Method.REPORT_MATCH_RESULT: RpcMethod(report_match_result, MatchResultReport),
+        Method.LEAGUE_QUERY: RpcMethod(league_query, LeagueQuery),
+        Method.GET_STANDINGS: RpcMethod(get_standings),
+        Method.GET_PLAY_PROOF: RpcMethod(get_play_proof, PlayProofRequest),
     }

@@ -22,7 +22,7 @@ from league_manager.referee_watch import RefereeWatch
 from sdk.client import RpcClient
 from sdk.config import LeagueConfig
 from sdk.errors import ErrorCode, RemoteError, TransportError
-from sdk.messages import Communication, MatchSeat, StartMatch, WinLossRecord, seat_role
+from sdk.messages import Communication, MatchSeat, Method, StartMatch, WinLossRecord, seat_role
 
 __all__ = ["Handed", "RefereeDesk"]
 
@@ -164,7 +164,7 @@ class RefereeDesk:
         try:
             await self._client.call(
                 referee.contact_endpoint,
-                "start_match",
+                Method.START_MATCH,
                 self._start_message(match, referee),
                 method_aliases=self._config.protocol_mode == "lenient",
             )

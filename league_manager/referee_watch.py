@@ -37,7 +37,7 @@ from league_manager.upkeep import Upkeep
 from sdk.client import RpcClient
 from sdk.config import LeagueConfig
 from sdk.errors import ErrorCode, ProtocolError, RemoteError, TransportError
-from sdk.messages import MatchResult, MatchResultAck, MatchResultReport
+from sdk.messages import MatchResult, MatchResultAck, MatchResultReport, Method
 
 __all__ = [
     "PROBE_MISSES",
@@ -151,7 +151,7 @@ class RefereeWatch:
         try:
             answer = await self._client.call(
                 referee.contact_endpoint,
-                "get_match_state",
+                Method.GET_MATCH_STATE,
                 params,
                 timeout=PROBE_TIMEOUT_SEC,
                 retries=0,

@@ -34,6 +34,7 @@ from sdk.messages import (
     FinalStanding,
     LeagueCompleted,
     LeagueStandingsUpdate,
+    Method,
     RoundAnnouncement,
     RoundCompleted,
     RoundMatch,
@@ -147,7 +148,7 @@ class RoundRunner:
             if agent.state != "REMOVED"
         ]
         await self._notifier.broadcast(
-            "notify_league_completed",
+            Method.NOTIFY_LEAGUE_COMPLETED,
             everyone,
             lambda agent: completed.model_copy(
                 update={
@@ -168,7 +169,7 @@ class RoundRunner:
         if self._config.broadcasts:
             announced = [self._announced(m) for m in matches]
             told = await self._notifier.broadcast(
-                "notify_round",
+                Method.NOTIFY_ROUND,
                 self._scheduled_players(),
                 lambda agent: RoundAnnouncement(
                     **self._envelope(agent, f"round-{round_record.round_id}"),
@@ -190,7 +191,7 @@ class RoundRunner:
         standings = book.standings_rows()
         topic = f"round-{round_record.round_id}"
         await self._notifier.broadcast(
-            "update_standings",
+            Method.UPDATE_STANDINGS,
             self._scheduled_players(),
             lambda agent: LeagueStandingsUpdate(
                 **self._envelope(agent, topic), round_id=round_record.round_id, standings=standings
@@ -198,7 +199,7 @@ class RoundRunner:
             grace=0,
         )
         await self._notifier.broadcast(
-            "notify_round_completed",
+            Method.NOTIFY_ROUND_COMPLETED,
             self._scheduled_players(),
             lambda agent: RoundCompleted(
                 **self._envelope(agent, topic),

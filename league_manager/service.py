@@ -1,5 +1,5 @@
 """The League Manager: makes the league's parts, each given only what it uses, answers for
-them, and keeps the admin's start and the queries. The round flow lives in ``rounds.py``."""
+them, and keeps the admin's start and the status. The round flow lives in ``rounds.py``."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from league_manager.admin import AdminError, LeagueControl, PlayerRemoval
 from league_manager.agent_states import AgentStates
 from league_manager.agents import AgentRegistry, RegisteredAgent
 from league_manager.alarms import Alarms
-from league_manager.answers import QueryAnswer
 from league_manager.assignments import AssignmentNumbers
 from league_manager.book import LeagueBook, LeagueStatus, ScheduleRecipe
 from league_manager.config import LeagueManagerSettings
@@ -23,6 +22,7 @@ from league_manager.credentials import secret_file
 from league_manager.fencing import Fencing
 from league_manager.handover import RefereeDesk
 from league_manager.notifier import Notifier
+from league_manager.queries import LeagueQueries
 from league_manager.referee_watch import RefereeWatch
 from league_manager.registration import Registrar
 from league_manager.registration_limit import RegistrationLimit
@@ -36,11 +36,8 @@ from sdk.client import RpcClient
 from sdk.config import ConfigError, SharedDir
 from sdk.connections import ConnectionGuard
 from sdk.messages import (
-    LeagueQuery,
-    LeagueQueryResponse,
     LeagueRegisterRequest,
     LeagueRegisterResponse,
-    LeagueStandings,
     MatchResultAck,
     MatchResultReport,
     RefereeRegisterRequest,
@@ -175,6 +172,14 @@ class LeagueManager:
             watch=watch,
             notifier=self.notifier,
             event=event,
+        )
+        self.queries = LeagueQueries(
+            league_id=self.league_id,
+            sender=self.sender,
+            book=book,
+            agents=agents,
+            health=self.health,
+            next_match_of=self.runner.next_match_of,
         )
 
     def _open_files(self, league_id: str) -> None:
@@ -384,90 +389,6 @@ class LeagueManager:
     def resume(self) -> dict[str, Any]:
         self.control.resume()
         return self.status()
-
-    # -- queries -------------------------------------------------------------------
-
-    def standings_message(self, conversation_id: str = "get_standings") -> LeagueStandings:
-        document = self.book.standings_document(fresh=False)
-        return LeagueStandings(
-            sender=self.sender,
-            conversation_id=conversation_id,
-            league_id=self.league_id,
-            version=document["version"],
-            rounds_completed=document["rounds_completed"],
-            standings=self.book.standings_rows(fresh=False),  # the same ranking as document
-        )
-
-    def query(self, request: LeagueQuery) -> LeagueQueryResponse:
-        asker = self.agents.authenticate(request.sender, request.auth_token)
-        self.health.answered(asker.agent_id)
-        params = request.query_params
-        common: QueryAnswer = {
-            "sender": self.sender,
-            "conversation_id": request.conversation_id,
-            "league_id": self.league_id,
-            "query_type": request.query_type,
-        }
-        if request.query_type == "GET_STANDINGS":
-            data: Any = self.book.standings_document(fresh=False)
-        elif request.query_type == "GET_SCHEDULE":
-            data = self._schedule_page(params)
-        else:
-            player_id = str(params.get("player_id") or asker.agent_id)
-            if (agent := self.agents.get(player_id)) is None or agent.kind != "player":
-                return LeagueQueryResponse(
-                    success=False,
-                    data=None,
-                    error=f"{player_id!r} is not a registered player",
-                    **common,
-                )
-            data = (
-                self.runner.next_match_of(player_id)
-                if request.query_type == "GET_NEXT_MATCH"
-                else self.player_stats(player_id)
-            )
-        return LeagueQueryResponse(success=True, data=data, **common)
-
-    def _schedule_page(self, params: dict[str, Any]) -> dict[str, Any]:
-        """GET_SCHEDULE: one round (``round_id``) or a page from ``from_round`` on."""
-        round_id = params.get("round_id")
-        if isinstance(round_id, int) and not isinstance(round_id, bool):
-            if not 1 <= round_id <= len(self.book.rounds):
-                return self.book.schedule_document(len(self.book.rounds) + 1)
-            return self.book.schedule_document(round_id, max_rounds=1)
-        start = params.get("from_round")
-        return self.book.schedule_document(
-            start if isinstance(start, int) and not isinstance(start, bool) else 1
-        )
-
-    def player_stats(self, player_id: str) -> dict[str, Any]:
-        """A player's record, rank and matches (O(its matches), never O(the league))."""
-        matches = [
-            {
-                "match_id": res.match_id,
-                "round_id": res.round_id,
-                "outcome": res.outcomes[player_id],
-                "points": res.points[player_id],
-            }
-            for res in self.book.results_of(player_id)
-        ]
-        agent = self.agents.get(player_id)
-        rank = self.book.rank_of(player_id)
-        if rank is None:
-            return {
-                "player_id": player_id,
-                "state": agent.state if agent else None,
-                "rank": None,
-                "record": None,
-                "matches": matches,
-            }
-        return {
-            "player_id": player_id,
-            "state": agent.state if agent else None,
-            "rank": rank,
-            "record": self.book.table.record(player_id).model_dump(),
-            "matches": matches,
-        }
 
     def status(self) -> dict[str, Any]:
         current = self.book.current_round()

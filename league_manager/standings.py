@@ -90,12 +90,7 @@ class StandingsTable:
         """Points each player took from each opponent it met (O(results) in all)."""
 
     def points_for(self, outcome: Outcome) -> float:
-        return {
-            "WIN": self._scoring.win,
-            "DRAW": self._scoring.draw,
-            "LOSS": self._scoring.loss,
-            "TECHNICAL_LOSS": self._scoring.technical_loss,
-        }[outcome]
+        return self._scoring.points(outcome)
 
     def apply(self, outcomes: dict[str, Outcome]) -> dict[str, float]:
         """Count one match; returns the points each player earned in it."""

@@ -56,7 +56,7 @@ from playroom.play_sessions import (
 )
 from playroom.session import HUMAN_ID, OPPONENT_ID, Opponent, result_lines
 from sdk.config import SharedDir
-from sdk.messages import PLAYABLE_STATES
+from sdk.messages import PLAYABLE_STATES, Method
 
 __all__ = ["games_router", "offered_strategies"]
 
@@ -289,7 +289,7 @@ def games_router(
             default_game=default_game,
             default_opponent=BuiltinOpponent(kind="builtin", strategy="random"),
             deadlines=Deadlines(
-                move_timeout_sec=system.timeout_for("make_move"),
+                move_timeout_sec=system.timeout_for(Method.MAKE_MOVE),
                 settle_sec=store.limits.settle_sec,
                 idle_sec=store.limits.idle_sec,
             ),

@@ -21,6 +21,7 @@ from sdk.messages import (
     PLAY_MATCH_PREFIX,
     PLAY_REFEREE_ID,
     PLAYABLE_STATES,
+    Method,
     PlayProofRequest,
     PlayProofResponse,
 )
@@ -140,7 +141,7 @@ class LeagueLink:
             player_id=player_id,
         )
         try:
-            result = await self._rpc.call(f"{self.base_url}/mcp", "get_play_proof", request)
+            result = await self._rpc.call(f"{self.base_url}/mcp", Method.GET_PLAY_PROOF, request)
             answer = PlayProofResponse.model_validate(result)
         except (RemoteError, TransportError) as exc:
             raise PlayError(f"the League Manager gave no proof for {player_id}: {exc}") from None

@@ -150,7 +150,7 @@ def api_router() -> APIRouter:
                         "registered_at",
                     }
                 ),
-                "stats": manager.player_stats(player_id),
+                "stats": manager.queries.player_stats(player_id),
                 "matches": matches,
             }
         )

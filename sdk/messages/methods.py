@@ -36,6 +36,9 @@ class Method:
     NOTIFY_GAME_ERROR: Final = "notify_game_error"
     GET_MATCH_STATE: Final = "get_match_state"
     GET_PLAYER_STATE: Final = "get_player_state"
+    GET_PLAY_PROOF: Final = "get_play_proof"
+    """Ours: the play service asks the League Manager for a player's proof of a friendly
+    game."""
 
 
 PROTOCOL_TIMEOUTS_SEC: Final[Mapping[str, float]] = MappingProxyType(

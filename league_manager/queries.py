@@ -1,0 +1,120 @@
+"""The League Manager's answers to questions: league_query (standings, schedule, a
+player's next match or record) and get_standings. Reads only: nothing here changes the
+league."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from league_manager.agents import AgentRegistry
+from league_manager.answers import QueryAnswer
+from league_manager.book import LeagueBook
+from league_manager.suspension import PlayerHealth
+from sdk.messages import LeagueQuery, LeagueQueryResponse, LeagueStandings, Method
+
+__all__ = ["LeagueQueries"]
+
+
+class LeagueQueries:
+    """Answers from the book and the registry; a player that asks counts as answering
+    (``health``), as every call it makes does."""
+
+    def __init__(
+        self,
+        *,
+        league_id: str,
+        sender: str,
+        book: LeagueBook,
+        agents: AgentRegistry,
+        health: PlayerHealth,
+        next_match_of: Callable[[str], dict[str, Any] | None],
+    ):
+        self._league_id = league_id
+        self._sender = sender
+        self._book = book
+        self._agents = agents
+        self._health = health
+        self._next_match_of = next_match_of
+
+    def standings_message(self, conversation_id: str = Method.GET_STANDINGS) -> LeagueStandings:
+        document = self._book.standings_document(fresh=False)
+        return LeagueStandings(
+            sender=self._sender,
+            conversation_id=conversation_id,
+            league_id=self._league_id,
+            version=document["version"],
+            rounds_completed=document["rounds_completed"],
+            standings=self._book.standings_rows(fresh=False),  # the same ranking as document
+        )
+
+    def query(self, request: LeagueQuery) -> LeagueQueryResponse:
+        asker = self._agents.authenticate(request.sender, request.auth_token)
+        self._health.answered(asker.agent_id)
+        params = request.query_params
+        common: QueryAnswer = {
+            "sender": self._sender,
+            "conversation_id": request.conversation_id,
+            "league_id": self._league_id,
+            "query_type": request.query_type,
+        }
+        if request.query_type == "GET_STANDINGS":
+            data: Any = self._book.standings_document(fresh=False)
+        elif request.query_type == "GET_SCHEDULE":
+            data = self._schedule_page(params)
+        else:
+            player_id = str(params.get("player_id") or asker.agent_id)
+            if (agent := self._agents.get(player_id)) is None or agent.kind != "player":
+                return LeagueQueryResponse(
+                    success=False,
+                    data=None,
+                    error=f"{player_id!r} is not a registered player",
+                    **common,
+                )
+            data = (
+                self._next_match_of(player_id)
+                if request.query_type == "GET_NEXT_MATCH"
+                else self.player_stats(player_id)
+            )
+        return LeagueQueryResponse(success=True, data=data, **common)
+
+    def _schedule_page(self, params: dict[str, Any]) -> dict[str, Any]:
+        """GET_SCHEDULE: one round (``round_id``) or a page from ``from_round`` on."""
+        round_id = params.get("round_id")
+        if isinstance(round_id, int) and not isinstance(round_id, bool):
+            if not 1 <= round_id <= len(self._book.rounds):
+                return self._book.schedule_document(len(self._book.rounds) + 1)
+            return self._book.schedule_document(round_id, max_rounds=1)
+        start = params.get("from_round")
+        return self._book.schedule_document(
+            start if isinstance(start, int) and not isinstance(start, bool) else 1
+        )
+
+    def player_stats(self, player_id: str) -> dict[str, Any]:
+        """A player's record, rank and matches (O(its matches), never O(the league))."""
+        matches = [
+            {
+                "match_id": res.match_id,
+                "round_id": res.round_id,
+                "outcome": res.outcomes[player_id],
+                "points": res.points[player_id],
+            }
+            for res in self._book.results_of(player_id)
+        ]
+        agent = self._agents.get(player_id)
+        rank = self._book.rank_of(player_id)
+        if rank is None:
+            return {
+                "player_id": player_id,
+                "state": agent.state if agent else None,
+                "rank": None,
+                "record": None,
+                "matches": matches,
+            }
+        return {
+            "player_id": player_id,
+            "state": agent.state if agent else None,
+            "rank": rank,
+            "record": self._book.table.record(player_id).model_dump(),
+            "matches": matches,
+        }
