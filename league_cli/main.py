@@ -12,12 +12,24 @@ import httpx
 import typer
 from pydantic import SecretStr, ValidationError
 
+from league_cli.admin import export, pause, remove, resume, standings, start, status
 from league_cli.conformance.cli import check_league, check_player
-from league_cli.console import console, standings_table, status_line
+from league_cli.console import console
 from league_cli.console import fail as _fail
 from league_cli.launcher import LaunchError, stop_from_pid_files
+from league_cli.options import (
+    AdvertiseOpt,
+    HostOpt,
+    LeagueIdOpt,
+    LmBaseOpt,
+    LmUrlOpt,
+    RefereeSecretOpt,
+    SharedOpt,
+    lm_base,
+    shared_of,
+)
 from league_cli.up import LeaguePlan, run_league
-from sdk.config import ConfigError, SharedDir
+from sdk.config import ConfigError
 from sdk.errors import FileSystemError, RegistrationRefused
 from sdk.store import StoreError
 
@@ -26,46 +38,6 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
-
-SharedOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--shared-dir", help="the SHARED folder (default: $LEAGUE_SHARED_DIR, else ./SHARED)"
-    ),
-]
-LeagueIdOpt = Annotated[str | None, typer.Option()]
-HostOpt = Annotated[str, typer.Option("--host", help="address to listen on")]
-LmUrlOpt = Annotated[
-    str | None, typer.Option("--lm-url", help="League Manager /mcp URL (default: from system.json)")
-]
-AdvertiseOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--advertise",
-        help="the /mcp URL other agents reach this one at, when it differs from "
-        "where it listens (a proxy, NAT, a host name; default: http://HOST:PORT/mcp)",
-    ),
-]
-RefereeSecretOpt = Annotated[
-    str | None,
-    typer.Option(
-        help="the league's referee secret (default: $LEAGUE_REFEREE_SECRET, system.json, "
-        "or the League Manager's file on this machine); see 'league referee-secret'"
-    ),
-]
-LmBaseOpt = Annotated[
-    str | None, typer.Option("--lm-url", help="League Manager base URL (default: from system.json)")
-]
-
-
-def _shared(shared_dir: Path | None) -> SharedDir:
-    return SharedDir(shared_dir)
-
-
-def _lm_base(shared: SharedDir, lm_url: str | None) -> str:
-    if lm_url:
-        return lm_url.removesuffix("/mcp").rstrip("/")
-    return shared.system().league_manager.base_url
 
 
 def _problems(exc: Any) -> str:
@@ -137,7 +109,7 @@ def manager(
     from league_manager.app import run
     from league_manager.config import LeagueManagerSettings
 
-    shared = _shared(shared_dir)
+    shared = shared_of(shared_dir)
 
     def make() -> LeagueManagerSettings:
         return LeagueManagerSettings(
@@ -186,7 +158,7 @@ def referee(
     from referee.app import run
     from referee.config import RefereeSettings
 
-    shared = _shared(shared_dir)
+    shared = shared_of(shared_dir)
 
     def make() -> RefereeSettings:
         defaults = shared.referee_defaults()
@@ -196,7 +168,7 @@ def referee(
             host=host,
             port=listen,
             display_name=name or defaults.name_at(listen),
-            league_manager_url=f"{_lm_base(shared, lm_url)}/mcp",
+            league_manager_url=f"{lm_base(shared, lm_url)}/mcp",
             max_concurrent_matches=max_concurrent or defaults.max_concurrent_matches,
             game_types=game_type or defaults.game_types,
             seed=seed,
@@ -228,14 +200,14 @@ def play_service(
     from playroom.app import run
     from playroom.config import PlayServiceSettings
 
-    shared = _shared(shared_dir)
+    shared = shared_of(shared_dir)
 
     def make() -> PlayServiceSettings:
         return PlayServiceSettings(
             shared_dir=shared.root,
             host=host,
             port=shared.system().play_service.port if port is None else port,
-            league_manager_url=f"{_lm_base(shared, lm_url)}/mcp",
+            league_manager_url=f"{lm_base(shared, lm_url)}/mcp",
             league_id=league_id,
             referee_secret=SecretStr(referee_secret) if referee_secret else None,
         )
@@ -247,7 +219,7 @@ def play_service(
 def referee_secret_command(shared_dir: SharedOpt = None, league_id: LeagueIdOpt = None) -> None:
     """Print the league's referee secret, for a referee started on another machine
     (--referee-secret or $LEAGUE_REFEREE_SECRET there). Keep it as you would a password."""
-    shared = _shared(shared_dir)
+    shared = shared_of(shared_dir)
     secret = shared.referee_secret(league_id)
     if secret is None:
         system = shared.system()
@@ -295,7 +267,7 @@ def player(
     from players.config import PlayerSettings
     from players.errors import HistoryError
 
-    shared = _shared(shared_dir)
+    shared = shared_of(shared_dir)
     options: dict[str, Any] = {}
     for item in option or []:
         key, sep, raw = item.partition("=")
@@ -314,7 +286,7 @@ def player(
             host=host,
             port=listen,
             display_name=name or defaults.name_at(listen),
-            league_manager_url=f"{_lm_base(shared, lm_url)}/mcp",
+            league_manager_url=f"{lm_base(shared, lm_url)}/mcp",
             strategy=strategy or defaults.strategy,
             strategy_options=options,
             game_types=game_type or defaults.game_types,
@@ -324,152 +296,6 @@ def player(
         )
 
     _serve_agent(run, _settings(make), HistoryError)
-
-
-def _admin_token(shared: SharedDir, given: str | None, league_id: str | None) -> str:
-    if given:
-        return given
-    system = shared.system()
-    configured = system.security.configured_admin_token()
-    if configured:
-        return configured
-    path = shared.admin_token_path(league_id or system.default_league_id)
-    if not path.exists():
-        _fail(
-            f"no admin token: pass --admin-token, set ${system.security.admin_token_env}, "
-            f"or start the League Manager first (it writes {path})"
-        )
-    return path.read_text().strip()
-
-
-AdminTokenOpt = Annotated[
-    str | None, typer.Option(help="default: env, config or the League Manager's admin_token file")
-]
-
-
-def _admin_request(
-    method: str,
-    path: str,
-    shared_dir: Path | None,
-    lm_url: str | None,
-    admin_token: str | None,
-    league_id: str | None,
-) -> httpx.Response:
-    """An admin route of the League Manager, signed with the admin token; exit 1 with the
-    League Manager's own sentence when it refuses, or when it cannot be reached."""
-    shared = _shared(shared_dir)
-    token = _admin_token(shared, admin_token, league_id)
-    base = _lm_base(shared, lm_url)
-    try:
-        response = httpx.request(
-            method, f"{base}{path}", headers={"Authorization": f"Bearer {token}"}, timeout=10
-        )
-    except httpx.HTTPError as exc:
-        _fail(f"cannot reach the League Manager at {base}: {type(exc).__name__}")
-    if response.status_code != 200:
-        try:
-            _fail(response.json().get("error", response.text))
-        except ValueError:
-            _fail(f"{method} {path} answered {response.status_code}: {response.text[:200]}")
-    return response
-
-
-@app.command()
-def start(
-    shared_dir: SharedOpt = None,
-    lm_url: LmBaseOpt = None,
-    admin_token: AdminTokenOpt = None,
-    league_id: LeagueIdOpt = None,
-) -> None:
-    """Start the league (admin): fixes the schedule and plays the rounds."""
-    response = _admin_request("POST", "/start_league", shared_dir, lm_url, admin_token, league_id)
-    console.print(status_line(response.json()))
-
-
-@app.command()
-def pause(
-    shared_dir: SharedOpt = None,
-    lm_url: LmBaseOpt = None,
-    admin_token: AdminTokenOpt = None,
-    league_id: LeagueIdOpt = None,
-) -> None:
-    """Pause the league (admin): no new match or round; running matches finish."""
-    response = _admin_request("POST", "/admin/pause", shared_dir, lm_url, admin_token, league_id)
-    console.print(status_line(response.json()))
-
-
-@app.command()
-def resume(
-    shared_dir: SharedOpt = None,
-    lm_url: LmBaseOpt = None,
-    admin_token: AdminTokenOpt = None,
-    league_id: LeagueIdOpt = None,
-) -> None:
-    """Resume a paused league (admin)."""
-    response = _admin_request("POST", "/admin/resume", shared_dir, lm_url, admin_token, league_id)
-    console.print(status_line(response.json()))
-
-
-@app.command()
-def remove(
-    player_id: Annotated[str, typer.Argument(help="the player to remove, e.g. P03")],
-    shared_dir: SharedOpt = None,
-    lm_url: LmBaseOpt = None,
-    admin_token: AdminTokenOpt = None,
-    league_id: LeagueIdOpt = None,
-) -> None:
-    """Remove a player for good (admin): its unplayed matches become technical losses."""
-    response = _admin_request(
-        "POST", f"/admin/players/{player_id}/remove", shared_dir, lm_url, admin_token, league_id
-    )
-    unplayed = response.json()["unplayed_matches"]
-    console.print(
-        f"{player_id} removed; {len(unplayed)} unplayed match(es) become technical "
-        "losses unless a referee is playing them now"
-    )
-
-
-@app.command()
-def export(
-    what: Annotated[str, typer.Argument(help="standings or results")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="the file to write")],
-    fmt: Annotated[str, typer.Option("--format", help="csv or json")] = "csv",
-    shared_dir: SharedOpt = None,
-    lm_url: LmBaseOpt = None,
-    admin_token: AdminTokenOpt = None,
-    league_id: LeagueIdOpt = None,
-) -> None:
-    """Export the standings or every accepted result as CSV or JSON (admin)."""
-    if what not in ("standings", "results") or fmt not in ("csv", "json"):
-        _fail(f"export standings or results, as csv or json (not {what} as {fmt})")
-    response = _admin_request(
-        "GET", f"/admin/export/{what}.{fmt}", shared_dir, lm_url, admin_token, league_id
-    )
-    output.write_bytes(response.content)
-    console.print(f"wrote {output}")
-
-
-@app.command()
-def standings(shared_dir: SharedOpt = None, lm_url: LmBaseOpt = None) -> None:
-    """Show the current standings."""
-    base = _lm_base(_shared(shared_dir), lm_url)
-    try:
-        console.print(standings_table(httpx.get(f"{base}/standings", timeout=10).json()))
-    except httpx.HTTPError as exc:
-        _fail(f"cannot reach the League Manager at {base}: {type(exc).__name__}")
-
-
-@app.command()
-def status(shared_dir: SharedOpt = None, lm_url: LmBaseOpt = None) -> None:
-    """Show the league's state and its agents."""
-    base = _lm_base(_shared(shared_dir), lm_url)
-    try:
-        data = httpx.get(f"{base}/status", timeout=10).json()
-    except httpx.HTTPError as exc:
-        _fail(f"cannot reach the League Manager at {base}: {type(exc).__name__}")
-    console.print(status_line(data))
-    for agent in data["referees"] + data["players"]:
-        console.print(f"  {agent['agent_id']:>6}  {agent['state']:<10} {agent['display_name']}")
 
 
 @app.command()
@@ -493,7 +319,7 @@ def up(
 ) -> None:
     """Start a League Manager, the play service, referees and players, run the league,
     print the standings."""
-    shared = _shared(shared_dir)
+    shared = shared_of(shared_dir)
     try:
         agents = shared.agents()
         system = shared.system()
@@ -550,6 +376,15 @@ def schemas(
     console.print(f"wrote {len(files)} schemas to {folder} and the reference to {reference}")
 
 
+# The admin's and the spectator's commands (league_cli/admin.py).
+app.command()(start)
+app.command()(pause)
+app.command()(resume)
+app.command()(remove)
+app.command()(export)
+app.command()(standings)
+app.command()(status)
+
 # The conformance kit (doc/conformance.md).
 app.command("check-player")(check_player)
 app.command("check-league")(check_league)
@@ -590,7 +425,7 @@ def report(
     from league_cli.report import write_report
     from league_manager.analytics import AnalysisUnavailable, LeagueAnalysis, analyse_folder
 
-    shared = _shared(shared_dir)
+    shared = shared_of(shared_dir)
     try:
         if league_id:
             standings_file = shared.league_dir(league_id) / "standings.json"
@@ -603,7 +438,7 @@ def report(
                 json.loads(standings_file.read_text(encoding="utf-8")),
             )
         else:
-            base = _lm_base(shared, lm_url)
+            base = lm_base(shared, lm_url)
             response = httpx.get(f"{base}/analysis", timeout=90)
             if response.status_code != 200:
                 _fail(
@@ -624,7 +459,7 @@ def report(
 @app.command()
 def down(shared_dir: SharedOpt = None) -> None:
     """Stop exactly the processes ``league up`` started (from their pid files)."""
-    shared = _shared(shared_dir)
+    shared = shared_of(shared_dir)
     stopped = stop_from_pid_files(shared.root / "run")
     console.print(
         f"stopped {len(stopped)} process(es)" + (": " + ", ".join(stopped) if stopped else "")
