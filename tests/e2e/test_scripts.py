@@ -80,7 +80,7 @@ def test_start_then_stop_exactly_what_was_started(tmp_path: Path) -> None:
     try:
         assert started.returncode == 0, started.stdout + started.stderr
         assert "Final standings" in started.stdout
-        assert len(pid_files) == 5, [p.name for p in pid_files]
+        assert len(pid_files) == 6, [p.name for p in pid_files]  # with the play service
         assert all(alive(pid) for pid in pids), "--keep leaves the league running"
         (run_dir / "decoy.pid").write_text(
             json.dumps({"pid": decoy.pid, "name": "decoy", "command": ["not", "what", "runs"]})
@@ -94,7 +94,7 @@ def test_start_then_stop_exactly_what_was_started(tmp_path: Path) -> None:
             timeout=60,
         )
         assert stopped.returncode == 0, stopped.stderr
-        assert "stopped 5 process(es)" in stopped.stdout
+        assert "stopped 6 process(es)" in stopped.stdout
         assert not any(alive(pid) for pid in pids), "a league process survived stop_league.sh"
         assert decoy.poll() is None, "stop_league.sh killed a process it did not start"
         assert not list(run_dir.glob("*.pid")), "pid files are cleaned up"

@@ -26,10 +26,11 @@ from tests.interop.harness import Agents, ForeignAgent
 pytestmark = pytest.mark.e2e
 
 PLAYERS = 4
-# Player1 registers first and plays "even", the others "odd". The foreign League Manager's
-# circle method puts the first player in the first match of every round, and gives every
-# first match to the first referee (upper_status), so each of that referee's matches has a
-# winner and a loser: its "WIN"/"LOSS" statuses are certain, not left to chance.
+# The referees, then the players, register one by one, in order. Player1 plays "even", the
+# others "odd". The foreign League Manager's circle method puts the first player in the
+# first match of every round, and gives every first match to the first referee to register
+# (upper_status), so each of that referee's matches has a winner and a loser: its
+# "WIN"/"LOSS" statuses are certain, not left to chance.
 REFEREE_STYLES = ("upper_status,basic_timestamps", "bare_game_over,basic_timestamps")
 
 
@@ -48,12 +49,13 @@ def league(tmp_path_factory: pytest.TempPathFactory) -> ForeignLeague:
         manager = agents.foreign_league_manager(
             "--sender", "league_manager:LM01", "--basic-timestamps"
         )
-        referees = [
-            agents.foreign_referee(manager.mcp_url, f"Ref{n}", styles, secret="not-checked")
-            for n, styles in enumerate(REFEREE_STYLES, 1)
-        ]
-        for referee in referees:
+        referees = []
+        for n, styles in enumerate(REFEREE_STYLES, 1):
+            referee = agents.foreign_referee(
+                manager.mcp_url, f"Ref{n}", styles, secret="not-checked"
+            )
             assert agents.wait_registered(referee) == "ACCEPTED", referee.name
+            referees.append(referee)
 
         def state() -> dict[str, Any]:
             snapshot: dict[str, Any] = httpx.get(f"{manager.base_url}/state", timeout=5).json()
