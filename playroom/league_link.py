@@ -6,29 +6,27 @@ only the operator's services obtain one). The play service imports no League Man
 from __future__ import annotations
 
 import dataclasses
-import random
 from collections.abc import Callable
 
 import httpx
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from games import GameSpec
-from playroom.session import Opponent, PlayError
+from playroom.session import Opponent, PlayError, new_seed
 from sdk.client import RpcClient
 from sdk.errors import RemoteError, TransportError
 from sdk.messages import (
     PLAY_LEAGUE_ID,
-    PLAY_MATCH_PREFIX,
     PLAY_REFEREE_ID,
+    PLAY_SENDER,
     PLAYABLE_STATES,
     Method,
     PlayProofRequest,
     PlayProofResponse,
+    play_match_id,
 )
 
 __all__ = ["LeagueLink", "LeagueUnreachable", "LeagueView", "ListedPlayer"]
-
-_SENDER = f"referee:{PLAY_REFEREE_ID}"
 
 
 class LeagueUnreachable(Exception):
@@ -109,8 +107,8 @@ class LeagueLink:
             PlayError: no referee secret here, or the League Manager refused or did not
                 answer (the sentence says which, with the protocol's code).
         """
-        seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
-        match_id = f"{PLAY_MATCH_PREFIX}{spec.game_type}-{seed}"
+        seed = seed if seed is not None else new_seed()
+        match_id = play_match_id(spec.game_type, seed)
         proof = await self._proof(opponent.player_id, match_id)
         expected = (PLAY_LEAGUE_ID, match_id, PLAY_REFEREE_ID)
 
@@ -133,7 +131,7 @@ class LeagueLink:
                 "player: start it with --referee-secret (see 'league referee-secret')"
             )
         request = PlayProofRequest(
-            sender=_SENDER,
+            sender=PLAY_SENDER,
             conversation_id=f"play-proof-{match_id}",
             auth_token=secret,
             league_id=PLAY_LEAGUE_ID,

@@ -37,7 +37,16 @@ from playroom.transcript import TokenUsage, Transcript
 from sdk.agent_log import AgentLog
 from sdk.client import RpcClient
 from sdk.config import ScoringConfig, SharedDir
-from sdk.messages import MatchSeat, MoveData, seat_role, sender_id
+from sdk.messages import (
+    PLAY_LEAGUE_ID,
+    PLAY_REFEREE_ID,
+    PLAY_SENDER,
+    MatchSeat,
+    MoveData,
+    play_match_id,
+    seat_role,
+    sender_id,
+)
 from sdk.timeutil import utc_now
 
 __all__ = [
@@ -48,6 +57,7 @@ __all__ = [
     "PlayError",
     "Seat",
     "score_line",
+    "new_seed",
     "new_transcript",
     "play_game",
     "result_lines",
@@ -56,8 +66,6 @@ __all__ = [
 
 HUMAN_ID = "human"
 OPPONENT_ID = "opponent"
-_LEAGUE = "play"
-_SENDER = "referee:play"
 _BUILTIN_MOVE_SEC = 30.0
 """The deadline a built-in opponent is shown (an LLM strategy bounds its call by it)."""
 
@@ -131,6 +139,11 @@ def new_transcript(
     )
 
 
+def new_seed() -> int:
+    """A game's seed when none is given (unpredictable: a player cannot foresee the draw)."""
+    return random.SystemRandom().randrange(2**31)
+
+
 def takes_seed(name: str) -> bool:
     """Whether the strategy takes a ``seed`` option (so a seeded game repeats exactly)."""
     try:
@@ -163,7 +176,7 @@ def _opponent_view(
     even_odd = spec.game_type == "even_odd"
     return MoveView(
         game_type=spec.game_type,
-        match_id=f"{_LEAGUE}-{spec.game_type}",
+        match_id=play_match_id(spec.game_type),
         round_id=0,
         player_id=player,
         opponent_id=HUMAN_ID,
@@ -259,8 +272,8 @@ async def play_remote(
     """The game through the match engine against the player at its URL (a remote seat)."""
     rules = load_rules(shared, spec.game_type)
     system = shared.system()
-    seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
-    match_id = f"{_LEAGUE}-{spec.game_type}-{seed}"
+    seed = seed if seed is not None else new_seed()
+    match_id = play_match_id(spec.game_type, seed)
     seats = (
         MatchSeat(
             player_id=HUMAN_ID,
@@ -270,12 +283,12 @@ async def play_remote(
         MatchSeat(player_id=opponent.player_id, contact_endpoint=opponent.name, role=seat_role(1)),
     )
     proofs = (
-        {opponent.player_id: opponent.prove(_LEAGUE, match_id, sender_id(_SENDER))}
+        {opponent.player_id: opponent.prove(PLAY_LEAGUE_ID, match_id, sender_id(PLAY_SENDER))}
         if opponent.prove
         else {}
     )
     plan = MatchPlan(
-        league_id=_LEAGUE,
+        league_id=PLAY_LEAGUE_ID,
         round_id=0,
         match_id=match_id,
         game_type=spec.game_type,
@@ -291,16 +304,16 @@ async def play_remote(
         record = MatchRecord(
             Path(folder) / f"{match_id}.json",
             match_id=match_id,
-            league_id=_LEAGUE,
+            league_id=PLAY_LEAGUE_ID,
             round_id=0,
             game_type=spec.game_type,
-            referee_id="play",
+            referee_id=PLAY_REFEREE_ID,
             conversation_id=plan.conversation_id,
             seats=list(seats),
             report_status="not_required",
         )
         remote = RemotePlayers(
-            plan, rules, client=client, system=system, log=log, record=record, sender=_SENDER
+            plan, rules, client=client, system=system, log=log, record=record, sender=PLAY_SENDER
         )
         players: dict[str, PersonSeat | RemoteSeat] = {
             HUMAN_ID: PersonSeat(seat, rules.spec.move_types[0]),

@@ -62,9 +62,11 @@ from sdk.messages.play import (
     PLAY_LEAGUE_ID,
     PLAY_MATCH_PREFIX,
     PLAY_REFEREE_ID,
+    PLAY_SENDER,
     PLAYABLE_STATES,
     PlayProofRequest,
     PlayProofResponse,
+    play_match_id,
 )
 from sdk.messages.registration import (
     LeagueRegisterRequest,
@@ -122,6 +124,7 @@ __all__ = [
     "PLAY_LEAGUE_ID",
     "PLAY_MATCH_PREFIX",
     "PLAY_REFEREE_ID",
+    "PLAY_SENDER",
     "MIN_PROTOCOL_VERSION",
     "PROTOCOL",
     "PROTOCOL_MESSAGES",
@@ -178,6 +181,7 @@ __all__ = [
     "UtcTimestamp",
     "WinLossRecord",
     "outcome_of",
+    "play_match_id",
     "seat_role",
     "protocol_error_from_validation",
     "sender_id",

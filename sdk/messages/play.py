@@ -18,8 +18,10 @@ __all__ = [
     "PLAY_LEAGUE_ID",
     "PLAY_MATCH_PREFIX",
     "PLAY_REFEREE_ID",
+    "PLAY_SENDER",
     "PlayProofRequest",
     "PlayProofResponse",
+    "play_match_id",
 ]
 
 PLAYABLE_STATES = ("REGISTERED", "ACTIVE")
@@ -29,8 +31,17 @@ PLAY_LEAGUE_ID = "play"
 """The league of every friendly game (the play room's match plan names it)."""
 PLAY_REFEREE_ID = "play"
 """The referee of every friendly game (the play room signs ``referee:play``)."""
+PLAY_SENDER = f"referee:{PLAY_REFEREE_ID}"
+"""Who signs a friendly game's messages to the players."""
 PLAY_MATCH_PREFIX = "play-"
 """How a friendly game's match id starts (a league's are ``R<round>M<k>``)."""
+
+
+def play_match_id(game_type: str, seed: int | None = None) -> str:
+    """A friendly game's match id, ``play-<game>-<seed>``: the play service asks for a proof
+    of the very id the game then runs under (``play-<game>`` when it has no seed)."""
+    game = f"{PLAY_MATCH_PREFIX}{game_type}"
+    return game if seed is None else f"{game}-{seed}"
 
 
 class PlayProofRequest(Message):
