@@ -14,14 +14,14 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from games.spec import Action, GameSpec, GameState
-from games.strategies.observation import ObservationStrategy
+from games.strategies.observation import ObservationBaseline
 
 __all__ = ["play_episode", "play_stages"]
 
 
 def play_stages(
     spec: GameSpec,
-    strategies_by_player: Mapping[str, ObservationStrategy],
+    strategies_by_player: Mapping[str, ObservationBaseline],
     seed: int | None = None,
     **parameters: Any,
 ) -> Iterator[tuple[dict[str, Action] | None, GameState]]:
@@ -56,7 +56,7 @@ def play_stages(
 
 def play_episode(
     spec: GameSpec,
-    strategies_by_player: Mapping[str, ObservationStrategy],
+    strategies_by_player: Mapping[str, ObservationBaseline],
     seed: int | None = None,
     **parameters: Any,
 ) -> dict[str, float]:

@@ -15,14 +15,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from games.matrix_games import MatrixGame
-from games.strategies import Strategy
+from games.strategies import MatrixBaseline
 
 __all__ = ["play_reference"]
 
 
 def play_reference(
     game: MatrixGame,
-    strategies: Sequence[Strategy],
+    strategies: Sequence[MatrixBaseline],
     pairs: Sequence[tuple[int, int]],
     turns: int,
     repetitions: int,

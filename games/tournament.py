@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from games.matrix_games import MatrixGame, matrix_game
-from games.strategies import Strategy
+from games.strategies import MatrixBaseline
 from games.tournament_results import TournamentResult, summarise
 from games.vectorized import play_vectorized
 
@@ -36,7 +36,7 @@ __all__ = ["Engine", "round_robin", "round_robin_pairs", "strategy_labels"]
 Engine = Callable[
     [
         MatrixGame,
-        Sequence[Strategy],
+        Sequence[MatrixBaseline],
         Sequence[tuple[int, int]],
         int,
         int,
@@ -53,7 +53,7 @@ def round_robin_pairs(count: int) -> list[tuple[int, int]]:
     return [(i, j) for i in range(count) for j in range(i, count)]
 
 
-def strategy_labels(strategies: Sequence[Strategy]) -> list[str]:
+def strategy_labels(strategies: Sequence[MatrixBaseline]) -> list[str]:
     """Each strategy's name; a name given twice or more gets ``_2``, ``_3``… after the first."""
     seen: Counter[str] = Counter()
     labels = []
@@ -66,7 +66,7 @@ def strategy_labels(strategies: Sequence[Strategy]) -> list[str]:
 
 def round_robin(
     game_type: str,
-    strategies: Sequence[Strategy],
+    strategies: Sequence[MatrixBaseline],
     *,
     turns: int,
     repetitions: int = 1,

@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from games.matrix_games import MatrixGame
-from games.strategies import BatchView, Strategy
+from games.strategies import BatchView, MatrixBaseline
 
 __all__ = ["play_vectorized"]
 
@@ -32,7 +32,7 @@ _CHUNK = 64
 
 def play_vectorized(
     game: MatrixGame,
-    strategies: Sequence[Strategy],
+    strategies: Sequence[MatrixBaseline],
     pairs: Sequence[tuple[int, int]],
     turns: int,
     repetitions: int,

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from games import ActionSpace
-from games.strategies import ObservationStrategy
+from games.strategies import ObservationBaseline
 from match_engine.outcome import Fault, MatchOutcome
 from sdk.messages import MoveData
 from sdk.timeutil import utc_now
@@ -58,7 +58,7 @@ class StrategySeat:
     """A strategy of ``games.strategies`` played in process: always there, always legal,
     told nothing; seeded per player (``rng``) so that a seeded match repeats."""
 
-    def __init__(self, strategy: ObservationStrategy, rng: random.Random, move_type: str):
+    def __init__(self, strategy: ObservationBaseline, rng: random.Random, move_type: str):
         self._strategy = strategy
         self._rng = rng
         self._move_type = move_type

@@ -28,7 +28,7 @@ from games.analysis.errors import AnalysisError
 from games.episode import play_stages
 from games.registry import load_game
 from games.spec import Action, GameSpec
-from games.strategies.observation import ObservationStrategy
+from games.strategies.observation import ObservationBaseline
 
 __all__ = ["History", "Stage", "history_from_match", "record_episode"]
 
@@ -91,7 +91,7 @@ class History(BaseModel):
 
 def record_episode(
     spec: GameSpec,
-    strategies_by_player: Mapping[str, ObservationStrategy],
+    strategies_by_player: Mapping[str, ObservationBaseline],
     seed: int | None = None,
     **parameters: Any,
 ) -> History:

@@ -25,12 +25,12 @@ from numpy.typing import ArrayLike, NDArray
 from games.analysis.errors import AnalysisError
 from games.analysis.normal_form import check_strategy
 from games.matrix_games import MATRIX_GAMES, MatrixGame
-from games.strategies.base import BatchView, Classifier, Strategy
+from games.strategies.base import BatchView, Classifier, MatrixBaseline
 
 __all__ = ["MemoryOne", "deterministic_memory_one"]
 
 
-class MemoryOne(Strategy):
+class MemoryOne(MatrixBaseline):
     """A memory-one strategy: ``first`` is the first turn's distribution over actions,
     ``table[own * k + opponent]`` the distribution after the last turn's (own, opponent)
     actions, indices in ``game.actions`` order."""

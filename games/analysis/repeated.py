@@ -27,7 +27,7 @@ import numpy as np
 from games.analysis.errors import AnalysisError
 from games.analysis.memory_one import MemoryOne, deterministic_memory_one
 from games.matrix_games import MatrixGame
-from games.strategies import Strategy, build, strategies_for
+from games.strategies import MatrixBaseline, build, strategies_for
 from games.vectorized import play_vectorized
 
 __all__ = ["Deviation", "RepeatedExploitability", "repeated_exploitability"]
@@ -64,14 +64,14 @@ class RepeatedExploitability:
     search: str
 
 
-def _label(strategy: Strategy) -> str:
+def _label(strategy: MatrixBaseline) -> str:
     return strategy.label if isinstance(strategy, MemoryOne) else strategy.name
 
 
 def _deviations(
     game: MatrixGame,
-    target: Strategy,
-    candidates: Sequence[Strategy],
+    target: MatrixBaseline,
+    candidates: Sequence[MatrixBaseline],
     turns: int,
     repetitions: int,
     noise: float,
@@ -119,7 +119,7 @@ def _sampled(game: MatrixGame, count: int, rng: np.random.Generator) -> list[Mem
 
 
 def repeated_exploitability(
-    target: Strategy,
+    target: MatrixBaseline,
     *,
     turns: int = 200,
     repetitions: int = 10,
@@ -160,7 +160,7 @@ def repeated_exploitability(
     if not 0.0 <= noise <= 1.0:
         raise ValueError(f"noise is a probability from 0 to 1, not {noise}")
     game = target.game
-    candidates: list[Strategy] = (
+    candidates: list[MatrixBaseline] = (
         [build(game.game_type, name) for name in strategies_for(game.game_type)]
         if baselines
         else []
@@ -204,15 +204,15 @@ def repeated_exploitability(
 
 def _climb(
     game: MatrixGame,
-    target: Strategy,
-    candidates: Sequence[Strategy],
+    target: MatrixBaseline,
+    candidates: Sequence[MatrixBaseline],
     deviations: Sequence[Deviation],
     turns: int,
     repetitions: int,
     noise: float,
     seed: int,
     rounds: int,
-) -> tuple[list[Strategy], list[Deviation]]:
+) -> tuple[list[MatrixBaseline], list[Deviation]]:
     """Hill climbing from the best sampled memory-one strategy: each round tries every
     neighbour not tried yet and moves to the best one while it improves. Returns the
     strategies tried and their matches."""
@@ -225,7 +225,7 @@ def _climb(
         key=lambda pair: pair[0],
     )
     seen = {_label(c) for c in candidates}
-    strategies: list[Strategy] = []
+    strategies: list[MatrixBaseline] = []
     found: list[Deviation] = []
     for _ in range(rounds):
         fresh = [n for n in _neighbours(game, current) if n.label not in seen]

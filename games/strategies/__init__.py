@@ -14,9 +14,9 @@ import inspect
 from typing import Any
 
 from games.matrix_games import MATRIX_GAMES, matrix_game
-from games.strategies.base import BatchView, Classifier, Strategy, UnknownStrategyError
+from games.strategies.base import BatchView, Classifier, MatrixBaseline, UnknownStrategyError
 from games.strategies.generic import Biased, FrequencyCounter, Random
-from games.strategies.observation import ObservationStrategy
+from games.strategies.observation import ObservationBaseline
 from games.strategies.observation_registry import (
     build_observed,
     observed_game_types,
@@ -40,10 +40,10 @@ __all__ = [
     "Classifier",
     "FrequencyCounter",
     "GrimTrigger",
-    "ObservationStrategy",
+    "ObservationBaseline",
     "Pavlov",
     "Random",
-    "Strategy",
+    "MatrixBaseline",
     "TitForTat",
     "UnknownStrategyError",
     "build",
@@ -54,7 +54,7 @@ __all__ = [
     "strategies_for",
 ]
 
-_CLASSES: tuple[type[Strategy], ...] = (
+_CLASSES: tuple[type[MatrixBaseline], ...] = (
     TitForTat,
     AlwaysCooperate,
     AlwaysDefect,
@@ -64,7 +64,7 @@ _CLASSES: tuple[type[Strategy], ...] = (
     Biased,
     FrequencyCounter,
 )
-_BY_GAME: dict[str, dict[str, type[Strategy]]] = {
+_BY_GAME: dict[str, dict[str, type[MatrixBaseline]]] = {
     game_type: {cls.name: cls for cls in _CLASSES if game_type in cls.game_types}
     for game_type in MATRIX_GAMES
 }
@@ -87,7 +87,7 @@ def strategies_for(game_type: str) -> list[str]:
     return list(_BY_GAME[game_type])
 
 
-def build(game_type: str, name: str, **options: Any) -> Strategy:
+def build(game_type: str, name: str, **options: Any) -> MatrixBaseline:
     """The strategy ``name`` of ``game_type``, with its ``options``.
 
     Raises:

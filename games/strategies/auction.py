@@ -14,7 +14,7 @@ from typing import Any
 
 from games.spec import Action, ActionSpace
 from games.strategies.base import Classifier
-from games.strategies.observation import ObservationStrategy, legal_number
+from games.strategies.observation import ObservationBaseline, legal_number
 
 __all__ = ["RandomBidder", "Shade50", "TruthfulBidder"]
 
@@ -26,7 +26,7 @@ def private_value(observation: Mapping[str, Any]) -> float:
     return float(observation["private"]["value"])
 
 
-class TruthfulBidder(ObservationStrategy):
+class TruthfulBidder(ObservationBaseline):
     """Bids its private value (capped to the highest legal bid).
 
     Known as truthful or sincere bidding: weakly dominant in the second-price auction
@@ -45,7 +45,7 @@ class TruthfulBidder(ObservationStrategy):
         return legal_number(space, private_value(observation))
 
 
-class Shade50(ObservationStrategy):
+class Shade50(ObservationBaseline):
     """Bids half its private value.
 
     Known as bid shading. In the first-price auction with two bidders whose values are
@@ -65,7 +65,7 @@ class Shade50(ObservationStrategy):
         return legal_number(space, private_value(observation) / 2)
 
 
-class RandomBidder(ObservationStrategy):
+class RandomBidder(ObservationBaseline):
     """Bids uniformly at random over the legal bids, whatever its value.
 
     Known as a zero-intelligence bidder, the unconstrained ZI-U traders of Gode & Sunder

@@ -21,7 +21,7 @@ from games.matrix_games import MatrixGame
 __all__ = [
     "BatchView",
     "Classifier",
-    "Strategy",
+    "MatrixBaseline",
     "UnknownStrategyError",
     "plays_from_history",
     "uniform_index",
@@ -35,14 +35,19 @@ class UnknownStrategyError(ValueError):
 
 @dataclass(frozen=True)
 class Classifier:
-    """What kind of strategy it is, as the Axelrod library classifies them.
+    """What kind of strategy it is, as the Axelrod library classifies them; every strategy
+    carries one, the baselines here and the strategies that take a seat (``strategies``).
 
-    ``memory_depth``: how many past turns it reads (``None``: all of them).
-    ``stochastic``: whether its plays depend on the draws.
+    ``memory_depth``: how many past turns (or matches) it reads (``None``: all of them).
+    ``stochastic``: whether its plays depend on the draws (then it takes a ``seed``).
+    ``inline``: whether it is known to answer at once, so a host may run it on its event
+    loop; any other runs in a worker thread, where a slow one can be abandoned at its
+    deadline.
     """
 
-    memory_depth: int | None
-    stochastic: bool
+    memory_depth: int | None = None
+    stochastic: bool = False
+    inline: bool = False
 
 
 @dataclass(frozen=True)
@@ -60,7 +65,7 @@ class BatchView:
     opponent_counts: NDArray[Any]
 
 
-class Strategy:
+class MatrixBaseline:
     """A baseline strategy of one repeated matrix game. Subclasses set ``name``,
     ``classifier`` and the games they play, and define ``choose`` and ``play``."""
 

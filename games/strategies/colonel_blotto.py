@@ -16,14 +16,14 @@ from typing import Any
 
 from games.spec import Action, ActionSpace
 from games.strategies.base import Classifier
-from games.strategies.observation import ObservationStrategy
+from games.strategies.observation import ObservationBaseline
 
 __all__ = ["Concentrated", "EquilibriumMixed", "Uniform", "capped_allocations"]
 
 GAME_TYPES = ("colonel_blotto",)
 
 
-class Uniform(ObservationStrategy):
+class Uniform(ObservationBaseline):
     """Spreads its troops as evenly as possible: each battlefield gets troops // fields,
     and the first troops % fields battlefields one more (10 over 3: ``[4, 3, 3]``).
 
@@ -43,7 +43,7 @@ class Uniform(ObservationStrategy):
         return [share + int(field < extra) for field in range(space.size)]
 
 
-class Concentrated(ObservationStrategy):
+class Concentrated(ObservationBaseline):
     """Puts every troop on one battlefield, chosen uniformly at random.
 
     Known as a concentrated (all-in) allocation, the other extreme of Borel's (1921) pure
@@ -62,7 +62,7 @@ class Concentrated(ObservationStrategy):
         return allocation
 
 
-class EquilibriumMixed(ObservationStrategy):
+class EquilibriumMixed(ObservationBaseline):
     """Draws uniformly among the integer allocations that put at most 2·troops/fields
     (rounded down, but never below an even split) on any battlefield: with 3 battlefields,
     no battlefield gets more than 2/3 of the troops.

@@ -16,7 +16,7 @@ from typing import Any
 from games.congestion import latency
 from games.spec import Action, ActionSpace
 from games.strategies.base import Classifier
-from games.strategies.observation import ObservationStrategy
+from games.strategies.observation import ObservationBaseline
 
 __all__ = ["EpsilonGreedy", "SelfishRouter", "SocialOptimum", "optimal_loads"]
 
@@ -28,7 +28,7 @@ def _best(costs: Mapping[str, float]) -> str:
     return min(sorted(costs), key=lambda route: costs[route])
 
 
-class SelfishRouter(ObservationStrategy):
+class SelfishRouter(ObservationBaseline):
     """Takes the route that would have been fastest for it last round, the others' loads
     unchanged: its own route at last round's load, any other at that load plus itself. In
     round 1 the route fastest with itself alone on it (latency at load 1).
@@ -77,7 +77,7 @@ def optimal_loads(routes: Mapping[str, Sequence[float]], players: int) -> dict[s
     return loads
 
 
-class SocialOptimum(ObservationStrategy):
+class SocialOptimum(ObservationBaseline):
     """Plays its part of the socially optimal split: computes the loads that minimise the
     total latency of ``num_players`` players (``optimal_loads``), lays them out over the
     routes in name order, and takes the route at its own seat. When every player runs it
@@ -102,7 +102,7 @@ class SocialOptimum(ObservationStrategy):
         return by_seat[observation["seat"]]
 
 
-class EpsilonGreedy(ObservationStrategy):
+class EpsilonGreedy(ObservationBaseline):
     """With probability ``epsilon`` takes a route uniformly at random; otherwise the route
     with the lowest average latency it experienced so far. Routes it has not taken yet come
     first (an optimistic start: each is tried once, by name).

@@ -15,7 +15,7 @@ from games.matrix_games import MatrixGame
 from games.strategies.base import (
     BatchView,
     Classifier,
-    Strategy,
+    MatrixBaseline,
     uniform_index,
     uniform_indices,
 )
@@ -23,7 +23,7 @@ from games.strategies.base import (
 __all__ = ["Biased", "FrequencyCounter", "Random"]
 
 
-class Random(Strategy):
+class Random(MatrixBaseline):
     """Plays every action with the same probability, turn by turn.
 
     Known as Random (``axelrod.Random``, the random entry of Axelrod's first tournament,
@@ -43,7 +43,7 @@ class Random(Strategy):
         return picked
 
 
-class Biased(Strategy):
+class Biased(MatrixBaseline):
     """Plays the favoured ``action`` with probability ``weight``, otherwise one of the
     other actions, each as likely.
 
@@ -83,7 +83,7 @@ class Biased(Strategy):
         return np.where(draws < self.weight, favoured, uniform_indices(others, rescaled))
 
 
-class FrequencyCounter(Strategy):
+class FrequencyCounter(MatrixBaseline):
     """Plays the best response to the opponent's most frequent past action (a tie, and the
     first turn, drawn uniformly among the most frequent): in rock-paper-scissors the action
     that beats it, in even/odd the other parity (1.5 points expected against a sure draw).

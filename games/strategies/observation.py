@@ -18,10 +18,10 @@ from typing import Any, ClassVar
 from games.spec import Action, ActionSpace
 from games.strategies.base import Classifier
 
-__all__ = ["ObservationStrategy", "legal_number"]
+__all__ = ["ObservationBaseline", "legal_number"]
 
 
-class ObservationStrategy:
+class ObservationBaseline:
     """A baseline that picks a move from an observation. Subclasses set ``name``,
     ``classifier`` (``memory_depth`` counts past rounds read) and the games they play, and
     define ``choose``; options arrive as keyword arguments of ``__init__``."""

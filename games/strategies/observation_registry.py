@@ -13,7 +13,7 @@ from games.strategies.auction import RandomBidder, Shade50, TruthfulBidder
 from games.strategies.base import UnknownStrategyError
 from games.strategies.colonel_blotto import Concentrated, EquilibriumMixed, Uniform
 from games.strategies.congestion import EpsilonGreedy, SelfishRouter, SocialOptimum
-from games.strategies.observation import ObservationStrategy
+from games.strategies.observation import ObservationBaseline
 from games.strategies.public_goods import (
     ConditionalCooperator,
     FreeRider,
@@ -23,7 +23,7 @@ from games.strategies.public_goods import (
 
 __all__ = ["build_observed", "observed_game_types", "observed_names", "observed_strategies_for"]
 
-_CLASSES: tuple[type[ObservationStrategy], ...] = (
+_CLASSES: tuple[type[ObservationBaseline], ...] = (
     FullContributor,
     FreeRider,
     ConditionalCooperator,
@@ -38,7 +38,7 @@ _CLASSES: tuple[type[ObservationStrategy], ...] = (
     SocialOptimum,
     EpsilonGreedy,
 )
-_BY_GAME: dict[str, dict[str, type[ObservationStrategy]]] = {
+_BY_GAME: dict[str, dict[str, type[ObservationBaseline]]] = {
     game_type: {cls.name: cls for cls in _CLASSES if game_type in cls.game_types}
     for game_type in sorted({game_type for cls in _CLASSES for game_type in cls.game_types})
 }
@@ -54,7 +54,7 @@ def observed_names() -> list[str]:
     return sorted({cls.name for cls in _CLASSES})
 
 
-def _strategies(game_type: str) -> dict[str, type[ObservationStrategy]]:
+def _strategies(game_type: str) -> dict[str, type[ObservationBaseline]]:
     try:
         return _BY_GAME[game_type]
     except (KeyError, TypeError):
@@ -73,7 +73,7 @@ def observed_strategies_for(game_type: str) -> list[str]:
     return list(_strategies(game_type))
 
 
-def build_observed(game_type: str, name: str, **options: Any) -> ObservationStrategy:
+def build_observed(game_type: str, name: str, **options: Any) -> ObservationBaseline:
     """The observation strategy ``name`` of ``game_type``, with its ``options``.
 
     Raises:

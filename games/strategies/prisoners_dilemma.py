@@ -14,14 +14,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from games.matrix_games import MatrixGame
-from games.strategies.base import BatchView, Classifier, Strategy
+from games.strategies.base import BatchView, Classifier, MatrixBaseline
 
 __all__ = ["AlwaysCooperate", "AlwaysDefect", "GrimTrigger", "Pavlov", "TitForTat"]
 
 _C, _D = 0, 1  # the indices of "C" and "D" in PRISONERS_DILEMMA.actions
 
 
-class _PDStrategy(Strategy):
+class _PDStrategy(MatrixBaseline):
     game_types = ("prisoners_dilemma",)
 
     def __init__(self, game: MatrixGame):

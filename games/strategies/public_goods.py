@@ -14,7 +14,7 @@ from typing import Any
 
 from games.spec import Action, ActionSpace
 from games.strategies.base import Classifier
-from games.strategies.observation import ObservationStrategy, legal_number
+from games.strategies.observation import ObservationBaseline, legal_number
 
 __all__ = ["ConditionalCooperator", "FreeRider", "FullContributor", "Punisher", "no_punishment"]
 
@@ -28,7 +28,7 @@ def no_punishment(observation: Mapping[str, Any], space: ActionSpace) -> list[in
     return allocation
 
 
-class _Contributor(ObservationStrategy):
+class _Contributor(ObservationBaseline):
     """A public goods strategy that never punishes; subclasses say what they contribute."""
 
     game_types = GAME_TYPES
@@ -103,7 +103,7 @@ class ConditionalCooperator(_Contributor):
         return sum(others) / len(others)
 
 
-class Punisher(ObservationStrategy):
+class Punisher(ObservationBaseline):
     """Contributes its whole endowment; in the punishment stage it spends its whole budget
     on the other players who contributed least this round, split as evenly as possible
     (the remainder one point each to the earliest seats), and assigns nothing when every

@@ -14,8 +14,8 @@ from typing import Any
 
 from games import Action, ActionSpace
 from games.strategies import (
-    ObservationStrategy,
-    Strategy,
+    MatrixBaseline,
+    ObservationBaseline,
     build,
     build_observed,
     observed_game_types,
@@ -25,14 +25,14 @@ from games.strategies.base import Classifier, plays_from_history
 __all__ = ["MatrixPlay", "build_local", "build_matrix"]
 
 
-class MatrixPlay(ObservationStrategy):
+class MatrixPlay(ObservationBaseline):
     """A repeated matrix game's strategy, playing from the observation's ``history`` (the
     joint actions as played, after noise)."""
 
     name = "matrix_play"
     classifier = Classifier(memory_depth=None, stochastic=True)
 
-    def __init__(self, strategy: Strategy):
+    def __init__(self, strategy: MatrixBaseline):
         self.strategy = strategy
 
     def choose(
@@ -45,12 +45,12 @@ class MatrixPlay(ObservationStrategy):
         return f"MatrixPlay({self.strategy.name})"
 
 
-def build_matrix(game_type: str, name: str, options: Mapping[str, Any]) -> Strategy:
+def build_matrix(game_type: str, name: str, options: Mapping[str, Any]) -> MatrixBaseline:
     """The matrix game's strategy itself (for exploitability, which replays it)."""
     return build(game_type, name, **options)
 
 
-def build_local(game_type: str, name: str, options: Mapping[str, Any]) -> ObservationStrategy:
+def build_local(game_type: str, name: str, options: Mapping[str, Any]) -> ObservationBaseline:
     """The built-in strategy ``name`` of ``game_type`` with its ``options``, ready to play.
 
     Raises:

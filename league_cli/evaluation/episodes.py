@@ -21,7 +21,7 @@ from pathlib import Path
 
 from games import load_game
 from games.analysis import AnalysisError, History, history_from_match, record_episode
-from games.strategies import ObservationStrategy
+from games.strategies import ObservationBaseline
 from league_cli.evaluation.agents import build_local
 from league_cli.evaluation.suite import Suite
 from league_cli.evaluation.transcript import Transcript, episode_summary
@@ -56,7 +56,7 @@ def _local_rng(seed: int, player: str) -> random.Random:
     return random.Random(f"{seed}/{player}")  # as games.episode / record_episode seed them
 
 
-def _local_strategies(suite: Suite) -> dict[str, ObservationStrategy]:
+def _local_strategies(suite: Suite) -> dict[str, ObservationBaseline]:
     return {
         agent.id: build_local(suite.game.type, agent.strategy, agent.options)
         for agent in suite.agents

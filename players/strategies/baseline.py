@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from games import Action
 from games.strategies import (
-    ObservationStrategy,
+    ObservationBaseline,
     build,
     build_observed,
     observed_game_types,
@@ -59,7 +59,7 @@ class Baseline(Strategy):
             strategy = self._by_game[view.game_type] = make(
                 view.game_type, self.baseline, **self._options
             )
-        if isinstance(strategy, ObservationStrategy):
+        if isinstance(strategy, ObservationBaseline):
             return strategy.choose(view.observation, view.space(), self._rng)
         own, theirs = plays_so_far(view)
         return strategy.choose(own, theirs, self._rng.random())

@@ -15,7 +15,7 @@ import pytest
 from games import ActionSpace, GameState, load_game
 from games.episode import play_episode
 from games.strategies import (
-    ObservationStrategy,
+    ObservationBaseline,
     UnknownStrategyError,
     baseline_names,
     build_observed,
@@ -521,7 +521,7 @@ def test_each_game_lists_its_strategies() -> None:
 @pytest.mark.parametrize(("game", "name"), OBSERVED)
 def test_every_strategy_states_its_facts(game: str, name: str) -> None:
     strategy = build_observed(game, name)
-    assert isinstance(strategy, ObservationStrategy) and strategy.name == name
+    assert isinstance(strategy, ObservationBaseline) and strategy.name == name
     assert game in strategy.game_types and strategy.__doc__, name
     assert re.search(r"(Known as|Inspired by).*\b(19|20)\d\d\b", strategy.__doc__, re.S), (
         f"{name}: its docstring names no known name with a dated source"

@@ -8,12 +8,14 @@ import numpy as np
 import pytest
 
 from games.matrix_games import MATRIX_GAMES, UnknownMatrixGameError, matrix_game
-from games.strategies import BatchView, Strategy, UnknownStrategyError, build, strategies_for
+from games.strategies import BatchView, MatrixBaseline, UnknownStrategyError, build, strategies_for
 
 ALL = [(game, name) for game in MATRIX_GAMES for name in strategies_for(game)]
 
 
-def plays(strategy: Strategy, opponent: list[str], draws: list[float] | None = None) -> list[str]:
+def plays(
+    strategy: MatrixBaseline, opponent: list[str], draws: list[float] | None = None
+) -> list[str]:
     """The strategy's plays, turn by turn, against a scripted opponent."""
     draws = draws or [0.0] * len(opponent)
     own: list[str] = []

@@ -9,12 +9,12 @@ from typing import Any
 
 from games import ActionSpace, load_game
 from games.spec import Action
-from games.strategies import ObservationStrategy
+from games.strategies import ObservationBaseline
 
 __all__ = ["Scripted", "match_document"]
 
 
-class Scripted(ObservationStrategy):
+class Scripted(ObservationBaseline):
     """Plays its list of moves in order, one per call (a test double)."""
 
     name = "scripted"
