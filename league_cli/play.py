@@ -26,9 +26,6 @@ from rich.markup import escape
 from games import Action, ActionSpace, UnknownGameError, load_game
 from league_cli.console import console, fail
 from league_cli.prose_game import run_prose
-from players.errors import StrategyError
-from players.llm.errors import LlmError
-from players.strategies.human import history_table, observation_table, parse_move, space_hint
 from playroom.session import (
     HUMAN_ID,
     OPPONENT_ID,
@@ -41,6 +38,9 @@ from playroom.session import (
 from playroom.transcript import Transcript
 from sdk.config import ConfigError, SharedDir
 from sdk.timeutil import utc_now
+from strategies.errors import StrategyError
+from strategies.human import history_table, observation_table, parse_move, space_hint
+from strategies.llm.errors import LlmError
 
 __all__ = ["HUMAN_ID", "HumanSeat", "play"]
 

@@ -34,10 +34,10 @@ from league_cli.prose_tags import (
     player_turns,
     without_tags,
 )
-from players.llm.client import ChatClient, ChatReply, Message
-from players.llm.errors import LlmError
-from players.llm.options import LlmOptions
 from playroom.transcript import MessageRole, TokenUsage, Transcript, Visibility
+from strategies.llm.client import ChatClient, ChatReply, Message
+from strategies.llm.errors import LlmError
+from strategies.llm.options import LlmOptions
 
 __all__ = [
     "MAX_RELAYS",
@@ -63,7 +63,7 @@ EndReason = Literal["game_over", "max_turns", "input_closed"]
 
 
 class ChatModel(Protocol):
-    """What the loop needs of ``players.llm.client.ChatClient``."""
+    """What the loop needs of ``strategies.llm.client.ChatClient``."""
 
     def complete(self, messages: list[Message], *, budget_sec: float) -> ChatReply: ...
 
@@ -82,7 +82,7 @@ class Conversation:
         """The model's answer to ``text``, kept in this history with its token counts.
 
         Raises:
-            players.llm.errors.LlmError: the call gave no text.
+            strategies.llm.errors.LlmError: the call gave no text.
         """
         self.messages.append({"role": "user", "content": text})
         reply = self.model.complete(
@@ -178,7 +178,7 @@ class ProseGame:
         """Play until the game master ends the game, the turns run out or stdin closes.
 
         Raises:
-            players.llm.errors.LlmError: a model call gave no text.
+            strategies.llm.errors.LlmError: a model call gave no text.
         """
         self._log("referee", START_MESSAGE, "referee")
         shown = self._show(self._relay(self._manager_says(START_MESSAGE)))

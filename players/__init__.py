@@ -8,14 +8,15 @@ from __future__ import annotations
 
 from players.app import create_app, run
 from players.config import PlayerSettings
-from players.errors import HistoryError, PlayerError, StrategyError
-from players.history import MatchRecord
-from players.strategies import (
+from players.errors import HistoryError, PlayerError
+from strategies import (
     Classifier,
     MoveView,
+    PastMatch,
     Record,
     Say,
     Strategy,
+    StrategyError,
     build_strategy,
     known_strategies,
     register_strategy,
@@ -24,7 +25,7 @@ from players.strategies import (
 __all__ = [
     "Classifier",
     "HistoryError",
-    "MatchRecord",
+    "PastMatch",
     "MoveView",
     "PlayerError",
     "PlayerSettings",

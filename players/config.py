@@ -8,8 +8,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from games import game_types
-from players.strategies import build_strategy
 from sdk.types import McpUrl
+from strategies import build_strategy
 
 __all__ = ["AGENT_ID_PATTERN", "SUPPORTED_GAME_TYPES", "PlayerSettings"]
 

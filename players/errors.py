@@ -1,20 +1,12 @@
-"""The one exception tree of the player host.
-
-``StrategyError`` is also a ``ValueError`` so that pydantic reports it as a bad setting
-(``PlayerSettings(strategy="nope")`` fails with the list of known strategies).
-"""
+"""The player host's own exceptions (a strategy's are ``strategies.StrategyError``)."""
 
 from __future__ import annotations
 
-__all__ = ["HistoryError", "PlayerError", "StrategyError"]
+__all__ = ["HistoryError", "PlayerError"]
 
 
 class PlayerError(Exception):
     """Root of every exception the player host raises on purpose."""
-
-
-class StrategyError(PlayerError, ValueError):
-    """A strategy name cannot be resolved, or a strategy refuses its options."""
 
 
 class HistoryError(PlayerError):

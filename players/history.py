@@ -9,43 +9,16 @@ JSON or not a history stops the player with an error naming the file, never a si
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from players.errors import HistoryError
-from sdk.messages import GameStatus, Outcome, Role, UtcTimestamp
 from sdk.store import SCHEMA_VERSION, StoreError, read_json, write_document
+from strategies.view import PastMatch
 
-__all__ = ["HistoryDocument", "MatchRecord", "PlayerHistory", "Totals"]
-"""A match from one player's side: TECHNICAL_LOSS is a loss for not answering (validly)."""
-
-
-class MatchRecord(BaseModel):
-    """One finished match, as the player saw it (and as a strategy reads it)."""
-
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-    match_id: str
-    league_id: str | None = None
-    round_id: int | None = None
-    opponent_id: str | None = None
-    role: Role | None = None
-    my_choice: str | None = None
-    opponent_choice: str | None = None
-    drawn_number: int | None = None
-    status: GameStatus
-    winner_player_id: str | None = None
-    outcome: Outcome
-    at: UtcTimestamp
-
-    @field_validator("at")
-    @classmethod
-    def _whole_seconds(cls, value: datetime) -> datetime:
-        """As the file keeps it, so a reloaded history equals the one in memory."""
-        return value.replace(microsecond=0)
+__all__ = ["HistoryDocument", "PlayerHistory", "Totals"]
 
 
 class Totals(BaseModel):
@@ -58,7 +31,7 @@ class Totals(BaseModel):
     technical_losses: int = 0
 
     @classmethod
-    def of(cls, matches: Iterable[MatchRecord]) -> Totals:
+    def of(cls, matches: Iterable[PastMatch]) -> Totals:
         totals = cls()
         field_by_outcome = {
             "WIN": "wins",
@@ -83,7 +56,7 @@ class HistoryDocument(BaseModel):
     player_id: str
     display_name: str = ""
     strategy: str = ""
-    matches: list[MatchRecord] = []
+    matches: list[PastMatch] = []
     totals: Totals = Totals()
 
 
@@ -97,7 +70,7 @@ class PlayerHistory:
         strategy: str,
         player_id: str | None = None,
         path: Path | None = None,
-        matches: Iterable[MatchRecord] = (),
+        matches: Iterable[PastMatch] = (),
         last_updated: str | None = None,
     ):
         self.display_name = display_name
@@ -143,7 +116,7 @@ class PlayerHistory:
         )
 
     @property
-    def matches(self) -> tuple[MatchRecord, ...]:
+    def matches(self) -> tuple[PastMatch, ...]:
         return tuple(self._matches)
 
     @property
@@ -154,12 +127,12 @@ class PlayerHistory:
         """Whether this match is recorded already (a referee may send GAME_OVER twice)."""
         return any(m.match_id == match_id and m.league_id == league_id for m in self._matches)
 
-    def add(self, record: MatchRecord) -> None:
+    def add(self, record: PastMatch) -> None:
         """Record a finished match and rewrite the file (if bound to one)."""
         self._matches.append(record)
         self.save()
 
-    def absorb(self, records: Iterable[MatchRecord]) -> None:
+    def absorb(self, records: Iterable[PastMatch]) -> None:
         """Take over matches recorded before this history was loaded, skipping known ones."""
         new = [r for r in records if not self.knows(r.league_id, r.match_id)]
         if new:

@@ -11,15 +11,13 @@ import httpx
 
 from players.callers import CallerCheck
 from players.config import AGENT_ID_PATTERN, PlayerSettings
-from players.decision import Decision, StrategyRunner
 from players.errors import HistoryError
-from players.history import MatchRecord, PlayerHistory
+from players.history import PlayerHistory
 from players.matches import MatchBook, MatchInfo, record_of
 from players.move_space import check_move_space
 from players.registration import register
 from players.reports import StatsReport, StatusReport, stats_report, status_report
 from players.state import Lifecycle, PlayerState, Registration
-from players.strategies import PARITIES, MoveView, Record, build_strategy
 from sdk.agent_log import AgentLog
 from sdk.auth import redact
 from sdk.client import RpcClient
@@ -37,6 +35,9 @@ from sdk.messages import (
     RoundAnnouncement,
 )
 from sdk.service import ExitSwitch
+from strategies import PARITIES, MoveView, Record, build_strategy
+from strategies.runner import Decision, StrategyRunner
+from strategies.view import PastMatch
 
 __all__ = ["PlayerHost"]
 
@@ -371,9 +372,7 @@ class PlayerHost:
         )
         return await self.runner.choose(view)
 
-    async def game_over(
-        self, message: GameOver, referee_id: str | None = None
-    ) -> MatchRecord | None:
+    async def game_over(self, message: GameOver, referee_id: str | None = None) -> PastMatch | None:
         """Record the match once (a repeated GAME_OVER is acknowledged, not counted again);
         from a verified ``referee_id``, only a match that referee invited this player to."""
         player_id = self.state.player_id

@@ -7,7 +7,6 @@ from datetime import datetime
 
 from pydantic import BaseModel
 
-from players.history import MatchRecord
 from sdk.messages import (
     GameInvitation,
     GameOver,
@@ -19,6 +18,7 @@ from sdk.messages import (
 )
 from sdk.timeutil import utc_now
 from sdk.variants import RECIPIENT_STATUS
+from strategies.view import PastMatch
 
 __all__ = ["MatchBook", "MatchInfo", "outcome_for", "record_of"]
 
@@ -101,7 +101,7 @@ def outcome_for(player_id: str, result: GameResult) -> Outcome:
 
 def record_of(
     message: GameOver, player_id: str, known: MatchInfo | None, at: datetime | None = None
-) -> MatchRecord:
+) -> PastMatch:
     """The history record of a finished match; what the invitation told us fills what the
     GAME_OVER leaves out (published referees differ in what they put there)."""
     result = message.game_result
@@ -117,7 +117,7 @@ def record_of(
     if winner is None and result.status == "WIN":  # told from our side: the winner is known
         winner = player_id if outcome == "WIN" else opponent_id
     my_choice = choices.get(player_id) or (known.my_choice if known else None)
-    return MatchRecord(
+    return PastMatch(
         match_id=message.match_id,
         league_id=message.league_id or (known.league_id if known else None),
         round_id=message.round_id

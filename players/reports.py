@@ -8,11 +8,11 @@ from pydantic import BaseModel
 
 from players.callers import CallerStatus
 from players.config import PlayerSettings
-from players.decision import DecisionStats
 from players.history import Totals
 from players.matches import MatchInfo
 from players.state import Lifecycle, PlayerState, Registration
 from sdk.messages import Champion, FinalStanding, Message, StandingsRow
+from strategies.runner import DecisionStats
 
 __all__ = ["PlayerStateReport", "StatsReport", "StatusReport", "stats_report", "status_report"]
 

@@ -26,9 +26,6 @@ from pydantic import ValidationError
 
 from games import GameSpec, UnknownGameError, load_game, registered_games
 from games.strategies import observed_strategies_for, strategies_for
-from players.errors import StrategyError
-from players.strategies import build_strategy
-from players.strategies.human import space_hint
 from playroom.api_models import (
     BuiltinOpponent,
     ConfigPatch,
@@ -57,6 +54,9 @@ from playroom.play_sessions import (
 from playroom.session import HUMAN_ID, OPPONENT_ID, Opponent, result_lines
 from sdk.config import SharedDir
 from sdk.messages import PLAYABLE_STATES, Method
+from strategies import build_strategy
+from strategies.errors import StrategyError
+from strategies.human import space_hint
 
 __all__ = ["games_router", "offered_strategies"]
 

@@ -28,10 +28,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from games import Action, ActionSpace, GameSpec
-from players.strategies.human import parse_move, space_hint
 from playroom.session import HUMAN_ID, Opponent, new_transcript, play_game, score_line
 from playroom.transcript import Transcript
 from sdk.config import ConfigError, SharedDir
+from strategies.human import parse_move, space_hint
 
 __all__ = [
     "ENV_PREFIX",

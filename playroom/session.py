@@ -30,9 +30,6 @@ from match_engine.plan import MatchPlan
 from match_engine.remote import RemotePlayers, RemoteSeat
 from match_engine.rules import load_rules
 from match_engine.seats import MoveCall
-from players.errors import StrategyError
-from players.strategies import MoveView, Say, Strategy, build_strategy
-from players.strategies.base import PARITIES
 from playroom.transcript import TokenUsage, Transcript
 from sdk.agent_log import AgentLog
 from sdk.client import RpcClient
@@ -48,6 +45,9 @@ from sdk.messages import (
     sender_id,
 )
 from sdk.timeutil import utc_now
+from strategies import MoveView, Say, Strategy, build_strategy
+from strategies.errors import StrategyError
+from strategies.view import PARITIES
 
 __all__ = [
     "HUMAN_ID",

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from sdk.config import SharedDir
+from strategies import registry
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -130,3 +131,9 @@ def tiny_disk(tmp_path: Path) -> Iterator[TinyDisk]:
     """A ``TinyDisk`` at ``tmp_path/disk``; skipped where this process may not mount one."""
     with mounted_tmpfs(tmp_path / "disk", f"size={TinyDisk.SIZE}") as root:
         yield TinyDisk(root)
+
+
+@pytest.fixture(autouse=True)
+def registry_snapshot(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Strategies a test registers disappear after it (the registry is one per process)."""
+    monkeypatch.setattr(registry, "_STRATEGIES", dict(registry._STRATEGIES))

@@ -14,7 +14,7 @@ from sdk.config import SharedDir
 from tests.conftest import free_port
 from tests.e2e.test_league import launcher, play_league  # noqa: F401 - the fixture
 from tests.match_files import match_files, recompute_standings
-from tests.players.llm_server import LlmServer, start_in_thread
+from tests.strategies.llm_server import LlmServer, start_in_thread
 
 pytestmark = pytest.mark.e2e
 

@@ -23,8 +23,8 @@ from games.strategies import (
     observed_strategies_for,
 )
 from games.strategies.congestion import optimal_loads
-from players.strategies import MoveView, build_strategy
-from players.strategies.baseline import Baseline
+from strategies import MoveView, build_strategy
+from strategies.baseline import Baseline
 
 OBSERVED = [
     (game, name) for game in observed_game_types() for name in observed_strategies_for(game)

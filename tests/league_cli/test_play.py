@@ -15,7 +15,7 @@ from league_cli.launcher import AgentProcess, Launcher
 from playroom.transcript import Transcript
 from sdk.config import SharedDir
 from tests.conftest import REPO_ROOT, free_port, make_shared_dir
-from tests.players.llm_server import start_in_thread
+from tests.strategies.llm_server import start_in_thread
 
 
 def _play(

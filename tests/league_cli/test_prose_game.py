@@ -17,10 +17,10 @@ import pytest
 from rich.console import Console
 
 from league_cli.prose_game import run_prose
-from players.llm.errors import LlmHttpError
 from playroom.transcript import Transcript, load_csv_messages
+from strategies.llm.errors import LlmHttpError
 from tests.conftest import REPO_ROOT, free_port
-from tests.players.llm_server import LlmServer, start_in_thread
+from tests.strategies.llm_server import LlmServer, start_in_thread
 
 MANAGER_SECRET = "MANAGER-SECRET-7: the opponent's floor is 3 coins"
 HUMAN_PRIVATE = "my private floor is 2 PRIVATE-HUMAN-NOTE"

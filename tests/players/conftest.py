@@ -13,7 +13,6 @@ import pytest
 
 from players import PlayerSettings, create_app
 from players.host import PlayerHost
-from players.strategies import registry
 from sdk.config import SharedDir
 from sdk.timeutil import utc_now
 from tests.players import scripted
@@ -40,12 +39,6 @@ def make_settings(shared_dir: SharedDir, port_factory: Callable[[], int]) -> Set
         return PlayerSettings(**values)
 
     return make
-
-
-@pytest.fixture(autouse=True)
-def registry_snapshot(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Strategies a test registers disappear after it."""
-    monkeypatch.setattr(registry, "_STRATEGIES", dict(registry._STRATEGIES))
 
 
 @pytest.fixture

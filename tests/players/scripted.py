@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from players import MatchRecord, MoveView, Say, Strategy
+from players import MoveView, PastMatch, Say, Strategy
 
 RELEASE = threading.Event()
 """Set by the test that used SlowStrategy, so no worker thread outlives it."""
@@ -38,14 +38,14 @@ class RecordingStrategy(Strategy):
 
     def __init__(self) -> None:
         self.views: list[MoveView] = []
-        self.results: list[MatchRecord] = []
+        self.results: list[PastMatch] = []
         self.resets = 0
 
     def choose(self, view: MoveView) -> str:
         self.views.append(view)
         return "odd"
 
-    def on_match_over(self, result: MatchRecord) -> None:
+    def on_match_over(self, result: PastMatch) -> None:
         self.results.append(result)
 
     def reset(self) -> None:
@@ -63,7 +63,7 @@ class BrokenHookStrategy(Strategy):
     def choose(self, view: MoveView) -> str:
         return "even"
 
-    def on_match_over(self, result: MatchRecord) -> None:
+    def on_match_over(self, result: PastMatch) -> None:
         raise RuntimeError("a bug in the hook")
 
 

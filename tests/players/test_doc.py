@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from players.strategies import MoveView, build_strategy, known_strategies
 from sdk.messages import ChooseParityCall, ChooseParityResponse
 from sdk.timeutil import utc_now
+from strategies import MoveView, build_strategy, known_strategies
 from tests.conftest import REPO_ROOT
 
 GUIDE = REPO_ROOT / "doc" / "writing_a_player.md"

@@ -8,13 +8,14 @@ from pathlib import Path
 import pytest
 
 from players.errors import HistoryError
-from players.history import MatchRecord, PlayerHistory, Totals
+from players.history import PlayerHistory, Totals
 from sdk.timeutil import utc_now
+from strategies.view import PastMatch
 
 
-def record(match_id: str, outcome: str = "WIN", league_id: str = "L1") -> MatchRecord:
+def record(match_id: str, outcome: str = "WIN", league_id: str = "L1") -> PastMatch:
     status = {"DRAW": "DRAW", "TECHNICAL_LOSS": "TECHNICAL_LOSS"}.get(outcome, "WIN")
-    return MatchRecord(
+    return PastMatch(
         match_id=match_id,
         league_id=league_id,
         opponent_id="P02",

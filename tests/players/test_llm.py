@@ -14,13 +14,13 @@ import httpx
 import pytest
 
 from games import ActionSpace, load_game, registered_games
-from players.errors import StrategyError
-from players.llm import LlmStrategy, default_move, parse_move
-from players.strategies import MoveView, build_strategy
 from sdk.timeutil import utc_now
+from strategies import MoveView, build_strategy
+from strategies.errors import StrategyError
+from strategies.llm import LlmStrategy, default_move, parse_move
 from tests.conftest import free_port
-from tests.players import llm_server
 from tests.players.conftest import LEAGUE, SettingsFactory, move_call, serving
+from tests.strategies import llm_server
 
 PD_SPACE = ActionSpace.of_choices(["C", "D"])
 BID = ActionSpace.number(0, 100, integer=True)

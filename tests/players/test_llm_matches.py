@@ -26,7 +26,7 @@ from league_cli.launcher import AgentProcess, Launcher
 from league_cli.up import wait_for
 from sdk.config import SharedDir
 from tests.conftest import free_port, make_shared_dir
-from tests.players import llm_server
+from tests.strategies import llm_server
 
 pytestmark = pytest.mark.e2e
 

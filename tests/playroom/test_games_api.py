@@ -30,7 +30,7 @@ from playroom.transcript import Transcript
 from sdk.config import SharedDir
 from sdk.examples import example
 from tests.conftest import free_port
-from tests.players.llm_server import start_in_thread
+from tests.strategies.llm_server import start_in_thread
 
 PD_TFT = {
     "game": "prisoners_dilemma",

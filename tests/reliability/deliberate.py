@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from players import MoveView, Strategy
-from players.strategies.base import Classifier
+from strategies.base import Classifier
 
 __all__ = ["GATE_ENV", "GATE_WAIT_SEC", "THINK_SEC", "Deliberate", "Gated"]
 

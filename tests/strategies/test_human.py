@@ -10,10 +10,10 @@ from datetime import timedelta
 import pytest
 
 from games import ActionSpace
-from players.strategies import build_strategy
-from players.strategies.base import MoveView
-from players.strategies.human import HumanStrategy, NoAnswerError, parse_move, read_line
 from sdk.timeutil import utc_now
+from strategies import build_strategy
+from strategies.human import HumanStrategy, NoAnswerError, parse_move, read_line
+from strategies.view import MoveView
 
 
 def _view(**changes: object) -> MoveView:

@@ -19,16 +19,16 @@ from typing import Any, ClassVar, Literal
 from pydantic import ValidationError
 
 from games.spec import Action
-from players.history import MatchRecord
-from players.llm.client import ChatClient, ChatReply, Message
-from players.llm.errors import LlmError
-from players.llm.options import LlmOptions
-from players.llm.parse import default_move, parse_move
-from players.llm.prompts import PromptBook
-from players.llm.usage import CallRecord, FallbackReason, LlmReport, UsageBook
-from players.strategies.base import Classifier, MoveView, Strategy
-from players.strategies.registry import register_strategy
 from sdk.timeutil import utc_now
+from strategies.base import Classifier, Strategy
+from strategies.llm.client import ChatClient, ChatReply, Message
+from strategies.llm.errors import LlmError
+from strategies.llm.options import LlmOptions
+from strategies.llm.parse import default_move, parse_move
+from strategies.llm.prompts import PromptBook
+from strategies.llm.usage import CallRecord, FallbackReason, LlmReport, UsageBook
+from strategies.registry import register_strategy
+from strategies.view import MoveView, PastMatch
 
 __all__ = ["LlmStrategy"]
 
@@ -174,7 +174,7 @@ class LlmStrategy(Strategy):
 
     # -- hooks --------------------------------------------------------------------------
 
-    def on_match_over(self, result: MatchRecord) -> None:
+    def on_match_over(self, result: PastMatch) -> None:
         """The match's conversation is over; its totals stay in the report."""
         self._conversations.pop(result.match_id, None)
 

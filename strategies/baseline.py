@@ -23,7 +23,8 @@ from games.strategies import (
     observed_game_types,
 )
 from games.strategies.base import plays_from_history
-from players.strategies.base import Classifier, MoveView, Strategy
+from strategies.base import Classifier, Strategy
+from strategies.view import MoveView
 
 __all__ = ["Baseline"]
 

@@ -17,7 +17,7 @@
 Every request is kept: ``GET /requests`` lists them (path, tag, body) and
 ``DELETE /requests`` forgets them. Usage counts are 1 token per 4 characters.
 
-Run as a process: ``python tests/players/llm_server.py --port 8765``; or in a thread with
+Run as a process: ``python tests/strategies/llm_server.py --port 8765``; or in a thread with
 ``start_in_thread``.
 """
 

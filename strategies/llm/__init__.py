@@ -6,13 +6,13 @@ Importing this package registers the ``llm`` strategy.
 
 from __future__ import annotations
 
-from players.llm.client import ChatClient, ChatReply
-from players.llm.errors import LlmBadResponse, LlmError, LlmHttpError, LlmTimeout
-from players.llm.options import ENV_PREFIX, LlmOptions
-from players.llm.parse import default_move, parse_move
-from players.llm.prompts import PromptBook
-from players.llm.strategy import LlmStrategy
-from players.llm.usage import CallRecord, LlmReport, UsageBook, UsageTotals
+from strategies.llm.client import ChatClient, ChatReply
+from strategies.llm.errors import LlmBadResponse, LlmError, LlmHttpError, LlmTimeout
+from strategies.llm.options import ENV_PREFIX, LlmOptions
+from strategies.llm.parse import default_move, parse_move
+from strategies.llm.prompts import PromptBook
+from strategies.llm.strategy import LlmStrategy
+from strategies.llm.usage import CallRecord, LlmReport, UsageBook, UsageTotals
 
 __all__ = [
     "ENV_PREFIX",

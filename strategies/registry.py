@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any, TypeGuard, TypeVar
 
 from games.strategies import baseline_names
-from players.errors import StrategyError
-from players.strategies.base import FunctionStrategy, Strategy
-from players.strategies.baseline import Baseline
+from strategies.base import FunctionStrategy, Strategy
+from strategies.baseline import Baseline
+from strategies.errors import StrategyError
 
 __all__ = [
     "StrategyFactory",
@@ -129,7 +129,7 @@ def _load(path: str) -> Any:
         except AttributeError:
             raise StrategyError(f"module {module_name!r} has no attribute {attribute!r}") from None
     if inspect.isclass(target) and not _is_strategy_class(target):
-        raise StrategyError(f"{path!r} is a class but not a players.strategies.Strategy subclass")
+        raise StrategyError(f"{path!r} is a class but not a strategies.Strategy subclass")
     if not callable(target):
         raise StrategyError(f"{path!r} is neither a Strategy subclass nor a function")
     return target

@@ -1,7 +1,7 @@
 """Prompt files and what they are filled with: only the player's view.
 
 Files (``string.Template``, ``$name`` placeholders), looked up first in the user's
-``prompt_dir`` then in ``players/prompts/``:
+``prompt_dir`` then in ``strategies/prompts/``:
 
 - ``<game_type>.txt``, else ``default.txt``: the system message of a match;
 - ``<game_type>.turn.txt``, else ``turn.txt``: the user message of each move;
@@ -22,7 +22,7 @@ from typing import Any
 
 from games.registry import UnknownGameError, load_game
 from games.spec import ActionSpace
-from players.strategies.base import MoveView
+from strategies.view import MoveView
 
 __all__ = ["SHIPPED_PROMPTS", "PromptBook", "describe_moves", "docstring_rules"]
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from players.decision import MIN_BUDGET_SEC, StrategyRunner
-from players.strategies import Classifier, MoveView, Strategy, build_strategy
 from sdk.agent_log import AgentLog
 from sdk.timeutil import utc_now
+from strategies import Classifier, MoveView, Strategy, build_strategy
+from strategies.runner import MIN_BUDGET_SEC, StrategyRunner
 
 
 @pytest.mark.parametrize(

@@ -17,10 +17,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from games import Action
-from players.history import MatchRecord
-from players.strategies import MoveView, Say, Strategy
 from sdk.agent_log import AgentLog
 from sdk.timeutil import utc_now
+from strategies import MoveView, Say, Strategy
+from strategies.view import PastMatch
 
 __all__ = ["Decision", "DecisionStats", "FallbackReason", "StrategyRunner"]
 
@@ -150,7 +150,7 @@ class StrategyRunner:
         self.stats.add(decision)
         return decision
 
-    async def match_over(self, record: MatchRecord) -> None:
+    async def match_over(self, record: PastMatch) -> None:
         await self._hook("on_match_over", self.strategy.on_match_over, record)
 
     async def reset(self) -> None:

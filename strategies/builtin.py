@@ -14,8 +14,9 @@ from collections import Counter
 from typing import ClassVar
 
 from games import Action
-from players.strategies.base import PARITIES, Classifier, MoveView, Strategy
-from players.strategies.registry import register_strategy
+from strategies.base import Classifier, Strategy
+from strategies.registry import register_strategy
+from strategies.view import PARITIES, MoveView
 
 __all__ = ["FixedStrategy", "HistoryStrategy", "RandomStrategy"]
 

@@ -15,8 +15,8 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ValidationError
 
-from players.llm.errors import LlmBadResponse, LlmHttpError, LlmTimeout
-from players.llm.options import LlmOptions
+from strategies.llm.errors import LlmBadResponse, LlmHttpError, LlmTimeout
+from strategies.llm.options import LlmOptions
 
 __all__ = ["ChatClient", "ChatReply", "Message"]
 

@@ -24,9 +24,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from games import Action, ActionSpace
-from players.strategies.base import Classifier, MoveView, Strategy
-from players.strategies.registry import register_strategy
 from sdk.timeutil import utc_now
+from strategies.base import Classifier, Strategy
+from strategies.registry import register_strategy
+from strategies.view import MoveView
 
 __all__ = [
     "HumanStrategy",

@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from players.strategies import (
+from sdk.timeutil import utc_now
+from strategies import (
     Classifier,
     FunctionStrategy,
     HistoryStrategy,
-    MatchRecord,
     MoveView,
+    PastMatch,
     RandomStrategy,
     Strategy,
     StrategyError,
@@ -23,7 +24,6 @@ from players.strategies import (
     register_strategy,
     strategy_summaries,
 )
-from sdk.timeutil import utc_now
 
 
 def past(
@@ -32,8 +32,8 @@ def past(
     my_choice: str = "even",
     outcome: str = "DRAW",
     number: int = 0,
-) -> MatchRecord:
-    return MatchRecord(
+) -> PastMatch:
+    return PastMatch(
         match_id=f"R{number}M1",
         opponent_id=opponent,
         my_choice=my_choice,
@@ -45,7 +45,7 @@ def past(
 
 
 def view(
-    *history: MatchRecord, opponent: str = "P02", legal: tuple[str, ...] = ("even", "odd")
+    *history: PastMatch, opponent: str = "P02", legal: tuple[str, ...] = ("even", "odd")
 ) -> MoveView:
     return MoveView(
         match_id="R9M1",
@@ -75,7 +75,7 @@ def options_for(name: str) -> dict[str, int]:
     return {"seed": 7} if strategy.classifier.stochastic else {}
 
 
-# "human" reads a terminal: tests/players/test_human.py drives it with a fake one.
+# "human" reads a terminal: tests/strategies/test_human.py drives it with a fake one.
 # "llm" calls a chat server: tests/players/test_llm.py runs it against a local one.
 @pytest.mark.parametrize("name", [n for n in known_strategies() if n not in ("human", "llm")])
 class TestEveryStrategy:
@@ -227,7 +227,7 @@ def test_a_dotted_path_names_a_function_or_a_class(path: str, kind: type) -> Non
     [
         ("tests.players.no_such_module:thing", "cannot import 'tests.players.no_such_module'"),
         ("tests.players.scripted:missing", "has no attribute 'missing'"),
-        ("tests.players.conftest:Player", "is a class but not a players.strategies.Strategy"),
+        ("tests.players.conftest:Player", "is a class but not a strategies.Strategy"),
         ("tests.players.conftest:LEAGUE", "neither a Strategy subclass nor a function"),
         ("tests.players.scripted:", "is not 'package.module:attribute'"),
     ],
