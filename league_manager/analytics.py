@@ -70,7 +70,9 @@ __all__ = [
     "read_match_files",
 ]
 
-Measure = Literal["payoffs", "win_draw_loss", "points"]
+Measure = Literal["payoffs", "win_draw_loss"]
+"""What a meta-game cell holds: the game's payoffs where the matches report them, otherwise
+(even/odd, whose result is who won) 1 for a win, 0.5 for a draw, 0 for a loss."""
 
 ENUMERATE_UP_TO = 8
 """The most players whose meta-game gets every extreme equilibrium (enummixed grows fast
@@ -210,22 +212,18 @@ def _outcomes(document: Mapping[str, Any], measure: Measure) -> dict[tuple[str, 
         return {(a, b): float(payoffs[a]) for a, b in permutations(players, 2)}
     record = record_from_match(document)
     score = dict(zip(record.players, record.outcomes, strict=True))
-    if measure == "points":
-        return {(a, b): score[a] for a, b in permutations(record.players, 2)}
     return {
         (a, b): 1.0 if score[a] > score[b] else 0.5 if score[a] == score[b] else 0.0
         for a, b in permutations(record.players, 2)
     }
 
 
-def _measure(game_type: str, documents: list[dict[str, Any]]) -> Measure:
-    if game_type == "even_odd":
-        return "win_draw_loss"
+def _measure(documents: list[dict[str, Any]]) -> Measure:
     has_payoffs = any(
         ((d.get("result") or {}).get("report") or {}).get("details", {}).get("payoffs")
         for d in documents
     )
-    return "payoffs" if has_payoffs else "points"
+    return "payoffs" if has_payoffs else "win_draw_loss"
 
 
 def _meta_game(
@@ -400,7 +398,7 @@ def analyse_league(
     players = [str(row["player_id"]) for row in rows]
     names = {str(row["player_id"]): str(row["display_name"]) for row in rows}
     left_out = dict(skipped or {})
-    meta = _meta_game(players, names, _measure(game_type, documents), documents, left_out)
+    meta = _meta_game(players, names, _measure(documents), documents, left_out)
     if not any(any(row) for row in meta.observed):
         raise AnalysisUnavailable("no match has a usable result yet")
     method, equilibria = _symmetric_equilibria(meta, solver_timeout)

@@ -26,7 +26,7 @@ from league_manager.ranking import Ranking, RankingCache, refresh_standings_file
 from league_manager.records import (
     LeagueStatus,
     LoadedSchedule,
-    MatchRecord,
+    MatchProgress,
     ResultRecord,
     RoundRecord,
     RoundStatus,
@@ -55,7 +55,7 @@ __all__ = [
     "SCHEDULE_PAGE_MATCHES",
     "LeagueBook",
     "LeagueStatus",
-    "MatchRecord",
+    "MatchProgress",
     "ResultRecord",
     "RoundRecord",
     "ScheduleRecipe",
@@ -108,7 +108,7 @@ class LeagueBook:
         self.unsettled: set[str] = set()
         """Matches without a result that a referee may have been given before this start
         (the League Manager asks the referees about them before handing them out again)."""
-        self._live: dict[str, MatchRecord] = {}
+        self._live: dict[str, MatchProgress] = {}
         """The matches of the rounds being played, by id: the records the League Manager
         updates as it hands them to referees."""
         self._done_in: Counter[int] = Counter()
@@ -297,13 +297,13 @@ class LeagueBook:
     def rounds_completed(self) -> int:
         return self._rounds_done
 
-    def _record_of(self, planned: ScheduledMatch) -> MatchRecord:
+    def _record_of(self, planned: ScheduledMatch) -> MatchProgress:
         """A match as the book knows it: its live record, or one made from its result."""
         live = self._live.get(planned.match_id)
         if live is not None:
             return live
         result = self.results.get(planned.match_id)
-        record = MatchRecord(
+        record = MatchProgress(
             match_id=planned.match_id,
             round_id=planned.round_id,
             player_ids=planned.player_ids,
@@ -315,7 +315,7 @@ class LeagueBook:
             record.referee_id = result.referee_id
         return record
 
-    def match(self, match_id: str) -> MatchRecord | None:
+    def match(self, match_id: str) -> MatchProgress | None:
         """The scheduled match with this id (O(1)), or None."""
         live = self._live.get(match_id)
         if live is not None or self.schedule is None:
@@ -323,26 +323,26 @@ class LeagueBook:
         planned = self.schedule.match(match_id)
         return None if planned is None else self._record_of(planned)
 
-    def round_matches(self, round_record: RoundRecord) -> list[MatchRecord]:
+    def round_matches(self, round_record: RoundRecord) -> list[MatchProgress]:
         """A round's matches: the live records while it is played, else made on demand."""
         if round_record.matches:
             return round_record.matches
         assert self.schedule is not None
         return [self._record_of(m) for m in self.schedule.round(round_record.round_id).matches]
 
-    def iter_matches(self) -> Iterator[MatchRecord]:
+    def iter_matches(self) -> Iterator[MatchProgress]:
         """Every match of the schedule, round by round (O(matches): tools and small leagues)."""
         for round_record in self.rounds:
             yield from self.round_matches(round_record)
 
-    def open_round(self, round_record: RoundRecord) -> list[MatchRecord]:
+    def open_round(self, round_record: RoundRecord) -> list[MatchProgress]:
         """List a round's matches as live records, to hand out and update while it runs."""
         if not round_record.matches:
             round_record.matches = self.round_matches(round_record)
             self._live.update((m.match_id, m) for m in round_record.matches)
         return round_record.matches
 
-    def next_match_of(self, player_id: str) -> MatchRecord | None:
+    def next_match_of(self, player_id: str) -> MatchProgress | None:
         """The player's first match without a result, from the current round on: rounds
         complete in order, so this looks at a round or two, never the whole schedule."""
         current = self.current_round()
@@ -354,7 +354,7 @@ class LeagueBook:
                 return self._record_of(planned)
         return None
 
-    def matches_of(self, player_id: str) -> list[MatchRecord]:
+    def matches_of(self, player_id: str) -> list[MatchProgress]:
         """Every match of the player's, in round order (O(rounds), not O(matches))."""
         if self.schedule is None:
             return []

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from league_manager.agents import RegisteredAgent
 from league_manager.assignments import ASSIGNMENTS_FILE, AssignmentNumbers
-from league_manager.book import MatchRecord, RoundRecord
+from league_manager.book import MatchProgress, RoundRecord
 from league_manager.upkeep import Upkeep
 from sdk.errors import ErrorCode, ProtocolError
 
@@ -49,7 +49,7 @@ class Fencing:
         """The referee was found holding the match: a report of it is its to make."""
         self._given[match_id].add(referee_id)
 
-    def assign(self, match: MatchRecord, referee: RegisteredAgent) -> bool:
+    def assign(self, match: MatchProgress, referee: RegisteredAgent) -> bool:
         """Give the match to ``referee`` under a new assignment number; False if no number
         could be reserved (a full disk: nothing is handed out until it takes writes)."""
         try:
@@ -65,7 +65,7 @@ class Fencing:
         self.gave(match.match_id, referee.agent_id)
         return True
 
-    def check_holder(self, match: MatchRecord, referee_id: str, assignment: int | None) -> None:
+    def check_holder(self, match: MatchProgress, referee_id: str, assignment: int | None) -> None:
         """Raises ProtocolError E014 unless ``referee_id`` holds the match under
         ``assignment`` (None: a referee that was given no number, judged by its id)."""
         current = match.assignment

@@ -16,7 +16,7 @@ from typing import Literal
 
 from league_manager.agent_states import AgentStates
 from league_manager.agents import AgentRegistry, RegisteredAgent
-from league_manager.book import LeagueBook, MatchRecord
+from league_manager.book import LeagueBook, MatchProgress
 from league_manager.fencing import Fencing
 from league_manager.referee_watch import RefereeWatch
 from sdk.client import RpcClient
@@ -77,7 +77,7 @@ class RefereeDesk:
         return self._slots[referee_id]
 
     async def await_result(
-        self, match: MatchRecord, referee: RegisteredAgent, done: asyncio.Event
+        self, match: MatchProgress, referee: RegisteredAgent, done: asyncio.Event
     ) -> bool:
         """Wait for the match's result from ``referee``, counting it as running there;
         False if the match must go to another referee (``RefereeWatch.wait_for_result``)."""
@@ -98,7 +98,7 @@ class RefereeDesk:
         load = self._running[referee.agent_id] + extra.get(referee.agent_id, 0)
         return (referee.state == "SUSPENDED", load / referee.max_concurrent_matches)
 
-    def preassign(self, matches: list[MatchRecord]) -> None:
+    def preassign(self, matches: list[MatchProgress]) -> None:
         """Spread a round's matches over the referees in proportion to their capacity."""
         referees = self.usable_referees()
         if not referees:
@@ -110,7 +110,7 @@ class RefereeDesk:
             match.referee_id = referee.agent_id
             match.referee_endpoint = referee.contact_endpoint
 
-    def pick_referee(self, match: MatchRecord, failures: int) -> RegisteredAgent | None:
+    def pick_referee(self, match: MatchProgress, failures: int) -> RegisteredAgent | None:
         referees = self.usable_referees()
         if not referees:
             return None
@@ -120,7 +120,7 @@ class RefereeDesk:
         others = [r for r in referees if r.agent_id != match.referee_id] or referees
         return min(others, key=lambda r: self._load_key(r, {}))
 
-    def _start_message(self, match: MatchRecord, referee: RegisteredAgent) -> StartMatch:
+    def _start_message(self, match: MatchProgress, referee: RegisteredAgent) -> StartMatch:
         agents, config = self._agents, self._config
         seats = []
         for index, player_id in enumerate(match.player_ids):
@@ -157,7 +157,7 @@ class RefereeDesk:
             assignment=match.assignment,
         )
 
-    async def hand_over(self, match: MatchRecord, referee: RegisteredAgent) -> Handed:
+    async def hand_over(self, match: MatchProgress, referee: RegisteredAgent) -> Handed:
         """Give the match to ``referee`` under a new assignment and call its start_match."""
         if not self._fencing.assign(match, referee):
             return "failed"

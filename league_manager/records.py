@@ -19,7 +19,7 @@ from sdk.store import RECOVERY_HINT, BadLine, Journal, StoreError
 __all__ = [
     "LeagueStatus",
     "LoadedSchedule",
-    "MatchRecord",
+    "MatchProgress",
     "MatchStatus",
     "ResultRecord",
     "RoundRecord",
@@ -42,7 +42,10 @@ class LeagueStatus(str, Enum):
     COMPLETED = "COMPLETED"
 
 
-class MatchRecord(BaseModel):
+class MatchProgress(BaseModel):
+    """How far one match of a round got: its seats, the referee that holds it and under
+    which assignment, and its status."""
+
     match_id: str
     round_id: int
     player_A_id: str
@@ -60,7 +63,7 @@ class MatchRecord(BaseModel):
     its referee's report, carrying it, is counted."""
 
     @model_validator(mode="after")
-    def _seats_listed(self) -> MatchRecord:
+    def _seats_listed(self) -> MatchProgress:
         if not self.player_ids:
             self.player_ids = [self.player_A_id, self.player_B_id]
         return self
@@ -70,7 +73,7 @@ class RoundRecord(BaseModel):
     round_id: int
     status: RoundStatus = "PENDING"
     byes: list[str] = []
-    matches: list[MatchRecord] = []
+    matches: list[MatchProgress] = []
     """Listed while the round is played (who referees what); the other rounds' matches come
     from the schedule and the journal (``LeagueBook.round_matches``)."""
     started_at: str | None = None
@@ -171,7 +174,7 @@ def read_journal(
 
 def check_results_fit(
     results: list[ResultRecord],
-    match_of: Callable[[str], MatchRecord | None],
+    match_of: Callable[[str], MatchProgress | None],
     journal_path: Path,
     rounds_path: Path,
 ) -> None:

@@ -31,7 +31,7 @@ from pydantic import ValidationError
 
 from league_manager.agent_states import AgentStates
 from league_manager.agents import RegisteredAgent
-from league_manager.book import LeagueBook, MatchRecord
+from league_manager.book import LeagueBook, MatchProgress
 from league_manager.fencing import Fencing
 from league_manager.upkeep import Upkeep
 from sdk.client import RpcClient
@@ -63,7 +63,7 @@ being played. reporting: decided, its report on the way. decided: decided, and t
 gave up reporting it (it could not reach us, or we refused it). alive: it answered, but not
 with a match state (a referee without get_match_state)."""
 
-TakeResult = Callable[[MatchRecord, str, MatchResultReport], Awaitable[MatchResultAck]]
+TakeResult = Callable[[MatchProgress, str, MatchResultReport], Awaitable[MatchResultAck]]
 """``ResultDesk.take_result``: count a referee's result once, through a report's checks."""
 
 
@@ -135,7 +135,7 @@ class RefereeWatch:
         self._event = event
 
     async def ask(
-        self, match: MatchRecord, referee: RegisteredAgent, *, holding: bool = False
+        self, match: MatchProgress, referee: RegisteredAgent, *, holding: bool = False
     ) -> MatchView:
         """``holding``: the referee holds the match's current assignment, so an answer
         about another one means it holds it no more."""
@@ -165,7 +165,7 @@ class RefereeWatch:
             return MatchView("alive", f"{exc.code}: {exc.description}")
         return view_of(answer, expected)
 
-    async def adopt(self, match: MatchRecord, referee: RegisteredAgent, view: MatchView) -> bool:
+    async def adopt(self, match: MatchProgress, referee: RegisteredAgent, view: MatchView) -> bool:
         """Record the result a referee decided but could not report, through the same
         checks as a report; True if the match now has its result."""
         self._fencing.gave(match.match_id, referee.agent_id)
@@ -197,7 +197,7 @@ class RefereeWatch:
         return True
 
     async def holder_after_restart(
-        self, match: MatchRecord, referees: list[RegisteredAgent]
+        self, match: MatchProgress, referees: list[RegisteredAgent]
     ) -> RegisteredAgent | None:
         """After a restart, before the match is handed out again: the referee still playing
         it (None if none is), having recorded the result of one that decided it."""
@@ -229,7 +229,7 @@ class RefereeWatch:
         return None
 
     async def wait_for_result(
-        self, match: MatchRecord, referee: RegisteredAgent, done: asyncio.Event
+        self, match: MatchProgress, referee: RegisteredAgent, done: asyncio.Event
     ) -> bool:
         """Wait for the match's result, up to the league's match timeout, asking the
         referee about it every ``PROBE_SEC``; False if the match must go to another
@@ -272,7 +272,7 @@ class RefereeWatch:
                 await self.adopt(match, referee, view)
         return True
 
-    async def held_by(self, match: MatchRecord, referee: RegisteredAgent) -> bool:
+    async def held_by(self, match: MatchProgress, referee: RegisteredAgent) -> bool:
         """A referee refused ``start_match`` because it has the match already: True if it
         is still playing it (then wait for it) or its result is now recorded."""
         view = await self.ask(match, referee)

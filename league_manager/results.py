@@ -15,7 +15,7 @@ from typing import Any
 
 from league_manager.agents import AgentRegistry
 from league_manager.answers import MatchAnswer
-from league_manager.book import LeagueBook, MatchRecord, ResultRecord
+from league_manager.book import LeagueBook, MatchProgress, ResultRecord
 from league_manager.fencing import Fencing
 from league_manager.standings import outcomes_of
 from league_manager.suspension import PlayerHealth
@@ -75,7 +75,7 @@ class ResultDesk:
             self._fencing.check_holder(match, referee.agent_id, report.assignment)
         return await self.take_result(match, referee.agent_id, report)
 
-    def _reported_match(self, report: MatchResultReport) -> MatchRecord:
+    def _reported_match(self, report: MatchResultReport) -> MatchProgress:
         if report.league_id != self._league_id:
             raise ProtocolError(
                 ErrorCode.LEAGUE_NOT_FOUND,
@@ -89,7 +89,7 @@ class ResultDesk:
         return match
 
     async def take_result(
-        self, match: MatchRecord, referee_id: str, report: MatchResultReport
+        self, match: MatchProgress, referee_id: str, report: MatchResultReport
     ) -> MatchResultAck:
         """Count a result of ``referee_id``'s (a report, or one the League Manager
         recovered from that referee), once.
@@ -123,7 +123,7 @@ class ResultDesk:
                 self._health.answered(player_id)
         return MatchResultAck(status="RECORDED", **common)
 
-    async def record_forfeit(self, match: MatchRecord, suspended: list[str]) -> bool:
+    async def record_forfeit(self, match: MatchProgress, suspended: list[str]) -> bool:
         """Record a match of SUSPENDED or REMOVED players without playing it: they lose by
         technical loss, the others are decided as in any result with technical losers.
         False if it could not be journaled (the round flow tries again once it can)."""
@@ -155,7 +155,7 @@ class ResultDesk:
 
     async def _record(
         self,
-        match: MatchRecord,
+        match: MatchProgress,
         decided_by: str,
         outcomes: dict[str, Outcome],
         details: dict[str, Any],

@@ -21,7 +21,7 @@ from typing import Any
 from league_manager.admin import LeagueControl
 from league_manager.agent_states import AgentStates
 from league_manager.agents import AgentRegistry, RegisteredAgent
-from league_manager.book import LeagueBook, LeagueStatus, MatchRecord, RoundRecord
+from league_manager.book import LeagueBook, LeagueStatus, MatchProgress, RoundRecord
 from league_manager.handover import Handed, RefereeDesk
 from league_manager.notifier import Notifier
 from league_manager.referee_watch import RefereeWatch
@@ -211,7 +211,7 @@ class RoundRunner:
             grace=0,
         )
 
-    def _announced(self, match: MatchRecord) -> RoundMatch:
+    def _announced(self, match: MatchProgress) -> RoundMatch:
         more = {"player_ids": match.player_ids} if len(match.player_ids) > 2 else {}
         return RoundMatch(
             match_id=match.match_id,
@@ -222,7 +222,7 @@ class RoundRunner:
             **more,
         )
 
-    def _summary(self, matches: list[MatchRecord]) -> RoundSummary:
+    def _summary(self, matches: list[MatchProgress]) -> RoundSummary:
         results = [self._book.results[m.match_id] for m in matches]
         outcomes = [set(r.outcomes.values()) for r in results]
         return RoundSummary(
@@ -252,7 +252,7 @@ class RoundRunner:
 
     async def _play_match(
         self,
-        match: MatchRecord,
+        match: MatchProgress,
         told: dict[str, asyncio.Task[None]] | None = None,
         deadline: float = 0.0,
     ) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from match_engine.match_file import MatchRecord
+from match_engine.match_file import MatchFile
 from match_engine.plan import MatchPlan
 from sdk.agent_log import AgentLog
 from sdk.client import OnRetry, RpcClient
@@ -24,7 +24,7 @@ class MatchChannel:
     """Sends the messages of one match and writes each attempt and answer down."""
 
     def __init__(
-        self, plan: MatchPlan, *, client: RpcClient, record: MatchRecord, log: AgentLog, sender: str
+        self, plan: MatchPlan, *, client: RpcClient, record: MatchFile, log: AgentLog, sender: str
     ):
         self._plan = plan
         self._client = client

@@ -20,7 +20,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 
 from games import GameState
-from match_engine.match_file import MatchRecord, MatchState
+from match_engine.match_file import MatchFile, MatchState
 from match_engine.outcome import Fault, MatchOutcome, played_outcome, technical_outcome
 from match_engine.plan import MatchPlan
 from match_engine.rules import GameRules
@@ -49,7 +49,7 @@ class Match:
         *,
         system: SystemConfig,
         log: AgentLog,
-        record: MatchRecord,
+        record: MatchFile,
         settle: Settle | None = None,
     ):
         self._plan = plan

@@ -36,7 +36,7 @@ from sdk.messages import MatchSeat
 from sdk.store import StoreError, read_json, write_document
 from sdk.timeutil import utc_now_str
 
-__all__ = ["HIDDEN", "MatchRecord", "MatchState", "ReportStatus"]
+__all__ = ["HIDDEN", "MatchFile", "MatchState", "ReportStatus"]
 
 MatchState = Literal[
     "WAITING_FOR_PLAYERS",
@@ -67,7 +67,7 @@ def _hide_moves(value: Any) -> Any:
     return value
 
 
-class MatchRecord:
+class MatchFile:
     """What happened in one match, in order; saved to its file at every state change."""
 
     def __init__(

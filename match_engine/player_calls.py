@@ -11,7 +11,7 @@ from typing import TypeVar
 from pydantic import ValidationError
 
 from match_engine.channel import MatchChannel
-from match_engine.match_file import MatchRecord
+from match_engine.match_file import MatchFile
 from match_engine.outcome import Fault
 from match_engine.plan import MatchPlan
 from sdk.agent_log import AgentLog
@@ -53,7 +53,7 @@ class PlayerCalls:
         plan: MatchPlan,
         channel: MatchChannel,
         *,
-        record: MatchRecord,
+        record: MatchFile,
         log: AgentLog,
         system: SystemConfig,
         max_retries: int,

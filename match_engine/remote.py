@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from match_engine.channel import MatchChannel
-from match_engine.match_file import MatchRecord
+from match_engine.match_file import MatchFile
 from match_engine.outcome import Fault, MatchOutcome
 from match_engine.plan import MatchPlan
 from match_engine.player_calls import PlayerCalls
@@ -52,7 +52,7 @@ class RemotePlayers:
         client: RpcClient,
         system: SystemConfig,
         log: AgentLog,
-        record: MatchRecord,
+        record: MatchFile,
         sender: str,
     ):
         self.plan = plan

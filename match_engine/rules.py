@@ -34,6 +34,14 @@ class MatchShape:
 
 _STAGES = MatchShape("COLLECTING_MOVES")
 _PARITY_CHOICES = MatchShape("COLLECTING_CHOICES", "DRAWING_NUMBER", choices_in_result=True)
+_PARITY_MOVE = "parity_choice"
+"""The move type that the protocol's CHOOSE_PARITY_CALL carries (its ``parity_choice``);
+every other move travels in GAME_MOVE_CALL."""
+
+
+def move_method_of(spec: GameSpec) -> str:
+    """The protocol method that asks for a move of this game."""
+    return Method.CHOOSE_PARITY if spec.move_types == (_PARITY_MOVE,) else Method.MAKE_MOVE
 
 
 @dataclass(frozen=True)
@@ -69,7 +77,7 @@ def load_rules(shared: SharedDir, game_type: str) -> GameRules:
             f"games_registry.json names {entry.rules_module!r} as the rules of {game_type!r}, "
             f"but the code registers {spec.rules_module!r}"
         )
-    expected = Method.CHOOSE_PARITY if game_type == "even_odd" else Method.MAKE_MOVE
+    expected = move_method_of(spec)
     if entry.move_method != expected:
         raise ConfigError(
             f"{game_type!r} moves by {entry.move_method!r} in games_registry.json; this "

@@ -5,17 +5,21 @@ person behind a terminal or a web page (the playroom's) plays a seat of the same
 
 from __future__ import annotations
 
-import random
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from games import ActionSpace
-from games.strategies import ObservationBaseline
 from match_engine.outcome import Fault, MatchOutcome
-from sdk.messages import MoveData
+from match_engine.plan import MatchPlan
+from match_engine.rules import GameRules
+from sdk.agent_log import AgentLog
+from sdk.messages import Method, MoveData
 from sdk.timeutil import utc_now
+from strategies import MoveView, Strategy
+from strategies.runner import StrategyRunner
 
 __all__ = ["MoveCall", "Seat", "StrategySeat"]
 
@@ -55,20 +59,63 @@ class Seat(Protocol):
 
 
 class StrategySeat:
-    """A strategy of ``games.strategies`` played in process: always there, always legal,
-    told nothing; seeded per player (``rng``) so that a seeded match repeats."""
+    """A strategy (``strategies.Strategy``) played in process, as a player host plays it:
+    shown the view the host would build from the wire call (even/odd's ``choose_parity``
+    carries no observation), run by the host's ``StrategyRunner`` (its deadline, and a
+    random legal move, logged, when the strategy raises, answers late or plays an illegal
+    move), told nothing of the result."""
 
-    def __init__(self, strategy: ObservationBaseline, rng: random.Random, move_type: str):
-        self._strategy = strategy
-        self._rng = rng
-        self._move_type = move_type
+    def __init__(
+        self,
+        strategy: Strategy,
+        *,
+        plan: MatchPlan,
+        rules: GameRules,
+        player_id: str,
+        log: AgentLog,
+    ):
+        self._runner = StrategyRunner(strategy, log, margin_sec=0.0, max_budget_sec=math.inf)
+        """No margin: the answer has no trip back; the call's deadline bounds the budget."""
+        self._plan = plan
+        self._rules = rules
+        self._player_id = player_id
+        self._opponent_id = next(p for p in plan.player_ids if p != player_id)
+        self._role = next(seat.role for seat in plan.seats if seat.player_id == player_id)
 
     async def invite(self) -> Fault | None:
         return None
 
     async def ask(self, call: MoveCall) -> MoveData | Fault:
-        move = self._strategy.choose(call.observation, call.space, self._rng)
-        return MoveData(move_type=self._move_type, move=move)
+        decision = await self._runner.choose(self.view(call))
+        return MoveData(
+            move_type=self._rules.spec.move_types[0],
+            move=decision.choice,
+            message=decision.message,
+            reasoning=decision.reasoning,
+        )
 
     async def announce(self, outcome: MatchOutcome, faulty: bool) -> None:
         return None
+
+    def view(self, call: MoveCall) -> MoveView:
+        """What the player host shows its strategy for this call."""
+        plan, space = self._plan, call.space
+        common: dict[str, Any] = {
+            "game_type": plan.game_type,
+            "match_id": plan.match_id,
+            "league_id": plan.league_id,
+            "round_id": plan.round_id,
+            "player_id": self._player_id,
+            "opponent_id": self._opponent_id,
+            "role": self._role,
+            "deadline": call.deadline(),
+        }
+        if self._rules.move_method == Method.CHOOSE_PARITY:
+            return MoveView(**common)
+        return MoveView(
+            **common,
+            legal_moves=tuple(space.choices) if space.kind == "choice" else (),
+            action_space=space.describe(),
+            observation=dict(call.observation),
+            messages=tuple(call.messages),
+        )

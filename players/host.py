@@ -13,7 +13,7 @@ from players.callers import CallerCheck
 from players.config import AGENT_ID_PATTERN, PlayerSettings
 from players.errors import HistoryError
 from players.history import PlayerHistory
-from players.matches import MatchBook, MatchInfo, record_of
+from players.matches import MatchInfo, OpenMatches, record_of
 from players.move_space import check_move_space
 from players.registration import register
 from players.reports import StatsReport, StatusReport, stats_report, status_report
@@ -65,7 +65,7 @@ class PlayerHost:
             max_budget_sec=self.system.timeout_for(Method.CHOOSE_PARITY),
         )
         self.history = PlayerHistory(display_name=settings.display_name, strategy=settings.strategy)
-        self.matches = MatchBook()
+        self.matches = OpenMatches()
         self.state = PlayerState(
             registration=Registration(status="PENDING" if settings.join_league else "DISABLED")
         )

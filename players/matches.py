@@ -20,7 +20,7 @@ from sdk.timeutil import utc_now
 from sdk.variants import RECIPIENT_STATUS
 from strategies.view import PastMatch
 
-__all__ = ["MatchBook", "MatchInfo", "outcome_for", "record_of"]
+__all__ = ["OpenMatches", "MatchInfo", "outcome_for", "record_of"]
 
 
 class MatchInfo(BaseModel):
@@ -57,7 +57,7 @@ class MatchInfo(BaseModel):
         )
 
 
-class MatchBook:
+class OpenMatches:
     """The matches in progress, by match id; the oldest are forgotten past ``capacity``
     (a referee that never sends GAME_OVER must not grow the player's memory forever)."""
 

@@ -54,7 +54,7 @@ from playroom.play_sessions import (
 from playroom.session import HUMAN_ID, OPPONENT_ID, Opponent, result_lines
 from sdk.config import SharedDir
 from sdk.messages import PLAYABLE_STATES, Method
-from strategies import build_strategy
+from strategies import build_strategy, ready_strategies
 from strategies.errors import StrategyError
 from strategies.human import space_hint
 
@@ -69,9 +69,10 @@ _DASHBOARD_LINK = '<a href="/">Dashboard</a>'
 
 
 def offered_strategies(game_type: str) -> list[str]:
-    """The built-in strategies that play ``game_type``: ``random`` everywhere, even/odd's
-    own, and the games library's baselines of that game."""
-    names = ["random", *(("fixed", "history") if game_type == "even_odd" else ())]
+    """The built-in strategies that play ``game_type``: the registered ones that answer at
+    once (``random`` everywhere, ``fixed`` and ``history`` where they are made for the game),
+    and the games library's baselines of that game."""
+    names = ready_strategies(game_type)
     for listing in (strategies_for, observed_strategies_for):
         try:
             names.extend(listing(game_type))

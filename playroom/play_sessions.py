@@ -255,7 +255,7 @@ class PlaySession:
             raise
         except Exception as exc:  # any failure ends this game, never the server
             known = isinstance(exc, ValueError | ConfigError) or type(exc).__module__.startswith(
-                ("players", "playroom", "league_cli", "games")
+                ("strategies", "playroom", "match_engine", "games")
             )
             if not known:
                 _log.exception("play session %s failed", self.session_id)

@@ -1,35 +1,34 @@
-"""One game of ``games/`` between a person's seat and an opponent, whatever the seat is.
+"""One game of ``games/`` between a person's seat and an opponent, played by the match engine.
 
-``league play`` seats a person at the terminal (``league_cli/play.py``); the League
-Manager's ``/play`` page seats one behind HTTP requests (``league_manager/web/``). Both run
-the same loop here: the opponent is a strategy of the player host (``tit_for_tat``,
-``random``, ``llm``…) played in process, or a running player by URL, called over the real
-protocol by the match engine's remote seat, as a referee calls it. The seat only shows
-what the person may see and answers the person's moves; everything lands in the one
-``Transcript`` model, where the opponent's move and the final state are ``internal`` (never
-shown to the person).
+``league play`` seats a person at the terminal (``league_cli/play.py``); the play service's
+``/play`` page seats one behind HTTP requests (``playroom/play_sessions.py``). Both play the
+same ``Match`` as a referee: the opponent is a strategy (``tit_for_tat``, ``random``,
+``llm``…) in the engine's in-process seat, run as a player host runs it, or a running player
+by URL in its remote seat, called over the real protocol. The person's seat only shows what
+the person may see and answers their moves; everything lands in the one ``Transcript``
+model, where the opponent's moves and the final state are ``internal`` (never shown to the
+person).
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import timedelta
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from games import Action, ActionSpace, GameSpec, GameState
 from match_engine.match import Match
-from match_engine.match_file import MatchRecord
+from match_engine.match_file import MatchFile
 from match_engine.outcome import Fault, MatchOutcome
 from match_engine.plan import MatchPlan
-from match_engine.remote import RemotePlayers, RemoteSeat
+from match_engine.remote import RemotePlayers
 from match_engine.rules import load_rules
-from match_engine.seats import MoveCall
+from match_engine.seats import MoveCall, StrategySeat
+from match_engine.seats import Seat as EngineSeat
 from playroom.transcript import TokenUsage, Transcript
 from sdk.agent_log import AgentLog
 from sdk.client import RpcClient
@@ -44,15 +43,14 @@ from sdk.messages import (
     seat_role,
     sender_id,
 )
-from sdk.timeutil import utc_now
-from strategies import MoveView, Say, Strategy, build_strategy
+from strategies import Strategy, build_strategy
 from strategies.errors import StrategyError
-from strategies.view import PARITIES
 
 __all__ = [
     "HUMAN_ID",
     "OPPONENT_ID",
     "Opponent",
+    "OverheardSeat",
     "PersonSeat",
     "PlayError",
     "Seat",
@@ -60,14 +58,13 @@ __all__ = [
     "new_seed",
     "new_transcript",
     "play_game",
+    "play_match",
     "result_lines",
     "takes_seed",
 ]
 
 HUMAN_ID = "human"
 OPPONENT_ID = "opponent"
-_BUILTIN_MOVE_SEC = 30.0
-"""The deadline a built-in opponent is shown (an LLM strategy bounds its call by it)."""
 
 
 class PlayError(Exception):
@@ -165,44 +162,6 @@ def build_opponent(name: str, seed: int | None) -> Strategy:
     return build_strategy(name, {"seed": seed} if seed is not None and takes_seed(name) else None)
 
 
-def _move_text(move: Action) -> str:
-    return move if isinstance(move, str) else json.dumps(move)
-
-
-def _opponent_view(
-    spec: GameSpec, state: GameState | None, player: str, space: ActionSpace, stage: int
-) -> MoveView:
-    """What the player host would give its strategy for this move call."""
-    even_odd = spec.game_type == "even_odd"
-    return MoveView(
-        game_type=spec.game_type,
-        match_id=play_match_id(spec.game_type),
-        round_id=0,
-        player_id=player,
-        opponent_id=HUMAN_ID,
-        role=seat_role(1),
-        legal_moves=PARITIES if even_odd else tuple(space.choices),
-        action_space=None if even_odd else space.describe(),
-        observation={}
-        if even_odd or state is None
-        else {"stage": stage, **state.observation(player)},
-        deadline=utc_now() + timedelta(seconds=_BUILTIN_MOVE_SEC),
-    )
-
-
-async def _opponent_move(strategy: Strategy, view: MoveView, transcript: Transcript) -> Action:
-    """The built-in opponent's move, chosen in a worker thread (an ``llm`` strategy waits on
-    its model); an illegal one is the strategy's bug (PlayError)."""
-    answer = await asyncio.to_thread(strategy.choose, view)
-    move = answer.move if isinstance(answer, Say) else answer
-    if not view.is_legal(move):
-        raise PlayError(f"the opponent {strategy.name!r} played {move!r}, not a legal move")
-    transcript.add("player", _move_text(move), visibility="internal", speaker=OPPONENT_ID)
-    if isinstance(answer, Say) and answer.message:
-        transcript.add("player", answer.message, speaker=OPPONENT_ID)
-    return move
-
-
 def visible_returns(state: GameState, observation: Mapping[str, Any]) -> dict[str, float]:
     """The person's own running score, and the others' where their observation shows them."""
     returns = observation.get("returns")
@@ -211,48 +170,23 @@ def visible_returns(state: GameState, observation: Mapping[str, Any]) -> dict[st
     return {HUMAN_ID: float(state.returns()[HUMAN_ID])}
 
 
-async def play_local(
-    spec: GameSpec, strategy: Strategy, seat: Seat, *, seed: int | None, params: Mapping[str, Any]
-) -> dict[str, Any]:
-    """The game in process: the person and a built-in strategy, stage by stage (in a
-    simultaneous stage the strategy chooses after the person, without seeing their move)."""
-    state = spec.create([HUMAN_ID, OPPONENT_ID], **params)
-    state.reset(seed)
-    stage = 0
-    while not state.is_terminal():
-        stage += 1
-        moves: dict[str, Action] = {}
-        for player in state.acting_players():
-            space = state.action_space(player)
-            if player == HUMAN_ID:
-                moves[player] = await seat.ask(state.observation(player), space, stage)
-            else:
-                view = _opponent_view(spec, state, player, space, stage)
-                moves[player] = await _opponent_move(strategy, view, seat.transcript)
-        state.step(moves)
-        seat.score(visible_returns(state, state.observation(HUMAN_ID)))
-    seat.show(state.observation(HUMAN_ID), "Game over: what you see")
-    seat.transcript.add(
-        "referee",
-        json.dumps(state.to_json(), default=str),
-        visibility="internal",
-        speaker="referee",
-    )
-    return {"payoffs": state.payoffs()}
-
-
 class PersonSeat:
     """The person's seat of a match (``match_engine.seats.Seat``): answered by the person's
-    seat here, not invited, asked or told over HTTP."""
+    seat here, not invited, asked or told over HTTP. Before each move after the first the
+    person sees the running score (``state``: the match's game, read when asked)."""
 
-    def __init__(self, seat: Seat, move_type: str):
+    def __init__(self, seat: Seat, move_type: str, state: Callable[[], GameState | None]):
         self._seat = seat
         self._move_type = move_type
+        self._state = state
 
     async def invite(self) -> Fault | None:
         return None
 
     async def ask(self, call: MoveCall) -> MoveData | Fault:
+        state = self._state()
+        if call.stage > 1 and state is not None:
+            self._seat.score(visible_returns(state, call.observation))
         move = await self._seat.ask(call.observation, call.space, call.stage)
         return MoveData(move_type=self._move_type, move=move)
 
@@ -260,7 +194,34 @@ class PersonSeat:
         return None
 
 
-async def play_remote(
+class OverheardSeat:
+    """The opponent's seat, whatever it is, with its moves written to the transcript:
+    internal (the person learns them only as the game shows them), and what it says,
+    visible."""
+
+    def __init__(self, seat: EngineSeat, transcript: Transcript, speaker: str):
+        self._seat = seat
+        self._transcript = transcript
+        self._speaker = speaker
+
+    async def invite(self) -> Fault | None:
+        return await self._seat.invite()
+
+    async def ask(self, call: MoveCall) -> MoveData | Fault:
+        answer = await self._seat.ask(call)
+        if isinstance(answer, MoveData):
+            move = answer.move
+            text = move if isinstance(move, str) else json.dumps(move)
+            self._transcript.add("player", text, visibility="internal", speaker=self._speaker)
+            if answer.message:
+                self._transcript.add("player", answer.message, speaker=self._speaker)
+        return answer
+
+    async def announce(self, outcome: MatchOutcome, faulty: bool) -> None:
+        await self._seat.announce(outcome, faulty)
+
+
+async def play_match(
     spec: GameSpec,
     opponent: Opponent,
     seat: Seat,
@@ -268,8 +229,11 @@ async def play_remote(
     shared: SharedDir,
     seed: int | None,
     params: Mapping[str, Any],
+    strategy: Strategy | None = None,
 ) -> dict[str, Any]:
-    """The game through the match engine against the player at its URL (a remote seat)."""
+    """The game through the match engine: the person's seat against ``strategy`` played in
+    process (a built-in opponent) or, without one, the player at the opponent's URL (a
+    remote seat, called over the protocol as a referee calls it)."""
     rules = load_rules(shared, spec.game_type)
     system = shared.system()
     seed = seed if seed is not None else new_seed()
@@ -280,7 +244,13 @@ async def play_remote(
             contact_endpoint="http://in-process.invalid/human",
             role=seat_role(0),
         ),
-        MatchSeat(player_id=opponent.player_id, contact_endpoint=opponent.name, role=seat_role(1)),
+        MatchSeat(
+            player_id=opponent.player_id,
+            contact_endpoint=opponent.name
+            if opponent.kind == "remote"
+            else f"http://in-process.invalid/{opponent.player_id}",
+            role=seat_role(1),
+        ),
     )
     proofs = (
         {opponent.player_id: opponent.prove(PLAY_LEAGUE_ID, match_id, sender_id(PLAY_SENDER))}
@@ -301,7 +271,7 @@ async def play_remote(
     with tempfile.TemporaryDirectory(prefix="league-play-") as folder:
         log = AgentLog(Path(folder) / "play.log.jsonl", "play")
         client = RpcClient(system, log)
-        record = MatchRecord(
+        record = MatchFile(
             Path(folder) / f"{match_id}.json",
             match_id=match_id,
             league_id=PLAY_LEAGUE_ID,
@@ -312,12 +282,22 @@ async def play_remote(
             seats=list(seats),
             report_status="not_required",
         )
-        remote = RemotePlayers(
-            plan, rules, client=client, system=system, log=log, record=record, sender=PLAY_SENDER
+        theirs: EngineSeat = (
+            StrategySeat(strategy, plan=plan, rules=rules, player_id=opponent.player_id, log=log)
+            if strategy is not None
+            else RemotePlayers(
+                plan,
+                rules,
+                client=client,
+                system=system,
+                log=log,
+                record=record,
+                sender=PLAY_SENDER,
+            ).seat(opponent.player_id)
         )
-        players: dict[str, PersonSeat | RemoteSeat] = {
-            HUMAN_ID: PersonSeat(seat, rules.spec.move_types[0]),
-            opponent.player_id: remote.seat(opponent.player_id),
+        players: dict[str, EngineSeat] = {
+            HUMAN_ID: PersonSeat(seat, rules.spec.move_types[0], lambda: match.state),
+            opponent.player_id: OverheardSeat(theirs, seat.transcript, opponent.player_id),
         }
         match = Match(plan, rules, players, system=system, log=log, record=record)
         try:
@@ -365,13 +345,17 @@ async def play_game(
         PlayError, StrategyError, ConfigError, ValueError: the opponent or parameters
             cannot be played (``shared`` is required for a remote opponent).
     """
-    if opponent.kind == "remote":
-        result = await play_remote(
-            spec, opponent, seat, shared=shared or SharedDir(None), seed=seed, params=params
-        )
-    else:
-        strategy = build_opponent(opponent.name, seed)
-        result = await play_local(spec, strategy, seat, seed=seed, params=params)
+    strategy = build_opponent(opponent.name, seed) if opponent.kind == "builtin" else None
+    result = await play_match(
+        spec,
+        opponent,
+        seat,
+        shared=shared or SharedDir(None),
+        seed=seed,
+        params=params,
+        strategy=strategy,
+    )
+    if strategy is not None:
         spent = (strategy.report() or {}).get("totals")
         if spent:  # an llm opponent counts its calls and tokens
             seat.transcript.tokens = TokenUsage(

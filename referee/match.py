@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from match_engine.channel import MatchChannel
 from match_engine.match import Match
-from match_engine.match_file import MatchRecord
+from match_engine.match_file import MatchFile
 from match_engine.plan import MatchPlan
 from match_engine.remote import RemotePlayers
 from sdk.agent_log import AgentLog
@@ -44,7 +44,7 @@ class ResultReport:
         plan: MatchPlan,
         *,
         channel: MatchChannel,
-        record: MatchRecord,
+        record: MatchFile,
         log: AgentLog,
     ):
         self._target = target

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from match_engine.match import Match
-from match_engine.match_file import MatchRecord
+from match_engine.match_file import MatchFile
 from match_engine.outcome import MatchOutcome
 from referee.registration import SAFE_ID
 from sdk.agent_log import AgentLog
@@ -22,7 +22,7 @@ from sdk.errors import ErrorCode, ProtocolError
 from sdk.messages import MAX_SEATS, MatchSeat, seat_role
 from sdk.store import StoreError, read_json
 
-__all__ = ["LaunchedMatch", "MatchBook"]
+__all__ = ["LaunchedMatch", "RefereeMatches"]
 
 _MatchKey = tuple[str, str]
 
@@ -41,7 +41,7 @@ class _Finished:
     replayable: bool
 
     @classmethod
-    def of(cls, record: MatchRecord) -> _Finished:
+    def of(cls, record: MatchFile) -> _Finished:
         return cls(
             record.saved_path,
             record.assignment,
@@ -53,7 +53,7 @@ class _Finished:
 class LaunchedMatch:
     """A match this referee runs: its record (live) and its task."""
 
-    record: MatchRecord
+    record: MatchFile
     task: asyncio.Task[MatchOutcome]
 
     async def outcome(self) -> MatchOutcome:
@@ -61,7 +61,7 @@ class LaunchedMatch:
         return await asyncio.shield(self.task)
 
 
-class MatchBook:
+class RefereeMatches:
     """Which matches run and which have finished, within the referee's capacity."""
 
     def __init__(self, capacity: int, log: AgentLog):
@@ -144,7 +144,7 @@ class MatchBook:
         as the report arrives, which is before the reporting task ends."""
         return sum(1 for launched in self._running.values() if not launched.record.finished)
 
-    def start(self, record: MatchRecord, match: Match) -> LaunchedMatch:
+    def start(self, record: MatchFile, match: Match) -> LaunchedMatch:
         """Run the match as its own task; it moves to the finished ones when it ends. A
         run of an older assignment of the match still here is replaced (``check`` let it)."""
         key = (record.league_id, record.match_id)
@@ -211,5 +211,5 @@ class MatchBook:
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def _under(record: MatchRecord) -> str:
+def _under(record: MatchFile) -> str:
     return "" if record.assignment is None else f" under assignment {record.assignment}"

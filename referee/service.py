@@ -15,13 +15,13 @@ from typing import Any, Literal
 import httpx
 from pydantic import BaseModel
 
-from match_engine.match_file import MatchRecord
+from match_engine.match_file import MatchFile
 from match_engine.plan import MatchPlan, match_seed
 from match_engine.remote import RemotePlayers
 from match_engine.rules import GameRules, load_rules
 from referee.config import RefereeSettings
 from referee.match import LeagueReport, referee_match
-from referee.matches import LaunchedMatch, MatchBook
+from referee.matches import LaunchedMatch, RefereeMatches
 from referee.registration import Registration, RegistrationRefused, register_referee
 from sdk.agent_log import AgentLog
 from sdk.auth import league_manager_proof, secret_matches, token_digest, token_matches
@@ -94,7 +94,7 @@ class RefereeService:
         self._state: RefereeState = "INIT"
         self._league_completed = False
         self._terms: dict[str, tuple[ScoringConfig, ProtocolMode]] = {}
-        self.matches = MatchBook(settings.max_concurrent_matches, self.log)
+        self.matches = RefereeMatches(settings.max_concurrent_matches, self.log)
 
     # -- identity and state ---------------------------------------------------------
 
@@ -216,7 +216,7 @@ class RefereeService:
 
         Raises:
             ProtocolError: E019 a game this referee does not run, or a refusal of
-                ``MatchBook.check`` (E002, E015, E017).
+                ``RefereeMatches.check`` (E002, E015, E017).
         """
         if game_type not in self.rules:
             raise ProtocolError(
@@ -259,7 +259,7 @@ class RefereeService:
             report_to = LeagueReport(
                 self.settings.league_manager_url, self._registration.auth_token
             )
-        record = MatchRecord(
+        record = MatchFile(
             self.shared.match_path(league_id, match_id),
             match_id=match_id,
             league_id=league_id,

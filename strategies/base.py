@@ -36,6 +36,8 @@ class Strategy:
 
     name: ClassVar[str] = ""
     classifier: ClassVar[Classifier] = Classifier()
+    game_types: ClassVar[tuple[str, ...]] = ()
+    """The games it is made for; empty: any game (it reads ``view.space()``)."""
 
     def choose(self, view: MoveView) -> Action:
         """Return one of ``view.legal_moves`` (or a move in ``view.space()``)."""

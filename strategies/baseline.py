@@ -44,7 +44,9 @@ class Baseline(Strategy):
     name: ClassVar[str] = "baseline"
     classifier: ClassVar[Classifier] = Classifier(stochastic=True, inline=True)
 
-    def __init__(self, baseline: str, seed: int | None = None, **options: Any):
+    def __init__(self, baseline: str, seed: int | str | None = None, **options: Any):
+        """``seed`` as ``random.Random`` takes it (the evaluation seeds by text, as the
+        games library's episodes do)."""
         self.baseline = baseline
         self._options = options
         self._rng = random.Random(seed)

@@ -49,6 +49,7 @@ class FixedStrategy(Strategy):
     for testing the others."""
 
     classifier: ClassVar[Classifier] = Classifier(memory_depth=0, stochastic=False, inline=True)
+    game_types: ClassVar[tuple[str, ...]] = ("even_odd",)
 
     def __init__(self, choice: str = "even"):
         if choice not in PARITIES:
@@ -68,6 +69,7 @@ class HistoryStrategy(_Seeded):
     """
 
     classifier: ClassVar[Classifier] = Classifier(memory_depth=None, stochastic=True, inline=True)
+    game_types: ClassVar[tuple[str, ...]] = ("even_odd",)
 
     def choose(self, view: MoveView) -> Action:
         seen = [

@@ -23,6 +23,7 @@ __all__ = [
     "StrategyFactory",
     "build_strategy",
     "known_strategies",
+    "ready_strategies",
     "register_strategy",
     "resolve_strategy",
     "strategy_summaries",
@@ -82,6 +83,20 @@ def register_strategy(name: str) -> Callable[[_T], _T]:
 def known_strategies() -> list[str]:
     """The registered names, sorted."""
     return sorted(_STRATEGIES)
+
+
+def ready_strategies(game_type: str) -> list[str]:
+    """The registered strategy classes made for ``game_type`` (or for any game) that answer
+    at once (``classifier.inline``): the opponents a service can seat without a model or a
+    person behind them. Those for any game first, each part sorted."""
+    ready = [
+        (bool(target.game_types), name)
+        for name, target in _STRATEGIES.items()
+        if _is_strategy_class(target)
+        and target.classifier.inline
+        and (not target.game_types or game_type in target.game_types)
+    ]
+    return [name for _, name in sorted(ready)]
 
 
 def strategy_summaries() -> dict[str, str]:

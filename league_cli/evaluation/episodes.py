@@ -11,7 +11,6 @@ built-in agents' in-process seats (``match_engine.seats.StrategySeat``). Episode
 from __future__ import annotations
 
 import asyncio
-import random
 import tempfile
 import time
 from collections import Counter
@@ -26,7 +25,7 @@ from league_cli.evaluation.agents import build_local
 from league_cli.evaluation.suite import Suite
 from league_cli.evaluation.transcript import Transcript, episode_summary
 from match_engine.match import Match
-from match_engine.match_file import MatchRecord
+from match_engine.match_file import MatchFile
 from match_engine.plan import MatchPlan
 from match_engine.remote import RemotePlayers
 from match_engine.rules import load_rules
@@ -34,6 +33,7 @@ from match_engine.seats import Seat, StrategySeat
 from sdk.client import RpcClient
 from sdk.config import ScoringConfig, SharedDir
 from sdk.messages import Communication, MatchSeat, seat_role
+from strategies import Baseline
 
 __all__ = ["EVALUATION_LEAGUE", "Episode", "play_episodes"]
 
@@ -52,8 +52,10 @@ class Episode:
     failure: str | None = None
 
 
-def _local_rng(seed: int, player: str) -> random.Random:
-    return random.Random(f"{seed}/{player}")  # as games.episode / record_episode seed them
+def _local_seed(seed: int, player: str) -> str:
+    """A built-in agent's seed in an episode, as ``record_episode`` seeds it, so an agent
+    plays the same beside a remote one as among built-in ones."""
+    return f"{seed}/{player}"
 
 
 def _local_strategies(suite: Suite) -> dict[str, ObservationBaseline]:
@@ -112,7 +114,7 @@ class _Remote:
             game_params=dict(suite.game.params),
             communication=Communication(enabled=suite.game.communication),
         )
-        record = MatchRecord(
+        record = MatchFile(
             Path(self.folder.name) / f"{match_id}.json",
             match_id=match_id,
             league_id=EVALUATION_LEAGUE,
@@ -132,13 +134,17 @@ class _Remote:
             record=record,
             sender=_SENDER,
         )
-        move_type = self.rules.spec.move_types[0]
-        local = _local_strategies(suite)
         players: dict[str, Seat] = {
-            player: StrategySeat(local[player], _local_rng(seed, player), move_type)
-            if player in local
-            else remote.seat(player)
-            for player in plan.player_ids
+            agent.id: StrategySeat(
+                Baseline(agent.strategy, seed=_local_seed(seed, agent.id), **agent.options),
+                plan=plan,
+                rules=self.rules,
+                player_id=agent.id,
+                log=self.log,
+            )
+            if agent.strategy is not None
+            else remote.seat(agent.id)
+            for agent in suite.agents
         }
         match = Match(plan, self.rules, players, system=self.system, log=self.log, record=record)
         outcome = await match.run()

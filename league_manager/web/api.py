@@ -13,7 +13,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from league_manager.agents import RegisteredAgent
-from league_manager.book import MatchRecord
+from league_manager.book import MatchProgress
 from league_manager.service import LeagueManager
 from sdk.store import StoreError, read_json
 
@@ -29,7 +29,7 @@ def manager_of(request: Request) -> LeagueManager:
     return manager
 
 
-def known_match(manager: LeagueManager, match_id: str) -> MatchRecord | None:
+def known_match(manager: LeagueManager, match_id: str) -> MatchProgress | None:
     """The scheduled match of that id, or None (malformed ids are never looked up)."""
     if not MATCH_ID.match(match_id):
         return None
@@ -51,7 +51,7 @@ def _name(manager: LeagueManager, player_id: str) -> str:
     return agent.display_name if agent is not None else player_id
 
 
-def _match_summary(match: MatchRecord, manager: LeagueManager) -> dict[str, Any]:
+def _match_summary(match: MatchProgress, manager: LeagueManager) -> dict[str, Any]:
     return {
         "match_id": match.match_id,
         "round_id": match.round_id,

@@ -42,7 +42,7 @@ def test_even_odd_against_a_builtin_strategy(tmp_path: Path) -> None:
     )
     assert "Legal moves: one of: even, odd" in run.stdout
     assert "'seven' is not a legal move; type one of: even, odd" in run.stdout
-    assert "Final score: you" in run.stdout
+    assert "Winner: you" in run.stdout or "Winner: opponent" in run.stdout
     humans = [m.text for m in transcript.messages if m.role == "human"]
     assert humans == ["seven", "odd"]
     opponent = [m for m in transcript.messages if m.role == "player"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from players.matches import MatchBook, MatchInfo, outcome_for, record_of
+from players.matches import MatchInfo, OpenMatches, outcome_for, record_of
 from sdk.messages import GameInvitation, GameOver, GameResult
 from sdk.timeutil import utc_now
 from sdk.tolerance import receive
@@ -84,7 +84,7 @@ def test_a_game_over_told_from_the_recipient_s_side_records_its_outcome(
 
 
 def test_the_match_book_forgets_the_oldest_past_its_capacity() -> None:
-    book = MatchBook(capacity=2)
+    book = OpenMatches(capacity=2)
     for match_id in ("R1M1", "R2M1", "R3M1"):
         book.add(MatchInfo(match_id=match_id, invited_at=utc_now()))
 

@@ -133,8 +133,9 @@ async def test_a_whole_repeated_prisoners_dilemma_against_tit_for_tat(play: Clie
         assert answer.json()["score"] == score
     final = answer.json()
     assert final["status"] == "finished" and final["turn"] is None
-    assert final["result"] == {"payoffs": {"human": 8.0, "opponent": 8.0}}
-    assert final["result_lines"] == ["Final score: you 8, opponent 8"]
+    assert final["result"]["payoffs"] == {"human": 8.0, "opponent": 8.0}
+    assert final["result"]["status"] == "DRAW" and "winner_player_id" not in final["result"]
+    assert final["result_lines"] == ["Final score: you 8, opponent 8", "Winner: nobody (draw)"]
     assert [r["actions"]["opponent"] for r in final["observation"]["history"]] == ["C", "C", "D"]
     over = await call("POST", f"/api/games/{session_id}/moves", json={"move": "C"})
     assert over.status_code == 409 and "over" in over.json()["detail"]
@@ -388,7 +389,8 @@ async def test_it_is_not_your_turn_while_the_opponent_moves(
     server, _ = start_in_thread(port)
     monkeypatch.setenv("LEAGUE_LLM_BASE_URL", f"http://127.0.0.1:{port}/slow-1/web/v1")
     monkeypatch.setenv("LEAGUE_LLM_MODEL", "scripted-1")
-    monkeypatch.setenv("LEAGUE_PLAY_SETTLE_SEC", "0")
+    # long enough for the game to reach the person's first move, far shorter than the model
+    monkeypatch.setenv("LEAGUE_PLAY_SETTLE_SEC", "0.3")
     try:
         async with play_service(shared_dir) as play:
             assert (await play.get("/api/games/defaults")).json()["llm"] == {

@@ -17,7 +17,7 @@ import pytest
 
 from games import even_odd
 from match_engine.match import Match
-from match_engine.match_file import MatchRecord
+from match_engine.match_file import MatchFile
 from match_engine.outcome import MatchOutcome
 from match_engine.plan import MatchPlan
 from match_engine.remote import RemotePlayers
@@ -256,8 +256,8 @@ class MatchHarness:
         self.client = RpcClient(self.system, self.log, transport=network.transport())
         self.rules = load_rules(shared, "even_odd")
 
-    def record_for(self, plan: MatchPlan, report: bool) -> MatchRecord:
-        return MatchRecord(
+    def record_for(self, plan: MatchPlan, report: bool) -> MatchFile:
+        return MatchFile(
             self.shared.match_path(plan.league_id, plan.match_id),
             match_id=plan.match_id,
             league_id=plan.league_id,
@@ -291,7 +291,7 @@ class MatchHarness:
             protocol_mode=protocol_mode,
         )
 
-    def runner(self, plan: MatchPlan, *, report: bool = True) -> tuple[Match, MatchRecord]:
+    def runner(self, plan: MatchPlan, *, report: bool = True) -> tuple[Match, MatchFile]:
         record = self.record_for(plan, report)
         report_to = LeagueReport(self.lm.endpoint, self.lm.TOKEN) if report else None
         runner = referee_match(
@@ -310,13 +310,13 @@ class MatchHarness:
 
     async def run(
         self, a: ScriptedPlayer, b: ScriptedPlayer, *, report: bool = True, **plan_args: Any
-    ) -> tuple[MatchOutcome, MatchRecord]:
+    ) -> tuple[MatchOutcome, MatchFile]:
         self.network.add(a, b)
         runner, record = self.runner(self.plan(a, b, **plan_args), report=report)
         outcome = await asyncio.wait_for(runner.run(), timeout=10)
         return outcome, record
 
-    def match_file(self, record: MatchRecord) -> dict[str, Any]:
+    def match_file(self, record: MatchFile) -> dict[str, Any]:
         document: dict[str, Any] = json.loads(record.path.read_text())
         return document
 

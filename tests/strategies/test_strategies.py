@@ -21,6 +21,7 @@ from strategies import (
     StrategyError,
     build_strategy,
     known_strategies,
+    ready_strategies,
     register_strategy,
     strategy_summaries,
 )
@@ -260,3 +261,24 @@ def test_a_module_in_the_working_directory_is_found(
 
     assert strategy.choose(view()) == "odd"
     monkeypatch.delitem(sys.modules, "student_move_7")
+
+
+def test_ready_strategies_are_the_inline_classes_made_for_the_game() -> None:
+    @register_strategy("tic_tac_toe_only")
+    class TicTacToeOnly(Strategy):
+        classifier = Classifier(inline=True)
+        game_types = ("tic_tac_toe",)
+
+        def choose(self, view: MoveView) -> str:
+            return str(view.legal_moves[0])
+
+    @register_strategy("slow_thinker")
+    class SlowThinker(Strategy):
+        def choose(self, view: MoveView) -> str:
+            return str(view.legal_moves[0])
+
+    register_strategy("as_a_function")(lambda view: "even")
+
+    assert ready_strategies("even_odd") == ["random", "fixed", "history"]
+    assert ready_strategies("tic_tac_toe") == ["random", "tic_tac_toe_only"]
+    assert ready_strategies("prisoners_dilemma") == ["random"]

@@ -120,7 +120,7 @@ def test_a_person_plays_even_odd_against_a_builtin_strategy(phone_page: Page) ->
     shot(page, "even_odd-your-move-phone")
     move(page, "odd")
     finished(page)
-    expect(page.locator("#result-lines")).to_contain_text("Final score: you")
+    expect(page.locator("#result-lines")).to_contain_text("Winner:")
     expect(page.locator("#observation")).to_contain_text("even")  # the opponent's, now public
     expect(page.locator("#moves button")).to_have_count(0)
     shot(page, "even_odd-over-phone")
@@ -147,13 +147,13 @@ def test_a_person_plays_a_repeated_prisoners_dilemma_against_tit_for_tat(page: P
     move(page, "C")
     finished(page)
     expect(page.locator("#score")).to_have_text("Score: you 8, opponent 8")
-    expect(page.locator("#result-lines")).to_have_text("Final score: you 8, opponent 8")
+    expect(page.locator("#result-lines li")).to_have_text(
+        ["Final score: you 8, opponent 8", "Winner: nobody (draw)"]
+    )
     rows = page.locator("#history-table tr")
     expect(rows).to_have_count(4)  # the heading and three rounds
     expect(rows.nth(3)).to_contain_text("D")  # tit for tat answers the person's D
-    expect(page.locator("#messages li").last).to_have_text(
-        "referee: Final score: you 8, opponent 8"
-    )
+    expect(page.locator("#messages li").last).to_have_text("referee: Winner: nobody (draw)")
     shot(page, "prisoners_dilemma-over")
     transcript, rows_csv = downloads(page, "prisoners_dilemma-tit_for_tat")
     assert transcript.result["payoffs"] == {"human": 8.0, "opponent": 8.0}
