@@ -28,6 +28,7 @@ def play_reference(
     repetitions: int,
     noise: float,
     rng: np.random.Generator,
+    discount: float = 1.0,
 ) -> NDArray[Any]:
     """Play every pair's matches, one turn of one match at a time.
 
@@ -39,15 +40,17 @@ def play_reference(
         repetitions: matches per pair.
         noise: probability that each action is replaced by another one.
         rng: the source of every draw, drawn as ``games.vectorized`` draws.
+        discount: δ: turn t (from 0) counts δ^t times.
 
     Returns:
-        Each match's total score per seat, shape (pairs, repetitions, 2).
+        Each match's total score per seat, Σ δ^t · r_t, shape (pairs, repetitions, 2).
     """
     matches = len(pairs) * repetitions
     size = len(game.actions)
     histories: list[tuple[list[str], list[str]]] = [([], []) for _ in range(matches)]
     totals = np.zeros((len(pairs), repetitions, 2))
-    for _ in range(turns):
+    for turn in range(turns):
+        weight = discount**turn
         draws = rng.random(2 * matches)
         flips = rng.random(2 * matches) if noise > 0 else None
         replacements = rng.random(2 * matches) if noise > 0 and size > 2 else None
@@ -70,6 +73,6 @@ def play_reference(
                 history[0].append(played[0])
                 history[1].append(played[1])
                 score = game.payoffs[game.index(played[0])][game.index(played[1])]
-                totals[pair, repetition, 0] += score[0]
-                totals[pair, repetition, 1] += score[1]
+                totals[pair, repetition, 0] += weight * score[0]
+                totals[pair, repetition, 1] += weight * score[1]
     return totals

@@ -38,6 +38,7 @@ def play_vectorized(
     repetitions: int,
     noise: float,
     rng: np.random.Generator,
+    discount: float = 1.0,
 ) -> NDArray[Any]:
     """Play every pair's matches, all repetitions at once.
 
@@ -49,9 +50,11 @@ def play_vectorized(
         repetitions: matches per pair.
         noise: probability that each action is replaced by another one.
         rng: the source of every draw (see the module's docstring for their order).
+        discount: δ: turn t (from 0) counts δ^t times, as ``games.matrix`` scores
+            ``returns()``.
 
     Returns:
-        Each match's total score per seat, shape (pairs, repetitions, 2).
+        Each match's total score per seat, Σ δ^t · r_t, shape (pairs, repetitions, 2).
     """
     matches = len(pairs) * repetitions
     slots = 2 * matches
@@ -94,8 +97,9 @@ def play_vectorized(
                 shifts = 1 if size == 2 else 1 + np.floor(draws[2] * (size - 1)).astype(np.int64)
                 actions = np.where(draws[1] < noise, (actions + shifts) % size, actions)
             outcome = actions[first] * size + actions[second]
-            totals[0] += first_pay[outcome]
-            totals[1] += second_pay[outcome]
+            weight = discount**turn
+            totals[0] += weight * first_pay[outcome]
+            totals[1] += weight * second_pay[outcome]
             counts[rows, actions[partner]] += 1
             own_last = actions
     by_pair: NDArray[Any] = totals.reshape(2, len(pairs), repetitions).transpose(1, 2, 0)

@@ -14,7 +14,9 @@ to a pure action, so the profile is an ε-Nash equilibrium for exactly that ε.
   if that is closer.
 
 Either keeps the profile with the smallest ε it saw. The iteration count bounds the work;
-``timeout`` bounds the wall time, and going past it raises ``SolverTimeoutError``.
+``timeout`` bounds the wall time, and going past it raises ``SolverTimeoutError``. Both run
+on the game ``normalised()`` (each player's payoffs on [0, 1]), so their path does not
+depend on the payoffs' scale; ε and the tolerance are in the game's own payoffs.
 
     >>> from games.analysis.normal_form import NormalFormGame
     >>> rps = NormalFormGame.zero_sum([[0, -1, 1], [1, 0, -1], [-1, 1, 0]])
@@ -85,8 +87,8 @@ def approximate_equilibrium(
             ``converged=False``).
         timeout: seconds the whole call may take.
         initial: the starting profile (default: everyone uniform).
-        step: the replicator's learning rate per unit of payoff scale (unused by
-            fictitious play).
+        step: the replicator's learning rate per unit of each player's payoff spread
+            (unused by fictitious play).
 
     Returns:
         The profile with the smallest ε seen, that ε, NashConv and the iterations run.
@@ -113,7 +115,7 @@ def approximate_equilibrium(
     deadline = time.monotonic() + timeout
     run = _fictitious_play if method == "fictitious_play" else _replicator
     best, gains, iterations = run(
-        game, start, target, max_iterations, deadline, timeout, step / game.scale
+        game.normalised(), game.spreads, start, target, max_iterations, deadline, timeout, step
     )
     epsilon = float(gains.max())
     return ApproximateEquilibrium(
@@ -132,7 +134,8 @@ def _check_clock(iteration: int, deadline: float, timeout: float, method: str) -
 
 
 def _fictitious_play(
-    game: NormalFormGame,
+    unit: NormalFormGame,
+    spreads: NDArray[Any],
     average: list[NDArray[Any]],
     target: float,
     max_iterations: int,
@@ -141,11 +144,11 @@ def _fictitious_play(
     _: float,
 ) -> tuple[list[NDArray[Any]], NDArray[Any], int]:
     best = [s.copy() for s in average]
-    best_gains: NDArray[Any] = np.full(game.num_players, np.inf)
+    best_gains: NDArray[Any] = np.full(unit.num_players, np.inf)
     for iteration in range(1, max_iterations + 1):
         _check_clock(iteration, deadline, timeout, "fictitious play")
-        values = _values(game, average)
-        gains = deviation_gains(values, average)
+        values = _values(unit, average)
+        gains = deviation_gains(values, average) * spreads
         if gains.max() < best_gains.max():
             best, best_gains = [s.copy() for s in average], gains
         if gains.max() <= target:
@@ -158,7 +161,8 @@ def _fictitious_play(
 
 
 def _replicator(
-    game: NormalFormGame,
+    unit: NormalFormGame,
+    spreads: NDArray[Any],
     current: list[NDArray[Any]],
     target: float,
     max_iterations: int,
@@ -169,16 +173,16 @@ def _replicator(
     logits = [np.log(np.clip(s, 1e-300, None)) for s in current]
     total = [np.zeros_like(s) for s in current]
     best = [s.copy() for s in current]
-    best_gains: NDArray[Any] = np.full(game.num_players, np.inf)
+    best_gains: NDArray[Any] = np.full(unit.num_players, np.inf)
     for iteration in range(1, max_iterations + 1):
         _check_clock(iteration, deadline, timeout, "the replicator dynamic")
-        values = _values(game, current)
-        for player in range(game.num_players):
+        values = _values(unit, current)
+        for player in range(unit.num_players):
             total[player] += current[player]
         average = [t / iteration for t in total]
         for profile, gains in (
-            (current, deviation_gains(values, current)),
-            (average, deviation_gains(_values(game, average), average)),
+            (current, deviation_gains(values, current) * spreads),
+            (average, deviation_gains(_values(unit, average), average) * spreads),
         ):
             if gains.max() < best_gains.max():
                 best, best_gains = [s.copy() for s in profile], gains

@@ -6,10 +6,15 @@ describes the whole equilibrium set, a continuum included (``games.analysis.nash
 ``one_equilibrium`` runs pygambit's Lemke-Howson LCP with ``stop_after=1``: fast, but one
 equilibrium; LCP without a stop follows paths from each starting label and does not
 promise all equilibria, so it is not offered for that. Every returned equilibrium is
-checked: no pure deviation gains more than 1e-6 of the payoff scale, or ``SolverError``.
+checked: no pure deviation gains more than 1e-6 of the deviating player's payoff spread, or
+``SolverError``.
 
-Arithmetic: floating point by default; ``rational=True`` is exact (payoffs read as their
-decimal strings) and much slower on non-integer payoffs (8×8 random reals: seconds).
+pygambit is given the game ``normalised()`` (each player's payoffs on [0, 1]), so the
+equilibria found do not depend on the payoffs' scale; their ``payoffs`` are the game's own.
+
+Arithmetic: floating point by default; ``rational=True`` is exact (the game's own payoffs,
+not normalised, read as their decimal strings) and much slower on non-integer payoffs (8×8
+random reals: seconds).
 
     >>> from games.analysis.normal_form import NormalFormGame
     >>> sexes = NormalFormGame.bimatrix([[3, 0], [0, 2]], [[2, 0], [0, 3]])
@@ -50,7 +55,8 @@ __all__ = [
 DEFAULT_TIMEOUT = 30.0
 """Seconds a solver call may take by default (a random 12×12 game takes a few)."""
 EQUILIBRIUM_TOLERANCE = 1e-6
-"""The largest gain of a pure deviation, times the payoff scale, an equilibrium may leave."""
+"""The largest gain of a pure deviation, times the deviating player's payoff spread, an
+equilibrium may leave."""
 
 
 @dataclass(frozen=True)
@@ -108,10 +114,11 @@ def all_equilibria(
         SolverTimeoutError: the solver went past ``timeout``.
         SolverError: the solver failed, or returned a profile that is not an equilibrium.
     """
-    equilibria = _solve(game, "enummixed", timeout, rational, solver, None)
+    unit = game.normalised()
+    equilibria = _solve(game, unit, "enummixed", timeout, rational, solver, None)
     return EquilibriumSet(
         equilibria=equilibria,
-        subsets=nash_subsets(game, [e.profile() for e in equilibria]),
+        subsets=nash_subsets(unit, [e.profile() for e in equilibria]),
         rational=rational,
     )
 
@@ -140,23 +147,28 @@ def one_equilibrium(
         SolverTimeoutError: the solver went past ``timeout``.
         SolverError: the solver failed or returned a profile that is not an equilibrium.
     """
-    return _solve(game, "lcp", timeout, rational, solver, 1)[0]
+    return _solve(game, game.normalised(), "lcp", timeout, rational, solver, 1)[0]
 
 
 def _solve(
     game: NormalFormGame,
+    unit: NormalFormGame,
     method: str,
     timeout: float,
     rational: bool,
     solver: SolverProcess | None,
     stop_after: int | None,
 ) -> tuple[Equilibrium, ...]:
+    """The checked equilibria pygambit finds in ``game``, given ``unit``, its normalised
+    form (in exact arithmetic, the game's own payoffs: exact fractions have no scale to
+    fear, and a third of a spread would make them long)."""
     if game.num_players != 2:
         raise AnalysisError(
             f"exact equilibria are for 2-player games; this one has "
             f"{game.num_players} (use approximate_equilibrium)"
         )
-    arrays = tuple(np.ascontiguousarray(game.payoff_array(i)) for i in range(2))
+    solved = game if rational else unit
+    arrays = tuple(np.ascontiguousarray(solved.payoff_array(i)) for i in range(2))
     request = SolveRequest(
         method="enummixed" if method == "enummixed" else "lcp",
         arrays=arrays,
@@ -170,12 +182,16 @@ def _solve(
         )
     found: dict[tuple[float, ...], Equilibrium] = {}
     for profile in raw:
-        equilibrium = _checked(game, profile, method, rational)
+        equilibrium = _checked(game, unit, profile, method, rational)
         found.setdefault(_key(equilibrium), equilibrium)
     return tuple(found.values())
 
 
-def _checked(game: NormalFormGame, raw: RawProfile, method: str, rational: bool) -> Equilibrium:
+def _checked(
+    game: NormalFormGame, unit: NormalFormGame, raw: RawProfile, method: str, rational: bool
+) -> Equilibrium:
+    """The profile as an ``Equilibrium`` of ``game``, checked on its normalised form
+    ``unit``."""
     strategies = tuple(np.array([float(p) for p in s]) for s in raw)
     if any(
         abs(s.sum() - 1.0) > EQUILIBRIUM_TOLERANCE or s.min() < -EQUILIBRIUM_TOLERANCE
@@ -185,11 +201,11 @@ def _checked(game: NormalFormGame, raw: RawProfile, method: str, rational: bool)
             f"pygambit's {method} returned a profile that is not a pair of distributions: {raw}"
         )
     strategies = tuple(np.clip(s, 0.0, None) / np.clip(s, 0.0, None).sum() for s in strategies)
-    gain = float(regrets(game, strategies).max())
-    if gain > EQUILIBRIUM_TOLERANCE * game.scale:
+    gains = regrets(unit, strategies)
+    if gains.max() > EQUILIBRIUM_TOLERANCE:
         raise SolverError(
             f"pygambit's {method} returned a profile where a player gains "
-            f"{gain:g} by deviating: not an equilibrium"
+            f"{(gains * game.spreads).max():g} by deviating: not an equilibrium"
         )
     exact = tuple(tuple(Fraction(p) for p in s) for s in raw) if rational else None
     return Equilibrium(

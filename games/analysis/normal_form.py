@@ -6,6 +6,11 @@ zero-sum matrix, from a registered table game (``games.matrix.PayoffTable``) or 
 repeated matrix game (``games.matrix_games.MatrixGame``), so the same functions serve the
 league's games and any table a user types.
 
+Solvers are given ``normalised()``: each player's payoffs mapped onto [0, 1]. Nash
+equilibria, best responses and maxmin strategies do not change under a positive affine map
+of one player's payoffs, while floating-point solvers work to absolute tolerances: 1e6
+added to every payoff made pygambit's LCP return profiles that are no equilibria.
+
     >>> game = NormalFormGame.bimatrix([[3, 0], [5, 1]], [[3, 5], [0, 1]])
     >>> game.shape, game.num_players
     ((2, 2), 2)
@@ -26,7 +31,14 @@ from games.analysis.errors import AnalysisError
 from games.matrix import PayoffTable
 from games.matrix_games import MatrixGame
 
-__all__ = ["NormalFormGame", "Profile", "check_profile", "check_strategy"]
+__all__ = [
+    "NormalFormGame",
+    "Profile",
+    "check_profile",
+    "check_strategy",
+    "payoff_spread",
+    "unit_payoffs",
+]
 
 Profile = Sequence[ArrayLike]
 """One mixed strategy per player, each a probability vector over that player's actions."""
@@ -124,8 +136,23 @@ class NormalFormGame:
 
     @property
     def scale(self) -> float:
-        """The spread of the payoffs (at least 1): tolerances are relative to it."""
-        return max(1.0, float(np.ptp(self.payoffs)))
+        """The spread of all the payoffs (``payoff_spread``): tolerances are relative to it."""
+        return payoff_spread(self.payoffs)
+
+    @property
+    def spreads(self) -> NDArray[Any]:
+        """Each player's payoff spread, shape (num_players,): what a gain in ``normalised()``
+        is multiplied by to be one of this game's."""
+        return np.array([payoff_spread(self.payoff_array(i)) for i in range(self.num_players)])
+
+    def normalised(self) -> NormalFormGame:
+        """The same game with each player's payoffs mapped onto [0, 1] (``unit_payoffs``;
+        a player whose payoffs are all equal, indifferent, gets 0 everywhere): same
+        equilibria and best responses, numbers of one size for the solvers."""
+        unit = np.stack(
+            [unit_payoffs(self.payoff_array(i)) for i in range(self.num_players)], axis=-1
+        )
+        return NormalFormGame(unit, self.actions)
 
     def payoff_array(self, player: int) -> NDArray[Any]:
         """``player``'s payoffs alone, shape ``self.shape``."""
@@ -160,6 +187,20 @@ class NormalFormGame:
                 f"player {player} does not play this {self.num_players}-player game"
             )
         return player
+
+
+def payoff_spread(payoffs: ArrayLike) -> float:
+    """The range of ``payoffs`` (largest minus smallest), or 1 when they are all equal: the
+    unit of a game's tolerances, so that they scale with its payoffs."""
+    return float(np.ptp(np.asarray(payoffs, dtype=np.float64))) or 1.0
+
+
+def unit_payoffs(payoffs: ArrayLike) -> NDArray[Any]:
+    """``payoffs`` mapped onto [0, 1] by x ↦ (x − min) / ``payoff_spread`` (all 0 when they
+    are all equal): what a solver is given, whatever the scale of the payoffs."""
+    array = np.asarray(payoffs, dtype=np.float64)
+    unit: NDArray[Any] = (array - array.min()) / payoff_spread(array)
+    return unit
 
 
 def _names(

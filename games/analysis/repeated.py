@@ -13,6 +13,12 @@ the candidates gains by deviating from the symmetric profile (S, S). In rock-pap
 it is how much S can be beaten by; in the prisoner's dilemma tit for tat scores 0 and
 always-cooperate 2 (always-defect earns 5 a turn against it, not 3).
 
+A score is a match's return as the game counts it with its ``discount`` δ, Σ δ^t · r_t over
+turns t = 0, 1, … (``games.matrix``), divided by the turns (the mean per turn when δ = 1).
+δ changes the best response: against grim trigger in the prisoner's dilemma, defecting
+pays once and costs every later turn, so it is the best response only when
+δ < (T − R)/(T − P) = 1/2.
+
 Work is bounded by construction: (candidates + 1) × repetitions matches of ``turns`` turns
 per batch, and at most ``climb_rounds`` batches of neighbours after the first.
 """
@@ -35,7 +41,8 @@ __all__ = ["Deviation", "RepeatedExploitability", "repeated_exploitability"]
 
 @dataclass(frozen=True)
 class Deviation:
-    """One candidate against the target: each side's mean score per turn."""
+    """One candidate against the target: each side's score per turn (the discounted return
+    divided by the turns)."""
 
     name: str
     deviator_score: float
@@ -52,7 +59,8 @@ class RepeatedExploitability:
     against itself, per turn) come from that replay, and ``exploitability`` is
     ``best_response.deviator_score − self_play_score``, at least 0 (the target itself is
     always a candidate; when nothing beat self-play it is the best response).
-    ``search``: ``"exhaustive"`` or ``"sampled"`` over the memory-one strategies.
+    ``search``: ``"exhaustive"`` or ``"sampled"`` over the memory-one strategies;
+    ``discount``: the δ the scores were counted with.
     """
 
     game_type: str
@@ -62,6 +70,7 @@ class RepeatedExploitability:
     exploitability: float
     deviations: tuple[Deviation, ...]
     search: str
+    discount: float
 
 
 def _label(strategy: MatrixBaseline) -> str:
@@ -75,6 +84,7 @@ def _deviations(
     turns: int,
     repetitions: int,
     noise: float,
+    discount: float,
     seed: int,
 ) -> tuple[float, list[Deviation]]:
     """The target's self-play score and every candidate's match against it, per turn."""
@@ -82,7 +92,7 @@ def _deviations(
     me = len(candidates)
     pairs = [(i, me) for i in range(len(candidates))] + [(me, me)]
     totals = play_vectorized(
-        game, players, pairs, turns, repetitions, noise, np.random.default_rng(seed)
+        game, players, pairs, turns, repetitions, noise, np.random.default_rng(seed), discount
     )
     means = totals.mean(axis=1) / turns
     deviations = [
@@ -124,6 +134,7 @@ def repeated_exploitability(
     turns: int = 200,
     repetitions: int = 10,
     noise: float = 0.0,
+    discount: float = 1.0,
     seed: int = 0,
     baselines: bool = True,
     memory_one: bool = True,
@@ -137,6 +148,7 @@ def repeated_exploitability(
         turns: turns per match.
         repetitions: matches per candidate (stochastic strategies need several).
         noise: the probability that each action is replaced by another one.
+        discount: the game's δ in (0, 1]: turn t counts δ^t times, as in its returns.
         seed: seeds every match, so the answer repeats exactly.
         baselines: include the game's baseline strategies.
         memory_one: include memory-one strategies.
@@ -149,7 +161,7 @@ def repeated_exploitability(
 
     Raises:
         AnalysisError: no candidate at all, or a bad count.
-        ValueError: a bad noise (as the engine refuses it).
+        ValueError: a bad noise or discount (as the game refuses them).
     """
     if turns < 1 or repetitions < 1 or max_memory_one < 1 or climb_rounds < 0:
         raise AnalysisError(
@@ -159,6 +171,8 @@ def repeated_exploitability(
         )
     if not 0.0 <= noise <= 1.0:
         raise ValueError(f"noise is a probability from 0 to 1, not {noise}")
+    if not 0.0 < discount <= 1.0:
+        raise ValueError(f"discount is a factor above 0 and at most 1, not {discount}")
     game = target.game
     candidates: list[MatrixBaseline] = (
         [build(game.game_type, name) for name in strategies_for(game.game_type)]
@@ -175,10 +189,21 @@ def repeated_exploitability(
         )
     if not candidates:
         raise AnalysisError("no candidate to search: allow baselines or memory_one")
-    self_play, deviations = _deviations(game, target, candidates, turns, repetitions, noise, seed)
+    self_play, deviations = _deviations(
+        game, target, candidates, turns, repetitions, noise, discount, seed
+    )
     if memory_one and not exhaustive:
         climbed, tried = _climb(
-            game, target, candidates, deviations, turns, repetitions, noise, seed, climb_rounds
+            game,
+            target,
+            candidates,
+            deviations,
+            turns,
+            repetitions,
+            noise,
+            discount,
+            seed,
+            climb_rounds,
         )
         candidates, deviations = [*candidates, *climbed], [*deviations, *tried]
     ranked = sorted(
@@ -187,7 +212,7 @@ def repeated_exploitability(
     if ranked and ranked[0][0].deviator_score > self_play:
         # Replayed with fresh draws: the maximum of noisy scores overstates the best one.
         self_play, (best,) = _deviations(
-            game, target, [ranked[0][1]], turns, repetitions, noise, seed + 1
+            game, target, [ranked[0][1]], turns, repetitions, noise, discount, seed + 1
         )
     else:
         best = Deviation(_label(target), self_play, self_play)
@@ -199,6 +224,7 @@ def repeated_exploitability(
         exploitability=max(0.0, best.deviator_score - self_play),
         deviations=tuple(d for d, _ in ranked),
         search="exhaustive" if exhaustive or not memory_one else "sampled",
+        discount=discount,
     )
 
 
@@ -210,6 +236,7 @@ def _climb(
     turns: int,
     repetitions: int,
     noise: float,
+    discount: float,
     seed: int,
     rounds: int,
 ) -> tuple[list[MatrixBaseline], list[Deviation]]:
@@ -232,7 +259,7 @@ def _climb(
         if not fresh:
             break
         seen.update(n.label for n in fresh)
-        _, tried = _deviations(game, target, fresh, turns, repetitions, noise, seed)
+        _, tried = _deviations(game, target, fresh, turns, repetitions, noise, discount, seed)
         strategies += fresh
         found += tried
         best = max(range(len(fresh)), key=lambda i: tried[i].deviator_score)

@@ -35,7 +35,7 @@ from games.analysis.dynamics import population_payoffs
 from games.analysis.equilibria import DEFAULT_TIMEOUT, all_equilibria
 from games.analysis.errors import AnalysisError
 from games.analysis.lp import feasible
-from games.analysis.normal_form import NormalFormGame, check_strategy
+from games.analysis.normal_form import NormalFormGame, check_strategy, payoff_spread
 from games.analysis.solver_process import SolverProcess
 from games.tournament_results import TournamentResult
 
@@ -74,7 +74,7 @@ def is_evolutionarily_stable(
             best replies to search.
     """
     matrix, _ = population_payoffs(payoffs)
-    scale = max(1.0, float(np.ptp(matrix)))
+    scale = payoff_spread(matrix)
     x = check_strategy(strategy, len(matrix), "the strategy")
     shown = tuple(x.tolist())
     fitness = matrix @ x

@@ -2,7 +2,9 @@
 
 The row player's maxmin program and the column player's minmax program are each other's
 duals (von Neumann's minimax theorem): both are solved, and a gap between their values is
-an error, never a silent answer.
+an error, never a silent answer. Each program is given its matrix mapped onto [0, 1]
+(``unit_payoffs``), whatever the payoffs' scale (HiGHS failed on payoffs near 1e9); the
+values are computed back on the matrix itself.
 
     >>> solution = solve_zero_sum([[0, -1, 1], [1, 0, -1], [-1, 1, 0]])  # rock-paper-scissors
     >>> abs(solution.value) < 1e-9, [round(p, 6) for p in solution.row_strategy]
@@ -19,7 +21,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from games.analysis.errors import AnalysisError, SolverError
 from games.analysis.lp import DEFAULT_LP_TIMEOUT, solve_lp
-from games.analysis.normal_form import NormalFormGame
+from games.analysis.normal_form import NormalFormGame, payoff_spread, unit_payoffs
 
 __all__ = ["ZeroSumSolution", "maxmin", "solve_zero_sum"]
 
@@ -63,9 +65,9 @@ def maxmin(matrix: ArrayLike, *, timeout: float = DEFAULT_LP_TIMEOUT) -> tuple[f
             f"numbers, got shape {payoff.shape}"
         )
     rows, columns = payoff.shape
-    # Variables (x_1..x_rows, v): maximise v subject to v ≤ x·payoff[:, j] for every j.
+    # Variables (x_1..x_rows, v): maximise v subject to v ≤ x·unit[:, j] for every j.
     cost = np.concatenate([np.zeros(rows), [-1.0]])
-    upper = np.hstack([-payoff.T, np.ones((columns, 1))])
+    upper = np.hstack([-unit_payoffs(payoff).T, np.ones((columns, 1))])
     equal = np.concatenate([np.ones(rows), [0.0]])[None, :]
     x = solve_lp(
         cost,
@@ -115,8 +117,7 @@ def solve_zero_sum(
     value, row = maxmin(matrix, timeout=timeout)
     negative_dual, column = maxmin(-matrix.T, timeout=timeout)
     dual = -negative_dual
-    scale = max(1.0, float(np.ptp(matrix)))
-    if abs(value - dual) > _GAP_TOLERANCE * scale:
+    if abs(value - dual) > _GAP_TOLERANCE * payoff_spread(matrix):
         raise SolverError(
             f"the maxmin value {value} and the minmax value {dual} differ: the "
             f"linear programs did not solve accurately"

@@ -14,6 +14,11 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
+from games.colonel_blotto_equilibrium import (
+    MAX_SOLVED_ALLOCATIONS,
+    allocation_count,
+    symmetric_equilibrium,
+)
 from games.spec import Action, ActionSpace
 from games.strategies.base import Classifier
 from games.strategies.observation import ObservationBaseline
@@ -63,19 +68,21 @@ class Concentrated(ObservationBaseline):
 
 
 class EquilibriumMixed(ObservationBaseline):
-    """Draws uniformly among the integer allocations that put at most 2·troops/fields
-    (rounded down, but never below an even split) on any battlefield: with 3 battlefields,
-    no battlefield gets more than 2/3 of the troops.
+    """Plays an exact symmetric equilibrium of the discrete game: each allocation drawn
+    with its probability in the mix ``games.colonel_blotto_equilibrium`` solves (once per
+    battlefields and troops), so no allocation wins anything against it on average.
 
-    Inspired by, not equal to, the known equilibrium. In the continuous symmetric game
-    (equal troops, 3 battlefields in Gross & Wagner 1950, "A Continuous Colonel Blotto
-    Game"; any number ≥ 3 in Roberson 2006, "The Colonel Blotto game") every equilibrium
-    strategy puts on each battlefield an amount uniform on [0, 2·troops/fields]. This
-    strategy has that support but not those uniform marginals, and this game is discrete
-    with ties winning nothing, whose equilibria differ (Hart 2008, "Discrete Colonel Blotto
-    and General Lotto games"). So it is an unpredictable, never-concentrated baseline, not
-    an equilibrium; with 1 or 2 battlefields the cap does not bind and it is uniform over
-    all allocations.
+    Games with more allocations than that module solves (``MAX_SOLVED_ALLOCATIONS``: 21
+    troops over 4 battlefields, say) get an approximation instead: a draw uniform among
+    the allocations that put at most 2·troops/fields (rounded down, but never below an
+    even split) on any battlefield, the support of the continuous game's equilibria, not
+    an equilibrium of this one.
+
+    Known as the equilibrium of Colonel Blotto. The discrete game, ties winning nothing,
+    is Hart's (2008, "Discrete Colonel Blotto and General Lotto games"); in the continuous
+    symmetric game (Gross & Wagner 1950, "A Continuous Colonel Blotto Game"; Roberson 2006,
+    "The Colonel Blotto game") every equilibrium strategy puts on each battlefield an
+    amount uniform on [0, 2·troops/fields].
     """
 
     name = "equilibrium_mixed"
@@ -85,22 +92,30 @@ class EquilibriumMixed(ObservationBaseline):
     def choose(
         self, observation: Mapping[str, Any], space: ActionSpace, rng: random.Random
     ) -> Action:
-        cap = max(math.ceil(space.total / space.size), 2 * space.total // space.size)
-        counts = capped_allocations(space.size, space.total, cap)
-        allocation: list[int] = []
-        left = space.total
-        for field in range(space.size):
-            # Draw one of the allocations still possible, each as likely; this field's
-            # troops are those of the block of allocations the draw falls in.
-            later = space.size - field - 1
-            draw = rng.randrange(counts[later + 1][left])
-            for troops in range(min(cap, left) + 1):
-                if draw < counts[later][left - troops]:
-                    break
-                draw -= counts[later][left - troops]
-            allocation.append(troops)
-            left -= troops
-        return allocation
+        if allocation_count(space.size, space.total) <= MAX_SOLVED_ALLOCATIONS:
+            return symmetric_equilibrium(space.size, space.total).draw(rng)
+        return _capped_uniform(space, rng)
+
+
+def _capped_uniform(space: ActionSpace, rng: random.Random) -> list[int]:
+    """An allocation drawn uniformly among those with at most 2·total/size (rounded down,
+    never below an even split) on any battlefield."""
+    cap = max(math.ceil(space.total / space.size), 2 * space.total // space.size)
+    counts = capped_allocations(space.size, space.total, cap)
+    allocation: list[int] = []
+    left = space.total
+    for field in range(space.size):
+        # Draw one of the allocations still possible, each as likely; this field's
+        # troops are those of the block of allocations the draw falls in.
+        later = space.size - field - 1
+        draw = rng.randrange(counts[later + 1][left])
+        for troops in range(min(cap, left) + 1):
+            if draw < counts[later][left - troops]:
+                break
+            draw -= counts[later][left - troops]
+        allocation.append(troops)
+        left -= troops
+    return allocation
 
 
 @functools.lru_cache(maxsize=32)

@@ -133,7 +133,12 @@ def _exploitability(metric: Exploitability, suite: Suite) -> MetricResult:
     target = build_matrix(suite.game.type, str(agent.strategy), agent.options)
     noise = metric.noise if metric.noise is not None else float(suite.game.params.get("noise", 0.0))
     found = repeated_exploitability(
-        target, turns=metric.turns, repetitions=metric.repetitions, noise=noise, seed=suite.seed
+        target,
+        turns=metric.turns,
+        repetitions=metric.repetitions,
+        noise=noise,
+        discount=float(suite.game.params.get("discount", 1.0)),
+        seed=suite.seed,
     )
     return MetricResult(
         metric.key, metric.name, metric.weight, found.exploitability, None, None, None, 1

@@ -124,7 +124,8 @@ class Fairness(_Metric):
 
 class Exploitability(_Metric):
     """How much a best-responding opponent gains against a built-in agent under test, by
-    simulation (``games.analysis.repeated_exploitability``); one number, no interval."""
+    simulation (``games.analysis.repeated_exploitability``) with the game's ``discount``;
+    one number, no interval."""
 
     name: Literal["exploitability"]
     turns: int = Field(default=100, ge=1, le=10_000)

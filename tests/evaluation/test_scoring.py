@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from league_cli.evaluation.scoring import MetricResult, interval, judge, score
-from league_cli.evaluation.suite import ReportSpec, ThresholdSpec
+from league_cli.evaluation.scoring import MetricResult, interval, judge, score, summarise
+from league_cli.evaluation.suite import ReportSpec, ThresholdSpec, parse_suite
+from tests.evaluation.conftest import base_suite
 
 
 def test_the_t_interval_is_students() -> None:
@@ -78,3 +80,24 @@ def test_a_bound_without_an_interval_reads_the_mean() -> None:
         total=None,
     )
     assert (judged.value, judged.verdict) == (0.5, "pass")
+
+
+@pytest.mark.parametrize("discount", [1.0, 0.3])
+def test_exploitability_counts_the_games_discount(discount: float) -> None:
+    suite = parse_suite(
+        base_suite(
+            game={"type": "prisoners_dilemma", "params": {"rounds": 20, "discount": discount}},
+            agents=[
+                {"id": "me", "strategy": "grim_trigger"},
+                {"id": "you", "strategy": "tit_for_tat"},
+            ],
+            metrics=[{"name": "exploitability", "turns": 20, "repetitions": 1}],
+        ),
+        "test",
+    )
+    [result] = summarise(suite, [])
+    # Defecting on grim trigger earns 5 once and 1 after instead of 3 a turn: with returns
+    # Σ δ^t r_t per turn, it pays at δ = 0.3 (below 1/2) and not undiscounted.
+    weights = discount ** np.arange(20)
+    gain = max(0.0, (5 + weights[1:].sum() - 3 * weights.sum()) / 20)
+    assert result.mean == pytest.approx(gain) and (gain > 0) == (discount < 0.5)

@@ -10,9 +10,11 @@ from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
 from typing import Any
 
+import numpy as np
 import pytest
 
 from games import ActionSpace, GameState, load_game
+from games.colonel_blotto_equilibrium import payoff_matrix, symmetric_equilibrium
 from games.episode import play_episode
 from games.strategies import (
     ObservationBaseline,
@@ -295,14 +297,26 @@ def test_concentrated_puts_everything_on_one_random_battlefield() -> None:
     assert {play.index(10) for play in plays} == {0, 1, 2}
 
 
-def test_equilibrium_mixed_is_uniform_over_allocations_capped_at_two_thirds() -> None:
+def test_equilibrium_mixed_draws_the_exact_equilibrium_that_nothing_exploits() -> None:
     rng, space = random.Random(2), ActionSpace.allocation(3, 10)
     strategy = build_observed("colonel_blotto", "equilibrium_mixed")
-    seen = [tuple(strategy.choose({}, space, rng)) for _ in range(3600)]
-    assert max(max(play) for play in seen) == 6, "no battlefield gets more than 2/3 of 10"
-    counts = {play: seen.count(play) for play in set(seen)}
-    assert len(counts) == 36, "every allocation of 10 over 3 with at most 6 on each"
-    assert all(60 <= count <= 145 for count in counts.values()), counts
+    seen = [tuple(strategy.choose({}, space, rng)) for _ in range(20_000)]
+    assert all(space.contains(list(play)) for play in set(seen))
+    mix = symmetric_equilibrium(3, 10)
+    never = {play for play, p in zip(mix.allocations, mix.probabilities, strict=True) if p == 0}
+    assert never.isdisjoint(seen), "only allocations of the mix's support are drawn"
+    frequencies = np.array([seen.count(play) for play in mix.allocations]) / len(seen)
+    np.testing.assert_allclose(frequencies, mix.probabilities, atol=0.015)
+    # The draws' own mix is nearly unbeatable (the capped-uniform mix loses 0.194 to one).
+    assert (payoff_matrix(3, 10) @ frequencies).max() < 0.05
+
+
+def test_equilibrium_mixed_is_uniform_over_capped_allocations_in_games_too_large_to_solve() -> None:
+    rng, space = random.Random(2), ActionSpace.allocation(4, 30)
+    strategy = build_observed("colonel_blotto", "equilibrium_mixed")
+    seen = [tuple(strategy.choose({}, space, rng)) for _ in range(2000)]
+    assert all(space.contains(list(play)) for play in seen)
+    assert max(max(play) for play in seen) == 15, "no battlefield gets more than 2·30/4"
 
 
 def test_epsilon_greedy_explores_with_probability_epsilon() -> None:

@@ -10,7 +10,13 @@ from games.analysis.approximate import Method, approximate_equilibrium
 from games.analysis.errors import AnalysisError, SolverTimeoutError
 from games.analysis.exploitability import nash_conv
 from games.analysis.normal_form import NormalFormGame
-from tests.games.analysis.conftest import MATCHING_PENNIES, ROCK_PAPER_SCISSORS
+from tests.games.analysis.conftest import (
+    MATCHING_PENNIES,
+    REFERENCE_GAMES,
+    ROCK_PAPER_SCISSORS,
+    SCALINGS,
+    affine,
+)
 
 # Shapley's game: fictitious play cycles for ever from a pure start.
 SHAPLEY = NormalFormGame.bimatrix(
@@ -58,6 +64,28 @@ def test_a_dynamic_that_cycles_reports_that_it_did_not_converge() -> None:
         SHAPLEY, initial=[[1, 0, 0], [0, 1, 0]], tolerance=1e-6, max_iterations=2000
     )
     assert not found.converged and found.iterations == 2000 and found.epsilon > 1e-6
+
+
+@pytest.mark.parametrize(("factor", "shift"), SCALINGS)
+@pytest.mark.parametrize("name", REFERENCE_GAMES)
+@pytest.mark.parametrize("method", ["fictitious_play", "replicator"])
+def test_the_path_does_not_depend_on_the_payoffs_scale(
+    method: Method, name: str, factor: float, shift: float
+) -> None:
+    game = REFERENCE_GAMES[name]
+    start = [np.linspace(1, 2, size) / np.linspace(1, 2, size).sum() for size in game.shape]
+    found = approximate_equilibrium(game, method=method, initial=start, max_iterations=3000)
+    moved = approximate_equilibrium(
+        affine(game, (factor, factor), (shift, shift)),
+        method=method,
+        initial=start,
+        max_iterations=3000,
+    )
+    assert (moved.converged, moved.iterations) == (found.converged, found.iterations)
+    np.testing.assert_allclose(
+        np.concatenate(moved.strategies), np.concatenate(found.strategies), atol=1e-6
+    )
+    assert moved.epsilon == pytest.approx(factor * found.epsilon, rel=1e-6, abs=1e-12 * factor)
 
 
 def test_the_wall_clock_bound_raises_and_names_itself() -> None:

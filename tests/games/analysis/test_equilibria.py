@@ -1,10 +1,12 @@
 """Equilibria by pygambit: the known games, the whole set of degenerate ones, the ε-Nash
-property on random games, and the time bound of every call."""
+property on random games, the time bound of every call, and answers that do not depend on
+the payoffs' scale."""
 
 from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Sequence
 from fractions import Fraction
 
 import numpy as np
@@ -12,7 +14,12 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from games.analysis.equilibria import EquilibriumSet, all_equilibria, one_equilibrium
+from games.analysis.equilibria import (
+    Equilibrium,
+    EquilibriumSet,
+    all_equilibria,
+    one_equilibrium,
+)
 from games.analysis.errors import AnalysisError, SolverTimeoutError
 from games.analysis.exploitability import nash_conv
 from games.analysis.nash_subsets import distance_to_nash
@@ -23,7 +30,10 @@ from tests.games.analysis.conftest import (
     DEGENERATE,
     MATCHING_PENNIES,
     PRISONERS_DILEMMA,
+    REFERENCE_GAMES,
     ROCK_PAPER_SCISSORS,
+    SCALINGS,
+    affine,
 )
 
 F = Fraction
@@ -222,3 +232,84 @@ def test_a_call_past_its_bound_is_stopped_and_names_the_bound() -> None:
 def test_a_bound_that_is_not_positive_is_refused(solver: SolverProcess) -> None:
     with pytest.raises(AnalysisError, match="positive"):
         all_equilibria(MATCHING_PENNIES, solver=solver, timeout=0)
+
+
+def assert_same_equilibria(
+    found: Sequence[Equilibrium],
+    moved: Sequence[Equilibrium],
+    factors: Sequence[float],
+    shifts: Sequence[float],
+) -> None:
+    """The same profiles (in any order), and payoffs moved by the same affine map."""
+
+    def ordered(equilibria: Sequence[Equilibrium]) -> list[Equilibrium]:
+        return sorted(equilibria, key=lambda e: tuple(np.round(np.concatenate(e.strategies), 6)))
+
+    assert len(found) == len(moved), [e.strategies for e in moved]
+    for before, after in zip(ordered(found), ordered(moved), strict=True):
+        np.testing.assert_allclose(
+            np.concatenate(after.strategies), np.concatenate(before.strategies), atol=1e-9
+        )
+        expected = np.multiply(before.payoffs, factors) + shifts
+        np.testing.assert_allclose(
+            after.payoffs, expected, rtol=1e-9, atol=1e-9 * max(factors), err_msg="payoffs"
+        )
+
+
+@pytest.mark.parametrize(("factor", "shift"), SCALINGS)
+@pytest.mark.parametrize("name", REFERENCE_GAMES)
+def test_the_equilibria_do_not_depend_on_the_payoffs_scale(
+    solver: SolverProcess, name: str, factor: float, shift: float
+) -> None:
+    game = REFERENCE_GAMES[name]
+    factors, shifts = (factor, factor), (shift, shift)
+    moved = affine(game, factors, shifts)
+    assert_same_equilibria(
+        all_equilibria(game, solver=solver).equilibria,
+        all_equilibria(moved, solver=solver).equilibria,
+        factors,
+        shifts,
+    )
+    assert_same_equilibria(
+        [one_equilibrium(game, solver=solver)],
+        [one_equilibrium(moved, solver=solver)],
+        factors,
+        shifts,
+    )
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.sampled_from(sorted(REFERENCE_GAMES)),
+    st.lists(st.floats(-6, 6), min_size=2, max_size=2),
+    st.lists(st.floats(-1e6, 1e6), min_size=2, max_size=2),
+)
+def test_each_players_payoffs_may_be_moved_by_its_own_affine_map(
+    solver: SolverProcess, name: str, exponents: list[float], offsets: list[float]
+) -> None:
+    game = REFERENCE_GAMES[name]
+    # x ↦ factor·(x + offset): an offset up to 1e6 spreads costs the input 6 of its 16
+    # digits, a larger one more than the solvers' tolerances can absorb.
+    factors = [10.0**e for e in exponents]
+    shifts = [f * o for f, o in zip(factors, offsets, strict=True)]
+    moved = affine(game, factors, shifts)
+    assert_same_equilibria(
+        all_equilibria(game, solver=solver).equilibria,
+        all_equilibria(moved, solver=solver).equilibria,
+        factors,
+        shifts,
+    )
+    assert_same_equilibria(
+        [one_equilibrium(game, solver=solver)],
+        [one_equilibrium(moved, solver=solver)],
+        factors,
+        shifts,
+    )
+
+
+def test_a_player_whose_payoffs_are_all_equal_is_indifferent(solver: SolverProcess) -> None:
+    game = NormalFormGame.bimatrix(np.full((2, 2), 1e6), [[1, 0], [1, 0]])
+    found = all_equilibria(game, solver=solver)
+    assert len(found.subsets) == 1, "the row player may mix anyhow against the first column"
+    assert sorted(found.subsets[0].rows) == [(0.0, 1.0), (1.0, 0.0)]
+    assert found.subsets[0].columns == ((1.0, 0.0),)

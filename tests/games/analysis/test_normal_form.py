@@ -85,3 +85,12 @@ def test_a_profile_of_the_wrong_length_or_an_unknown_player_is_refused() -> None
         game.expected_payoffs([[1, 0]])
     with pytest.raises(AnalysisError, match="player 2"):
         game.payoff_array(2)
+
+
+def test_the_normalised_game_puts_each_players_payoffs_on_zero_to_one() -> None:
+    game = NormalFormGame.bimatrix([[1e6 + 3, 1e6], [1e6 + 5, 1e6 + 1]], [[7, 7], [7, 7]])
+    unit = game.normalised()
+    np.testing.assert_allclose(unit.payoff_array(0), [[0.6, 0], [1, 0.2]])
+    np.testing.assert_array_equal(unit.payoff_array(1), 0, "an indifferent player: all 0")
+    np.testing.assert_array_equal(game.spreads, [5, 1])
+    assert unit.actions == game.actions and unit.scale == 1

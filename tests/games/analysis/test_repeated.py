@@ -54,6 +54,37 @@ def test_the_uniform_random_player_is_not_exploitable_beyond_noise() -> None:
     assert result.exploitability < 0.05, "the best is replayed with fresh draws"
 
 
+@pytest.mark.parametrize("discount", [1.0, 0.6, 0.4, 0.3])
+def test_defecting_on_grim_trigger_pays_only_below_the_discount_threshold(discount: float) -> None:
+    # By hand: grim trigger cooperates until it is defected on, then defects for ever.
+    # Cooperating earns R = 3 every turn; defecting from the first turn on earns T = 5 once
+    # and P = 1 after (grim trigger gets S = 0, then 1). Counted as the game counts returns,
+    # Σ δ^t r_t, per turn: defecting pays when 5 + δ/(1 − δ) > 3/(1 − δ), δ < (T − R)/(T − P)
+    # = 1/2 (defecting later only discounts the same trade).
+    turns = 50
+    weights = discount ** np.arange(turns)
+    cooperate = 3 * weights.sum() / turns
+    defect, defected_on = (5 + weights[1:].sum()) / turns, weights[1:].sum() / turns
+    result = repeated_exploitability(
+        build(PD, "grim_trigger"), turns=turns, repetitions=1, discount=discount
+    )
+    assert result.discount == discount
+    assert result.self_play_score == pytest.approx(cooperate)
+    if discount < 0.5:
+        assert result.exploitability == pytest.approx(defect - cooperate)
+        assert result.best_response.deviator_score == pytest.approx(defect)
+        assert result.best_response.target_score == pytest.approx(defected_on)
+    else:
+        assert result.exploitability == 0.0
+        assert result.best_response.name == "grim_trigger", "nothing beats self-play"
+
+
+def test_a_discount_outside_zero_to_one_is_refused() -> None:
+    for discount in (0.0, 1.5):
+        with pytest.raises(ValueError, match="discount"):
+            repeated_exploitability(build(PD, "grim_trigger"), discount=discount)
+
+
 def test_nothing_to_search_is_refused() -> None:
     with pytest.raises(AnalysisError, match="no candidate"):
         repeated_exploitability(build(PD, "pavlov"), baselines=False, memory_one=False)
@@ -87,9 +118,14 @@ def test_stochastic_memory_one_strategies_play_the_same_in_both_engines(game) ->
         for _ in range(3)
     ]
     pairs = round_robin_pairs(len(players))
-    vectorized = play_vectorized(game, players, pairs, 30, 4, 0.1, np.random.default_rng(5))
-    reference = play_reference(game, players, pairs, 30, 4, 0.1, np.random.default_rng(5))
-    np.testing.assert_array_equal(vectorized, reference)
+    for discount in (1.0, 0.9):
+        vectorized = play_vectorized(
+            game, players, pairs, 30, 4, 0.1, np.random.default_rng(5), discount
+        )
+        reference = play_reference(
+            game, players, pairs, 30, 4, 0.1, np.random.default_rng(5), discount
+        )
+        np.testing.assert_array_equal(vectorized, reference)
 
 
 def test_there_are_thirty_two_pure_memory_one_strategies_of_two_actions() -> None:

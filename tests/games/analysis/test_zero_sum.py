@@ -76,3 +76,19 @@ def test_the_value_is_every_equilibrium_payoff_pygambit_finds(
     value = solve_zero_sum(matrix).value
     for equilibrium in found.equilibria:
         assert equilibrium.payoffs[0] == pytest.approx(value, abs=1e-6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(matrices, st.floats(-9, 9), st.floats(-1e6, 1e6))
+def test_the_solution_does_not_depend_on_the_payoffs_scale(
+    matrix: np.ndarray, exponent: float, offset: float
+) -> None:
+    factor = 10.0**exponent
+    solution = solve_zero_sum(matrix)
+    moved = solve_zero_sum(factor * (matrix + offset))
+    assert moved.value == pytest.approx(
+        factor * (solution.value + offset), rel=1e-9, abs=1e-9 * factor
+    ), "the value, on the moved payoffs' scale"
+    row, column = np.array(moved.row_strategy), np.array(moved.column_strategy)
+    assert (row @ matrix).min() >= solution.value - 1e-7, "still optimal in the original game"
+    assert (matrix @ column).max() <= solution.value + 1e-7
