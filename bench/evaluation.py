@@ -7,7 +7,9 @@
   processes (``league player --standalone --game-type prisoners_dilemma``, pavlov and
   tit for tat) on free loopback ports with a private SHARED copied from ``SHARED/config``,
   called by the evaluator as a referee calls them (the match engine's remote seats,
-  ``match_engine.remote``). Exploitability is dropped: it is refused for a remote agent.
+  ``match_engine.remote``). Exploitability is dropped: it is refused for a remote agent;
+- mixed (``--modes mixed``): the same with pavlov built in, played in the evaluator's own
+  in-process seat (``match_engine.seats.StrategySeat``), against the tit-for-tat process.
 
 Each run is ``league_cli.evaluation.report.evaluate`` (what ``league evaluate`` calls), timed
 with ``time.perf_counter``: ``play`` up to the last episode's end, ``total`` with the metrics
@@ -62,16 +64,20 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def remote_suite_file(endpoints: dict[str, str], folder: Path) -> Path:
-    """The shipped suite with every agent an ``endpoint:`` and no exploitability, as YAML."""
+def remote_suite_file(endpoints: dict[str, str], folder: Path, mode: str = "remote") -> Path:
+    """The shipped suite with its agents ``endpoint:`` agents (``mixed``: the first one built
+    in, played in the evaluator's in-process seat) and no exploitability, as YAML."""
     data = yaml.safe_load(SUITE.read_text())
-    data["name"] = f"{data['name']}-remote"
+    data["name"] = f"{data['name']}-{mode}"
     data["agents"] = [
-        {"id": player, "endpoint": endpoints[player]} for player, _strategy in REMOTE_PLAYERS
+        {"id": player, "strategy": strategy}
+        if mode == "mixed" and index == 0
+        else {"id": player, "endpoint": endpoints[player]}
+        for index, (player, strategy) in enumerate(REMOTE_PLAYERS)
     ]
     data["metrics"] = [m for m in data["metrics"] if m["name"] != "exploitability"]
     data["thresholds"] = [t for t in data["thresholds"] if t["metric"] != "exploitability"]
-    path = folder / "prisoners_dilemma_remote.yaml"
+    path = folder / f"prisoners_dilemma_{mode}.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     return path
 
@@ -200,11 +206,55 @@ def _transcript_note(transcript: dict[str, Any] | None) -> str:
     return f"  transcript ({transcript['mode']}) {transcript['bytes']:,} bytes{over}"
 
 
+def run_served(
+    mode: str,
+    suite: Suite,
+    levels: list[int],
+    players: list[AgentProcess],
+    shared: SharedDir,
+    workdir: Path,
+    args: argparse.Namespace,
+) -> list[dict[str, Any]]:
+    """The suite at each level of parallelism against the running players, with the CPU
+    each process spent."""
+    rows: list[dict[str, Any]] = []
+    for parallel in levels:
+        before = served_move_calls(shared)
+        cpu_before = {p.name: cpu_seconds(p.popen.pid) for p in players}
+        cpu_before["evaluator"] = time.process_time()
+        profile = args.profile if mode == "remote" and parallel == levels[-1] else None
+        transcript = Transcript(
+            workdir / "transcripts" / f"{mode}-parallel-{parallel}",
+            suite.name,
+            full=args.full_transcript,
+        )
+        evaluation, play, total = timed(suite, parallel, shared, profile, transcript)
+        cpu = {
+            "evaluator": time.process_time() - cpu_before["evaluator"],
+            **{p.name: cpu_seconds(p.popen.pid) - cpu_before[p.name] for p in players},
+        }
+        rows.append(
+            row(
+                mode,
+                parallel,
+                evaluation,
+                play,
+                total,
+                served_move_calls(shared) - before,
+                cpu,
+            )
+        )
+        show(rows[-1])
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--episodes", type=int, default=50)
     parser.add_argument("--parallel", default="1,4,16", help="comma-separated values")
-    parser.add_argument("--modes", default="local,remote", help="comma-separated: local, remote")
+    parser.add_argument(
+        "--modes", default="local,remote", help="comma-separated: local, remote, mixed"
+    )
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument(
         "--full-transcript",
@@ -246,7 +296,8 @@ def main() -> int:
             )
             show(rows[-1])
 
-    if "remote" in modes:
+    served_modes = [mode for mode in ("remote", "mixed") if mode in modes]
+    if served_modes:
         workdir = Path(tempfile.mkdtemp(prefix="league-bench-evaluation-"))
         shutil.copytree(REPO / "SHARED" / "config", workdir / "SHARED" / "config")
         shared = SharedDir(workdir / "SHARED")
@@ -257,37 +308,12 @@ def main() -> int:
                 player: process.mcp_url
                 for (player, _strategy), process in zip(REMOTE_PLAYERS, players, strict=True)
             }
-            suite = load_suite(remote_suite_file(endpoints, workdir)).model_copy(
-                update={"episodes": args.episodes}
-            )
-            timed(suite.model_copy(update={"episodes": 2}), 2, shared)  # warm up both players
-            for parallel in levels:
-                before = served_move_calls(shared)
-                cpu_before = {p.name: cpu_seconds(p.popen.pid) for p in players}
-                cpu_before["evaluator"] = time.process_time()
-                profile = args.profile if parallel == levels[-1] else None
-                transcript = Transcript(
-                    workdir / "transcripts" / f"parallel-{parallel}",
-                    suite.name,
-                    full=args.full_transcript,
+            for mode in served_modes:
+                suite = load_suite(remote_suite_file(endpoints, workdir, mode)).model_copy(
+                    update={"episodes": args.episodes}
                 )
-                evaluation, play, total = timed(suite, parallel, shared, profile, transcript)
-                cpu = {
-                    "evaluator": time.process_time() - cpu_before["evaluator"],
-                    **{p.name: cpu_seconds(p.popen.pid) - cpu_before[p.name] for p in players},
-                }
-                rows.append(
-                    row(
-                        "remote",
-                        parallel,
-                        evaluation,
-                        play,
-                        total,
-                        served_move_calls(shared) - before,
-                        cpu,
-                    )
-                )
-                show(rows[-1])
+                timed(suite.model_copy(update={"episodes": 2}), 2, shared)  # warm up players
+                rows.extend(run_served(mode, suite, levels, players, shared, workdir, args))
         finally:
             launcher.stop_all()
             shutil.rmtree(workdir, ignore_errors=True)
