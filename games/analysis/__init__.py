@@ -38,7 +38,13 @@ from games.analysis.exploitability import (
     nash_conv,
     strategy_exploitability,
 )
-from games.analysis.history import History, Stage, history_from_match, record_episode
+from games.analysis.history import (
+    History,
+    Stage,
+    history_from_match,
+    match_players,
+    record_episode,
+)
 from games.analysis.intervals import IntervalMethod, MeanInterval, mean_interval
 from games.analysis.memory_one import MemoryOne
 from games.analysis.metrics import (
@@ -119,6 +125,7 @@ __all__ = [
     "gini",
     "history_from_match",
     "is_evolutionarily_stable",
+    "match_players",
     "mean_interval",
     "moran_process",
     "nash_conv",
