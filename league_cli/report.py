@@ -12,7 +12,7 @@ from league_manager.analytics import LeagueAnalysis
 from league_manager.meta_equilibria import SupportCheck
 from league_manager.meta_game import MetaCell, MetaGame
 
-__all__ = ["FLAGS", "cell_lines", "heat_map_svg", "line_chart_svg", "render_report", "write_report"]
+__all__ = ["cell_lines", "heat_map_svg", "line_chart_svg", "render_report", "write_report"]
 
 _STYLE = """
 body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:60rem;padding:0 1rem;color:#222}
@@ -239,18 +239,9 @@ def _ratings(analysis: LeagueAnalysis) -> str:
     )
 
 
-FLAGS = {
-    "supported": "Supported by the data",
-    "not_supported": "Not supported by the data",
-    "unknown": "Not checked against the data's uncertainty",
-}
-"""The equilibrium check's verdicts as the report and the dashboard say them."""
-
-
 def _check(check: SupportCheck) -> str:
     return (
-        f'<p class="flag {escape(check.verdict)}">{escape(FLAGS[check.verdict])}: '
-        f"{escape(check.reason)}.</p>"
+        f'<p class="flag {escape(check.verdict)}">{escape(check.flag)}: {escape(check.reason)}.</p>'
     )
 
 

@@ -25,7 +25,7 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
-from pydantic import BaseModel
+from pydantic import BaseModel, computed_field
 
 from games.analysis import NormalFormGame, all_equilibria, one_equilibrium
 from league_manager.meta_game import MetaGame
@@ -33,9 +33,11 @@ from league_manager.meta_game import MetaGame
 __all__ = [
     "CHECK_DRAWS",
     "ENUMERATE_UP_TO",
+    "FLAGS",
     "EquilibriumMethod",
     "SupportCheck",
     "SymmetricEquilibrium",
+    "Verdict",
     "check_supports",
     "symmetric_equilibria",
 ]
@@ -61,15 +63,30 @@ class SymmetricEquilibrium(BaseModel):
     payoff: float
 
 
+Verdict = Literal["supported", "not_supported", "unknown"]
+FLAGS: dict[Verdict, str] = {
+    "supported": "Supported by the data",
+    "not_supported": "Not supported by the data",
+    "unknown": "Not checked against the data's uncertainty",
+}
+"""Each verdict as the dashboard and the report say it."""
+
+
 class SupportCheck(BaseModel):
     """Whether the equilibria's supports stay the same for games inside the cells'
     intervals (module doc): ``supported``, ``not_supported`` (``other_supports`` lists what
     they changed to), or ``unknown`` (a cell of one match has no interval to move in)."""
 
-    verdict: Literal["supported", "not_supported", "unknown"]
+    verdict: Verdict
     reason: str
     games_solved: int
     other_supports: list[list[str]]
+
+    @computed_field  # type: ignore[prop-decorator]  # mypy allows no decorator over @property
+    @property
+    def flag(self) -> str:
+        """The verdict in words, so that every page says it alike."""
+        return FLAGS[self.verdict]
 
 
 def symmetric_equilibria(

@@ -15,6 +15,9 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from league_cli.up import wait_for
+from league_manager.analytics import LeagueAnalysis
+from league_manager.meta_game import MetaGame
+from league_manager.meta_solution import solve_meta_game
 from tests.web.conftest import PLAYERS, REPEATED_STRATEGIES, RunningLeague, watched
 
 pytestmark = pytest.mark.e2e
@@ -298,3 +301,35 @@ def test_the_analysis_shows_counts_intervals_and_unobserved_cells(
         "Not computed: no player was ever observed against itself"
     )
     page.screenshot(path=artifacts / "analysis-meta-game.png", full_page=True)
+
+
+def test_the_analysis_shows_an_equilibrium_the_data_does_not_support(
+    page: Page, repeated_league: RunningLeague, artifacts: Path
+) -> None:
+    """No league measures a player against itself, so the page is handed the league's own
+    analysis with a meta-game whose self-play was measured (as ``solve_meta_game`` solves
+    it): the equilibrium and the check's verdict are shown."""
+    analysis = LeagueAnalysis.model_validate(repeated_league.get("/analysis"))
+    players = analysis.meta_game.players[:2]
+    first, second = players
+    samples = {
+        (first, first): [0.0, 1.0, 0.5],
+        (first, second): [3.0, 3.5, 2.5],
+        (second, first): [0.2, 1.0, 0.6],
+        (second, second): [4.0, 4.5, 3.5],
+    }
+    meta = MetaGame.from_samples(players, analysis.meta_game.names, "payoffs", samples)
+    solved = analysis.model_copy(
+        update={"meta_game": meta, "solution": solve_meta_game(meta, timeout=10)}
+    )
+    page.route(
+        f"{repeated_league.url}/analysis",
+        lambda route: route.fulfill(json=solved.model_dump(mode="json")),
+    )
+    page.goto(f"{repeated_league.url}/ui/analysis")
+    check = page.locator("#equilibrium-check")
+    expect(check).to_have_class("flag not_supported")
+    expect(check).to_contain_text("Not supported by the data: inside the cells' 95% intervals")
+    expect(page.locator("#analysis li")).to_contain_text(f"{meta.names[second]} 100.0%")
+    expect(page.locator("#meta-game td.cell .interval").first).to_have_text("[-0.74, 1.74]")
+    page.screenshot(path=artifacts / "analysis-not-supported.png", full_page=True)

@@ -294,12 +294,6 @@
 
   const fixed = (value, digits) => (value === null || value === undefined ? "–" : Number(value).toFixed(digits));
 
-  const VERDICTS = {
-    supported: "Supported by the data",
-    not_supported: "Not supported by the data",
-    unknown: "Not checked against the data's uncertainty",
-  };
-
   // A meta-game cell: its mean, its interval and its count; an unobserved cell, no number.
   function metaCell(cell) {
     if (!cell.matches) {
@@ -329,7 +323,7 @@
         `left out: ${leftOut.join("; ")}.`) : null,
       equilibria.length ? h("ul", {}, equilibria) : empty("None found."),
       check ? h("p", { id: "equilibrium-check", class: `flag ${check.verdict}` },
-        `${VERDICTS[check.verdict]}: ${check.reason}.`) : null);
+        `${check.flag}: ${check.reason}.`) : null);
   }
 
   function renderAnalysis(a) {
