@@ -8,8 +8,8 @@ earned in it, against each of the others).
 
 Each cell holds the number of matches behind it, their mean and the mean's 95% Student-t
 interval (``games.analysis.mean_interval``; under win/draw/loss cut to [0, 1], where the
-mean of such values lies). A cell no match measured is **unobserved**: it
-has no value at all, never a filler. With one match a cell has its value and no interval.
+mean of such values lies). A cell no match measured is **unobserved**: it has no value at
+all, never a filler. With one match a cell has its value and no interval.
 The diagonal is what a player earns against itself: only a match in which the player holds
 two seats could measure it, and a match file cannot hold one (it keys results by player;
 ``games.analysis.match_players`` refuses such a file), so in a league the diagonal is

@@ -4,10 +4,11 @@ A symmetric equilibrium and the replicator dynamics weigh every cell between the
 they keep, the diagonal included: a population of an agent meets copies of itself. So they
 are computed on the **restricted game**: the players whose cells among themselves are all
 observed. A player whose payoff against itself was never observed is left out first; then,
-while two kept players never met, the one with the most such gaps is left out (greedy: the
-set is large, not always the largest). Its equilibria are those of the restricted game:
-a player left out is not asked whether it could invade. When no player is left, nothing is
-solved and ``reason`` says why; no cell is ever filled with a number no match produced.
+while two kept players never met, the one with the most such gaps is left out, the lower in
+the standings on a tie (greedy: the set is large, not always the largest). Its equilibria
+are those of the restricted game: a player left out is not asked whether it could invade.
+When no player is left, nothing is solved and ``reason`` says why; no cell is ever filled
+with a number no match produced.
 
 In a league the diagonal is always unobserved (``league_manager.meta_game``), so there the
 equilibria and the dynamics are not computable. The alternative of a population that never
