@@ -8,9 +8,11 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from pathlib import Path
 
-from league_manager.analytics import LeagueAnalysis, MetaGame
+from league_manager.analytics import LeagueAnalysis
+from league_manager.meta_equilibria import SupportCheck
+from league_manager.meta_game import MetaCell, MetaGame
 
-__all__ = ["heat_map_svg", "line_chart_svg", "render_report", "write_report"]
+__all__ = ["cell_lines", "heat_map_svg", "line_chart_svg", "render_report", "write_report"]
 
 _STYLE = """
 body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:60rem;padding:0 1rem;color:#222}
@@ -18,6 +20,7 @@ table{border-collapse:collapse;margin:.5rem 0 1.5rem}th,td{padding:.3rem .6rem;t
 th:first-child,td:first-child{text-align:left}tr:nth-child(even){background:#f3f4f6}
 thead{border-bottom:2px solid #999}.muted{color:#666}svg{display:block;margin:.5rem 0 1.5rem}
 svg text{font-size:11px;font-family:system-ui,sans-serif}
+.flag{font-weight:600}.not_supported{color:#b91c1c}.supported{color:#15803d}.unknown{color:#92400e}
 """
 _COLOURS = (
     "#1f77b4",
@@ -54,51 +57,64 @@ _LABEL_CHARS = 24
 """Names longer than this are cut on the heat map's axes (whole in each cell's tooltip)."""
 
 
-def heat_map_svg(meta: MetaGame, cell: int = 44) -> str:
-    """The meta-game as a heat map: row earns against column; hatched grey where the pair
-    never met (the filled value is shown in italics)."""
+def cell_lines(cell: MetaCell) -> tuple[str, str, str]:
+    """A meta-game cell in three short lines: its mean, its interval, its count; an
+    unobserved cell shows no number."""
+    if cell.mean is None:
+        return "unobserved", "", "0 matches"
+    if cell.lower is None or cell.upper is None:
+        return f"{cell.mean:.3g}", "no interval", "1 match"
+    return f"{cell.mean:.3g}", f"[{cell.lower:.3g}, {cell.upper:.3g}]", f"{cell.matches} matches"
+
+
+def heat_map_svg(meta: MetaGame, cell_width: int = 96, cell_height: int = 52) -> str:
+    """The meta-game as a heat map: row earns against column, each cell its mean, interval
+    and count; hatched grey, with no number, where the pair was never observed."""
     size = len(meta.players)
     full = [meta.names.get(player, player) for player in meta.players]
     shown = [name if len(name) <= _LABEL_CHARS else name[: _LABEL_CHARS - 1] + "…" for name in full]
     label = 12 + 7 * max((len(name) for name in shown), default=4)  # room for the longest
-    values = [
-        v
-        for row, seen in zip(meta.payoffs, meta.observed, strict=True)
-        for v, s in zip(row, seen, strict=True)
-        if s
-    ]
+    values = [cell.mean for row in meta.cells for cell in row if cell.mean is not None]
     low, high = (min(values), max(values)) if values else (0.0, 1.0)
-    parts = []
+    parts = [
+        '<defs><pattern id="unobserved" width="6" height="6" patternUnits="userSpaceOnUse">'
+        '<rect width="6" height="6" fill="#e5e7eb"/><line x1="0" y1="6" x2="6" y2="0" '
+        'stroke="#c4c8ce"/></pattern></defs>'
+    ]
     for i in range(size):
         name = escape(shown[i])
         parts.append(
-            f'<text x="{label - 4}" y="{label + i * cell + cell / 2 + 4}" '
+            f'<text x="{label - 4}" y="{label + i * cell_height + cell_height / 2 + 4}" '
             f'text-anchor="end">{name}</text>'
         )
+        x_name = label + i * cell_width + cell_width / 2
         parts.append(
-            f'<text x="{label + i * cell + cell / 2}" y="{label - 6}" '
-            f'text-anchor="start" transform="rotate(-45 {label + i * cell + cell / 2} '
-            f'{label - 6})">{name}</text>'
+            f'<text x="{x_name}" y="{label - 6}" text-anchor="start" '
+            f'transform="rotate(-45 {x_name} {label - 6})">{name}</text>'
         )
         for j in range(size):
-            value, seen = meta.payoffs[i][j], meta.observed[i][j]
-            x, y = label + j * cell, label + i * cell
-            fill = _heat(value, low, high) if seen else "#e5e7eb"
-            style = "" if seen else ' font-style="italic" fill="#666"'
+            cell = meta.cells[i][j]
+            x, y = label + j * cell_width, label + i * cell_height
+            fill = "url(#unobserved)" if cell.mean is None else _heat(cell.mean, low, high)
+            lines = cell_lines(cell)
+            tip = " ".join(line for line in lines if line)
             parts.append(
-                f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{fill}" '
+                f'<rect class="{"unobserved" if cell.mean is None else "observed"}" '
+                f'x="{x}" y="{y}" width="{cell_width}" height="{cell_height}" fill="{fill}" '
                 f'stroke="#fff"><title>{escape(full[i])} vs {escape(full[j])}: '
-                f"{value:.3g}</title></rect>"
+                f"{escape(tip)}</title></rect>"
             )
-            parts.append(
-                f'<text x="{x + cell / 2}" y="{y + cell / 2 + 4}" text-anchor="middle"'
-                f"{style}>{value:.3g}</text>"
-            )
-    side = label + size * cell + 4
-    width = side + label  # the last column's slanted name runs past the grid
+            style = ' font-style="italic" fill="#555"' if cell.mean is None else ""
+            for n, line in enumerate(lines):
+                parts.append(
+                    f'<text x="{x + cell_width / 2}" y="{y + 15 + 14 * n}" '
+                    f'text-anchor="middle"{style}>{escape(line)}</text>'
+                )
+    width = label + size * cell_width + 4 + label  # the last column's slanted name runs past
+    height = label + size * cell_height + 4
     return (
         f'<svg class="heat-map" width="{width}" '
-        f'height="{side}" viewBox="0 0 {width} {side}" role="img" '
+        f'height="{height}" viewBox="0 0 {width} {height}" role="img" '
         f'aria-label="meta-game payoff heat map">{"".join(parts)}</svg>'
     )
 
@@ -174,32 +190,34 @@ def _standings(analysis: LeagueAnalysis) -> str:
 
 def _metrics(analysis: LeagueAnalysis) -> str:
     names = analysis.meta_game.names
-    final = analysis.population.final
-    return _table(
-        [
-            "Player",
-            "Matches",
-            "Payoff / match",
-            "Payoff / stage",
-            "Cooperation",
-            "Reciprocity",
-            "Equilibrium share",
-            "Final population share",
-        ],
-        [
-            [
-                names.get(p, p),
-                str(m.matches),
-                _number(m.payoff_per_match),
-                _number(m.payoff_per_stage),
-                _number(m.cooperation),
-                _number(m.reciprocity),
-                _number(analysis.equilibria[0].shares.get(p), 3),
-                _number(final.get(p), 3),
+    solution = analysis.solution
+    headers = [
+        "Player",
+        "Matches",
+        "Payoff / match",
+        "Payoff / stage",
+        "Cooperation",
+        "Reciprocity",
+    ]
+    if solution.population is not None:
+        headers += ["Equilibrium share", "Final population share"]
+    rows = []
+    for p, m in analysis.metrics.items():
+        row = [
+            names.get(p, p),
+            str(m.matches),
+            _number(m.payoff_per_match),
+            _number(m.payoff_per_stage),
+            _number(m.cooperation),
+            _number(m.reciprocity),
+        ]
+        if solution.population is not None:
+            row += [
+                _number(solution.equilibria[0].shares.get(p), 3),
+                _number(solution.population.final.get(p), 3),
             ]
-            for p, m in analysis.metrics.items()
-        ],
-    )
+        rows.append(row)
+    return _table(headers, rows)
 
 
 def _ratings(analysis: LeagueAnalysis) -> str:
@@ -221,9 +239,25 @@ def _ratings(analysis: LeagueAnalysis) -> str:
     )
 
 
+def _check(check: SupportCheck) -> str:
+    return (
+        f'<p class="flag {escape(check.verdict)}">{escape(check.flag)}: {escape(check.reason)}.</p>'
+    )
+
+
 def _equilibria(analysis: LeagueAnalysis) -> str:
     names = analysis.meta_game.names
-    return _table(
+    solution = analysis.solution
+    left_out = "; ".join(f"{names.get(p, p)}: {why}" for p, why in solution.left_out.items())
+    if solution.reason is not None:
+        return f'<p class="flag unknown">Not computed: {escape(solution.reason)}.</p>'
+    scope = (
+        f'<p class="muted">Equilibria of the game between the players whose cells are all '
+        f"observed; left out: {escape(left_out)}.</p>"
+        if left_out
+        else ""
+    )
+    table = _table(
         ["Support", "Shares", "Payoff"],
         [
             [
@@ -231,8 +265,30 @@ def _equilibria(analysis: LeagueAnalysis) -> str:
                 ", ".join(f"{names.get(p, p)} {e.shares[p]:.3f}" for p in e.support),
                 _number(e.payoff),
             ]
-            for e in analysis.equilibria
+            for e in solution.equilibria
         ],
+    )
+    return scope + table + (_check(solution.check) if solution.check else "")
+
+
+def _population(analysis: LeagueAnalysis) -> str:
+    solution = analysis.solution
+    if solution.population is None:
+        return f'<p class="muted">Not computed: {escape(solution.reason or "")}.</p>'
+    names = analysis.meta_game.names
+    trajectory = {
+        names.get(p, p): [row[i] for row in solution.population.shares]
+        for i, p in enumerate(solution.players)
+    }
+    return (
+        "<p>Shares of a population of the restricted game's agents playing the meta-game "
+        "(the cells' means), from equal shares.</p>"
+        + line_chart_svg(
+            solution.population.times,
+            trajectory,
+            css_class="trajectory",
+            y_label="time (payoff-spread units)",
+        )
     )
 
 
@@ -255,17 +311,13 @@ def _cooperation(analysis: LeagueAnalysis) -> str:
 def render_report(analysis: LeagueAnalysis) -> str:
     """The report's HTML."""
     meta = analysis.meta_game
-    names = meta.names
-    trajectory = {
-        names.get(p, p): [row[i] for row in analysis.population.shares]
-        for i, p in enumerate(meta.players)
-    }
     title = f"{analysis.league_id}: league report"
     skipped = (
         f'<p class="muted">Left out: {escape(", ".join(sorted(analysis.skipped)))}</p>'
         if analysis.skipped
         else ""
     )
+    method = f" ({escape(analysis.solution.method)})" if analysis.solution.method else ""
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -276,24 +328,17 @@ def render_report(analysis: LeagueAnalysis) -> str:
 {skipped}
 <h2>Standings</h2>{_standings(analysis)}
 <h2>Meta-game</h2>
-<p>What each row player earned on average against each column player
-({escape(meta.measure.replace("_", "/"))}); grey cells were never observed and hold
-{meta.fill:.3g}.</p>{heat_map_svg(meta)}
-<h2>Symmetric Nash equilibria ({escape(analysis.equilibrium_method)})</h2>
+<p>What each row player earned against each column player
+({escape(meta.measure.replace("_", "/"))}): the mean over its matches, the mean's
+{meta.confidence:.0%} Student-t interval (none with one match) and the count. Hatched cells
+were never observed and hold no value; the diagonal is what a player earns against itself,
+which no match of a league measures.</p>{heat_map_svg(meta)}
+<h2>Symmetric Nash equilibria{method}</h2>
 {_equilibria(analysis)}
 <h2>Agents</h2>{_metrics(analysis)}
 {_cooperation(analysis)}
 <h2>Population (replicator dynamics)</h2>
-<p>Shares of a population of the registered agents playing the meta-game, from equal
-shares.</p>
-{
-        line_chart_svg(
-            analysis.population.times,
-            trajectory,
-            css_class="trajectory",
-            y_label="time (payoff-spread units)",
-        )
-    }
+{_population(analysis)}
 <h2>Ratings</h2>{_ratings(analysis)}
 </body></html>
 """

@@ -3,7 +3,8 @@
 Equilibria (``equilibria``, ``zero_sum``, ``approximate``), best responses and
 exploitability (``exploitability`` for normal-form games, ``repeated`` for repeated ones),
 metrics of match histories (``history``, ``cooperation``, ``metrics``), population dynamics
-(``dynamics``, ``stability``) and ratings (``ratings``). ``doc/analysis.md`` describes each
+(``dynamics``, ``stability``), ratings (``ratings``) and confidence intervals of means
+(``intervals``). ``doc/analysis.md`` describes each
 function with an example.
 
 ``import games`` does not import this package: services that only play games never load
@@ -37,7 +38,14 @@ from games.analysis.exploitability import (
     nash_conv,
     strategy_exploitability,
 )
-from games.analysis.history import History, Stage, history_from_match, record_episode
+from games.analysis.history import (
+    History,
+    Stage,
+    history_from_match,
+    match_players,
+    record_episode,
+)
+from games.analysis.intervals import IntervalMethod, MeanInterval, mean_interval
 from games.analysis.memory_one import MemoryOne
 from games.analysis.metrics import (
     Fairness,
@@ -82,7 +90,9 @@ __all__ = [
     "EquilibriumSet",
     "Fairness",
     "History",
+    "IntervalMethod",
     "LeagueRecord",
+    "MeanInterval",
     "MemoryOne",
     "MoranResult",
     "NashConv",
@@ -115,6 +125,8 @@ __all__ = [
     "gini",
     "history_from_match",
     "is_evolutionarily_stable",
+    "match_players",
+    "mean_interval",
     "moran_process",
     "nash_conv",
     "nash_distance",

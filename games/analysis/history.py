@@ -30,7 +30,7 @@ from games.registry import load_game
 from games.spec import Action, GameSpec
 from games.strategies.observation import ObservationBaseline
 
-__all__ = ["History", "Stage", "history_from_match", "record_episode"]
+__all__ = ["History", "Stage", "history_from_match", "match_players", "record_episode"]
 
 _REPLAY_SEEDS = (0, 1)
 _SAME_PAYOFF = 1e-9
@@ -126,6 +126,27 @@ def record_episode(
     )
 
 
+def match_players(document: Mapping[str, Any]) -> tuple[str, ...]:
+    """The players of a match file in seat order.
+
+    Raises:
+        AnalysisError: the file names no players, or seats one player twice: a file keys
+            moves, payoffs and points by player, so such seats cannot be told apart.
+    """
+    match_id = document.get("match_id", "?")
+    try:
+        players = tuple(str(seat["player_id"]) for seat in document["players"])
+    except (KeyError, TypeError):
+        raise AnalysisError(f"match {match_id} names no players") from None
+    repeated = sorted({p for p in players if players.count(p) > 1})
+    if repeated:
+        raise AnalysisError(
+            f"match {match_id} seats {', '.join(repeated)} more than once: its file keys "
+            f"results by player, so those seats cannot be told apart"
+        )
+    return players
+
+
 def history_from_match(document: Mapping[str, Any]) -> History:
     """The history of a played match, from the referee's match file.
 
@@ -148,11 +169,10 @@ def history_from_match(document: Mapping[str, Any]) -> History:
             f"match {match_id} was not played to its end (status {status!r}): "
             f"it has no game history to analyse"
         )
-    try:
-        game_type = str(document["game_type"])
-        players = tuple(str(seat["player_id"]) for seat in document["players"])
-    except (KeyError, TypeError):
-        raise AnalysisError(f"match {match_id} names no game type or players") from None
+    if "game_type" not in document:
+        raise AnalysisError(f"match {match_id} names no game type")
+    game_type = str(document["game_type"])
+    players = match_players(document)
     state = result.get("game_state")
     if game_type == even_odd.GAME_ID and not document.get("stages"):
         return _even_odd_history(match_id, players, game_result)

@@ -26,6 +26,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from games.analysis.errors import AnalysisError
+from games.analysis.history import match_players
 
 __all__ = [
     "BayesianRating",
@@ -180,12 +181,12 @@ def record_from_match(document: Mapping[str, Any]) -> LeagueRecord:
     included: its points are the league's).
 
     Raises:
-        AnalysisError: the file has no reported result.
+        AnalysisError: the file has no reported result, or seats a player twice.
     """
     report = (document.get("result") or {}).get("report") or {}
     score: Mapping[str, Any] = report.get("score") or {}
+    players = match_players(document)
     try:
-        players = tuple(str(seat["player_id"]) for seat in document["players"])
         return LeagueRecord(players=players, outcomes=tuple(float(score[p]) for p in players))
     except (KeyError, TypeError):
         raise AnalysisError(

@@ -9,7 +9,6 @@ Exploitability is one simulated number for the agent under test, without an inte
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -21,6 +20,7 @@ from games.analysis import (
     average_payoffs,
     cooperation_rates,
     fairness,
+    mean_interval,
     reciprocity,
     repeated_exploitability,
 )
@@ -102,30 +102,19 @@ def episode_value(metric: MetricSpec, history: History, player: str) -> float | 
 def interval(
     values: Sequence[float], report: ReportSpec, seed: int
 ) -> tuple[float | None, float | None]:
-    """The confidence interval of the mean of ``values`` (None without two values).
-
-    Student's t by default; ``bootstrap``: the percentiles of resampled means, seeded so the
-    report repeats.
+    """The confidence interval of the mean of ``values`` (None without two values), as the
+    report asks for it (``games.analysis.mean_interval``: Student's t or a seeded bootstrap).
     """
-    n = len(values)
-    if n < 2:
+    if not values:
         return None, None
-    data = np.asarray(values, dtype=float)
-    mean = float(data.mean())
-    if report.interval == "t":
-        from scipy.stats import t  # scipy is loaded only when a report needs it
-
-        half = (
-            float(t.ppf((1 + report.confidence) / 2, n - 1))
-            * float(data.std(ddof=1))
-            / math.sqrt(n)
-        )
-        return mean - half, mean + half
-    rng = np.random.default_rng(seed)
-    means = data[rng.integers(0, n, size=(report.bootstrap_samples, n))].mean(axis=1)
-    tail = (1 - report.confidence) / 2 * 100
-    low, high = np.percentile(means, [tail, 100 - tail])
-    return float(low), float(high)
+    found = mean_interval(
+        values,
+        confidence=report.confidence,
+        method=report.interval,
+        samples=report.bootstrap_samples,
+        seed=seed,
+    )
+    return found.lower, found.upper
 
 
 def _exploitability(metric: Exploitability, suite: Suite) -> MetricResult:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
-import numpy as np
 import pytest
 
 from league_cli.launcher import Launcher
@@ -34,17 +33,23 @@ def test_a_prisoners_dilemma_league_is_analysed(launcher: Launcher, tmp_path: Pa
     )
     meta = analysis.meta_game
     assert set(meta.players) == players and meta.measure == "payoffs"
-    assert all(meta.matches[i][j] == (i != j) for i in range(4) for j in range(4))
-    assert analysis.support and set(analysis.support) <= players
-    matrix = np.array(meta.payoffs)
-    shares = np.array([analysis.equilibria[0].shares[p] for p in meta.players])
-    assert (matrix @ shares).max() - shares @ matrix @ shares < 1e-6, "not an equilibrium"
+    for i, row in enumerate(meta.cells):
+        for j, cell in enumerate(row):
+            if i == j:
+                assert cell.matches == 0 and cell.mean is None, "no match against itself"
+            else:
+                assert cell.matches == 1 and cell.mean is not None and cell.lower is None
+    solution = analysis.solution
+    assert solution.reason and "observed against itself" in solution.reason
+    assert solution.equilibria == [] and solution.population is None
     defector = next(
         row["player_id"] for row in standings["standings"] if row["display_name"] == "Player2"
     )
     cooperator = next(
         row["player_id"] for row in standings["standings"] if row["display_name"] == "Player3"
     )
+    index = {p: i for i, p in enumerate(meta.players)}
+    assert meta.cells[index[defector]][index[cooperator]].mean == 50.0, "5 a turn for 10 turns"
     assert analysis.metrics[defector].cooperation == 0.0
     assert analysis.metrics[cooperator].cooperation == 1.0
     assert set(analysis.ratings.elo) == players == set(analysis.ratings.bayesian)

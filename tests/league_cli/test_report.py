@@ -15,6 +15,8 @@ from typer.testing import CliRunner
 from league_cli.main import app
 from league_cli.report import render_report, write_report
 from league_manager.analytics import LeagueAnalysis, analyse_league
+from league_manager.meta_game import MetaGame
+from league_manager.meta_solution import solve_meta_game
 from sdk.config import SharedDir
 from tests.analytics_matches import pd_match, standings_for, write_matches
 
@@ -78,7 +80,8 @@ def check_report(html: str, analysis: LeagueAnalysis) -> _Checker:
     checker.feed(html)
     checker.close()
     assert checker.open == [], f"unclosed tags: {checker.open}"
-    assert {"heat-map", "trajectory"} <= set(checker.svgs), checker.svgs
+    assert "heat-map" in checker.svgs, checker.svgs
+    assert ("trajectory" in checker.svgs) == (analysis.solution.population is not None)
     for row in analysis.standings:
         assert row["display_name"] in checker.cells, f"standings row {row['player_id']}"
     return checker
@@ -90,7 +93,38 @@ def test_the_report_is_self_contained_and_escaped() -> None:
     checker = check_report(html, analysis)
     assert "cooperation" in checker.svgs, "the prisoner's dilemma has a cooperation chart"
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
-    assert html.count("<rect") >= 16, "a heat-map cell per pair"
+    assert html.count('<rect class="') == 16, "a heat-map cell per pair"
+
+
+def test_the_heat_map_shows_counts_and_intervals_and_no_number_where_unobserved() -> None:
+    analysis = pd_analysis()
+    html = render_report(analysis)
+    assert html.count('<rect class="unobserved"') == 4, "the diagonal: no player met itself"
+    assert html.count('<rect class="observed"') == 12
+    diagonal = re.findall(r'<rect class="unobserved"[^>]*><title>([^<]*)</title>', html)
+    assert all(t.endswith(": unobserved 0 matches") for t in diagonal), diagonal
+    assert html.count(">1 match</text>") == 12 and html.count(">no interval</text>") == 12
+    assert "Not computed: no player was ever observed against itself" in html
+    assert "Equilibrium share" not in html, "no share of an equilibrium nobody computed"
+
+
+def test_the_report_says_when_an_equilibrium_is_not_supported_by_the_data() -> None:
+    samples = {
+        ("P01", "P01"): [0.0, 1.0, 0.5],
+        ("P01", "P02"): [3.0, 3.5, 2.5],
+        ("P02", "P01"): [0.2, 1.0, 0.6],
+        ("P02", "P02"): [4.0, 4.5, 3.5],
+    }
+    analysis = pd_analysis()
+    meta = MetaGame.from_samples(["P01", "P02"], analysis.meta_game.names, "payoffs", samples)
+    solved = analysis.model_copy(
+        update={"meta_game": meta, "solution": solve_meta_game(meta, timeout=10)}
+    )
+    html = render_report(solved)
+    check_report(html, solved)
+    assert '<p class="flag not_supported">Not supported by the data: inside the' in html
+    assert ">[-0.742, 1.74]</text>" in html and ">3 matches</text>" in html
+    assert "Equilibrium share" in html
 
 
 def test_league_report_reads_a_league_from_its_files(tmp_path: Path, shared_dir: SharedDir) -> None:

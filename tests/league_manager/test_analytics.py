@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from league_manager.analytics import (
@@ -14,6 +13,7 @@ from league_manager.analytics import (
     analyse_league,
     read_match_files,
 )
+from league_manager.meta_game import MetaCell
 from tests.analytics_matches import (
     even_odd_match,
     pd_match,
@@ -28,7 +28,7 @@ CYCLE = ["P01", "P02", "P03", "P04"]
 
 def cycle_league() -> list[dict[str, object]]:
     """P01 beats P02, P02 beats P03, P03 beats P01 (rock-paper-scissors) and all three beat
-    P04: the only symmetric equilibrium is a third each of P01–P03."""
+    P04, each pair once: no player against itself."""
     return [
         even_odd_match("R1M1", 1, "P01", "P02", "P01"),
         even_odd_match("R1M2", 1, "P03", "P04", "P03"),
@@ -39,34 +39,94 @@ def cycle_league() -> list[dict[str, object]]:
     ]
 
 
-def assert_symmetric_equilibrium(analysis: LeagueAnalysis) -> None:
-    matrix = np.array(analysis.meta_game.payoffs)
-    for equilibrium in analysis.equilibria:
-        shares = np.array([equilibrium.shares[p] for p in analysis.meta_game.players])
-        fitness = matrix @ shares
-        assert fitness.max() - shares @ fitness < 1e-6, f"{equilibrium} can be invaded"
+def cell(analysis: LeagueAnalysis, row: str, column: str) -> MetaCell:
+    index = {p: i for i, p in enumerate(analysis.meta_game.players)}
+    return analysis.meta_game.cells[index[row]][index[column]]
 
 
-def test_a_cyclic_even_odd_league_has_the_cycle_as_its_equilibrium() -> None:
+def test_a_league_without_self_play_has_no_number_on_its_diagonal() -> None:
     documents = cycle_league()
     analysis = analyse_league("league_test", "even_odd", standings_for(CYCLE, documents), documents)
     meta = analysis.meta_game
     assert meta.measure == "win_draw_loss" and meta.players[0] == "P01"
-    index = {p: i for i, p in enumerate(meta.players)}
-    assert meta.payoffs[index["P01"]][index["P02"]] == 1.0
-    assert meta.payoffs[index["P02"]][index["P01"]] == 0.0
-    assert meta.payoffs[index["P04"]][index["P04"]] == 0.5 and not meta.observed[3][3]
-    assert [e.support for e in analysis.equilibria] == [["P01", "P02", "P03"]]
-    assert analysis.support == ["P01", "P02", "P03"]
-    assert all(abs(analysis.equilibria[0].shares[p] - 1 / 3) < 1e-6 for p in CYCLE[:3])
-    assert analysis.equilibrium_method == "enummixed"
-    assert_symmetric_equilibrium(analysis)
-    assert analysis.population.final["P04"] < 0.01, "the population drops the loser"
-    assert len(analysis.population.times) == len(analysis.population.shares) == 51
+    assert cell(analysis, "P01", "P02") == MetaCell(matches=1, mean=1.0)
+    assert cell(analysis, "P02", "P01") == MetaCell(matches=1, mean=0.0)
+    for player in CYCLE:
+        assert cell(analysis, player, player) == MetaCell(), f"{player} against itself"
+    observed = meta.observed()
+    assert observed.sum() == 12 and not observed.diagonal().any()
+    diagonal = analysis.model_dump(mode="json")["meta_game"]["cells"][3][3]
+    assert diagonal == {"matches": 0, "mean": None, "lower": None, "upper": None}
+
+
+def test_without_self_play_no_equilibrium_nor_dynamics_is_computed_and_it_says_why() -> None:
+    documents = cycle_league()
+    analysis = analyse_league("league_test", "even_odd", standings_for(CYCLE, documents), documents)
+    solution = analysis.solution
+    assert solution.reason is not None and "observed against itself" in solution.reason
+    assert solution.players == [] and solution.equilibria == [] and solution.support == []
+    assert solution.method is None and solution.check is None and solution.population is None
+    assert solution.left_out == {p: "never observed against itself" for p in CYCLE}
     assert set(analysis.ratings.elo) == set(CYCLE) == set(analysis.ratings.bayesian)
     assert list(analysis.ratings.elo)[-1] == "P04", "the player who lost every match is last"
     assert analysis.cooperation_by_stage == [] and analysis.cooperation_meaning is None
     assert analysis.matches_analysed == 6 and analysis.skipped == {}
+
+
+def test_counts_and_intervals_are_those_computed_by_hand() -> None:
+    players = ["P01", "P02", "P03"]
+    documents = [
+        pd_match("R1M1", 1, "P01", "P02", "CC", "CC"),  # P01 6, P02 6
+        pd_match("R2M1", 2, "P01", "P02", "CC", "DC"),  # P01 3, P02 8
+        pd_match("R3M1", 3, "P01", "P02", "DD", "CC"),  # P01 10, P02 0
+        pd_match("R4M1", 4, "P03", "P01", "DC", "CC"),  # P03 8, P01 3
+    ]
+    analysis = analyse_league(
+        "league_test", "prisoners_dilemma", standings_for(players, documents), documents
+    )
+    # P01 earned 6, 3, 10 against P02: mean 19/3, s = 3.5119, t(0.975, 2) = 4.3027,
+    # half-width 4.3027 · 3.5119 / √3 = 8.7240.
+    first = cell(analysis, "P01", "P02")
+    assert first.matches == 3 and first.mean == pytest.approx(19 / 3)
+    assert first.lower == pytest.approx(19 / 3 - 8.7240, abs=1e-4)
+    assert first.upper == pytest.approx(19 / 3 + 8.7240, abs=1e-4)
+    # P02 earned 6, 8, 0: mean 14/3, s = 4.1633, half-width 4.3027 · 4.1633 / √3 = 10.3423.
+    second = cell(analysis, "P02", "P01")
+    assert second.matches == 3 and second.mean == pytest.approx(14 / 3)
+    assert second.lower == pytest.approx(14 / 3 - 10.3423, abs=1e-4)
+    assert second.upper == pytest.approx(14 / 3 + 10.3423, abs=1e-4)
+    assert cell(analysis, "P03", "P01") == MetaCell(matches=1, mean=8.0), "one match: no width"
+    assert cell(analysis, "P01", "P03") == MetaCell(matches=1, mean=3.0)
+    assert cell(analysis, "P02", "P03") == MetaCell() == cell(analysis, "P03", "P02"), (
+        "a pair that never met is unobserved"
+    )
+    for row in analysis.meta_game.cells:
+        for one in row:
+            assert (one.mean is None) == (one.matches == 0), "no value without a match"
+            assert (one.lower is None) == (one.matches < 2), "an interval from two matches on"
+
+
+def test_a_win_draw_loss_interval_stays_between_0_and_1() -> None:
+    documents = [
+        even_odd_match("R1M1", 1, "P01", "P02", "P01"),
+        even_odd_match("R2M1", 2, "P02", "P01", "P01"),
+        even_odd_match("R3M1", 3, "P01", "P02", "P02"),
+    ]
+    analysis = analyse_league(
+        "league_test", "even_odd", standings_for(CYCLE[:2], documents), documents
+    )
+    # 1, 1, 0: mean 2/3, half-width 4.3027 · 0.5774 / √3 = 1.4342, cut to [0, 1].
+    assert cell(analysis, "P01", "P02") == MetaCell(matches=3, mean=2 / 3, lower=0.0, upper=1.0)
+
+
+def test_a_file_that_seats_a_player_twice_is_left_out_and_measures_no_self_play() -> None:
+    documents = [*cycle_league(), even_odd_match("R4M1", 4, "P01", "P01", None)]
+    analysis = analyse_league(
+        "league_test", "even_odd", standings_for(CYCLE, documents[:6]), documents
+    )
+    assert "seats P01 more than once" in analysis.skipped["R4M1"]
+    assert cell(analysis, "P01", "P01") == MetaCell()
+    assert analysis.matches_analysed == 6
 
 
 def test_a_prisoners_dilemma_league_measures_payoffs_and_cooperation() -> None:
@@ -79,17 +139,13 @@ def test_a_prisoners_dilemma_league_measures_payoffs_and_cooperation() -> None:
     analysis = analyse_league(
         "league_test", "prisoners_dilemma", standings_for(players, documents), documents
     )
-    meta = analysis.meta_game
-    index = {p: i for i, p in enumerate(meta.players)}
-    assert meta.measure == "payoffs"
-    assert meta.payoffs[index["AD"]][index["AC"]] == 20.0
-    assert meta.payoffs[index["TFT"]][index["AD"]] == 3.0
-    assert analysis.support == ["AD"], "against itself always-defect cannot be invaded"
-    assert_symmetric_equilibrium(analysis)
+    assert analysis.meta_game.measure == "payoffs"
+    assert cell(analysis, "AD", "AC") == MetaCell(matches=1, mean=20.0)
+    assert cell(analysis, "TFT", "AD") == MetaCell(matches=1, mean=3.0)
+    assert analysis.solution.reason is not None
     assert analysis.metrics["AC"].cooperation == 1.0 and analysis.metrics["AD"].cooperation == 0
     assert analysis.metrics["AC"].payoff_per_match == 6.0
     assert analysis.cooperation_by_stage == [4 / 6, 3 / 6, 3 / 6, 3 / 6]
-    assert analysis.population.final["AD"] > 0.99
 
 
 def test_a_technical_loss_is_rated_but_left_out_of_the_payoffs() -> None:
@@ -105,10 +161,7 @@ def test_a_technical_loss_is_rated_but_left_out_of_the_payoffs() -> None:
         "league_test", "prisoners_dilemma", standings_for(CYCLE[:3], documents), documents
     )
     assert list(analysis.skipped) == ["R3M1"] and analysis.matches_analysed == 2
-    index = {p: i for i, p in enumerate(analysis.meta_game.players)}
-    assert analysis.meta_game.matches[index["P01"]][index["P03"]] == 0, (
-        "the forfeit is not a payoff observation"
-    )
+    assert cell(analysis, "P01", "P03") == MetaCell(), "the forfeit is not a payoff observation"
     assert analysis.ratings.elo["P01"].matches == 2, "but it is rated"
 
 
@@ -125,14 +178,12 @@ def test_only_accepted_and_readable_files_are_read(tmp_path: Path) -> None:
     assert list(unreadable) == ["R4M1"] and "JSONDecodeError" in unreadable["R4M1"]
 
 
-def test_a_large_league_gets_one_equilibrium_quickly() -> None:
+def test_a_large_league_is_analysed_quickly() -> None:
     players, documents = synthetic_pd_league(32)
     analysis = analyse_league(
         "league_test", "prisoners_dilemma", standings_for(players, documents), documents
     )
-    assert analysis.equilibrium_method == "lemke_howson" and len(analysis.equilibria) == 1
-    assert analysis.support and set(analysis.support) <= set(players)
-    assert_symmetric_equilibrium(analysis)
+    assert analysis.meta_game.observed().sum() == 32 * 31
     assert analysis.seconds < 10
 
 

@@ -5,6 +5,7 @@ Screenshots go to ``$WEB_ARTIFACTS`` or, unset, ``tests/web/artifacts/`` (gitign
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -15,7 +16,7 @@ import httpx
 import pytest
 
 from league_cli.launcher import Launcher
-from league_cli.up import LeaguePlan, start_processes
+from league_cli.up import LeaguePlan, start_processes, wait_for
 from sdk.config import SharedDir
 from tests.conftest import free_port, make_shared_dir
 
@@ -52,10 +53,11 @@ class RunningLeague:
 
     url: str
     shared: SharedDir
+    league_id: str = LEAGUE
 
     @property
     def admin_token(self) -> str:
-        return (self.shared.league_dir(LEAGUE) / "admin_token").read_text().strip()
+        return (self.shared.league_dir(self.league_id) / "admin_token").read_text().strip()
 
     def get(self, path: str) -> dict[str, Any]:
         response = httpx.get(f"{self.url}{path}", timeout=10)
@@ -85,6 +87,47 @@ def league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningLeague]:
         with httpx.Client(timeout=10) as client:
             url = start_processes(plan, launcher, client)
         yield RunningLeague(url, shared)
+    finally:
+        launcher.stop_all()
+
+
+REPEATED = "league_2025_public_goods"
+REPEATED_STRATEGIES = [
+    "full_contributor",
+    "free_rider",
+    "conditional_cooperator",
+    "random",
+    "random",
+]
+"""Five players in matches of four for four rounds: each pair meets two or three times, so
+the meta-game's cells have intervals (a round robin of two meets each pair once)."""
+
+
+@pytest.fixture(scope="module")
+def repeated_league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningLeague]:
+    """A public goods league whose pairs meet more than once, played to its end."""
+    shared = make_shared_dir(tmp_path_factory.mktemp("web-repeated") / "SHARED")
+    config = shared.root / "config" / "leagues" / f"{REPEATED}.json"
+    config.write_text(json.dumps({**json.loads(config.read_text()), "rounds": 4}))
+    launcher = Launcher(shared.root)
+    plan = LeaguePlan(
+        shared_dir=shared.root,
+        lm_port=free_port(),
+        league_id=REPEATED,
+        game_type="public_goods",
+        players=[(f"Player{n + 1}", free_port(), s) for n, s in enumerate(REPEATED_STRATEGIES)],
+        referees=[("Ref1", free_port(), 1)],
+    )
+    try:
+        with httpx.Client(timeout=10) as client:
+            url = start_processes(plan, launcher, client)
+            league = RunningLeague(url, shared, REPEATED)
+            started = client.post(
+                f"{url}/start_league", headers={"Authorization": f"Bearer {league.admin_token}"}
+            )
+            assert started.status_code == 200, started.text
+            wait_for(lambda: league.get("/status")["state"] == "COMPLETED", 60, "the league to end")
+        yield league
     finally:
         launcher.stop_all()
 

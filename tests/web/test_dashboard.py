@@ -1,6 +1,7 @@
 """The dashboard in a real browser against a real league: the standings change while the
 page stays loaded, a match page shows its transcript, a player page its record and state,
-and a phone's viewport needs no sideways scrolling."""
+the analysis its meta-game's counts, intervals and unobserved cells, and a phone's viewport
+needs no sideways scrolling."""
 
 from __future__ import annotations
 
@@ -14,7 +15,10 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from league_cli.up import wait_for
-from tests.web.conftest import PLAYERS, RunningLeague, watched
+from league_manager.analytics import LeagueAnalysis
+from league_manager.meta_game import MetaGame
+from league_manager.meta_solution import solve_meta_game
+from tests.web.conftest import PLAYERS, REPEATED_STRATEGIES, RunningLeague, watched
 
 pytestmark = pytest.mark.e2e
 
@@ -260,3 +264,72 @@ def test_the_schedule_page_comes_in_pages(page: Page, league: RunningLeague) -> 
     page.get_by_role("link", name="earlier rounds").click()
     expect(page.locator(".pager")).to_have_text("Rounds 1–3 of 3")
     expect(page.locator("#round-1")).to_have_count(1)
+
+
+def test_the_analysis_shows_counts_intervals_and_unobserved_cells(
+    page: Page, repeated_league: RunningLeague, artifacts: Path
+) -> None:
+    analysis = repeated_league.get("/analysis")
+    cells = analysis["meta_game"]["cells"]
+    size = len(REPEATED_STRATEGIES)
+    page.goto(f"{repeated_league.url}/ui/analysis")
+    rows = page.locator("#meta-game tbody tr")
+    expect(rows).to_have_count(size, timeout=30_000)
+    intervals = 0
+    for i in range(size):
+        shown = rows.nth(i).locator("td")
+        for j in range(size):
+            cell, td = cells[i][j], shown.nth(j)
+            if i == j:
+                assert cell["matches"] == 0, "no player meets itself in a league"
+                expect(td).to_have_class("cell unobserved")
+                expect(td).to_have_text("unobserved")
+                continue
+            assert cell["matches"] >= 2, f"pairs meet more than once: {cell}"
+            expect(td).to_have_attribute("data-matches", str(cell["matches"]))
+            expect(td.locator(".mean")).to_have_text(f"{cell['mean']:.2f}")
+            expect(td.locator(".count")).to_have_text(f"{cell['matches']} matches")
+            expect(td.locator(".interval")).to_have_text(
+                f"[{cell['lower']:.2f}, {cell['upper']:.2f}]"
+            )
+            intervals += cell["lower"] < cell["upper"]
+    assert intervals, "some cell's matches differ, so its interval has a width"
+    unobserved = page.locator("#meta-game td.unobserved")
+    expect(unobserved).to_have_count(size)
+    assert all(not any(c.isdigit() for c in t) for t in unobserved.all_inner_texts())
+    expect(page.locator("#equilibrium-status")).to_contain_text(
+        "Not computed: no player was ever observed against itself"
+    )
+    page.screenshot(path=artifacts / "analysis-meta-game.png", full_page=True)
+
+
+def test_the_analysis_shows_an_equilibrium_the_data_does_not_support(
+    page: Page, repeated_league: RunningLeague, artifacts: Path
+) -> None:
+    """No league measures a player against itself, so the page is handed the league's own
+    analysis with a meta-game whose self-play was measured (as ``solve_meta_game`` solves
+    it): the equilibrium and the check's verdict are shown."""
+    analysis = LeagueAnalysis.model_validate(repeated_league.get("/analysis"))
+    players = analysis.meta_game.players[:2]
+    first, second = players
+    samples = {
+        (first, first): [0.0, 1.0, 0.5],
+        (first, second): [3.0, 3.5, 2.5],
+        (second, first): [0.2, 1.0, 0.6],
+        (second, second): [4.0, 4.5, 3.5],
+    }
+    meta = MetaGame.from_samples(players, analysis.meta_game.names, "payoffs", samples)
+    solved = analysis.model_copy(
+        update={"meta_game": meta, "solution": solve_meta_game(meta, timeout=10)}
+    )
+    page.route(
+        f"{repeated_league.url}/analysis",
+        lambda route: route.fulfill(json=solved.model_dump(mode="json")),
+    )
+    page.goto(f"{repeated_league.url}/ui/analysis")
+    check = page.locator("#equilibrium-check")
+    expect(check).to_have_class("flag not_supported")
+    expect(check).to_contain_text("Not supported by the data: inside the cells' 95% intervals")
+    expect(page.locator("#analysis li")).to_contain_text(f"{meta.names[second]} 100.0%")
+    expect(page.locator("#meta-game td.cell .interval").first).to_have_text("[-0.74, 1.74]")
+    page.screenshot(path=artifacts / "analysis-not-supported.png", full_page=True)

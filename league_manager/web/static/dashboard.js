@@ -294,25 +294,51 @@
 
   const fixed = (value, digits) => (value === null || value === undefined ? "–" : Number(value).toFixed(digits));
 
+  // A meta-game cell: its mean, its interval and its count; an unobserved cell, no number.
+  function metaCell(cell) {
+    if (!cell.matches) {
+      return h("td", { class: "cell unobserved", title: "never observed: no match measured it" },
+        "unobserved");
+    }
+    const interval = cell.lower === null || cell.upper === null
+      ? "one match: no interval" : `[${fixed(cell.lower, 2)}, ${fixed(cell.upper, 2)}]`;
+    return h("td", { class: "num cell", "data-matches": cell.matches },
+      h("span", { class: "mean" }, fixed(cell.mean, 2)),
+      h("span", { class: "interval" }, interval),
+      h("span", { class: "count" }, cell.matches === 1 ? "1 match" : `${cell.matches} matches`));
+  }
+
+  function renderSolution(solution, name) {
+    if (solution.reason) {
+      return h("p", { id: "equilibrium-status", class: "flag unknown" }, `Not computed: ${solution.reason}.`);
+    }
+    const leftOut = Object.entries(solution.left_out).map(([pid, why]) => `${name(pid)}: ${why}`);
+    const equilibria = solution.equilibria.map((eq, i) => h("li", {}, `#${i + 1}: `,
+      Object.entries(eq.shares).filter(([, share]) => share > 1e-6)
+        .map(([pid, share]) => `${name(pid)} ${(share * 100).toFixed(1)}%`).join(", "),
+      ` (payoff ${fixed(eq.payoff, 3)})`));
+    const check = solution.check;
+    return h("div", {},
+      leftOut.length ? h("p", { class: "muted" }, "Among the players whose cells are all observed; " +
+        `left out: ${leftOut.join("; ")}.`) : null,
+      equilibria.length ? h("ul", {}, equilibria) : empty("None found."),
+      check ? h("p", { id: "equilibrium-check", class: `flag ${check.verdict}` },
+        `${check.flag}: ${check.reason}.`) : null);
+  }
+
   function renderAnalysis(a) {
     const meta = a.meta_game;
+    const solution = a.solution;
     const name = (id) => meta.names[id] || id;
     const matrix = table(["Player", ...meta.players.map(name)], meta.players.map((row, i) => h("tr", {},
       h("th", { scope: "row" }, playerLink(row, name(row))),
-      meta.payoffs[i].map((value, j) => h("td", {
-        class: meta.observed[i][j] ? "num" : "num filled",
-        title: meta.observed[i][j] ? `${meta.matches[i][j]} match(es)` : "not observed: filled",
-      }, fixed(value, 2))))));
+      meta.cells[i].map(metaCell))), { id: "meta-game" });
     const ratings = table(["Player", "#Elo", "#μ", "#σ", "#Ordinal", "#Matches"],
       Object.entries(a.ratings.elo).map(([pid, elo]) => {
         const bayes = a.ratings.bayesian[pid] || {};
         return h("tr", {}, h("td", {}, playerLink(pid, name(pid))), num(fixed(elo.rating, 0)),
           num(fixed(bayes.mu, 2)), num(fixed(bayes.sigma, 2)), num(fixed(bayes.ordinal, 2)), num(elo.matches));
       }));
-    const equilibria = a.equilibria.map((eq, i) => h("li", {}, `#${i + 1}: `,
-      Object.entries(eq.shares).filter(([, share]) => share > 1e-6)
-        .map(([pid, share]) => `${name(pid)} ${(share * 100).toFixed(1)}%`).join(", "),
-      ` (payoff ${fixed(eq.payoff, 3)})`));
     const metrics = table(["Player", "#Matches", "#Payoff/match", "#Payoff/stage", "#Cooperation", "#Reciprocity"],
       Object.entries(a.metrics).map(([pid, m]) => h("tr", {}, h("td", {}, playerLink(pid, name(pid))),
         num(m.matches), num(fixed(m.payoff_per_match, 3)), num(fixed(m.payoff_per_stage, 3)),
@@ -321,10 +347,13 @@
       h("p", { class: "muted" }, `${a.matches_analysed} match(es) analysed at standings version ` +
         `${a.version}, in ${fixed(a.seconds, 2)} s`),
       h("h2", {}, `Payoff matrix (${meta.measure}: row player against column player)`), matrix,
-      h("p", { class: "muted" }, `Italic cells were not observed and hold ${fixed(meta.fill, 2)}.`),
+      h("p", { class: "muted" }, "Each cell: the row player's mean against the column player, " +
+        `its ${Math.round(meta.confidence * 100)}% interval (none with one match) and its count. ` +
+        "Hatched cells were never observed and hold no value; the diagonal is what a player " +
+        "earns against itself, which no match of a league measures."),
       h("h2", {}, "Ratings"), ratings,
-      h("h2", {}, `Equilibria of the meta-game (${a.equilibrium_method})`),
-      equilibria.length ? h("ul", {}, equilibria) : empty("None found."),
+      h("h2", {}, `Equilibria of the meta-game${solution.method ? ` (${solution.method})` : ""}`),
+      renderSolution(solution, name),
       h("h2", {}, "Metrics"), metrics,
       a.cooperation_meaning ? h("p", { class: "muted" }, `Cooperation: ${a.cooperation_meaning}`) : null);
   }

@@ -8,7 +8,13 @@ from pydantic import ValidationError
 
 from games import load_game
 from games.analysis.errors import AnalysisError
-from games.analysis.history import History, Stage, history_from_match, record_episode
+from games.analysis.history import (
+    History,
+    Stage,
+    history_from_match,
+    match_players,
+    record_episode,
+)
 from games.episode import play_episode
 from games.strategies import build_observed
 from tests.games.analysis.matches import Scripted, match_document
@@ -112,3 +118,12 @@ def test_an_inconsistent_history_is_refused() -> None:
             stages=(Stage(moves={"Z": "C"}),),
             payoffs={"A": 1.0, "B": 1.0},
         )
+
+
+def test_a_file_that_seats_a_player_twice_is_refused_with_why() -> None:
+    document = match_document("prisoners_dilemma", PD_MOVES, rounds=3)
+    document["players"][1]["player_id"] = document["players"][0]["player_id"]
+    with pytest.raises(AnalysisError, match="seats A more than once"):
+        match_players(document)
+    with pytest.raises(AnalysisError, match="cannot be told apart"):
+        history_from_match(document)

@@ -90,3 +90,10 @@ def test_a_match_file_gives_its_league_points() -> None:
     assert record_from_match(document) == LeagueRecord(players=("A", "B"), outcomes=(3, 1))
     with pytest.raises(AnalysisError, match="no reported score"):
         record_from_match({"match_id": "X", "players": [{"player_id": "A"}], "result": None})
+
+
+def test_a_file_that_seats_a_player_twice_is_refused_as_an_analysis_error() -> None:
+    document = match_document("prisoners_dilemma", [{"A": "D", "B": "C"}])
+    document["players"][1]["player_id"] = "A"
+    with pytest.raises(AnalysisError, match="seats A more than once"):
+        record_from_match(document)
