@@ -16,6 +16,7 @@ from numpy.typing import NDArray
 
 from games.matrix_games import MatrixGame
 from games.strategies import MatrixBaseline
+from games.vectorized import draw_order
 
 __all__ = ["play_reference"]
 
@@ -47,11 +48,21 @@ def play_reference(
     """
     matches = len(pairs) * repetitions
     size = len(game.actions)
+    # Where each slot's draws are among a turn's: its rank in the draw order, counting only
+    # the stochastic strategies' slots for the strategies' draws.
+    order = draw_order(strategies, pairs, repetitions).tolist()
+    rank = {slot: index for index, slot in enumerate(order)}
+    chancy = [
+        slot
+        for slot in order
+        if strategies[pairs[slot % matches // repetitions][slot // matches]].classifier.stochastic
+    ]
+    chancy_rank = {slot: index for index, slot in enumerate(chancy)}
     histories: list[tuple[list[str], list[str]]] = [([], []) for _ in range(matches)]
     totals = np.zeros((len(pairs), repetitions, 2))
     for turn in range(turns):
         weight = discount**turn
-        draws = rng.random(2 * matches)
+        draws = rng.random(len(chancy))
         flips = rng.random(2 * matches) if noise > 0 else None
         replacements = rng.random(2 * matches) if noise > 0 and size > 2 else None
         for pair, (first, second) in enumerate(pairs):
@@ -61,12 +72,13 @@ def play_reference(
                 played = []
                 for seat, strategy in enumerate((strategies[first], strategies[second])):
                     slot = seat * matches + match
-                    action = strategy.choose(history[seat], history[1 - seat], float(draws[slot]))
-                    if flips is not None and flips[slot] < noise:
+                    draw = float(draws[chancy_rank[slot]]) if slot in chancy_rank else 0.0
+                    action = strategy.choose(history[seat], history[1 - seat], draw)
+                    if flips is not None and flips[rank[slot]] < noise:
                         shift = (
                             1
                             if replacements is None
-                            else (1 + int(replacements[slot] * (size - 1)))
+                            else (1 + int(replacements[rank[slot]] * (size - 1)))
                         )
                         action = game.actions[(game.index(action) + shift) % size]
                     played.append(action)

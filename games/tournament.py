@@ -3,8 +3,9 @@
 Every pair of strategies meets, each strategy also meets itself (as in the Axelrod
 library: the payoff matrix has a diagonal; the ranking leaves it out). Matches are played
 by the vectorised engine (``games.vectorized``); ``games.reference`` plays the same
-matches one turn at a time, and the tests hold the two equal. Results are in
-``games.tournament_results``.
+matches one turn at a time, and the tests hold the two equal. A deterministic pair (no
+noise, neither strategy stochastic) is played once and its totals reused for every
+repetition. Results are in ``games.tournament_results``.
 
     >>> from games.strategies import build
     >>> players = [build("prisoners_dilemma", name)
@@ -31,7 +32,14 @@ from games.strategies import MatrixBaseline
 from games.tournament_results import TournamentResult, summarise
 from games.vectorized import play_vectorized
 
-__all__ = ["Engine", "round_robin", "round_robin_pairs", "strategy_labels"]
+__all__ = [
+    "Engine",
+    "is_deterministic",
+    "play_pairs",
+    "round_robin",
+    "round_robin_pairs",
+    "strategy_labels",
+]
 
 Engine = Callable[
     [
@@ -62,6 +70,43 @@ def strategy_labels(strategies: Sequence[MatrixBaseline]) -> list[str]:
         count = seen[strategy.name]
         labels.append(strategy.name if count == 1 else f"{strategy.name}_{count}")
     return labels
+
+
+def is_deterministic(
+    strategies: Sequence[MatrixBaseline], pair: tuple[int, int], noise: float
+) -> bool:
+    """Whether every repetition of the pair's match is the same match: no noise, and both
+    strategies classified not stochastic (their plays depend on the history only, never on
+    the draws; the tests hold every such baseline to it)."""
+    return noise == 0 and not any(strategies[seat].classifier.stochastic for seat in pair)
+
+
+def play_pairs(
+    engine: Engine,
+    game: MatrixGame,
+    strategies: Sequence[MatrixBaseline],
+    pairs: Sequence[tuple[int, int]],
+    turns: int,
+    repetitions: int,
+    noise: float,
+    rng: np.random.Generator,
+) -> NDArray[Any]:
+    """Every pair's match totals, shape (pairs, repetitions, 2), as ``engine`` plays them,
+    except that a deterministic pair (``is_deterministic``) is played once and its totals
+    stand for every repetition, as the Axelrod library does: the same result, without
+    playing the same match again. One call of the engine still plays every match there is
+    (its cost is mostly per turn): the deterministic pairs once each, then each other pair
+    ``repetitions`` times over, as matches of one repetition."""
+    fixed = [index for index, pair in enumerate(pairs) if is_deterministic(strategies, pair, noise)]
+    if not fixed:
+        return engine(game, strategies, pairs, turns, repetitions, noise, rng)
+    chancy = sorted(set(range(len(pairs))) - set(fixed))
+    matches = [pairs[i] for i in fixed] + [pairs[i] for i in chancy for _ in range(repetitions)]
+    played = engine(game, strategies, matches, turns, 1, noise, rng)[:, 0]
+    totals = np.empty((len(pairs), repetitions, 2))
+    totals[fixed] = played[: len(fixed), None, :]
+    totals[chancy] = played[len(fixed) :].reshape(len(chancy), repetitions, 2)
+    return totals
 
 
 def round_robin(
@@ -105,7 +150,9 @@ def round_robin(
     if not 0.0 <= noise <= 1.0:
         raise ValueError(f"noise is a probability from 0 to 1, not {noise}")
     pairs = round_robin_pairs(len(strategies))
-    totals = engine(game, strategies, pairs, turns, repetitions, noise, np.random.default_rng(seed))
+    totals = play_pairs(
+        engine, game, strategies, pairs, turns, repetitions, noise, np.random.default_rng(seed)
+    )
     return summarise(
         game_type, strategy_labels(strategies), pairs, totals, turns=turns, noise=noise, seed=seed
     )

@@ -2,7 +2,9 @@
 
 ``choose`` is the definition: one match, the history as action strings, one draw. ``play``
 is the same rule over a batch of matches at once, as NumPy arrays of action indices, for
-the vectorised tournament engine. Both forms take their randomness as draws, uniform in
+the vectorised tournament engine. A strategy that is a deterministic memory-one rule says
+so with its ``reaction`` (then its ``play`` follows from it, and the engine plays all such
+strategies of a batch in one step). Both forms take their randomness as draws, uniform in
 [0, 1), handed in by the engine: given the same draws they make the same plays (the tests
 check it), and a seeded tournament repeats exactly.
 """
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -22,6 +24,7 @@ __all__ = [
     "BatchView",
     "Classifier",
     "MatrixBaseline",
+    "Reaction",
     "UnknownStrategyError",
     "plays_from_history",
     "uniform_index",
@@ -50,19 +53,28 @@ class Classifier:
     inline: bool = False
 
 
-@dataclass(frozen=True)
-class BatchView:
+class BatchView(NamedTuple):
     """What ``play`` sees of a batch of matches, one row per match, in action indices.
 
     ``own_last``/``opponent_last``: the plays of the last turn (-1 before the first turn);
     ``opponent_counts``: how often the opponent played each action so far, shape
-    (matches, actions).
+    (matches, actions), kept only for a strategy that reads more than the last turn
+    (``classifier.memory_depth`` None or over 1). A tuple, not a dataclass: the engine
+    makes one per strategy and turn.
     """
 
     turn: int
     own_last: NDArray[Any]
     opponent_last: NDArray[Any]
     opponent_counts: NDArray[Any]
+
+
+class Reaction(NamedTuple):
+    """A deterministic memory-one rule in action indices: ``first`` on the first turn, then
+    ``after[own_last, opponent_last]``."""
+
+    first: int
+    after: NDArray[np.int64]
 
 
 class MatrixBaseline:
@@ -85,8 +97,20 @@ class MatrixBaseline:
         raise NotImplementedError
 
     def play(self, view: BatchView, draws: NDArray[Any]) -> NDArray[Any]:
-        """This turn's action index in every match of the batch (one draw per match)."""
-        raise NotImplementedError
+        """This turn's action index in every match of the batch (one draw per match); a
+        strategy with a ``reaction`` plays by it."""
+        rule = self.reaction()
+        if rule is None:
+            raise NotImplementedError
+        if view.turn == 0:
+            return np.full(len(draws), rule.first)
+        played: NDArray[Any] = rule.after[view.own_last, view.opponent_last]
+        return played
+
+    def reaction(self) -> Reaction | None:
+        """The strategy as a deterministic memory-one rule, where it is one (the tests hold
+        it to ``choose``); None for any other."""
+        return None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.game.game_type})"

@@ -39,7 +39,8 @@ class Random(MatrixBaseline):
         return self.game.actions[uniform_index(len(self.game.actions), draw)]
 
     def play(self, view: BatchView, draws: NDArray[Any]) -> NDArray[Any]:
-        picked: NDArray[Any] = np.floor(draws * len(self.game.actions)).astype(np.int64)
+        # Truncation is the floor of a draw in [0, 1) times the count, as uniform_index takes.
+        picked: NDArray[Any] = (draws * len(self.game.actions)).astype(np.int64)
         return picked
 
 

@@ -14,11 +14,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from games.matrix_games import MatrixGame
-from games.strategies.base import BatchView, Classifier, MatrixBaseline
+from games.strategies.base import BatchView, Classifier, MatrixBaseline, Reaction
 
 __all__ = ["AlwaysCooperate", "AlwaysDefect", "GrimTrigger", "Pavlov", "TitForTat"]
 
 _C, _D = 0, 1  # the indices of "C" and "D" in PRISONERS_DILEMMA.actions
+
+
+def _rule(first: int, after: list[list[int]]) -> Reaction:
+    """A reaction: ``after[own][opponent]``, indices ``_C`` and ``_D``."""
+    return Reaction(first, np.array(after, dtype=np.int64))
 
 
 class _PDStrategy(MatrixBaseline):
@@ -43,10 +48,8 @@ class TitForTat(_PDStrategy):
     def choose(self, own: Sequence[str], opponent: Sequence[str], draw: float) -> str:
         return opponent[-1] if opponent else "C"
 
-    def play(self, view: BatchView, draws: NDArray[Any]) -> NDArray[Any]:
-        if view.turn == 0:
-            return np.full(len(draws), _C)
-        return view.opponent_last
+    def reaction(self) -> Reaction:
+        return _rule(_C, [[_C, _D], [_C, _D]])
 
 
 class AlwaysCooperate(_PDStrategy):
@@ -61,8 +64,8 @@ class AlwaysCooperate(_PDStrategy):
     def choose(self, own: Sequence[str], opponent: Sequence[str], draw: float) -> str:
         return "C"
 
-    def play(self, view: BatchView, draws: NDArray[Any]) -> NDArray[Any]:
-        return np.full(len(draws), _C)
+    def reaction(self) -> Reaction:
+        return _rule(_C, [[_C, _C], [_C, _C]])
 
 
 class AlwaysDefect(_PDStrategy):
@@ -77,8 +80,8 @@ class AlwaysDefect(_PDStrategy):
     def choose(self, own: Sequence[str], opponent: Sequence[str], draw: float) -> str:
         return "D"
 
-    def play(self, view: BatchView, draws: NDArray[Any]) -> NDArray[Any]:
-        return np.full(len(draws), _D)
+    def reaction(self) -> Reaction:
+        return _rule(_D, [[_D, _D], [_D, _D]])
 
 
 class GrimTrigger(_PDStrategy):
@@ -95,7 +98,9 @@ class GrimTrigger(_PDStrategy):
         return "D" if "D" in opponent else "C"
 
     def play(self, view: BatchView, draws: NDArray[Any]) -> NDArray[Any]:
-        return np.where(view.opponent_counts[:, _D] > 0, _D, _C)
+        # _D is 1 and _C 0: one defection or more is D (one NumPy step, not three).
+        defected: NDArray[Any] = np.minimum(view.opponent_counts[:, _D], _D)
+        return defected
 
 
 class Pavlov(_PDStrategy):
@@ -115,7 +120,5 @@ class Pavlov(_PDStrategy):
             return "C"
         return own[-1] if opponent[-1] == "C" else ("D" if own[-1] == "C" else "C")
 
-    def play(self, view: BatchView, draws: NDArray[Any]) -> NDArray[Any]:
-        if view.turn == 0:
-            return np.full(len(draws), _C)
-        return np.where(view.own_last == view.opponent_last, _C, _D)
+    def reaction(self) -> Reaction:
+        return _rule(_C, [[_C, _D], [_D, _C]])

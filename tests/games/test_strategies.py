@@ -134,6 +134,25 @@ def test_every_strategy_is_described_and_classified(game: str, name: str) -> Non
     assert isinstance(strategy.classifier.stochastic, bool), name
 
 
+@pytest.mark.parametrize(("game", "name"), ALL)
+def test_a_reaction_is_a_deterministic_memory_one_rule_that_plays_as_choose(
+    game: str, name: str
+) -> None:
+    """What lets the engine play a strategy by its reaction instead of its ``play``."""
+    strategy, actions = build(game, name), matrix_game(game).actions
+    rule = strategy.reaction()
+    if rule is None:
+        return
+    depth = strategy.classifier.memory_depth
+    assert not strategy.classifier.stochastic and depth is not None and depth <= 1, name
+    assert rule.after.shape == (len(actions), len(actions)), name
+    assert actions[rule.first] == strategy.choose([], [], 0.5), name
+    for own in range(len(actions)):
+        for opponent in range(len(actions)):
+            expected = strategy.choose([actions[own]], [actions[opponent]], 0.5)
+            assert actions[rule.after[own, opponent]] == expected, (name, own, opponent)
+
+
 def _random_history(rng: random.Random, actions: tuple[str, ...], turns: int) -> list[str]:
     return [rng.choice(actions) for _ in range(turns)]
 

@@ -5,18 +5,21 @@ from __future__ import annotations
 import csv
 import doctest
 import json
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numpy.typing import NDArray
 from typer.testing import CliRunner, Result
 
 import games.tournament
-from games.matrix_games import MATRIX_GAMES, matrix_game
+from games.matrix_games import MATRIX_GAMES, MatrixGame, matrix_game
 from games.reference import play_reference
-from games.strategies import build, strategies_for
+from games.strategies import MatrixBaseline, build, strategies_for
 from games.tournament import Engine, round_robin, round_robin_pairs
 from games.vectorized import play_vectorized
 from league_cli.main import app
@@ -254,3 +257,62 @@ def test_league_tournament_fails_with_a_sentence(args: list[str], message: str) 
     run = _league(*args)
     assert run.exit_code == 1, run.output
     assert message in " ".join(run.output.split())
+
+
+def _deterministic_baselines(game_type: str) -> list[str]:
+    return [
+        name
+        for name in strategies_for(game_type)
+        if not build(game_type, name).classifier.stochastic
+    ]
+
+
+@pytest.mark.parametrize("game_type", MATRIX_GAMES)
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_a_baseline_classified_deterministic_plays_the_same_match_whatever_the_draws(
+    game_type: str, seed: int
+) -> None:
+    """What lets a deterministic pair be played once: every repetition, each with its own
+    draws, is the same match."""
+    names = _deterministic_baselines(game_type)
+    if not names:
+        return
+    players = [build(game_type, name) for name in names]
+    pairs = round_robin_pairs(len(players))
+    totals = play_vectorized(
+        matrix_game(game_type), players, pairs, 30, 4, 0.0, np.random.default_rng(seed)
+    )
+    assert (totals == totals[:, :1, :]).all()
+
+
+def test_a_deterministic_pair_is_played_once_and_stands_for_every_repetition() -> None:
+    calls: list[tuple[list[tuple[int, int]], int]] = []
+
+    def recording(
+        game: MatrixGame,
+        strategies: Sequence[MatrixBaseline],
+        pairs: Sequence[tuple[int, int]],
+        turns: int,
+        repetitions: int,
+        noise: float,
+        rng: np.random.Generator,
+    ) -> NDArray[Any]:
+        calls.append((list(pairs), repetitions))
+        return play_vectorized(game, strategies, pairs, turns, repetitions, noise, rng)
+
+    names = ["tit_for_tat", "always_defect", "random"]
+    players = [build(PD, name) for name in names]
+    result = round_robin(PD, players, turns=50, repetitions=7, seed=3, engine=recording)
+    deterministic = [(0, 0), (0, 1), (1, 1)]
+    chancy = [pair for pair in [(0, 2), (1, 2), (2, 2)] for _ in range(7)]
+    assert calls == [(deterministic + chancy, 1)], "one call: the deterministic pairs once"
+    full = play_vectorized(
+        matrix_game(PD), players, deterministic, 50, 7, 0.0, np.random.default_rng(0)
+    )
+    scores = {(p.first, p.second): (p.first_score, p.second_score) for p in result.pairs}
+    for (i, j), totals in zip(deterministic, full, strict=True):
+        assert scores[names[i], names[j]] == tuple(totals.mean(axis=0)), (names[i], names[j])
+    noisy = round_robin(PD, players, turns=50, repetitions=7, noise=0.01, seed=3, engine=recording)
+    assert calls[-1] == (round_robin_pairs(3), 7), "with noise no match repeats"
+    assert len(noisy.pairs) == 6
