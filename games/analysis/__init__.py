@@ -2,6 +2,8 @@
 
 Equilibria (``equilibria``, ``zero_sum``, ``approximate``), best responses and
 exploitability (``exploitability`` for normal-form games, ``repeated`` for repeated ones),
+welfare, the prices of anarchy and stability and Pareto optimality (``welfare``), bias
+across identity labels or framings (``bias``),
 metrics of match histories (``history``, ``cooperation``, ``metrics``), population dynamics
 (``dynamics``, ``stability``), ratings (``ratings``) and confidence intervals of means
 (``intervals``). ``doc/analysis.md`` describes each
@@ -14,6 +16,7 @@ scipy, openskill or pygambit (pygambit is imported only in the solver's worker p
 from __future__ import annotations
 
 from games.analysis.approximate import ApproximateEquilibrium, approximate_equilibrium
+from games.analysis.bias import BiasTest, label_bias
 from games.analysis.cooperation import COOPERATION, CooperationNotion, cooperation_levels
 from games.analysis.dynamics import (
     MoranResult,
@@ -75,6 +78,15 @@ from games.analysis.stability import (
     evolutionarily_stable_strategies,
     is_evolutionarily_stable,
 )
+from games.analysis.welfare import (
+    Welfare,
+    optimal_profiles,
+    pareto_frontier,
+    pareto_optimal,
+    pure_equilibria,
+    social_welfare,
+    welfare_analysis,
+)
 from games.analysis.zero_sum import ZeroSumSolution, solve_zero_sum
 
 __all__ = [
@@ -83,6 +95,7 @@ __all__ = [
     "ApproximateEquilibrium",
     "BayesianRating",
     "BestResponse",
+    "BiasTest",
     "CooperationNotion",
     "Deviation",
     "EloRatings",
@@ -107,6 +120,7 @@ __all__ = [
     "Stability",
     "Stage",
     "StrategyExploitability",
+    "Welfare",
     "ZeroSumSolution",
     "all_equilibria",
     "approximate_equilibrium",
@@ -125,18 +139,25 @@ __all__ = [
     "gini",
     "history_from_match",
     "is_evolutionarily_stable",
+    "label_bias",
     "match_players",
     "mean_interval",
     "moran_process",
     "nash_conv",
     "nash_distance",
     "one_equilibrium",
+    "optimal_profiles",
+    "pareto_frontier",
+    "pareto_optimal",
+    "pure_equilibria",
     "reciprocity",
     "record_episode",
     "record_from_match",
     "repeated_exploitability",
     "replicator_dynamics",
+    "social_welfare",
     "solve_zero_sum",
     "stage_game",
     "strategy_exploitability",
+    "welfare_analysis",
 ]
