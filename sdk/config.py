@@ -135,6 +135,21 @@ class HttpConfig(_Settings):
         description="the largest answer body a caller reads; "
         "a larger one is refused (E002) before it fills memory",
     )
+    refusal_log_bytes: int = Field(
+        default=65_536,
+        ge=0,
+        description="log bytes the refused requests of one network address may cost an "
+        "agent in each refusal_log_window_sec; past it they are answered, counted and summed "
+        "up in one refusals_unlogged record per window",
+    )
+    refusal_log_total_bytes: int = Field(
+        default=1_048_576,
+        ge=0,
+        description="the same for the refused requests of all addresses together",
+    )
+    refusal_log_window_sec: float = Field(
+        default=60, gt=0, description="the window of refusal_log_bytes and refusal_log_total_bytes"
+    )
 
 
 class SystemConfig(_File):

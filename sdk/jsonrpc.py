@@ -11,7 +11,10 @@ agents' convention); JSON-RPC's own codes are kept for transport faults
 not an object, -32603 an unexpected failure, whose details stay in the agent's log).
 Batches are answered element by element and notifications get no answer, as the spec says.
 Every call is logged as received and sent, except in a batch, whose log is bounded by its
-size: its refused calls are counted in one summary line (``_Batch``).
+size: its refused calls are counted in one summary line (``_Batch``); and refusals (a
+LEAGUE_ERROR answer, single or a batch's summary) are logged only while their caller's
+address, and all callers together, have log budget left in the current window
+(``sdk.refusal_log``), then counted in one ``refusals_unlogged`` line per window.
 
 Bad input never reaches a handler as a crash: the body is read up to ``http.max_body_bytes``
 (HTTP 413 beyond, without keeping the rest in memory), parsed strictly as RFC 8259 JSON
@@ -25,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import json
 import platform
+import time
 import warnings
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
@@ -41,6 +45,7 @@ from sdk.config import HttpConfig
 from sdk.errors import ErrorCode, ProtocolError
 from sdk.messages import LeagueError, Message, protocol_error_from_validation
 from sdk.nesting import json_depth
+from sdk.refusal_log import RefusalBudget
 from sdk.tolerance import Deviation, ProtocolMode, repair, request_defaults, strict_refusal
 
 with warnings.catch_warnings():
@@ -175,13 +180,21 @@ class JsonRpcEndpoint:
         limits: HttpConfig | None = None,
         mode: Callable[[], ProtocolMode] = lambda: "lenient",
         league_manager_sender: str | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ):
         """``league_manager_sender``: the form in which this league's League Manager signs
         (``system.json``), so that the other form is noted (and refused in a strict league);
-        None where no League Manager calls this agent."""
+        None where no League Manager calls this agent. ``clock``: the refusal log's windows
+        are measured by it."""
         self._sender = sender
         self._log = log
         self._limits = limits or HttpConfig()
+        self._refusals = RefusalBudget(
+            per_address=self._limits.refusal_log_bytes,
+            total=self._limits.refusal_log_total_bytes,
+            window_sec=self._limits.refusal_log_window_sec,
+            clock=clock,
+        )
         self._mode = mode
         self._league_manager_sender = league_manager_sender
         self._methods = {
@@ -231,6 +244,9 @@ class JsonRpcEndpoint:
 
     async def dispatch(self, body: bytes | str) -> Any:
         """Answer one JSON-RPC payload: a dict, a list (batch) or None (notifications)."""
+        ended = self._refusals.ended()
+        if ended is not None:
+            self._log.log.info("refusals_unlogged", **ended)
         try:
             parsed = orjson.loads(body)
         except orjson.JSONDecodeError as exc:
@@ -260,21 +276,30 @@ class JsonRpcEndpoint:
 
     async def _dispatch_batch(self, batch: list[Any], size: int) -> list[Any]:
         """The answers to a batch's requests, handled concurrently, its log bounded by its
-        ``size`` (``_Batch``) and summed up in one ``batch_summary`` line."""
+        ``size`` (``_Batch``) and summed up in one ``batch_summary`` line; a summary of
+        refusals alone is a refusal record, charged to the caller's refusal budget and only
+        counted once that is spent."""
         share = _Batch(budget=size)
         token = _BATCH.set(share)
         try:
             answers = await asyncio.gather(*(self._dispatch_one(item) for item in batch))
         finally:
             _BATCH.reset(token)
-        if share.refused or share.unlogged:
+        caller = caller_address()
+        refusals_only = bool(share.refused) and not share.unlogged
+        if refusals_only and self._refusals.muted(caller):
+            self._refusals.withhold(caller, share.refused)
+        elif share.refused or share.unlogged:
+            start = self._log.size
             self._log.log.info(
                 "batch_summary",
-                caller=caller_address(),
+                caller=caller,
                 requests=len(batch),
                 refused=dict(share.refused),
                 unlogged=share.unlogged,
             )
+            if refusals_only:
+                self._refusals.spend(caller, self._log.size - start)
         return [answer for answer in answers if answer is not None]
 
     async def _dispatch_one(self, request: Any) -> Any:
@@ -315,11 +340,9 @@ class JsonRpcEndpoint:
         is known, and only as far as the batch's share of the log goes (``_Batch``)."""
         batch = _BATCH.get()
         if batch is None:
-            self._log.message("message_received", params, method=name)
+            return await self._answer_single(name, method, alias_of, params)
         outcome = await self._outcome(name, method, alias_of, params)
-        if batch is None:
-            self._log_answer(name, outcome)
-        elif outcome.refusal is not None:
+        if outcome.refusal is not None:
             batch.refused[f"{name}:{outcome.refusal}"] += 1
         elif batch.budget > 0:
             start = self._log.size
@@ -328,6 +351,34 @@ class JsonRpcEndpoint:
             batch.budget -= self._log.size - start
         else:
             batch.unlogged += 1
+        return outcome.wire
+
+    async def _answer_single(
+        self, name: str, method: RpcMethod, alias_of: str | None, params: dict[str, Any]
+    ) -> Any:
+        """Answer a call that came alone: logged as received before it is handled, and as
+        sent after; a refusal is charged to its caller's refusal budget, and once that is
+        spent only counted (``sdk.refusal_log``), while a handled call is logged always."""
+        caller = caller_address()
+        if self._refusals.muted(caller):
+            outcome = await self._outcome(name, method, alias_of, params)
+            if outcome.refusal is not None:
+                self._refusals.withhold(caller, Counter({f"{name}:{outcome.refusal}": 1}))
+            else:
+                self._log.message("message_received", params, method=name)
+                self._log_answer(name, outcome)
+            return outcome.wire
+        start = self._log.size
+        self._log.message("message_received", params, method=name)
+        reserved = self._log.size - start  # so calls in flight see it spent already
+        self._refusals.spend(caller, reserved)
+        outcome = await self._outcome(name, method, alias_of, params)
+        start = self._log.size
+        self._log_answer(name, outcome)
+        if outcome.refusal is None:
+            self._refusals.spend(caller, -reserved)
+        else:
+            self._refusals.spend(caller, self._log.size - start)
         return outcome.wire
 
     async def _outcome(

@@ -45,6 +45,17 @@ def free_port() -> int:
             return port
 
 
+class Clock:
+    """A monotonic clock that the test moves (``now``), for code that takes its clock:
+    play sessions' idle time, the refusal log's windows."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 def make_shared_dir(root: Path, **system_overrides: object) -> SharedDir:
     """A copy of the committed SHARED/config under ``root``, with fast retries for tests
     (the protocol's 2 s between retries would make a fault test take minutes)."""

@@ -29,7 +29,7 @@ from playroom.play_sessions import MAX_MOVE_CHARS, MoveRefused, SessionStore, We
 from playroom.transcript import Transcript
 from sdk.config import SharedDir
 from sdk.examples import example
-from tests.conftest import free_port
+from tests.conftest import Clock, free_port
 from tests.strategies.llm_server import start_in_thread
 
 PD_TFT = {
@@ -428,16 +428,6 @@ async def _poll(
             return state
         assert asyncio.get_running_loop().time() < deadline, f"still {state}"
         await asyncio.sleep(0.05)
-
-
-class Clock:
-    """The play sessions' monotonic clock, moved by the test."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture
