@@ -139,6 +139,39 @@ async def test_a_correct_stdlib_player_passes_everything(
     assert [result.name for result in report.results] == list(PLAYER_CHECKS)
 
 
+LEAGUE_MANAGER_ACKS = (
+    "round_announcement.ack",
+    "standings_update.ack",
+    "round_completed.ack",
+    "league_completed.ack",
+)
+
+
+@pytest.mark.parametrize("sender", [None, "league_manager:LM01"], ids=["default", "LM01"])
+def test_the_league_managers_messages_are_signed_as_the_option_says(
+    launch: Launch, shared: SharedDir, sender: str | None
+) -> None:
+    """The kit's League Manager signs ``league_manager`` (system.json's default) unless
+    ``--league-manager-sender`` says otherwise: a player whose League Manager signs
+    ``league_manager:LM01`` refuses the default's notifications, naming the sender that
+    came, and passes everything once the kit is told."""
+    player = broken_player(launch, "lm01_sender")
+    option = ["--league-manager-sender", sender] if sender else []
+    code, report = run_check(
+        "player", player.url, "--shared-dir", str(shared.root), "--matches", "1", *option
+    )
+    found = statuses(report)
+    if sender is not None:
+        assert code == 0 and set(found.values()) == {"PASS"}, report["results"]
+        return
+    assert code == 1
+    by_name = {result["name"]: result for result in report["results"]}
+    for check in LEAGUE_MANAGER_ACKS:
+        assert found[check] == "FAIL", by_name[check]
+        assert "E002: sender 'league_manager':" in by_name[check]["reason"], by_name[check]
+    assert found["invitation.answer"] == found["game_over.ack"] == "PASS", failures(report)
+
+
 def test_our_player_host_gets_no_fail(launch: Launch, shared: SharedDir) -> None:
     """Both modes on one player process: the command in lenient mode, the library in strict."""
     player = launch(
