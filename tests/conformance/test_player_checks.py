@@ -17,6 +17,7 @@ from tests.conformance.conftest import (
     league_command,
     run_check,
     statuses,
+    unexplained,
 )
 from tests.conftest import free_port, make_shared_dir
 
@@ -97,6 +98,7 @@ async def test_each_fault_is_reported_by_its_check(
     assert has_fail == (fault not in TOLERATED | FAIR or (strict and fault in TOLERATED)), (
         report.results
     )
+    assert unexplained(report.model_dump(mode="json")) == []
     assert report.exit_code == (1 if has_fail else 0)
     if fault == "crash_on_game_over":
         assert player.popen.wait(5) == 3, "the broken player should have exited on GAME_OVER"
@@ -164,7 +166,7 @@ def test_the_league_managers_messages_are_signed_as_the_option_says(
     if sender is not None:
         assert code == 0 and set(found.values()) == {"PASS"}, report["results"]
         return
-    assert code == 1
+    assert code == 1 and unexplained(report) == []
     by_name = {result["name"]: result for result in report["results"]}
     for check in LEAGUE_MANAGER_ACKS:
         assert found[check] == "FAIL", by_name[check]
