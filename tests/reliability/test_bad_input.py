@@ -5,8 +5,9 @@ doc/protocol.md names, with a sentence and no traceback, and the service stays u
 The league is strict (grading), so the League Manager and the referee, which read requests
 in their league's mode, refuse a message without its envelope with E003; the player takes
 requests leniently in any league (it does not know its league's mode): it fills the
-envelope in and answers what the message is then worth (and a message that does not prove
-its sender, which a filled-in envelope never does, is refused for that, E012).
+envelope in and answers what the message is then worth, and leniency never extends to
+authentication: a message that does not prove its sender, which a filled-in envelope never
+does, is refused for that (E011 without an auth_token).
 """
 
 from __future__ import annotations
@@ -291,7 +292,7 @@ CASES = [
         {
             "league_manager": LeagueRefused("E003", "strict league: LEAGUE_QUERY has no protocol"),
             "referee": LeagueRefused("E003", "strict league: START_MATCH has no protocol"),
-            "player": LeagueRefused("E012", "this player takes"),
+            "player": LeagueRefused("E011", "carries no auth_token"),
         },
     ),
     Case(
