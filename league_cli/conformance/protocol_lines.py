@@ -55,8 +55,8 @@ PROTOCOL_LINES: dict[str, str] = {
     "YYYY-MM-DDTHH:MM:SSZ, a strict league takes no other)",
     "envelope.conversation_id": "league.v2, Envelope: conversation_id correlates a whole "
     "exchange (e.g. one match)",
-    "match": "league.v2, How a league flows: GAME_INVITATION -> GAME_JOIN_ACK, the move call, "
-    "GAME_OVER to both players",
+    "match": "league.v2, JSON-RPC methods: handle_game_invitation (GAME_INVITATION -> "
+    "GAME_JOIN_ACK), the move call, notify_match_result (GAME_OVER) to both players",
     "bad_input": "JSON-RPC 2.0 (the protocol's transport): -32601 method not found, -32602 "
     "invalid params; league-level refusals as LEAGUE_ERROR (E003, E005, E011, "
     "E012)",
