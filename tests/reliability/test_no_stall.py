@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from league_cli.up import wait_for
+from league_manager.upkeep import FLOOD
 from sdk.config import SharedDir
 from tests.conftest import TinyDisk
 from tests.reliability.crash_league import LEAGUE, CrashLeague, check_league, running_league
@@ -49,6 +50,15 @@ def degraded_for(league: CrashLeague, words: str) -> dict[str, Any] | None:
         and any(words in reason for reason in body["reasons"])
     )
     return body if found else None
+
+
+def alarm(league: CrashLeague, listed: str, key: str) -> dict[str, Any]:
+    """The alarm ``key`` once ``/status`` lists it as ``listed`` (raised or cleared)."""
+    return wait_for(
+        lambda: next((a for a in league.status()["alarms"][listed] if a["key"] == key), None),
+        _SOON,
+        f"/status to list the {key} alarm as {listed}",
+    )
 
 
 def journal_lines(league: CrashLeague) -> list[str]:
@@ -251,13 +261,19 @@ def test_a_flood_of_connections_is_told_and_the_league_completes_after_it(tmp_pa
                 _SOON,
                 "/health to say the League Manager is flooded",
             )
+            raised = alarm(league, "raised", FLOOD)
             answered = league.client.get(f"{league.lm_url}/standings").status_code
             files = len(os.listdir(f"/proc/{league.lm.popen.pid}/fd"))
         final = league.wait_completed(60)
         wait_for(lambda: health(league)[0] == 200 or None, _SOON, "/health to be ok again")
+        cleared = alarm(league, "cleared", FLOOD)
+        still = [a["key"] for a in league.status()["alarms"]["raised"]]
         check = check_league(league.shared, final)
     assert flood.opened > cap * 4, flood.opened
     assert any(str(cap) in reason for reason in body["reasons"]), body
+    assert "flooded with connections" in raised["reason"], raised
+    assert cleared["cleared_at"], cleared
+    assert FLOOD not in still, still
     assert answered == 200
     assert files < cap + 200, f"{files} files open in the League Manager under the flood"
     assert check.double_counts == [] and check.mismatches == []
