@@ -6,7 +6,9 @@ fast as they are answered over many connections (``RequestFlood``). Used by
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import sys
 import threading
 import time
 from collections import Counter
@@ -18,6 +20,8 @@ _CONTENT_LENGTH = re.compile(rb"(?im)^content-length:\s*(\d+)\s*$")
 _F = TypeVar("_F", bound="_Flood")
 _READ_SEC = 10.0
 """How long a flooding connection waits for an answer before it gives up on it."""
+_HOLD_MAX_SEC = 600.0
+"""A flooding process ends by itself after this long."""
 
 
 def http_request(port: int, method: str, path: str, body: bytes = b"") -> bytes:
@@ -55,11 +59,15 @@ class _Flood:
 
 class ConnectionFlood(_Flood):
     """Idle connections opened to one port as fast as they open, up to ``count`` in all,
-    each held until the end: what the server closes makes room for the next."""
+    each held until the end: what the server closes makes room for the next. ``sources``:
+    loopback addresses to open them from in turn (``127.0.0.2``…), each with ports of its
+    own: Linux looks for a free port of one address to one server port in a time that
+    grows with the ports taken, so ten thousand from one address open ever more slowly."""
 
-    def __init__(self, port: int, count: int, seconds: float):
+    def __init__(self, port: int, count: int, seconds: float, sources: list[str] | None = None):
         super().__init__(seconds)
         self._port, self._count = port, count
+        self._sources: list[tuple[str, int] | None] = [(s, 0) for s in sources or []] or [None]
         self.opened = 0
 
     async def _run(self) -> None:
@@ -69,8 +77,15 @@ class ConnectionFlood(_Flood):
             while self.opened < self._count and self._going(deadline):
                 batch = await asyncio.gather(
                     *(
-                        asyncio.wait_for(asyncio.open_connection("127.0.0.1", self._port), 5)
-                        for _ in range(100)
+                        asyncio.wait_for(
+                            asyncio.open_connection(
+                                "127.0.0.1",
+                                self._port,
+                                local_addr=self._sources[(self.opened + i) % len(self._sources)],
+                            ),
+                            5,
+                        )
+                        for i in range(100)
                     ),
                     return_exceptions=True,
                 )
@@ -128,3 +143,19 @@ class RequestFlood(_Flood):
             finally:
                 if writer is not None:
                     writer.close()
+
+
+def _hold(port: int, count: int, sources: list[str]) -> None:
+    """A flooding process (``python -m tests.reliability.floods PORT COUNT [SOURCE...]``):
+    ``count`` connections opened and held; how many are open printed every 0.2 s until it
+    is stopped (SIGTERM closes them all with it) or the process that started it is gone."""
+    parent = os.getppid()
+    with ConnectionFlood(port, count, _HOLD_MAX_SEC, sources) as flood:
+        ends = time.monotonic() + _HOLD_MAX_SEC
+        while os.getppid() == parent and time.monotonic() < ends:
+            print(flood.opened, flush=True)
+            time.sleep(0.2)
+
+
+if __name__ == "__main__":
+    _hold(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:])
