@@ -46,6 +46,11 @@ from sdk.messages import (
 
 __all__ = ["AdminError", "LeagueManager"]
 
+UNBOUNDED_PATHS = ("/health", "/status", "/events")
+"""Paths whose requests are neither counted against ``http.max_requests_in_progress`` nor
+timed: the health and status that must tell of a flood while it lasts (answered from
+memory), and the dashboard's event stream, which never ends (bounded by its own count)."""
+
 
 class LeagueManager:
     """One league: who registered, the schedule, the results and the standings."""
@@ -74,9 +79,7 @@ class LeagueManager:
         self._open_files(league_id)
         self.alarms = Alarms(self.event)
         self.client = RpcClient(self.system, self.log, transport=transport)
-        self.connections = ConnectionGuard(
-            self.system.http.max_server_connections, self.system.http.request_timeout_sec
-        )
+        self.connections = ConnectionGuard(self.system.http, unbounded_paths=UNBOUNDED_PATHS)
         self._build_parts(settings.max_broadcast_concurrency)
         self._run_task: asyncio.Task[None] | None = None
 

@@ -10,7 +10,8 @@ reason, and each clears by itself once its cause is gone.
   (two stats, never one per result) and written again from memory.
 - **A round without progress** for the league's ``stall_after_sec``: an alarm naming the
   matches waited for and their referees.
-- **A flood of connections**: while the server closes connections to stay under its bound
+- **A flood of connections or requests**: while the server closes connections or refuses
+  requests to stay under its bounds, or answers for a handler that takes too long
   (``sdk.connections``).
 """
 
