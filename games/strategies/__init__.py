@@ -4,8 +4,8 @@ The repeated matrix games (the prisoner's dilemma, rock-paper-scissors, even/odd
 hunt, chicken, the battle of the sexes): ``strategies_for("prisoners_dilemma")`` lists the
 names a game's tournament accepts; ``build("rock_paper_scissors", "biased",
 action="paper", weight=0.9)`` makes one. The other games (public goods, auctions, Colonel
-Blotto, congestion) have observation strategies, which pick a move from what their player
-observes:
+Blotto, congestion, the ultimatum game, bargaining, tic-tac-toe) have observation
+strategies, which pick a move from what their player observes:
 ``observed_strategies_for("public_goods")`` and ``build_observed("public_goods",
 "punisher")``.
 """
