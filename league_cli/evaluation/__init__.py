@@ -7,7 +7,8 @@ from __future__ import annotations
 from league_cli.evaluation.episodes import Episode, play_episodes
 from league_cli.evaluation.report import Evaluation, evaluate, to_json, verdict_table
 from league_cli.evaluation.scoring import MetricResult, ThresholdResult, judge, score, summarise
-from league_cli.evaluation.suite import Suite, SuiteError, load_suite, parse_suite
+from league_cli.evaluation.suite import Suite, SuiteError
+from league_cli.evaluation.suite_file import load_suite, parse_suite
 
 __all__ = [
     "Episode",

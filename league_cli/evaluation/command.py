@@ -22,7 +22,8 @@ from games import UnknownGameError
 from league_cli.console import console
 from league_cli.evaluation.report import evaluate as run_evaluation
 from league_cli.evaluation.report import metrics_table, verdict_table, write_json
-from league_cli.evaluation.suite import SuiteError, load_suite
+from league_cli.evaluation.suite import SuiteError
+from league_cli.evaluation.suite_file import load_suite
 from league_cli.evaluation.transcript import (
     TRANSCRIPT_MAX_BYTES,
     Transcript,

@@ -112,5 +112,5 @@ def test_a_bad_suite_exits_2_with_one_line(write_suite: Callable[..., Path]) -> 
     run = evaluate(str(write_suite(base_suite(under_test="nobody"))))
     assert run.exit_code == 2
     assert run.output.count("\n") == 1, run.output
-    assert "under_test: 'nobody' is not an agent id" in run.output
+    assert "under_test: 'nobody' is not one of the agents" in run.output
     assert "Traceback" not in run.output

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from league_cli.evaluation.scoring import MetricResult, interval, judge, score, summarise
-from league_cli.evaluation.suite import ReportSpec, ThresholdSpec, parse_suite
+from league_cli.evaluation.suite import ReportSpec, ThresholdSpec
+from league_cli.evaluation.suite_file import parse_suite
 from tests.evaluation.conftest import base_suite
 
 

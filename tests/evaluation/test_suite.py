@@ -9,12 +9,8 @@ from typing import Any
 
 import pytest
 
-from league_cli.evaluation.suite import (
-    AveragePayoff,
-    Exploitability,
-    SuiteError,
-    load_suite,
-)
+from league_cli.evaluation.suite import AveragePayoff, Exploitability, SuiteError
+from league_cli.evaluation.suite_file import load_suite
 from tests.evaluation.conftest import SUITES, base_suite
 
 
@@ -78,7 +74,7 @@ BAD: list[tuple[str, dict[str, Any] | str, str]] = [
                 {"id": "you", "strategy": "always_cooperate"},
             ]
         ),
-        "agents[0]: Value error, give exactly one of 'strategy'",
+        "agents[0]: give exactly one of 'strategy'",
     ),
     (
         "bad endpoint",
@@ -90,7 +86,11 @@ BAD: list[tuple[str, dict[str, Any] | str, str]] = [
         ),
         "agents[0].endpoint:",
     ),
-    ("under test unknown", base_suite(under_test="them"), "under_test: 'them' is not an agent id"),
+    (
+        "under test unknown",
+        base_suite(under_test="them"),
+        "under_test: 'them' is not one of the agents (me, you)",
+    ),
     ("unknown metric", base_suite(metrics=[{"name": "elo"}]), "metrics[0]:"),
     (
         "metric option",
@@ -114,7 +114,12 @@ BAD: list[tuple[str, dict[str, Any] | str, str]] = [
     (
         "warn below min",
         base_suite(thresholds=[{"metric": "average_payoff", "min": 2, "warn_min": 1}]),
-        "thresholds[0]: Value error, warn_min 1.0 is below min 2.0",
+        "thresholds[0]: the warning bound 1 is below min 2: it would never warn before failing",
+    ),
+    (
+        "warn beyond the other bound",
+        base_suite(thresholds=[{"metric": "average_payoff", "min": 0, "max": 1, "warn_min": 2}]),
+        "thresholds[0]: the warning bound 2 is above max 1: every value that passes would warn",
     ),
     (
         "no bound",
