@@ -14,6 +14,7 @@ from typing import Any
 from rich.table import Table
 
 from league_cli.evaluation.episodes import Episode, play_episodes
+from league_cli.evaluation.report_sections import payoff_matrix, round_by_round, strategy_profile
 from league_cli.evaluation.scoring import (
     MetricResult,
     ThresholdResult,
@@ -140,11 +141,13 @@ def verdict_table(evaluation: Evaluation) -> Table:
 
 
 def to_json(evaluation: Evaluation) -> dict[str, Any]:
-    """The run as JSON: the suite, each metric, each threshold, the verdict, failures and,
-    when the suite asks, every episode."""
+    """The run as JSON: the suite, each metric, each threshold, the verdict, failures and
+    what the suite's report asks for (every episode's values, the strategy profile, the
+    payoff matrix, the rounds)."""
     suite = evaluation.suite
     document: dict[str, Any] = {
         "suite": suite.name,
+        "version": suite.version,
         "source": evaluation.source,
         "game": suite.game.model_dump(mode="json"),
         "under_test": suite.under_test,
@@ -188,6 +191,14 @@ def to_json(evaluation: Evaluation) -> dict[str, Any]:
     }
     if evaluation.transcript is not None:
         document["transcript"] = evaluation.transcript.to_json()
+    histories = [episode.history for episode in evaluation.episodes if episode.history is not None]
+    if suite.report.include_strategy_profile:
+        document["strategy_profile"] = strategy_profile(histories)
+    if suite.report.include_payoff_matrix:
+        agents = [agent.id for agent in suite.agents]
+        document["payoff_matrix"] = payoff_matrix(agents, histories, suite.report, suite.seed)
+    if suite.report.include_round_by_round:
+        document["round_by_round"] = round_by_round(evaluation.episodes)
     if suite.report.per_episode:
         document["per_episode"] = [
             {

@@ -223,6 +223,12 @@ class ReportSpec(_Model):
     bootstrap_samples: int = Field(default=2000, ge=100, le=100_000)
     per_episode: bool = False
     """Each episode's seed, payoffs and metric values in the JSON."""
+    include_strategy_profile: bool = True
+    """Each agent's action frequencies (``league_cli.evaluation.report_sections``)."""
+    include_payoff_matrix: bool = True
+    """Each agent's mean payoff per episode against each other agent."""
+    include_round_by_round: bool = False
+    """The first episodes' moves and payoffs, round by round (bounded)."""
 
 
 class Suite(_Model):
