@@ -173,9 +173,9 @@ def _check(threshold: ThresholdSpec, value: float | None) -> tuple[Verdict, str]
     if threshold.max is not None and value > threshold.max:
         return "fail", f"{value:.4g} > max {threshold.max:g}"
     if threshold.warn_min is not None and value < threshold.warn_min:
-        return "warn", f"{value:.4g} < warn_min {threshold.warn_min:g}"
+        return "warn", f"{value:.4g} < {threshold.warn_min:g}, the warning bound"
     if threshold.warn_max is not None and value > threshold.warn_max:
-        return "warn", f"{value:.4g} > warn_max {threshold.warn_max:g}"
+        return "warn", f"{value:.4g} > {threshold.warn_max:g}, the warning bound"
     return "pass", "within bounds"
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from league_cli.evaluation.game_suite import GameSuite, is_game_suite
 from league_cli.evaluation.suite import (
     Location,
     Suite,
@@ -52,6 +53,21 @@ def parse_suite(data: Any, source: str) -> Suite:
             f"not {type(data).__name__}"
         )
     name = field_name
+    if is_game_suite(data):
+        if data.get("type") != "game_suite":
+            given = f"not {data['type']!r}" if "type" in data else "and this file has no type"
+            raise SuiteError(
+                f"{source}: type: a suite with an evaluation or reporting section is in the "
+                f"documented format, which says 'type: game_suite', {given}"
+            )
+        try:
+            documented = GameSuite.model_validate(data)
+            data = documented.suite_data()
+        except ValidationError as exc:
+            raise _problems(source, exc, field_name) from None
+        except SuiteProblem as problem:
+            raise SuiteError(f"{source}: {field_name(problem.location)}: {problem}") from None
+        name = documented.field_name
     try:
         suite = Suite.model_validate(data)
         check_suite(suite)
