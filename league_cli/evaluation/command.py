@@ -160,6 +160,9 @@ def evaluate(
     except FileSystemError as exc:
         _refuse(str(exc))
     console.print(metrics_table(evaluation))
+    for metric in evaluation.metrics:
+        if metric.note:
+            console.print(f"[yellow]{metric.key}:[/yellow] {escape(metric.note)}", soft_wrap=True)
     console.print(verdict_table(evaluation))
     for episode in evaluation.episodes:
         if episode.failure:

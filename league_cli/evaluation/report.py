@@ -19,7 +19,6 @@ from league_cli.evaluation.scoring import (
     MetricResult,
     ThresholdResult,
     Verdict,
-    episode_value,
     judge,
     score,
     summarise,
@@ -167,6 +166,7 @@ def to_json(evaluation: Evaluation) -> dict[str, Any]:
                 "ci_low": m.lower,
                 "ci_high": m.upper,
                 "n": m.n,
+                **({"note": m.note} if m.note else {}),
             }
             for m in evaluation.metrics
         ],
@@ -200,20 +200,21 @@ def to_json(evaluation: Evaluation) -> dict[str, Any]:
     if suite.report.include_round_by_round:
         document["round_by_round"] = round_by_round(evaluation.episodes)
     if suite.report.per_episode:
+        finished = [(e, e.history) for e in evaluation.episodes if e.history is not None]
+        measured = [
+            result
+            for metric, result in zip(suite.metrics, evaluation.metrics, strict=True)
+            if not isinstance(metric, Exploitability)
+        ]
         document["per_episode"] = [
             {
-                "episode": e.index,
-                "seed": e.seed,
-                "payoffs": e.history.payoffs,
-                "stages": len(e.history.stages),
-                "metrics": {
-                    m.key: episode_value(m, e.history, suite.under_test)
-                    for m in suite.metrics
-                    if not isinstance(m, Exploitability)
-                },
+                "episode": episode.index,
+                "seed": episode.seed,
+                "payoffs": history.payoffs,
+                "stages": len(history.stages),
+                "metrics": {m.key: m.per_episode[i] for m in measured},
             }
-            for e in evaluation.episodes
-            if e.history is not None
+            for i, (episode, history) in enumerate(finished)
         ]
     return document
 

@@ -113,8 +113,8 @@ def round_by_round(
     max_rounds: int = ROUND_BY_ROUND_ROUNDS,
 ) -> dict[str, Any]:
     """The first ``max_episodes`` finished episodes, each with its first ``max_rounds``
-    rounds: every agent's move and what the round paid it (``null`` when the record does
-    not say)."""
+    rounds: every agent's move as chosen and what the round added to its return (discounted
+    where the game discounts; ``null`` when the record does not say)."""
     finished = [(e, e.history) for e in episodes if e.history is not None]
     shown = [
         {

@@ -15,8 +15,9 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from games import UnknownGameError, load_game
+from games import UnknownGameError, load_game, registered_games
 from games.analysis.cooperation import COOPERATION
+from games.matrix import MatrixState
 from games.matrix_games import MATRIX_GAMES
 from games.strategies import UnknownStrategyError
 from league_cli.evaluation.agents import build_local
@@ -32,6 +33,7 @@ __all__ = [
     "Fairness",
     "GameSpecModel",
     "MetricSpec",
+    "NashDistance",
     "Reciprocity",
     "ReportSpec",
     "Suite",
@@ -155,8 +157,20 @@ class Exploitability(_Metric):
     """Default: the game's ``noise`` parameter."""
 
 
+class NashDistance(_Metric):
+    """How far the agent's play in an episode was from a Nash equilibrium of the stage game
+    (``games.analysis.nash_distance``), in total variation, 0 to 1: with ``measure: agent``
+    its own empirical mixed strategy's distance to the nearest strategy it has in some
+    equilibrium; with ``measure: profile`` the larger of both players' distances to the
+    equilibrium nearest the pair. 2-player table games only; see ``doc/evaluation.md``."""
+
+    better: ClassVar[Literal["higher", "lower"]] = "lower"
+    name: Literal["nash_distance"]
+    measure: Literal["agent", "profile"] = "agent"
+
+
 MetricSpec = Annotated[
-    AveragePayoff | CooperationRate | Reciprocity | Fairness | Exploitability,
+    AveragePayoff | CooperationRate | Reciprocity | Fairness | Exploitability | NashDistance,
     Field(discriminator="name"),
 ]
 
@@ -166,6 +180,7 @@ METRIC_TYPES: dict[str, type[_Metric]] = {
     "reciprocity": Reciprocity,
     "fairness": Fairness,
     "exploitability": Exploitability,
+    "nash_distance": NashDistance,
 }
 """Each metric's model by its name (``name`` in the earlier format, ``type`` in the
 documented one)."""
@@ -288,7 +303,7 @@ def check_suite(suite: Suite) -> None:
             ("under_test",), f"{suite.under_test!r} is not one of the agents ({', '.join(ids)})"
         )
     try:
-        spec.create(ids, **suite.game.params)
+        state = spec.create(ids, **suite.game.params)
     except (TypeError, ValueError) as exc:
         raise SuiteProblem(("game", "params"), str(exc)) from None
     for index, agent in enumerate(suite.agents):
@@ -304,8 +319,9 @@ def check_suite(suite: Suite) -> None:
             f"ids must be distinct and not {SCORE!r}, got {keys} (give an 'id' to a "
             f"metric used twice)",
         )
+    table_game = isinstance(state, MatrixState) and len(ids) == 2
     for index, metric in enumerate(suite.metrics):
-        _check_metric(suite, metric, index)
+        _check_metric(suite, metric, index, table_game=table_game)
     for index, threshold in enumerate(suite.thresholds):
         if threshold.metric not in {*keys, SCORE}:
             raise SuiteProblem(
@@ -314,8 +330,9 @@ def check_suite(suite: Suite) -> None:
             )
 
 
-def _check_metric(suite: Suite, metric: MetricSpec, index: int) -> None:
-    """Whether the metric means something in the suite's game, for its agent under test."""
+def _check_metric(suite: Suite, metric: MetricSpec, index: int, *, table_game: bool) -> None:
+    """Whether the metric means something in the suite's game, for its agent under test
+    (``table_game``: a 2-player game of one payoff table, whose equilibria can be solved)."""
     if isinstance(metric, CooperationRate | Reciprocity) and suite.game.type not in COOPERATION:
         raise SuiteProblem(
             ("metrics", index),
@@ -331,3 +348,20 @@ def _check_metric(suite: Suite, metric: MetricSpec, index: int) -> None:
                 f"matrix game ({', '.join(sorted(MATRIX_GAMES))}); a remote agent cannot be "
                 f"replayed against thousands of candidates",
             )
+    if isinstance(metric, NashDistance) and not table_game:
+        raise SuiteProblem(
+            ("metrics", index),
+            f"nash_distance is measured at a 2-player game of one payoff table, whose "
+            f"equilibria are solved exactly ({', '.join(_table_games())}); "
+            f"{suite.game.type} with {len(suite.agents)} agents has no such table",
+        )
+
+
+def _table_games() -> list[str]:
+    """The registered 2-player games of one payoff table."""
+    return [
+        spec.game_type
+        for spec in registered_games()
+        if spec.min_players <= 2 <= spec.max_players
+        and isinstance(spec.create(["a", "b"]), MatrixState)
+    ]

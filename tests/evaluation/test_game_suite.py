@@ -19,21 +19,30 @@ def test_a_documented_suite_runs_end_to_end(
     write_suite: Callable[..., Path], tmp_path: Path
 ) -> None:
     out = tmp_path / "out.json"
+    metrics = [{"type": "average_payoff"}, {"type": "cooperation_rate"}]
     suite = game_suite(
         evaluation=evaluation(
-            thresholds={"average_payoff": {"min": 4.5}, "cooperation_rate": {"max": 0}}
+            metrics=[*metrics, {"type": "nash_distance", "weight": 0}],
+            thresholds={
+                "average_payoff": {"min": 4.5},
+                "cooperation_rate": {"max": 0},
+                "nash_distance": {"max": 0.01},
+            },
         ),
-        reporting={"include_round_by_round": True},
+        reporting={"include_round_by_round": True, "per_episode": True},
     )
     run = evaluate(str(write_suite(suite)), "--json", str(out))
     assert run.exit_code == 0, run.output
     report = json.loads(out.read_text())
     assert (report["suite"], report["version"], report["under_test"]) == ("tiny", "1.0", "me")
+    # always defect plays the prisoner's dilemma's one equilibrium
     assert {m["id"]: m["mean"] for m in report["metrics"]} == {
         "average_payoff": 5.0,
         "cooperation_rate": 0.0,
+        "nash_distance": pytest.approx(0.0, abs=1e-9),
     }
-    assert [t["verdict"] for t in report["thresholds"]] == ["pass", "pass"]
+    assert report["per_episode"][2]["metrics"]["nash_distance"] == pytest.approx(0, abs=1e-9)
+    assert [t["verdict"] for t in report["thresholds"]] == ["pass", "pass", "pass"]
     assert report["strategy_profile"]["me"]["actions"] == {"D": 1.0}
     assert report["payoff_matrix"]["cells"][0][1]["mean"] == 50.0
     assert report["round_by_round"]["episodes"][0]["rounds_played"] == 10

@@ -119,6 +119,17 @@ BAD: list[tuple[str, dict[str, Any] | str, str]] = [
         "metrics[0]: cooperation_rate needs a notion of cooperation",
     ),
     (
+        "no equilibrium in blotto",
+        base_suite(
+            game={"type": "colonel_blotto"},
+            agents=[{"id": "me", "strategy": "uniform"}, {"id": "you", "strategy": "uniform"}],
+            metrics=[{"name": "nash_distance"}],
+        ),
+        "metrics[0]: nash_distance is measured at a 2-player game of one payoff table, whose "
+        "equilibria are solved exactly (battle_of_the_sexes, chicken, prisoners_dilemma, "
+        "rock_paper_scissors, stag_hunt); colonel_blotto with 2 agents has no such table",
+    ),
+    (
         "threshold on no metric",
         base_suite(thresholds=[{"metric": "elo", "min": 1}]),
         "thresholds[0].metric: 'elo' is not a metric id",
