@@ -1,10 +1,11 @@
-"""``league evaluate``: run an evaluation suite, show the verdicts, exit 1 when one fails.
+"""``league evaluate``: run an evaluation suite, show the verdicts, and say the overall one
+in the exit code, so CI can tell a warning from a failure.
 
     league evaluate suites/prisoners_dilemma.yaml --json out.json --parallel 8 --episodes 5
     league evaluate mine.yaml --output runs/ --full-transcript   # every message, bounded
 
-Exit codes: 0 every threshold passed (warnings allowed), 1 a threshold failed or no episode
-finished, 2 the suite (or a flag) is unusable — one line, no traceback.
+Exit codes: 0 every threshold passed, 1 a threshold failed or no episode finished, 2 the
+suite (or a flag) is unusable — one line, no traceback —, 3 none failed but one warned.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from games import UnknownGameError
 from league_cli.console import console
 from league_cli.evaluation.report import evaluate as run_evaluation
 from league_cli.evaluation.report import metrics_table, verdict_table, write_json
-from league_cli.evaluation.suite import SuiteError, load_suite
+from league_cli.evaluation.suite import SuiteError
+from league_cli.evaluation.suite_file import load_suite
 from league_cli.evaluation.transcript import (
     TRANSCRIPT_MAX_BYTES,
     Transcript,
@@ -32,7 +34,11 @@ from sdk.errors import FileSystemError
 
 __all__ = ["evaluate"]
 
+FAILED = 1
 BAD_SUITE = 2
+WARNED = 3
+"""A warning is not a pass: a CI job that only checks for failure reads 3 as one too, and one
+that tolerates warnings says so (``|| [ $? -eq 3 ]``)."""
 
 
 def _refuse(message: str) -> NoReturn:
@@ -105,7 +111,14 @@ def evaluate(
     ] = TRANSCRIPT_MAX_BYTES // 2**20,
 ) -> None:
     """Evaluate the suite's agent under test: play its episodes, compute its metrics with
-    confidence intervals, check its thresholds (exit 1 when one fails)."""
+    confidence intervals, check its thresholds.
+
+    Exit codes:
+    0 every threshold passed,
+    1 a threshold failed (or no episode finished),
+    2 the suite file or a flag is unusable,
+    3 no threshold failed but one warned.
+    """
     try:
         suite = load_suite(suite_path)
     except SuiteError as exc:
@@ -147,6 +160,9 @@ def evaluate(
     except FileSystemError as exc:
         _refuse(str(exc))
     console.print(metrics_table(evaluation))
+    for metric in evaluation.metrics:
+        if metric.note:
+            console.print(f"[yellow]{metric.key}:[/yellow] {escape(metric.note)}", soft_wrap=True)
     console.print(verdict_table(evaluation))
     for episode in evaluation.episodes:
         if episode.failure:
@@ -160,4 +176,6 @@ def evaluate(
         write_json(evaluation, json_path)
         console.print(f"wrote {json_path}")
     if evaluation.verdict == "fail":
-        raise typer.Exit(1)
+        raise typer.Exit(FAILED)
+    if evaluation.verdict == "warn":
+        raise typer.Exit(WARNED)

@@ -14,11 +14,11 @@ from typing import Any
 from rich.table import Table
 
 from league_cli.evaluation.episodes import Episode, play_episodes
+from league_cli.evaluation.report_sections import payoff_matrix, round_by_round, strategy_profile
 from league_cli.evaluation.scoring import (
     MetricResult,
     ThresholdResult,
     Verdict,
-    episode_value,
     judge,
     score,
     summarise,
@@ -140,11 +140,13 @@ def verdict_table(evaluation: Evaluation) -> Table:
 
 
 def to_json(evaluation: Evaluation) -> dict[str, Any]:
-    """The run as JSON: the suite, each metric, each threshold, the verdict, failures and,
-    when the suite asks, every episode."""
+    """The run as JSON: the suite, each metric, each threshold, the verdict, failures and
+    what the suite's report asks for (every episode's values, the strategy profile, the
+    payoff matrix, the rounds)."""
     suite = evaluation.suite
     document: dict[str, Any] = {
         "suite": suite.name,
+        "version": suite.version,
         "source": evaluation.source,
         "game": suite.game.model_dump(mode="json"),
         "under_test": suite.under_test,
@@ -164,6 +166,7 @@ def to_json(evaluation: Evaluation) -> dict[str, Any]:
                 "ci_low": m.lower,
                 "ci_high": m.upper,
                 "n": m.n,
+                **({"note": m.note} if m.note else {}),
             }
             for m in evaluation.metrics
         ],
@@ -188,21 +191,30 @@ def to_json(evaluation: Evaluation) -> dict[str, Any]:
     }
     if evaluation.transcript is not None:
         document["transcript"] = evaluation.transcript.to_json()
+    histories = [episode.history for episode in evaluation.episodes if episode.history is not None]
+    if suite.report.include_strategy_profile:
+        document["strategy_profile"] = strategy_profile(histories)
+    if suite.report.include_payoff_matrix:
+        agents = [agent.id for agent in suite.agents]
+        document["payoff_matrix"] = payoff_matrix(agents, histories, suite.report, suite.seed)
+    if suite.report.include_round_by_round:
+        document["round_by_round"] = round_by_round(evaluation.episodes)
     if suite.report.per_episode:
+        finished = [(e, e.history) for e in evaluation.episodes if e.history is not None]
+        measured = [
+            result
+            for metric, result in zip(suite.metrics, evaluation.metrics, strict=True)
+            if not isinstance(metric, Exploitability)
+        ]
         document["per_episode"] = [
             {
-                "episode": e.index,
-                "seed": e.seed,
-                "payoffs": e.history.payoffs,
-                "stages": len(e.history.stages),
-                "metrics": {
-                    m.key: episode_value(m, e.history, suite.under_test)
-                    for m in suite.metrics
-                    if not isinstance(m, Exploitability)
-                },
+                "episode": episode.index,
+                "seed": episode.seed,
+                "payoffs": history.payoffs,
+                "stages": len(history.stages),
+                "metrics": {m.key: m.per_episode[i] for m in measured},
             }
-            for e in evaluation.episodes
-            if e.history is not None
+            for i, (episode, history) in enumerate(finished)
         ]
     return document
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from league_cli.evaluation.report import evaluate as run_evaluation
-from league_cli.evaluation.suite import load_suite
+from league_cli.evaluation.suite_file import load_suite
 from league_cli.evaluation.transcript import Transcript
 from league_cli.launcher import AgentProcess, Launcher
 from sdk.config import SHARED_DIR_ENV, SharedDir
