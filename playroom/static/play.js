@@ -1,8 +1,8 @@
-// The /play page: picks a game and an opponent from /api/games/defaults, plays it through
-// /api/games, and shows only what the person's seat may see. No framework, no build step.
+// The /play page: picks a game and an opponent from /api/play/defaults, plays it through
+// /api/play, and shows only what the person's seat may see. No framework, no build step.
 "use strict";
 
-const API = "/api/games";
+const API = "/api/play";
 const HIDDEN_KEYS = new Set(["legal_actions", "parameters", "history", "returns"]);
 const POLL_MS = 500;
 
