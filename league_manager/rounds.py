@@ -21,11 +21,14 @@ from typing import Any
 from league_manager.admin import LeagueControl
 from league_manager.agent_states import AgentStates
 from league_manager.agents import AgentRegistry, RegisteredAgent
-from league_manager.book import LeagueBook, LeagueStatus, MatchProgress, RoundRecord
 from league_manager.handover import Handed, RefereeDesk
 from league_manager.notifier import Notifier
+from league_manager.records import LeagueStatus, MatchProgress, RoundRecord
 from league_manager.referee_watch import RefereeWatch
 from league_manager.results import ResultDesk
+from league_manager.results_book import ResultsBook
+from league_manager.schedule_book import ScheduleBook
+from league_manager.standings_book import StandingsBook
 from league_manager.suspension import PlayerHealth
 from league_manager.upkeep import Upkeep
 from sdk.config import LeagueConfig, RetryPolicy
@@ -61,13 +64,16 @@ class RoundRunner:
         sender: str,
         config: LeagueConfig,
         retry_policy: RetryPolicy,
-        book: LeagueBook,
+        schedule: ScheduleBook,
+        results: ResultsBook,
+        standings: StandingsBook,
+        unsettled: frozenset[str],
         agents: AgentRegistry,
         states: AgentStates,
         control: LeagueControl,
         upkeep: Upkeep,
         health: PlayerHealth,
-        results: ResultDesk,
+        desk: ResultDesk,
         referees: RefereeDesk,
         watch: RefereeWatch,
         notifier: Notifier,
@@ -77,22 +83,24 @@ class RoundRunner:
         self._sender = sender
         self._config = config
         self._retry_policy = retry_policy
-        self._book = book
+        self._schedule = schedule
+        self._results = results
+        self._standings = standings
         self._agents = agents
         self._states = states
         self._control = control
         self._upkeep = upkeep
         self._health = health
-        self._results = results
+        self._desk = desk
         self._referees = referees
         self._watch = watch
         self._notifier = notifier
         self._event = event
-        self._unsettled = set(book.unsettled)
+        self._unsettled = set(unsettled)
         """Matches a referee may hold since before this process started: asked about first."""
 
     def next_match_of(self, player_id: str) -> dict[str, Any] | None:
-        match = self._book.next_match_of(player_id)
+        match = self._schedule.next_match_of(player_id)
         if match is None:
             return None
         others = [other for other in match.player_ids if other != player_id]
@@ -109,27 +117,26 @@ class RoundRunner:
     # -- the flow --------------------------------------------------------------------
 
     async def run(self) -> None:
-        book = self._book
+        schedule = self._schedule
         while True:
             await self._control.resumed()  # paused: no round starts, nor does the end
-            if (round_record := book.current_round()) is None:
+            if (round_record := schedule.current_round()) is None:
                 break
             await self._play_round(round_record)
-        book.status = LeagueStatus.COMPLETED
-        self._upkeep.persist("rounds.json", book.write_rounds)
-        ranked = book.table.ranked()
+        self._upkeep.persist("rounds.json", lambda: schedule.mark_league(LeagueStatus.COMPLETED))
+        ranked = self._standings.ranked()
         champion = ranked[0][1] if ranked else None
         self._event(
             "league_completed",
             champion=champion.player_id if champion else None,
-            matches=len(book.results),
+            matches=len(self._results),
         )
         completed = LeagueCompleted(
             sender=self._sender,
-            conversation_id=f"{book.league_id}:completed",
-            league_id=book.league_id,
-            total_rounds=len(book.rounds),
-            total_matches=book.total_matches,
+            conversation_id=f"{schedule.league_id}:completed",
+            league_id=schedule.league_id,
+            total_rounds=len(schedule.rounds),
+            total_matches=schedule.total_matches,
             champion=Champion(
                 player_id=champion.player_id,
                 display_name=champion.display_name,
@@ -159,11 +166,11 @@ class RoundRunner:
         self._states.set_states([agent.agent_id for agent in everyone], "SHUTDOWN")
 
     async def _play_round(self, round_record: RoundRecord) -> None:
-        book = self._book
-        matches = book.open_round(round_record)
-        pending = [m for m in matches if m.match_id not in book.results]
+        schedule = self._schedule
+        matches = schedule.open_round(round_record)
+        pending = [m for m in matches if m.match_id not in self._results]
         self._referees.preassign(pending)
-        self._upkeep.persist("rounds.json", lambda: book.mark_round(round_record, "RUNNING"))
+        self._upkeep.persist("rounds.json", lambda: schedule.mark_round(round_record, "RUNNING"))
         self._event("round_started", round_id=round_record.round_id, matches=len(pending))
         told: dict[str, asyncio.Task[None]] = {}
         if self._config.broadcasts:
@@ -181,14 +188,14 @@ class RoundRunner:
         deadline = asyncio.get_running_loop().time() + ANNOUNCE_GRACE_SEC
         await asyncio.gather(*(self._play_match(match, told, deadline) for match in pending))
         summary = self._summary(matches)
-        self._results.forget(match.match_id for match in matches)
-        self._upkeep.persist("rounds.json", lambda: book.mark_round(round_record, "COMPLETED"))
-        self._upkeep.persist("standings.json", book.write_standings)
+        self._desk.forget(match.match_id for match in matches)
+        self._upkeep.persist("rounds.json", lambda: schedule.mark_round(round_record, "COMPLETED"))
+        self._upkeep.persist("standings.json", self._standings.write)
         self._event("round_completed", round_id=round_record.round_id, **summary.model_dump())
         if not self._config.broadcasts:
             return
-        next_round = book.current_round()
-        standings = book.standings_rows()
+        next_round = schedule.current_round()
+        standings = self._standings.rows()
         topic = f"round-{round_record.round_id}"
         await self._notifier.broadcast(
             Method.UPDATE_STANDINGS,
@@ -223,7 +230,7 @@ class RoundRunner:
         )
 
     def _summary(self, matches: list[MatchProgress]) -> RoundSummary:
-        results = [self._book.results[m.match_id] for m in matches]
+        results = [self._results[m.match_id] for m in matches]
         outcomes = [set(r.outcomes.values()) for r in results]
         return RoundSummary(
             total_matches=len(results),
@@ -246,7 +253,7 @@ class RoundRunner:
         agents = self._agents
         return [
             a
-            for pid, _ in self._book.players
+            for pid, _ in self._schedule.players
             if (a := agents.get(pid)) is not None and a.state != "REMOVED"
         ]
 
@@ -259,28 +266,28 @@ class RoundRunner:
         """Give the match to referees until its result is recorded; first, until
         ``deadline`` at most, wait for its players to have the round's announcement
         (``told``: the announcement on its way to each player)."""
-        book, referees = self._book, self._referees
+        results, referees = self._results, self._referees
         on_way = [task for p in match.player_ids if (task := (told or {}).get(p)) is not None]
         left = deadline - asyncio.get_running_loop().time()
         if on_way and left > 0:
             await asyncio.wait(on_way, timeout=left)
         policy = self._retry_policy
-        done = self._results.waiter(match.match_id)
+        done = self._desk.waiter(match.match_id)
         failures = 0
         busy = False
         holder: RegisteredAgent | None = None
         if match.match_id in self._unsettled:
             self._unsettled.discard(match.match_id)
             holder = await self._watch.holder_after_restart(match, referees.usable_referees())
-        while match.match_id not in book.results:
+        while match.match_id not in results:
             if holder is None:
                 await self._control.resumed()  # paused: nothing is handed over nor forfeited
                 await self._upkeep.writable()  # nor while what it brings cannot be recorded
-                if match.match_id in book.results:
+                if match.match_id in results:
                     return
             suspended = self._health.suspended(match.player_ids)
             if suspended and holder is None:
-                if await self._results.record_forfeit(match, suspended):
+                if await self._desk.record_forfeit(match, suspended):
                     return
                 continue
             if busy:  # the referee is still finishing a match we counted as done: no fault
@@ -293,7 +300,7 @@ class RoundRunner:
                 self._event("no_referee_available", match_id=match.match_id)
                 continue
             async with referees.slot(referee.agent_id):
-                if match.match_id in book.results:
+                if match.match_id in results:
                     return
                 paused = self._control.paused
                 if holder is None and (paused or self._health.suspended(match.player_ids)):
