@@ -4,7 +4,6 @@ league."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from league_manager.agents import AgentRegistry
@@ -13,7 +12,7 @@ from league_manager.results_book import ResultsBook
 from league_manager.schedule_book import ScheduleBook
 from league_manager.standings_book import StandingsBook
 from league_manager.suspension import PlayerHealth
-from sdk.messages import LeagueQuery, LeagueQueryResponse, LeagueStandings, Method
+from sdk.messages import LeagueQuery, LeagueQueryResponse, LeagueStandings, Method, seat_role
 
 __all__ = ["LeagueQueries"]
 
@@ -32,7 +31,6 @@ class LeagueQueries:
         standings: StandingsBook,
         agents: AgentRegistry,
         health: PlayerHealth,
-        next_match_of: Callable[[str], dict[str, Any] | None],
     ):
         self._league_id = league_id
         self._sender = sender
@@ -41,7 +39,6 @@ class LeagueQueries:
         self._standings = standings
         self._agents = agents
         self._health = health
-        self._next_match_of = next_match_of
 
     def standings_message(self, conversation_id: str = Method.GET_STANDINGS) -> LeagueStandings:
         document = self._standings.document(fresh=False)
@@ -78,7 +75,7 @@ class LeagueQueries:
                     **common,
                 )
             data = (
-                self._next_match_of(player_id)
+                self.next_match(player_id)
                 if request.query_type == "GET_NEXT_MATCH"
                 else self.player_stats(player_id)
             )
@@ -95,6 +92,22 @@ class LeagueQueries:
         return self._schedule.document(
             start if isinstance(start, int) and not isinstance(start, bool) else 1
         )
+
+    def next_match(self, player_id: str) -> dict[str, Any] | None:
+        """The player's first match without a result: its opponents, seat and referee."""
+        match = self._schedule.next_match_of(player_id)
+        if match is None:
+            return None
+        others = [other for other in match.player_ids if other != player_id]
+        found = {
+            "match_id": match.match_id,
+            "round_id": match.round_id,
+            "opponent_id": others[0],
+            "role": seat_role(match.player_ids.index(player_id)),
+            "referee_endpoint": match.referee_endpoint,
+            "status": match.status,
+        }
+        return found | ({"opponent_ids": others} if len(others) > 1 else {})
 
     def player_stats(self, player_id: str) -> dict[str, Any]:
         """A player's record, rank and matches (O(its matches), never O(the league))."""

@@ -42,7 +42,6 @@ from sdk.messages import (
     RoundCompleted,
     RoundMatch,
     RoundSummary,
-    seat_role,
 )
 
 __all__ = ["RoundRunner"]
@@ -98,21 +97,6 @@ class RoundRunner:
         self._event = event
         self._unsettled = set(unsettled)
         """Matches a referee may hold since before this process started: asked about first."""
-
-    def next_match_of(self, player_id: str) -> dict[str, Any] | None:
-        match = self._schedule.next_match_of(player_id)
-        if match is None:
-            return None
-        others = [other for other in match.player_ids if other != player_id]
-        found = {
-            "match_id": match.match_id,
-            "round_id": match.round_id,
-            "opponent_id": others[0],
-            "role": seat_role(match.player_ids.index(player_id)),
-            "referee_endpoint": match.referee_endpoint,
-            "status": match.status,
-        }
-        return found | ({"opponent_ids": others} if len(others) > 1 else {})
 
     # -- the flow --------------------------------------------------------------------
 

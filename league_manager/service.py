@@ -189,7 +189,6 @@ class LeagueManager:
             standings=standings,
             agents=agents,
             health=self.health,
-            next_match_of=self.runner.next_match_of,
         )
 
     def _open_files(self, league_id: str) -> None:
