@@ -88,6 +88,11 @@ class RefereeDesk:
         finally:
             self._running[referee.agent_id] -= 1
 
+    async def holder_after_restart(self, match: MatchProgress) -> RegisteredAgent | None:
+        """After a restart, the referee still playing the match, asked among the usable
+        ones (``RefereeWatch.holder_after_restart``); None if none is."""
+        return await self._watch.holder_after_restart(match, self.usable_referees())
+
     def usable_referees(self) -> list[RegisteredAgent]:
         """The referees not shut down; if all are, all of them: the end of a league shuts
         every referee down, and a league resumed after that (a result lost from a damaged

@@ -21,6 +21,7 @@ from league_manager.config import LeagueManagerSettings
 from league_manager.credentials import secret_file
 from league_manager.fencing import Fencing
 from league_manager.handover import RefereeDesk
+from league_manager.match_flow import MatchFlow
 from league_manager.notifier import Notifier
 from league_manager.queries import LeagueQueries
 from league_manager.records import LeagueStatus, ScheduleRecipe
@@ -161,23 +162,29 @@ class LeagueManager:
             concurrency=broadcast_concurrency,
             lenient=config.protocol_mode == "lenient",
         )
+        matches = MatchFlow(
+            retry_policy=self.system.retry_policy,
+            results=results,
+            desk=self.result_desk,
+            referees=self.referees,
+            control=control,
+            upkeep=self.upkeep,
+            health=self.health,
+            event=event,
+            unsettled=self._unsettled,
+        )
         self.runner = RoundRunner(
             league_id=self.league_id,
             sender=self.sender,
             config=config,
-            retry_policy=self.system.retry_policy,
             schedule=schedule,
             results=results,
             standings=standings,
-            unsettled=self._unsettled,
+            matches=matches,
             agents=agents,
             states=self.states,
             control=control,
             upkeep=self.upkeep,
-            health=self.health,
-            desk=self.result_desk,
-            referees=self.referees,
-            watch=watch,
             notifier=self.notifier,
             event=event,
         )

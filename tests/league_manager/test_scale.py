@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from league_manager import match_flow as match_flow_module
 from league_manager import ranking as ranking_module
-from league_manager import rounds as rounds_module
 from league_manager import schedule_book as schedule_book_module
 from league_manager.book import LeagueBook
 from league_manager.records import LeagueStatus, ResultRecord
@@ -317,7 +317,7 @@ async def test_a_league_with_broadcasts_off_sends_only_its_end(shared_dir: Share
 async def test_a_player_slow_to_take_notifications_delays_nobody(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(rounds_module, "ANNOUNCE_GRACE_SEC", 0.2)
+    monkeypatch.setattr(match_flow_module, "ANNOUNCE_GRACE_SEC", 0.2)
     slow = "http://player-1.test/mcp"
     handle = world.handle
 
