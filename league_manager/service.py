@@ -22,6 +22,7 @@ from league_manager.credentials import secret_file
 from league_manager.fencing import Fencing
 from league_manager.handover import RefereeDesk
 from league_manager.match_flow import MatchFlow
+from league_manager.news import LeagueNews
 from league_manager.notifier import Notifier
 from league_manager.queries import LeagueQueries
 from league_manager.records import LeagueStatus, ScheduleRecipe
@@ -173,19 +174,24 @@ class LeagueManager:
             event=event,
             unsettled=self._unsettled,
         )
-        self.runner = RoundRunner(
+        news = LeagueNews(
             league_id=self.league_id,
             sender=self.sender,
             config=config,
             schedule=schedule,
+            standings=standings,
+            agents=agents,
+            notifier=self.notifier,
+        )
+        self.runner = RoundRunner(
+            schedule=schedule,
             results=results,
             standings=standings,
             matches=matches,
-            agents=agents,
-            states=self.states,
+            news=news,
             control=control,
             upkeep=self.upkeep,
-            notifier=self.notifier,
+            states=self.states,
             event=event,
         )
         self.queries = LeagueQueries(
