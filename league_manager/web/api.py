@@ -13,7 +13,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from league_manager.agents import RegisteredAgent
-from league_manager.book import MatchProgress
+from league_manager.records import MatchProgress
 from league_manager.service import LeagueManager
 from sdk.store import StoreError, read_json
 
@@ -33,7 +33,7 @@ def known_match(manager: LeagueManager, match_id: str) -> MatchProgress | None:
     """The scheduled match of that id, or None (malformed ids are never looked up)."""
     if not MATCH_ID.match(match_id):
         return None
-    return manager.book.match(match_id)
+    return manager.schedule.match(match_id)
 
 
 def known_player(manager: LeagueManager, player_id: str) -> RegisteredAgent | None:
@@ -86,7 +86,7 @@ def api_router() -> APIRouter:
         """What the dashboard shows, in one request: status, standings and the matches of
         the round being played."""
         manager = manager_of(request)
-        current = manager.book.current_round()
+        current = manager.schedule.current_round()
         running = [
             _match_summary(match, manager)
             for match in (current.matches if current else [])
@@ -94,7 +94,7 @@ def api_router() -> APIRouter:
         ]
         return {
             "status": manager.status(),
-            "standings": manager.book.standings_document(fresh=False),
+            "standings": manager.standings.document(fresh=False),
             "running": running,
         }
 
@@ -108,7 +108,7 @@ def api_router() -> APIRouter:
         document, problem = await asyncio.to_thread(
             _read_match_file, folder / f"{match.match_id}.json"
         )
-        result = manager.book.results.get(match.match_id)
+        result = manager.results.get(match.match_id)
         return JSONResponse(
             {
                 **_match_summary(match, manager),
@@ -127,9 +127,9 @@ def api_router() -> APIRouter:
         agent = known_player(manager, player_id)
         if agent is None:
             return _not_found(f"player {player_id!r}")
-        results = manager.book.results
+        results = manager.results
         matches = []
-        for match in manager.book.matches_of(player_id):
+        for match in manager.schedule.matches_of(player_id):
             result = results.get(match.match_id)
             matches.append(
                 {
