@@ -14,7 +14,12 @@ from typing import Any
 from rich.table import Table
 
 from league_cli.evaluation.episodes import Episode, play_episodes
-from league_cli.evaluation.report_sections import payoff_matrix, round_by_round, strategy_profile
+from league_cli.evaluation.report_sections import (
+    payoff_matrix,
+    round_by_round,
+    strategy_profile,
+    welfare_section,
+)
 from league_cli.evaluation.scoring import (
     MetricResult,
     ThresholdResult,
@@ -23,7 +28,7 @@ from league_cli.evaluation.scoring import (
     score,
     summarise,
 )
-from league_cli.evaluation.suite import Exploitability, Suite
+from league_cli.evaluation.suite import Exploitability, Suite, table_stage_game
 from league_cli.evaluation.transcript import Transcript
 from sdk.config import SharedDir
 
@@ -45,6 +50,8 @@ class Evaluation:
     seconds: float
     transcript: Transcript | None = None
     """A remote run's transcript (where it went, its size), once the run is over."""
+    welfare: dict[str, Any] | None = None
+    """A 2-player table game's welfare (``report_sections.welfare_section``), else None."""
 
     @property
     def finished(self) -> list[Episode]:
@@ -79,6 +86,13 @@ def evaluate(
     histories = [episode.history for episode in episodes if episode.history is not None]
     metrics = summarise(suite, histories)
     total = score(metrics)
+    game = table_stage_game(suite)
+    players = [agent.id for agent in suite.agents]
+    welfare = (
+        None
+        if game is None
+        else welfare_section(game, players, histories, suite.report, suite.seed)
+    )
     return Evaluation(
         suite,
         source,
@@ -88,6 +102,7 @@ def evaluate(
         judge(suite.thresholds, metrics, total),
         time.perf_counter() - started,
         transcript if suite.has_remote else None,
+        welfare,
     )
 
 
@@ -140,9 +155,9 @@ def verdict_table(evaluation: Evaluation) -> Table:
 
 
 def to_json(evaluation: Evaluation) -> dict[str, Any]:
-    """The run as JSON: the suite, each metric, each threshold, the verdict, failures and
-    what the suite's report asks for (every episode's values, the strategy profile, the
-    payoff matrix, the rounds)."""
+    """The run as JSON: the suite, each metric, each threshold, the verdict, failures, a
+    2-player table game's welfare and what the suite's report asks for (every episode's
+    values, the strategy profile, the payoff matrix, the rounds)."""
     suite = evaluation.suite
     document: dict[str, Any] = {
         "suite": suite.name,
@@ -192,6 +207,8 @@ def to_json(evaluation: Evaluation) -> dict[str, Any]:
     if evaluation.transcript is not None:
         document["transcript"] = evaluation.transcript.to_json()
     histories = [episode.history for episode in evaluation.episodes if episode.history is not None]
+    if evaluation.welfare is not None:
+        document["welfare"] = evaluation.welfare
     if suite.report.include_strategy_profile:
         document["strategy_profile"] = strategy_profile(histories)
     if suite.report.include_payoff_matrix:
