@@ -13,6 +13,7 @@ from typing import Any
 
 from rich.table import Table
 
+from games.analysis import History
 from league_cli.evaluation.episodes import Episode, play_episodes
 from league_cli.evaluation.report_sections import (
     payoff_matrix,
@@ -32,7 +33,15 @@ from league_cli.evaluation.suite import Exploitability, Suite, table_stage_game
 from league_cli.evaluation.transcript import Transcript
 from sdk.config import SharedDir
 
-__all__ = ["Evaluation", "evaluate", "metrics_table", "to_json", "verdict_table", "write_json"]
+__all__ = [
+    "Evaluation",
+    "evaluate",
+    "figure",
+    "metrics_table",
+    "to_json",
+    "verdict_table",
+    "write_json",
+]
 
 _STYLE = {"pass": "green", "warn": "yellow", "fail": "red"}
 
@@ -56,6 +65,11 @@ class Evaluation:
     @property
     def finished(self) -> list[Episode]:
         return [episode for episode in self.episodes if episode.history is not None]
+
+    @property
+    def histories(self) -> list[History]:
+        """The finished episodes' histories, in episode order."""
+        return [episode.history for episode in self.episodes if episode.history is not None]
 
     @property
     def verdict(self) -> Verdict:
@@ -106,7 +120,8 @@ def evaluate(
     )
 
 
-def _number(value: float | None) -> str:
+def figure(value: float | None) -> str:
+    """A value to 4 significant digits, or a dash for none (both reports' tables)."""
     return "—" if value is None else f"{value:.4g}"
 
 
@@ -127,8 +142,8 @@ def metrics_table(evaluation: Evaluation) -> Table:
     table.add_column("Weight", justify="right")
     for m in evaluation.metrics:
         span = "—" if m.lower is None or m.upper is None else f"{m.lower:.4g} … {m.upper:.4g}"
-        table.add_row(m.key, _number(m.mean), span, str(m.n), f"{m.weight:g}")
-    table.add_row("[bold]score[/bold]", _number(evaluation.score), "—", "", "")
+        table.add_row(m.key, figure(m.mean), span, str(m.n), f"{m.weight:g}")
+    table.add_row("[bold]score[/bold]", figure(evaluation.score), "—", "", "")
     return table
 
 
@@ -144,7 +159,7 @@ def verdict_table(evaluation: Evaluation) -> Table:
         statistic = check.threshold.statistic
         name = check.threshold.metric + ("" if statistic == "mean" else f" ({statistic})")
         table.add_row(
-            name, _number(check.value), check.reason, f"[{style}]{check.verdict.upper()}[/{style}]"
+            name, figure(check.value), check.reason, f"[{style}]{check.verdict.upper()}[/{style}]"
         )
     style = _STYLE[evaluation.verdict]
     table.caption = (
@@ -206,7 +221,7 @@ def to_json(evaluation: Evaluation) -> dict[str, Any]:
     }
     if evaluation.transcript is not None:
         document["transcript"] = evaluation.transcript.to_json()
-    histories = [episode.history for episode in evaluation.episodes if episode.history is not None]
+    histories = evaluation.histories
     if evaluation.welfare is not None:
         document["welfare"] = evaluation.welfare
     if suite.report.include_strategy_profile:

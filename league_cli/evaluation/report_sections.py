@@ -1,6 +1,7 @@
-"""What a suite's ``report.include_*`` flags add to the JSON report — each agent's strategy
-profile, the payoff of each pairing of agents, and the episodes round by round —, and the
-welfare of a 2-player table game's rounds, which every report of one holds.
+"""What the reports hold beside the metrics: what a suite's ``report.include_*`` flags add
+— each agent's strategy profile, the payoff of each pairing of agents, and the episodes
+round by round —, the welfare of a 2-player table game's rounds, which every report of one
+holds, and each agent's cooperation round by round, which the HTML report plots.
 
 Each is computed from the finished episodes' histories and bounded, so a long run's report
 stays readable: a profile keeps an agent's most frequent actions, the round-by-round
@@ -18,6 +19,7 @@ from games.analysis import (
     AnalysisError,
     History,
     NormalFormGame,
+    cooperation_levels,
     optimal_profiles,
     pareto_frontier,
     welfare_analysis,
@@ -33,6 +35,7 @@ __all__ = [
     "ROUND_BY_ROUND_EPISODES",
     "ROUND_BY_ROUND_ROUNDS",
     "action_key",
+    "cooperation_by_round",
     "payoff_matrix",
     "round_by_round",
     "strategy_profile",
@@ -52,6 +55,33 @@ def action_key(action: Action) -> str:
     """An action as a JSON key: a string as it is, a number or an allocation as compact
     JSON (``17``, ``[4,3,3]``)."""
     return action if isinstance(action, str) else json.dumps(action, separators=(",", ":"))
+
+
+def cooperation_by_round(histories: Sequence[History]) -> dict[str, list[float]]:
+    """Each agent's cooperation level at its n-th cooperation choice (each round of the
+    games that have a notion of cooperation, ``games.analysis.cooperation``, read as the
+    ``cooperation_rate`` reads it: the actions chosen), averaged over the episodes that
+    reached it; every agent's series as long as the shortest, so they share one axis.
+
+    Raises:
+        AnalysisError: the game has no notion of cooperation.
+    """
+    episodes: dict[str, list[list[float]]] = {}
+    for history in histories:
+        choices: dict[str, list[float]] = {}
+        for levels in cooperation_levels(history):
+            for player, level in levels.items():
+                choices.setdefault(player, []).append(level)
+        for player, levels_of_player in choices.items():
+            episodes.setdefault(player, []).append(levels_of_player)
+    length = min((max(map(len, runs)) for runs in episodes.values()), default=0)
+    return {
+        player: [
+            sum(run[n] for run in runs if len(run) > n) / sum(len(run) > n for run in runs)
+            for n in range(length)
+        ]
+        for player, runs in episodes.items()
+    }
 
 
 def strategy_profile(
