@@ -2,6 +2,7 @@
 in the exit code, so CI can tell a warning from a failure.
 
     league evaluate suites/prisoners_dilemma.yaml --json out.json --parallel 8 --episodes 5
+    league evaluate suites/prisoners_dilemma.yaml --html report.html  # one file, offline
     league evaluate mine.yaml --output runs/ --full-transcript   # every message, bounded
 
 Exit codes: 0 every threshold passed, 1 a threshold failed or no episode finished, 2 the
@@ -20,6 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedCo
 
 from games import UnknownGameError
 from league_cli.console import console
+from league_cli.evaluation.html_report import write_html
 from league_cli.evaluation.report import evaluate as run_evaluation
 from league_cli.evaluation.report import metrics_table, verdict_table, write_json
 from league_cli.evaluation.suite import SuiteError
@@ -67,6 +69,13 @@ def evaluate(
     suite_path: Annotated[Path, typer.Argument(metavar="SUITE.yaml", help="the suite file")],
     json_path: Annotated[
         Path | None, typer.Option("--json", help="write the results as JSON")
+    ] = None,
+    html_path: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            help="write the report as one self-contained HTML file (no network needed to open it)",
+        ),
     ] = None,
     parallel: Annotated[
         int | None,
@@ -174,7 +183,10 @@ def evaluate(
         _show_transcript(transcript)
     if json_path:
         write_json(evaluation, json_path)
-        console.print(f"wrote {json_path}")
+        console.print(f"wrote {escape(str(json_path))}", soft_wrap=True)
+    if html_path:
+        write_html(evaluation, html_path)
+        console.print(f"wrote {escape(str(html_path))}", soft_wrap=True)
     if evaluation.verdict == "fail":
         raise typer.Exit(FAILED)
     if evaluation.verdict == "warn":

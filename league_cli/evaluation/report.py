@@ -13,8 +13,14 @@ from typing import Any
 
 from rich.table import Table
 
+from games.analysis import History
 from league_cli.evaluation.episodes import Episode, play_episodes
-from league_cli.evaluation.report_sections import payoff_matrix, round_by_round, strategy_profile
+from league_cli.evaluation.report_sections import (
+    payoff_matrix,
+    round_by_round,
+    strategy_profile,
+    welfare_section,
+)
 from league_cli.evaluation.scoring import (
     MetricResult,
     ThresholdResult,
@@ -23,11 +29,19 @@ from league_cli.evaluation.scoring import (
     score,
     summarise,
 )
-from league_cli.evaluation.suite import Exploitability, Suite
+from league_cli.evaluation.suite import Exploitability, Suite, table_stage_game
 from league_cli.evaluation.transcript import Transcript
 from sdk.config import SharedDir
 
-__all__ = ["Evaluation", "evaluate", "metrics_table", "to_json", "verdict_table", "write_json"]
+__all__ = [
+    "Evaluation",
+    "evaluate",
+    "figure",
+    "metrics_table",
+    "to_json",
+    "verdict_table",
+    "write_json",
+]
 
 _STYLE = {"pass": "green", "warn": "yellow", "fail": "red"}
 
@@ -45,10 +59,17 @@ class Evaluation:
     seconds: float
     transcript: Transcript | None = None
     """A remote run's transcript (where it went, its size), once the run is over."""
+    welfare: dict[str, Any] | None = None
+    """A 2-player table game's welfare (``report_sections.welfare_section``), else None."""
 
     @property
     def finished(self) -> list[Episode]:
         return [episode for episode in self.episodes if episode.history is not None]
+
+    @property
+    def histories(self) -> list[History]:
+        """The finished episodes' histories, in episode order."""
+        return [episode.history for episode in self.episodes if episode.history is not None]
 
     @property
     def verdict(self) -> Verdict:
@@ -79,6 +100,13 @@ def evaluate(
     histories = [episode.history for episode in episodes if episode.history is not None]
     metrics = summarise(suite, histories)
     total = score(metrics)
+    game = table_stage_game(suite)
+    players = [agent.id for agent in suite.agents]
+    welfare = (
+        None
+        if game is None
+        else welfare_section(game, players, histories, suite.report, suite.seed)
+    )
     return Evaluation(
         suite,
         source,
@@ -88,10 +116,12 @@ def evaluate(
         judge(suite.thresholds, metrics, total),
         time.perf_counter() - started,
         transcript if suite.has_remote else None,
+        welfare,
     )
 
 
-def _number(value: float | None) -> str:
+def figure(value: float | None) -> str:
+    """A value to 4 significant digits, or a dash for none (both reports' tables)."""
     return "—" if value is None else f"{value:.4g}"
 
 
@@ -112,8 +142,8 @@ def metrics_table(evaluation: Evaluation) -> Table:
     table.add_column("Weight", justify="right")
     for m in evaluation.metrics:
         span = "—" if m.lower is None or m.upper is None else f"{m.lower:.4g} … {m.upper:.4g}"
-        table.add_row(m.key, _number(m.mean), span, str(m.n), f"{m.weight:g}")
-    table.add_row("[bold]score[/bold]", _number(evaluation.score), "—", "", "")
+        table.add_row(m.key, figure(m.mean), span, str(m.n), f"{m.weight:g}")
+    table.add_row("[bold]score[/bold]", figure(evaluation.score), "—", "", "")
     return table
 
 
@@ -129,7 +159,7 @@ def verdict_table(evaluation: Evaluation) -> Table:
         statistic = check.threshold.statistic
         name = check.threshold.metric + ("" if statistic == "mean" else f" ({statistic})")
         table.add_row(
-            name, _number(check.value), check.reason, f"[{style}]{check.verdict.upper()}[/{style}]"
+            name, figure(check.value), check.reason, f"[{style}]{check.verdict.upper()}[/{style}]"
         )
     style = _STYLE[evaluation.verdict]
     table.caption = (
@@ -140,9 +170,9 @@ def verdict_table(evaluation: Evaluation) -> Table:
 
 
 def to_json(evaluation: Evaluation) -> dict[str, Any]:
-    """The run as JSON: the suite, each metric, each threshold, the verdict, failures and
-    what the suite's report asks for (every episode's values, the strategy profile, the
-    payoff matrix, the rounds)."""
+    """The run as JSON: the suite, each metric, each threshold, the verdict, failures, a
+    2-player table game's welfare and what the suite's report asks for (every episode's
+    values, the strategy profile, the payoff matrix, the rounds)."""
     suite = evaluation.suite
     document: dict[str, Any] = {
         "suite": suite.name,
@@ -191,7 +221,9 @@ def to_json(evaluation: Evaluation) -> dict[str, Any]:
     }
     if evaluation.transcript is not None:
         document["transcript"] = evaluation.transcript.to_json()
-    histories = [episode.history for episode in evaluation.episodes if episode.history is not None]
+    histories = evaluation.histories
+    if evaluation.welfare is not None:
+        document["welfare"] = evaluation.welfare
     if suite.report.include_strategy_profile:
         document["strategy_profile"] = strategy_profile(histories)
     if suite.report.include_payoff_matrix:

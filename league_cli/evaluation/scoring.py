@@ -39,11 +39,14 @@ from league_cli.evaluation.suite import (
     Fairness,
     MetricSpec,
     NashDistance,
+    ParetoRate,
     Reciprocity,
     ReportSpec,
+    SocialWelfare,
     Suite,
     ThresholdSpec,
 )
+from league_cli.evaluation.welfare import pareto_share, welfare_per_round
 
 __all__ = [
     "MetricResult",
@@ -100,7 +103,8 @@ def episode_value(
     ``equilibria``: the stage game's, for ``nash_distance``, when already solved.
 
     Raises:
-        AnalysisError: ``nash_distance`` without a stage game, or its solver failed.
+        AnalysisError: ``nash_distance``, ``social_welfare`` or ``pareto_rate`` without a
+            stage game or a record of the rounds played, or the solver failed.
     """
     if isinstance(metric, AveragePayoff):
         payoff = average_payoffs([history])[player]
@@ -116,6 +120,10 @@ def episode_value(
         return measured.max_envy if metric.measure == "max_envy" else measured.envy[player]
     if isinstance(metric, NashDistance):
         return _nash_distance(metric, history, player, equilibria)
+    if isinstance(metric, SocialWelfare):
+        return welfare_per_round(history, stage_game(history))
+    if isinstance(metric, ParetoRate):
+        return pareto_share(history, stage_game(history))
     raise ValueError(f"{metric.name} is not measured per episode")
 
 
@@ -175,14 +183,16 @@ def _episode_values(
 ) -> tuple[list[float | None], str | None]:
     """The metric in each episode and, when it cannot be computed, why. The stage game's
     equilibria are solved once: every episode plays the same table."""
-    if isinstance(metric, NashDistance) and histories:
-        try:
-            equilibria = all_equilibria(stage_game(histories[0]))
-            values = [episode_value(metric, h, suite.under_test, equilibria) for h in histories]
-        except AnalysisError as exc:
-            return [None] * len(histories), f"no equilibrium to measure from: {exc}"
-        return values, None
-    return [episode_value(metric, h, suite.under_test) for h in histories], None
+    try:
+        equilibria = (
+            all_equilibria(stage_game(histories[0]))
+            if isinstance(metric, NashDistance) and histories
+            else None
+        )
+        return [episode_value(metric, h, suite.under_test, equilibria) for h in histories], None
+    except AnalysisError as exc:
+        why = "no equilibrium to measure from" if isinstance(metric, NashDistance) else "unmeasured"
+        return [None] * len(histories), f"{why}: {exc}"
 
 
 def summarise(suite: Suite, histories: Sequence[History]) -> list[MetricResult]:

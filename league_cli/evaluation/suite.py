@@ -17,8 +17,10 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from games import UnknownGameError, load_game, registered_games
 from games.analysis.cooperation import COOPERATION
+from games.analysis.normal_form import NormalFormGame
 from games.matrix import MatrixState
 from games.matrix_games import MATRIX_GAMES
+from games.spec import GameState
 from games.strategies import UnknownStrategyError
 from league_cli.evaluation.agents import build_local
 from sdk.types import AgentUrl
@@ -34,14 +36,17 @@ __all__ = [
     "GameSpecModel",
     "MetricSpec",
     "NashDistance",
+    "ParetoRate",
     "Reciprocity",
     "ReportSpec",
+    "SocialWelfare",
     "Suite",
     "SuiteError",
     "SuiteProblem",
     "ThresholdSpec",
     "check_suite",
     "field_name",
+    "table_stage_game",
 ]
 
 SCORE = "score"
@@ -169,8 +174,31 @@ class NashDistance(_Metric):
     measure: Literal["agent", "profile"] = "agent"
 
 
+class SocialWelfare(_Metric):
+    """The episode's mean social welfare per round: the sum of both players' stage payoffs at
+    the outcome played (``league_cli.evaluation.welfare``), undiscounted. The pair's, not the
+    agent's. 2-player table games only."""
+
+    name: Literal["social_welfare"]
+
+
+class ParetoRate(_Metric):
+    """The share of the episode's rounds whose outcome played is Pareto optimal in the stage
+    game (``league_cli.evaluation.welfare``). The pair's, not the agent's. 2-player table
+    games only."""
+
+    name: Literal["pareto_rate"]
+
+
 MetricSpec = Annotated[
-    AveragePayoff | CooperationRate | Reciprocity | Fairness | Exploitability | NashDistance,
+    AveragePayoff
+    | CooperationRate
+    | Reciprocity
+    | Fairness
+    | Exploitability
+    | NashDistance
+    | SocialWelfare
+    | ParetoRate,
     Field(discriminator="name"),
 ]
 
@@ -181,6 +209,8 @@ METRIC_TYPES: dict[str, type[_Metric]] = {
     "fairness": Fairness,
     "exploitability": Exploitability,
     "nash_distance": NashDistance,
+    "social_welfare": SocialWelfare,
+    "pareto_rate": ParetoRate,
 }
 """Each metric's model by its name (``name`` in the earlier format, ``type`` in the
 documented one)."""
@@ -319,7 +349,7 @@ def check_suite(suite: Suite) -> None:
             f"ids must be distinct and not {SCORE!r}, got {keys} (give an 'id' to a "
             f"metric used twice)",
         )
-    table_game = isinstance(state, MatrixState) and len(ids) == 2
+    table_game = _stage_table(state) is not None
     for index, metric in enumerate(suite.metrics):
         _check_metric(suite, metric, index, table_game=table_game)
     for index, threshold in enumerate(suite.thresholds):
@@ -348,13 +378,32 @@ def _check_metric(suite: Suite, metric: MetricSpec, index: int, *, table_game: b
                 f"matrix game ({', '.join(sorted(MATRIX_GAMES))}); a remote agent cannot be "
                 f"replayed against thousands of candidates",
             )
-    if isinstance(metric, NashDistance) and not table_game:
+    if isinstance(metric, NashDistance | SocialWelfare | ParetoRate) and not table_game:
+        read = (
+            "whose equilibria are solved exactly"
+            if isinstance(metric, NashDistance)
+            else "whose outcomes it reads"
+        )
         raise SuiteProblem(
             ("metrics", index),
-            f"nash_distance is measured at a 2-player game of one payoff table, whose "
-            f"equilibria are solved exactly ({', '.join(_table_games())}); "
-            f"{suite.game.type} with {len(suite.agents)} agents has no such table",
+            f"{metric.name} is measured at a 2-player game of one payoff table, {read} "
+            f"({', '.join(_table_games())}); {suite.game.type} with {len(suite.agents)} "
+            f"agents has no such table",
         )
+
+
+def _stage_table(state: GameState) -> NormalFormGame | None:
+    """The stage game of a 2-player game of one payoff table, else None."""
+    if isinstance(state, MatrixState) and len(state.players) == 2:
+        return NormalFormGame.from_table(state.table)
+    return None
+
+
+def table_stage_game(suite: Suite) -> NormalFormGame | None:
+    """The stage game the suite's agents play, when it is a 2-player game of one payoff
+    table (its equilibria, welfare and Pareto frontier are computed from it), else None."""
+    spec = load_game(suite.game.type)
+    return _stage_table(spec.create([agent.id for agent in suite.agents], **suite.game.params))
 
 
 def _table_games() -> list[str]:
@@ -363,5 +412,5 @@ def _table_games() -> list[str]:
         spec.game_type
         for spec in registered_games()
         if spec.min_players <= 2 <= spec.max_players
-        and isinstance(spec.create(["a", "b"]), MatrixState)
+        and _stage_table(spec.create(["a", "b"])) is not None
     ]

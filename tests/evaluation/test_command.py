@@ -10,13 +10,17 @@ from pathlib import Path
 import pytest
 
 from tests.evaluation.conftest import SUITES, base_suite, evaluate
+from tests.html_checks import check_html
 
 
 @pytest.mark.parametrize("path", sorted(SUITES.glob("*.yaml")), ids=lambda p: p.stem)
 def test_every_shipped_suite_runs_and_reports(path: Path, tmp_path: Path) -> None:
-    out = tmp_path / "out.json"
-    run = evaluate(str(path), "--episodes", "3", "--parallel", "2", "--json", str(out))
+    out, html = tmp_path / "out.json", tmp_path / "out.html"
+    run = evaluate(
+        str(path), "--episodes", "3", "--parallel", "2", "--json", str(out), "--html", str(html)
+    )
     report = json.loads(out.read_text())
+    assert len(check_html(html.read_text()).marked) == len(report["thresholds"])
     assert (report["episodes"], report["finished_episodes"]) == (3, 3)
     assert run.exit_code == {"pass": 0, "fail": 1, "warn": 3}[report["verdict"]], run.output
     assert all(metric["mean"] is not None for metric in report["metrics"]), report["metrics"]
