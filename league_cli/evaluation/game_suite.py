@@ -26,6 +26,7 @@ from pydantic import (
 
 from games import UnknownGameError, load_game
 from games.spec import GameSpec
+from league_cli.evaluation.bias import BiasSpec
 from league_cli.evaluation.suite import (
     METRIC_TYPES,
     SCORE,
@@ -165,6 +166,8 @@ class GameSuiteEvaluation(_Model):
     under_test: str | None = None
     """The agent whose metrics are measured (default: the first)."""
     parallel: int | None = None
+    bias: BiasSpec | None = None
+    """Labels to show the agent under test's opponent under, and the test's level."""
 
 
 class GameSuite(_Model):
@@ -209,6 +212,7 @@ class GameSuite(_Model):
             "episodes": evaluation.episodes,
             "parallel": evaluation.parallel,
             "seed": self.game.config.seed,
+            "bias": None if evaluation.bias is None else evaluation.bias.model_dump(),
         }
         data.update({key: value for key, value in optional.items() if value is not None})
         return data
@@ -282,7 +286,7 @@ class GameSuite(_Model):
 
     def _location(self, location: Location) -> Location:
         head, rest = location[0] if location else "", location[1:]
-        if head in ("under_test", "episodes", "parallel"):
+        if head in ("under_test", "episodes", "parallel", "bias"):
             return ("evaluation", head, *rest)
         if head == "seed":
             return ("game", "config", "seed")

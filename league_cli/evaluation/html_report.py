@@ -1,8 +1,9 @@
 """An evaluation as one self-contained HTML file (``league evaluate --html``): the verdict,
 each threshold against its metric's value and interval, the metrics and the weighted score,
-the payoff matrix, the strategy profiles, each agent's cooperation over the rounds and a
-table game's welfare. Built from ``league_cli.html_parts`` as the league report is (inline
-CSS and SVG, no script, no network), so it opens anywhere and can be kept with a CI run.
+the payoff matrix, the strategy profiles, each agent's cooperation over the rounds, a table
+game's welfare and the agent's bias across its opponent's labels. Built from
+``league_cli.html_parts`` as the league report is (inline CSS and SVG, no script, no
+network), so it opens anywhere and can be kept with a CI run.
 Every text from the suite, its agents and its games (names, descriptions, actions, reasons)
 is escaped."""
 
@@ -273,6 +274,41 @@ def _welfare(evaluation: Evaluation) -> str:
     )
 
 
+def _bias(bias: Mapping[str, Any]) -> str:
+    """Each label's counts and rates of the agent's actions, and the test's verdict."""
+    intro = (
+        f"<p>The agent under test met {escape(bias['opponent'])} under each label in turn; "
+        f"are its actions independent of the label (α = {bias['alpha']:g})?</p>"
+    )
+    if "note" in bias:
+        return intro + f'<p class="muted">Not measured: {escape(bias["note"])}</p>'
+    actions = bias["actions"]
+    rows: list[list[str | Marked]] = [
+        [
+            label,
+            str(sum(bias["counts"][label].values())),
+            *(
+                f"{bias['counts'][label][action]} ({_share(bias['rates'][label][action])})"
+                for action in actions
+            ),
+        ]
+        for label in bias["labels"]
+    ]
+    verdict = Marked(bias["verdict"], "verdict " + ("fail" if bias["biased"] else "pass"))
+    summary: list[list[str | Marked]] = [
+        ["Test", bias["test"]],
+        ["p-value", f"{bias['p_value']:.3g}"],
+        ["Verdict", verdict],
+        ["Largest gap between two labels' rates", _share(bias["largest_gap"])],
+    ]
+    summary += [["Caution", bias["caution"]]] if bias["caution"] else []
+    return (
+        intro
+        + table(["Label", "Moves", *(str(action) for action in actions)], rows)
+        + table(["Measure", "Value"], summary)
+    )
+
+
 def _failures(evaluation: Evaluation) -> str:
     failed = [e for e in evaluation.episodes if e.history is None]
     if not failed:
@@ -315,6 +351,7 @@ def render_html(evaluation: Evaluation) -> str:
         _cooperation(evaluation, histories),
         "<h2>Welfare</h2>",
         _welfare(evaluation),
+        *(["<h2>Bias across labels</h2>", _bias(evaluation.bias)] if evaluation.bias else []),
         _failures(evaluation),
     ]
     return html_page(f"{suite.name}: evaluation report", "\n".join(sections))

@@ -14,6 +14,7 @@ from typing import Any
 from rich.table import Table
 
 from games.analysis import History
+from league_cli.evaluation.bias import bias_section, measure_bias
 from league_cli.evaluation.episodes import Episode, play_episodes
 from league_cli.evaluation.report_sections import (
     payoff_matrix,
@@ -61,6 +62,8 @@ class Evaluation:
     """A remote run's transcript (where it went, its size), once the run is over."""
     welfare: dict[str, Any] | None = None
     """A 2-player table game's welfare (``report_sections.welfare_section``), else None."""
+    bias: dict[str, Any] | None = None
+    """The test across labels (``league_cli.evaluation.bias.bias_section``), else None."""
 
     @property
     def finished(self) -> list[Episode]:
@@ -98,7 +101,13 @@ def evaluate(
         )
     )
     histories = [episode.history for episode in episodes if episode.history is not None]
-    metrics = summarise(suite, histories)
+    found = (
+        None
+        if suite.bias is None
+        else measure_bias(suite.bias, suite.under_test, ((e.label, e.history) for e in episodes))
+    )
+    metrics = summarise(suite, histories, found)
+    opponent = next(agent.id for agent in suite.agents if agent.id != suite.under_test)
     total = score(metrics)
     game = table_stage_game(suite)
     players = [agent.id for agent in suite.agents]
@@ -117,6 +126,7 @@ def evaluate(
         time.perf_counter() - started,
         transcript if suite.has_remote else None,
         welfare,
+        None if suite.bias is None or found is None else bias_section(suite.bias, opponent, found),
     )
 
 
@@ -142,7 +152,8 @@ def metrics_table(evaluation: Evaluation) -> Table:
     table.add_column("Weight", justify="right")
     for m in evaluation.metrics:
         span = "—" if m.lower is None or m.upper is None else f"{m.lower:.4g} … {m.upper:.4g}"
-        table.add_row(m.key, figure(m.mean), span, str(m.n), f"{m.weight:g}")
+        key = m.key if m.p_value is None else f"{m.key} (p = {m.p_value:.3g})"
+        table.add_row(key, figure(m.mean), span, str(m.n), f"{m.weight:g}")
     table.add_row("[bold]score[/bold]", figure(evaluation.score), "—", "", "")
     return table
 
@@ -197,6 +208,7 @@ def to_json(evaluation: Evaluation) -> dict[str, Any]:
                 "ci_high": m.upper,
                 "n": m.n,
                 **({"note": m.note} if m.note else {}),
+                **({"p_value": m.p_value} if m.p_value is not None else {}),
             }
             for m in evaluation.metrics
         ],
@@ -224,6 +236,8 @@ def to_json(evaluation: Evaluation) -> dict[str, Any]:
     histories = evaluation.histories
     if evaluation.welfare is not None:
         document["welfare"] = evaluation.welfare
+    if evaluation.bias is not None:
+        document["bias"] = evaluation.bias
     if suite.report.include_strategy_profile:
         document["strategy_profile"] = strategy_profile(histories)
     if suite.report.include_payoff_matrix:

@@ -18,6 +18,7 @@ import numpy as np
 
 from games.analysis import (
     AnalysisError,
+    BiasTest,
     EquilibriumSet,
     History,
     all_equilibria,
@@ -37,6 +38,7 @@ from league_cli.evaluation.suite import (
     CooperationRate,
     Exploitability,
     Fairness,
+    LabelBias,
     MetricSpec,
     NashDistance,
     ParetoRate,
@@ -77,6 +79,8 @@ class MetricResult:
     n: int
     per_episode: tuple[float | None, ...] = ()
     note: str | None = None
+    p_value: float | None = None
+    """``label_bias``'s p-value, shown beside its value."""
 
     def value(self, on: Literal["mean", "lower", "upper"]) -> float | None:
         """The mean or a bound of the interval; the mean when there is no interval (one
@@ -178,6 +182,29 @@ def _exploitability(metric: Exploitability, suite: Suite) -> MetricResult:
     )
 
 
+def _label_bias(metric: LabelBias, found: BiasTest | str | None) -> MetricResult:
+    """The largest gap between labels, with the test's p-value (``league_cli.evaluation.bias``),
+    or no value and why."""
+    if not isinstance(found, BiasTest):
+        why = found or "the suite measures no bias"
+        return MetricResult(
+            metric.key, metric.name, metric.weight, None, None, None, None, 0, note=why
+        )
+    verdict = "biased" if found.biased else "not significant"
+    return MetricResult(
+        metric.key,
+        metric.name,
+        metric.weight,
+        found.largest_gap,
+        None,
+        None,
+        None,
+        sum(map(sum, found.counts)),
+        note=f"p = {found.p_value:.3g} ({found.test}), {verdict} at α = {found.alpha:g}",
+        p_value=found.p_value,
+    )
+
+
 def _episode_values(
     metric: MetricSpec, suite: Suite, histories: Sequence[History]
 ) -> tuple[list[float | None], str | None]:
@@ -195,12 +222,18 @@ def _episode_values(
         return [None] * len(histories), f"{why}: {exc}"
 
 
-def summarise(suite: Suite, histories: Sequence[History]) -> list[MetricResult]:
-    """Every metric of the suite over the histories of its finished episodes."""
+def summarise(
+    suite: Suite, histories: Sequence[History], bias: BiasTest | str | None = None
+) -> list[MetricResult]:
+    """Every metric of the suite over the histories of its finished episodes; ``bias``: the
+    run's test across labels (or why it has none), for ``label_bias``."""
     results = []
     for metric in suite.metrics:
         if isinstance(metric, Exploitability):
             results.append(_exploitability(metric, suite))
+            continue
+        if isinstance(metric, LabelBias):
+            results.append(_label_bias(metric, bias))
             continue
         per_episode, note = _episode_values(metric, suite, histories)
         values = [value for value in per_episode if value is not None]

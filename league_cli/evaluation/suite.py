@@ -23,6 +23,7 @@ from games.matrix_games import MATRIX_GAMES
 from games.spec import GameState
 from games.strategies import UnknownStrategyError
 from league_cli.evaluation.agents import build_local
+from league_cli.evaluation.bias import BiasSpec
 from sdk.types import AgentUrl
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "Exploitability",
     "Fairness",
     "GameSpecModel",
+    "LabelBias",
     "MetricSpec",
     "NashDistance",
     "ParetoRate",
@@ -190,6 +192,17 @@ class ParetoRate(_Metric):
     name: Literal["pareto_rate"]
 
 
+class LabelBias(_Metric):
+    """The largest gap between two labels' rates of one action of the agent under test
+    (``games.analysis.label_bias``), its p-value beside it; one number for the run, no
+    interval. Needs the suite's ``bias``; weighs nothing in the score unless given a weight.
+    """
+
+    better: ClassVar[Literal["higher", "lower"]] = "lower"
+    name: Literal["label_bias"]
+    weight: float = 0.0
+
+
 MetricSpec = Annotated[
     AveragePayoff
     | CooperationRate
@@ -198,7 +211,8 @@ MetricSpec = Annotated[
     | Exploitability
     | NashDistance
     | SocialWelfare
-    | ParetoRate,
+    | ParetoRate
+    | LabelBias,
     Field(discriminator="name"),
 ]
 
@@ -211,6 +225,7 @@ METRIC_TYPES: dict[str, type[_Metric]] = {
     "nash_distance": NashDistance,
     "social_welfare": SocialWelfare,
     "pareto_rate": ParetoRate,
+    "label_bias": LabelBias,
 }
 """Each metric's model by its name (``name`` in the earlier format, ``type`` in the
 documented one)."""
@@ -291,6 +306,7 @@ class Suite(_Model):
     metrics: list[MetricSpec] = Field(min_length=1)
     thresholds: list[ThresholdSpec] = Field(default_factory=list)
     report: ReportSpec = Field(default_factory=ReportSpec)
+    bias: BiasSpec | None = None
 
     @property
     def agent_under_test(self) -> AgentSpec:
@@ -352,12 +368,37 @@ def check_suite(suite: Suite) -> None:
     table_game = _stage_table(state) is not None
     for index, metric in enumerate(suite.metrics):
         _check_metric(suite, metric, index, table_game=table_game)
+    if suite.bias is not None:
+        _check_bias(suite, suite.bias)
     for index, threshold in enumerate(suite.thresholds):
         if threshold.metric not in {*keys, SCORE}:
             raise SuiteProblem(
                 ("thresholds", index, "metric"),
                 f"{threshold.metric!r} is not a metric id ({', '.join([*keys, SCORE])})",
             )
+
+
+def _check_bias(suite: Suite, bias: BiasSpec) -> None:
+    """Labels need one opponent whose id the evaluation may choose: a built-in agent."""
+    if len(suite.agents) != 2:
+        raise SuiteProblem(
+            ("bias",),
+            f"bias labels the agent under test's one opponent, so the suite needs 2 agents, "
+            f"not {len(suite.agents)}",
+        )
+    opponent = next(agent for agent in suite.agents if agent.id != suite.under_test)
+    if opponent.remote:
+        raise SuiteProblem(
+            ("bias",),
+            f"the opponent {opponent.id!r} is remote and is called under its own id, which "
+            f"cannot change with the label: make the opponent a built-in agent",
+        )
+    if suite.under_test in bias.labels:
+        raise SuiteProblem(
+            ("bias", "labels"),
+            f"{suite.under_test!r} is the agent under test's own id, so it cannot label its "
+            f"opponent",
+        )
 
 
 def _check_metric(suite: Suite, metric: MetricSpec, index: int, *, table_game: bool) -> None:
@@ -368,6 +409,12 @@ def _check_metric(suite: Suite, metric: MetricSpec, index: int, *, table_game: b
             ("metrics", index),
             f"{metric.name} needs a notion of cooperation, which {suite.game.type} lacks (it "
             f"is defined for {', '.join(sorted(COOPERATION))})",
+        )
+    if isinstance(metric, LabelBias) and suite.bias is None:
+        raise SuiteProblem(
+            ("metrics", index),
+            "label_bias compares the agent's actions across labels: give the suite's bias "
+            "option its labels",
         )
     if isinstance(metric, Exploitability):
         agent = suite.agent_under_test
