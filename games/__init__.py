@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from games.registry import UnknownGameError, game_types, load_game, registered_games
-from games.spec import Action, ActionSpace, GameSpec, GameState
+from games.spec import Action, ActionSpace, GameSpec, GameState, WireResult
 
 __all__ = [
     "Action",
@@ -11,6 +11,7 @@ __all__ = [
     "GameSpec",
     "GameState",
     "UnknownGameError",
+    "WireResult",
     "game_types",
     "load_game",
     "registered_games",

@@ -28,6 +28,10 @@ Payoffs (``rewards()`` = ``returns()``, one stage)
     Zero-sum, bounds [-1, +1]. League points (3/1/0) come from the league's config, not
     from here.
 
+GAME_OVER (``wire_result``)
+    As the protocol states it: each player's ``choices``, the ``drawn_number`` and its
+    ``number_parity``, no payoffs.
+
 Randomness
     ``reset(None)`` draws from ``secrets.SystemRandom()`` (players cannot predict it);
     ``reset(seed)`` uses ``random.Random(seed)`` and repeats exactly.
@@ -44,7 +48,7 @@ from collections.abc import Mapping, Sequence
 from enum import Enum
 from typing import Any
 
-from games.spec import NO_MOVE, ActionSpace, Game, GameSpec, check_players
+from games.spec import NO_MOVE, ActionSpace, Game, GameSpec, GameState, WireResult, check_players
 
 __all__ = [
     "DISPLAY_NAME",
@@ -67,6 +71,7 @@ __all__ = [
     "init_state",
     "parity_of",
     "validate_choice",
+    "wire_result",
 ]
 
 
@@ -236,6 +241,20 @@ def init_state(player_ids: Sequence[str], seed: int | None = None) -> EvenOddSta
     return state
 
 
+def wire_result(state: GameState) -> WireResult:
+    """A finished game's GAME_OVER fields as the protocol has them: the choices, the drawn
+    number and its parity."""
+    final = state.to_json()
+    choices: dict[str, str | None] = dict(final["choices"])
+    number, parity = final["drawn_number"], final["number_parity"]
+    picks = ", ".join(f"{player} chose {choice}" for player, choice in choices.items())
+    return WireResult(
+        choices=choices,
+        fields={"drawn_number": number, "number_parity": parity},
+        account=f"drawn number {number} is {parity}; {picks}",
+    )
+
+
 SPEC = GameSpec(
     game_type=GAME_ID,
     versioned_id=VERSIONED_ID,
@@ -249,4 +268,5 @@ SPEC = GameSpec(
     valid_choices=tuple(_ACTIONS),
     payoff_bounds=PAYOFF_BOUNDS,
     new_state=EvenOddState,
+    wire_result=wire_result,
 )

@@ -5,7 +5,8 @@ A referee or a batch runner needs only these types: ``GameSpec`` says what the g
 surface of one episode, in the style of OpenSpiel and PettingZoo's parallel environments;
 ``ActionSpace`` says what a player may play now: one of finite choices, a number (a bid, an
 offer), or an allocation (troops over battlefields). ``Game`` gives a game's class the parts
-that are the same everywhere.
+that are the same everywhere. ``WireResult`` is how a game whose GAME_OVER the protocol
+itself defines (even/odd) states its end in the protocol's fields.
 """
 
 from __future__ import annotations
@@ -15,7 +16,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-__all__ = ["NO_MOVE", "Action", "ActionSpace", "Game", "GameSpec", "GameState", "check_players"]
+__all__ = [
+    "NO_MOVE",
+    "Action",
+    "ActionSpace",
+    "Game",
+    "GameSpec",
+    "GameState",
+    "WireResult",
+    "check_players",
+]
 
 Action = Any
 """A move as it travels: a protocol string ("even", "C"), a number (a bid) or a JSON list (an
@@ -255,6 +265,19 @@ class Game:
 
 
 @dataclass(frozen=True)
+class WireResult:
+    """A finished game as the protocol's own GAME_OVER states it, for a game league.v2
+    defines (even/odd): in place of payoffs and a final state, the players' choices, the
+    other fields of ``game_result``, and how the game ended, for the result's reason."""
+
+    choices: dict[str, str | None]
+    fields: dict[str, Any]
+    """The other fields of ``game_result`` (even/odd: ``drawn_number``, ``number_parity``)."""
+    account: str
+    """How the game ended, in words ("drawn number 7 is odd; A chose even, B chose odd")."""
+
+
+@dataclass(frozen=True)
 class GameSpec:
     """The facts of one game, stated once by its module and listed by the registry."""
 
@@ -273,6 +296,9 @@ class GameSpec:
     """Called as ``new_state(player_ids, **parameters)``."""
     parameters: Mapping[str, Any] = field(default_factory=dict)
     """Every parameter the game takes, with its default."""
+    wire_result: Callable[[GameState], WireResult] | None = None
+    """How a finished game is stated in GAME_OVER's result, for a game whose result the
+    protocol defines; None: by its payoffs and final state."""
 
     def create(self, player_ids: Sequence[str], **parameters: Any) -> GameState:
         """A state for ``player_ids`` with the defaults overridden by ``parameters``.

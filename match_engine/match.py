@@ -155,7 +155,7 @@ class Match:
                 self._log.log.info("player_message", match_id=plan.match_id, **note)
             if not shape.choices_in_result:
                 self._record.stage(stage, joint, **said)
-        return played_outcome(state)
+        return played_outcome(self._rules.spec, state)
 
     # -- lifecycle ------------------------------------------------------------------
 

@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from games import GameState
+from games import GameSpec, GameState
 from sdk.config import ScoringConfig
-from sdk.messages import GameResult, GameStatus, MatchResult, ParityChoice, outcome_of
+from sdk.messages import GameResult, GameStatus, MatchResult, outcome_of
 
 __all__ = ["Fault", "MatchOutcome", "played_outcome", "technical_outcome"]
 
@@ -33,28 +33,29 @@ class MatchOutcome:
     winner: str | None
     choices: dict[str, str | None]
     reason: str
-    drawn_number: int | None = None
-    number_parity: ParityChoice | None = None
+    result_fields: dict[str, Any] = field(default_factory=dict)
+    """The fields of GAME_OVER's result that the game states itself (``GameSpec.
+    wire_result``: even/odd's drawn number and its parity)."""
     faults: tuple[Fault, ...] = field(default=())
     payoffs: dict[str, float] | None = None
     game_state: dict[str, Any] | None = None
-    """The whole final state of a game other than even/odd, for the match file."""
+    """The whole final state, for the match file, of a game reported by its payoffs."""
 
     @property
     def technical_losers(self) -> list[str]:
         return [fault.player_id for fault in self.faults]
 
     def game_result(self) -> GameResult:
-        """GAME_OVER's result: even/odd's fields exactly as the protocol has them; other
-        games add their ``payoffs``."""
-        extra = {"payoffs": self.payoffs} if self.payoffs and self.drawn_number is None else {}
+        """GAME_OVER's result: the protocol's fields, with those the game states itself
+        (even/odd's, exactly as the protocol has them) or, for a game reported by its
+        payoffs, its ``payoffs``."""
+        extra: dict[str, Any] = {"payoffs": self.payoffs} if self.payoffs else {}
         return GameResult(
             status=self.status,
             winner_player_id=self.winner,
-            drawn_number=self.drawn_number,
-            number_parity=self.number_parity,
             choices=dict(self.choices),
             reason=self.reason,
+            **self.result_fields,
             **extra,
         )
 
@@ -71,50 +72,46 @@ class MatchOutcome:
         }
 
     def match_result(self, scoring: ScoringConfig) -> MatchResult:
-        details: dict[str, Any] = {
-            "status": self.status,
-            "drawn_number": self.drawn_number,
-            "number_parity": self.number_parity,
-            "choices": dict(self.choices),
-            "technical_losers": self.technical_losers,
-            "reason": self.reason,
-        }
+        """MATCH_RESULT_REPORT's result: the winner, the points, and as details GAME_OVER's
+        result with the technical losers."""
+        details: dict[str, Any] = self.game_result().model_dump(
+            exclude={"winner_player_id", "reason", "payoffs"}
+        )
+        details |= {"technical_losers": self.technical_losers, "reason": self.reason}
         if self.payoffs is not None:
             details["payoffs"] = dict(self.payoffs)
         return MatchResult(winner=self.winner, score=self.points(scoring), details=details)
 
 
-def played_outcome(state: GameState) -> MatchOutcome:
-    """The outcome of a game played to its end: the one player with the best payoff wins;
-    a tie at the top is a draw."""
+def played_outcome(spec: GameSpec, state: GameState) -> MatchOutcome:
+    """The outcome of a game of ``spec`` played to its end: the one player with the best
+    payoff wins; a tie at the top is a draw. The result shows what the game states for
+    GAME_OVER (``GameSpec.wire_result``), else its payoffs and final state."""
     payoffs = state.payoffs()
     best = max(payoffs.values())
     leaders = [player for player, value in payoffs.items() if value == best]
     winner = leaders[0] if len(leaders) == 1 else None
-    final = state.to_json()
+    status: GameStatus = "WIN" if winner else "DRAW"
     verdict = f"{winner} wins" if winner else "a draw"
-    if "drawn_number" in final:  # even/odd keeps the protocol's own result fields
-        choices: dict[str, str | None] = dict(final.get("choices", {}))
-        number, parity = final["drawn_number"], final.get("number_parity")
-        picks = ", ".join(f"{player} chose {choice}" for player, choice in choices.items())
+    if spec.wire_result is not None:
+        told = spec.wire_result(state)
         return MatchOutcome(
-            status="WIN" if winner else "DRAW",
+            status=status,
             players=state.players,
             winner=winner,
-            choices=choices,
-            drawn_number=number,
-            number_parity=parity,
-            reason=f"drawn number {number} is {parity}; {picks}: {verdict}",
+            choices=told.choices,
+            reason=f"{told.account}: {verdict}",
+            result_fields=told.fields,
         )
     shown = ", ".join(f"{player} {value:g}" for player, value in payoffs.items())
     return MatchOutcome(
-        status="WIN" if winner else "DRAW",
+        status=status,
         players=state.players,
         winner=winner,
         choices={},
         reason=f"payoffs {shown}: {verdict}",
         payoffs=dict(payoffs),
-        game_state=final,
+        game_state=state.to_json(),
     )
 
 

@@ -163,3 +163,16 @@ def test_any_seed_gives_a_number_in_range_and_repeats(seed: int, a: str, b: str)
     second.step({A: a, B: b})
     assert first.to_json() == second.to_json()
     assert 1 <= (first.drawn_number or 0) <= 10
+
+
+def test_game_over_states_the_protocols_fields_and_no_payoffs() -> None:
+    state = even_odd.init_state([A, B], seed=0)
+    state.step({A: "even", B: "odd"})
+    assert even_odd.SPEC.wire_result is not None
+    told = even_odd.SPEC.wire_result(state)
+    drawn = state.drawn_number
+    assert drawn is not None
+    parity = even_odd.parity_of(drawn).value
+    assert told.choices == {A: "even", B: "odd"}
+    assert told.fields == {"drawn_number": drawn, "number_parity": parity}
+    assert told.account == f"drawn number {drawn} is {parity}; {A} chose even, {B} chose odd"

@@ -44,7 +44,11 @@ async def test_a_normal_win_is_announced_recorded_and_reported(
     outcome, record = await harness.run(a, b, seed=EVEN_SEED)
     drawn = even_odd.draw_number(random.Random(EVEN_SEED))
 
-    assert (outcome.status, outcome.winner, outcome.drawn_number) == ("WIN", "P01", drawn)
+    assert (outcome.status, outcome.winner, outcome.game_result().drawn_number) == (
+        "WIN",
+        "P01",
+        drawn,
+    )
     for player in (a, b):
         (game_over,) = player.received("notify_match_result")
         result = game_over["game_result"]
@@ -362,8 +366,9 @@ async def test_seeded_matches_draw_the_same_number_every_time(harness: MatchHarn
     again, _ = await harness.run(
         ScriptedPlayer("P01"), ScriptedPlayer("P02"), seed=seed, match_id="R1M2"
     )
-    assert first.drawn_number == again.drawn_number
-    assert first.drawn_number == even_odd.draw_number(random.Random(seed))
+    drawn = first.game_result().drawn_number
+    assert drawn == again.game_result().drawn_number
+    assert drawn == even_odd.draw_number(random.Random(seed))
     numbers = {even_odd.draw_number(random.Random(match_seed(2025, f"R1M{i}"))) for i in range(40)}
     assert len(numbers) > 5, "each match gets its own seed"
 
