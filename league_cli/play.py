@@ -46,8 +46,9 @@ __all__ = ["HUMAN_ID", "HumanSeat", "play"]
 
 
 class HumanSeat:
-    """The person's seat at the terminal: shows their observation, asks for a move until it
-    is legal, and writes what they saw and typed into the transcript."""
+    """The person's seat at the terminal (a ``playroom.session.PersonView``): shows their
+    observation, asks for a move until it is legal, and writes what they saw and typed into
+    the transcript."""
 
     def __init__(self, transcript: Transcript, *, stdin: TextIO, out: Console):
         self.transcript = transcript

@@ -72,9 +72,9 @@ def _typed_text(move: Any) -> str:
 
 
 class WebSeat:
-    """The person's seat behind HTTP: remembers what they may see (their observation, the
-    running score, the legal moves when their move is due) and takes their move from a
-    request."""
+    """The person's seat behind HTTP (a ``playroom.session.PersonView``): remembers what
+    they may see (their observation, the running score, the legal moves when their move is
+    due) and takes their move from a request."""
 
     def __init__(self, transcript: Transcript):
         self.transcript = transcript

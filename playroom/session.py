@@ -4,10 +4,10 @@
 ``/play`` page seats one behind HTTP requests (``playroom/play_sessions.py``). Both play the
 same ``Match`` as a referee: the opponent is a strategy (``tit_for_tat``, ``random``,
 ``llm``…) in the engine's in-process seat, run as a player host runs it, or a running player
-by URL in its remote seat, called over the real protocol. The person's seat only shows what
-the person may see and answers their moves; everything lands in the one ``Transcript``
-model, where the opponent's moves and the final state are ``internal`` (never shown to the
-person).
+by URL in its remote seat, called over the real protocol. The person's side of the game
+(``PersonView``: the terminal, the web page), seated by ``PersonSeat``, only shows what the
+person may see and answers their moves; everything lands in the one ``Transcript`` model,
+where the opponent's moves and the final state are ``internal`` (never shown to the person).
 """
 
 from __future__ import annotations
@@ -27,8 +27,7 @@ from match_engine.outcome import Fault, MatchOutcome
 from match_engine.plan import MatchPlan
 from match_engine.remote import RemotePlayers
 from match_engine.rules import load_rules
-from match_engine.seats import MoveCall, StrategySeat
-from match_engine.seats import Seat as EngineSeat
+from match_engine.seats import MoveCall, Seat, StrategySeat
 from playroom.transcript import TokenUsage, Transcript
 from sdk.agent_log import AgentLog
 from sdk.client import RpcClient
@@ -52,8 +51,8 @@ __all__ = [
     "Opponent",
     "OverheardSeat",
     "PersonSeat",
+    "PersonView",
     "PlayError",
-    "Seat",
     "score_line",
     "new_seed",
     "new_transcript",
@@ -71,8 +70,9 @@ class PlayError(Exception):
     """A game, an opponent or a parameter that cannot be played."""
 
 
-class Seat(Protocol):
-    """The person's seat: what they are shown, and where their moves come from."""
+class PersonView(Protocol):
+    """The person's side of a game (a terminal, a web page): what they are shown, and where
+    their moves come from. ``PersonSeat`` seats it in the engine's match."""
 
     transcript: Transcript
 
@@ -172,11 +172,11 @@ def visible_returns(state: GameState, observation: Mapping[str, Any]) -> dict[st
 
 class PersonSeat:
     """The person's seat of a match (``match_engine.seats.Seat``): answered by the person's
-    seat here, not invited, asked or told over HTTP. Before each move after the first the
+    view here, not invited, asked or told over HTTP. Before each move after the first the
     person sees the running score (``state``: the match's game, read when asked)."""
 
-    def __init__(self, seat: Seat, move_type: str, state: Callable[[], GameState | None]):
-        self._seat = seat
+    def __init__(self, person: PersonView, move_type: str, state: Callable[[], GameState | None]):
+        self._person = person
         self._move_type = move_type
         self._state = state
 
@@ -186,8 +186,8 @@ class PersonSeat:
     async def ask(self, call: MoveCall) -> MoveData | Fault:
         state = self._state()
         if call.stage > 1 and state is not None:
-            self._seat.score(visible_returns(state, call.observation))
-        move = await self._seat.ask(call.observation, call.space, call.stage)
+            self._person.score(visible_returns(state, call.observation))
+        move = await self._person.ask(call.observation, call.space, call.stage)
         return MoveData(move_type=self._move_type, move=move)
 
     async def announce(self, outcome: MatchOutcome, faulty: bool) -> None:
@@ -199,7 +199,7 @@ class OverheardSeat:
     internal (the person learns them only as the game shows them), and what it says,
     visible."""
 
-    def __init__(self, seat: EngineSeat, transcript: Transcript, speaker: str):
+    def __init__(self, seat: Seat, transcript: Transcript, speaker: str):
         self._seat = seat
         self._transcript = transcript
         self._speaker = speaker
@@ -224,14 +224,14 @@ class OverheardSeat:
 async def play_match(
     spec: GameSpec,
     opponent: Opponent,
-    seat: Seat,
+    person: PersonView,
     *,
     shared: SharedDir,
     seed: int | None,
     params: Mapping[str, Any],
     strategy: Strategy | None = None,
 ) -> dict[str, Any]:
-    """The game through the match engine: the person's seat against ``strategy`` played in
+    """The game through the match engine: the person's view against ``strategy`` played in
     process (a built-in opponent) or, without one, the player at the opponent's URL (a
     remote seat, called over the protocol as a referee calls it)."""
     rules = load_rules(shared, spec.game_type)
@@ -282,7 +282,7 @@ async def play_match(
             seats=list(seats),
             report_status="not_required",
         )
-        theirs: EngineSeat = (
+        theirs: Seat = (
             StrategySeat(strategy, plan=plan, rules=rules, player_id=opponent.player_id, log=log)
             if strategy is not None
             else RemotePlayers(
@@ -295,9 +295,9 @@ async def play_match(
                 sender=PLAY_SENDER,
             ).seat(opponent.player_id)
         )
-        players: dict[str, EngineSeat] = {
-            HUMAN_ID: PersonSeat(seat, rules.spec.move_types[0], lambda: match.state),
-            opponent.player_id: OverheardSeat(theirs, seat.transcript, opponent.player_id),
+        players: dict[str, Seat] = {
+            HUMAN_ID: PersonSeat(person, rules.spec.move_types[0], lambda: match.state),
+            opponent.player_id: OverheardSeat(theirs, person.transcript, opponent.player_id),
         }
         match = Match(plan, rules, players, system=system, log=log, record=record)
         try:
@@ -308,10 +308,10 @@ async def play_match(
     result = outcome.game_result().model_dump(mode="json", exclude_none=True)
     if match.state is not None and outcome.status != "TECHNICAL_LOSS":
         final = match.state.observation(HUMAN_ID)
-        seat.score(visible_returns(match.state, final))
-        seat.show(final, "Game over: what you see")
-    seat.transcript.add("referee", f"GAME_OVER: {json.dumps(result)}", speaker="referee")
-    seat.tell(f"Game over: {outcome.reason}")
+        person.score(visible_returns(match.state, final))
+        person.show(final, "Game over: what you see")
+    person.transcript.add("referee", f"GAME_OVER: {json.dumps(result)}", speaker="referee")
+    person.tell(f"Game over: {outcome.reason}")
     return result
 
 
@@ -333,13 +333,13 @@ def result_lines(result: Mapping[str, Any]) -> list[str]:
 async def play_game(
     spec: GameSpec,
     opponent: Opponent,
-    seat: Seat,
+    person: PersonView,
     *,
     params: Mapping[str, Any],
     seed: int | None,
     shared: SharedDir | None = None,
 ) -> dict[str, Any]:
-    """Play one game to its end; the seat's transcript is finished with the result.
+    """Play one game to its end; the person's transcript is finished with the result.
 
     Raises:
         PlayError, StrategyError, ConfigError, ValueError: the opponent or parameters
@@ -349,7 +349,7 @@ async def play_game(
     result = await play_match(
         spec,
         opponent,
-        seat,
+        person,
         shared=shared or SharedDir(None),
         seed=seed,
         params=params,
@@ -358,14 +358,14 @@ async def play_game(
     if strategy is not None:
         spent = (strategy.report() or {}).get("totals")
         if spent:  # an llm opponent counts its calls and tokens
-            seat.transcript.tokens = TokenUsage(
+            person.transcript.tokens = TokenUsage(
                 calls=spent["calls"],
                 prompt_tokens=spent["prompt_tokens"],
                 completion_tokens=spent["completion_tokens"],
             )
     for line in result_lines(result):
-        seat.tell(line)
-    seat.transcript.finish(result)
+        person.tell(line)
+    person.transcript.finish(result)
     return result
 
 
