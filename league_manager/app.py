@@ -151,6 +151,7 @@ def run(settings: LeagueManagerSettings) -> None:
         app,
         settings.host,
         settings.port,
+        name="League Manager",
         on_closing=app.state.events.close,
         guard=app.state.manager.connections,
     )

@@ -85,4 +85,10 @@ def run(settings: PlayerSettings) -> None:
     League Manager refuses it for good (``RegistrationRefused`` is raised then, once the
     server has closed)."""
     app = create_app(settings)
-    serve(app, settings.host, settings.port, exit_switch=app.state.player.exit_switch)
+    serve(
+        app,
+        settings.host,
+        settings.port,
+        name=f"Player {settings.display_name}",
+        exit_switch=app.state.player.exit_switch,
+    )

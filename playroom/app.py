@@ -79,4 +79,4 @@ def create_app(
 
 def run(settings: PlayServiceSettings) -> None:
     """Serve the play service until SIGINT/SIGTERM."""
-    serve(create_app(settings), settings.host, settings.port)
+    serve(create_app(settings), settings.host, settings.port, name="Play service")

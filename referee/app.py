@@ -74,4 +74,10 @@ def run(settings: RefereeSettings) -> None:
     """Serve one referee until SIGINT/SIGTERM, or until the League Manager refuses it for
     good (``RegistrationRefused`` is raised then, once the server has closed)."""
     app = create_app(settings)
-    serve(app, settings.host, settings.port, exit_switch=app.state.referee.exit_switch)
+    serve(
+        app,
+        settings.host,
+        settings.port,
+        name=f"Referee {settings.display_name}",
+        exit_switch=app.state.referee.exit_switch,
+    )
