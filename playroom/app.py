@@ -20,6 +20,7 @@ from playroom.league_link import LeagueLink
 from sdk.agent_log import AgentLog
 from sdk.client import RpcClient
 from sdk.config import SharedDir
+from sdk.docs import service_app
 from sdk.service import serve
 
 __all__ = ["AGENT_ID", "create_app", "run"]
@@ -63,7 +64,7 @@ def create_app(
             await league.aclose()
             log.close()
 
-    app = FastAPI(title="Agent League: play service", lifespan=lifespan)
+    app = service_app(title="Agent League: play service", lifespan=lifespan)
     app.include_router(games_router(league, shared, default_game=game_type))
 
     @app.get("/health")

@@ -11,9 +11,10 @@ import io
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, Route, expect
 
 from playroom.transcript import Transcript
 from tests.conftest import make_shared_dir
@@ -187,3 +188,32 @@ def test_a_person_plays_even_odd_against_a_registered_player(page: Page, league:
     assert len(over) == 1 and f'"{league.player_id}": "even"' in over[0], (
         "the fixed player's parity came over CHOOSE_PARITY_CALL, shown once the game is over"
     )
+
+
+@pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
+@pytest.mark.parametrize("service", ["manager", "play"])
+def test_the_api_docs_load_with_no_request_leaving_the_machine(
+    browser: Browser, league: League, service: str, phone: bool
+) -> None:
+    """``/docs`` (Swagger UI) of the League Manager and of the play service draws the API
+    from assets the service serves: every request the page makes goes to loopback (any
+    other is refused here, as offline)."""
+    base = (league.manager if service == "manager" else league.play).base_url
+    title = "League Manager" if service == "manager" else "play service"
+    with opened_page(browser, league, phone=phone) as page:
+        away: list[str] = []
+
+        def only_loopback(route: Route) -> None:
+            host = urlsplit(route.request.url).hostname
+            if host in ("127.0.0.1", "localhost", "::1"):
+                route.continue_()
+            else:
+                away.append(route.request.url)
+                route.abort()
+
+        page.route("**/*", only_loopback)
+        page.goto(f"{base}/docs")
+        expect(page.locator(".swagger-ui .info .title")).to_contain_text(title)
+        expect(page.locator(".swagger-ui .opblock").first).to_be_visible()
+        shot(page, f"docs-{service}-{'phone' if phone else 'desktop'}")
+        assert not away, f"the docs asked the network beyond this machine: {away}"
