@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from games.guide import Guide
+
 __all__ = ["NO_MOVE", "Action", "ActionSpace", "Game", "GameSpec", "GameState", "check_players"]
 
 Action = Any
@@ -273,6 +275,8 @@ class GameSpec:
     """Called as ``new_state(player_ids, **parameters)``."""
     parameters: Mapping[str, Any] = field(default_factory=dict)
     """Every parameter the game takes, with its default."""
+    guide: Guide | None = None
+    """Its rules and moves in words, for a newcomer (``games.guide``)."""
 
     def create(self, player_ids: Sequence[str], **parameters: Any) -> GameState:
         """A state for ``player_ids`` with the defaults overridden by ``parameters``.
