@@ -114,7 +114,7 @@ def move_words(move: Any, guide: Guide | None) -> str:
 def _matrix_rows(entries: list[Mapping[str, Any]], guide: Guide | None) -> HistoryTable:
     """Rounds of a table game: each player's move, named, and each one's payoff."""
     others = [p for p in entries[0]["actions"] if p != PERSON]
-    columns = ["round", "you", *others, "your payoff", *(f"{p}'s payoff" for p in others)]
+    columns = ["round", "you", *others, "you got", *(f"{p} got" for p in others)]
     rows = []
     for number, entry in enumerate(entries, start=1):
         actions, rewards = entry["actions"], entry.get("rewards") or {}

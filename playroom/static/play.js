@@ -288,7 +288,8 @@ function renderObservation(state) {
     for (const cell of cells) row.append(element("td", cell));
     grid.append(row);
   }
-  box.append(element("h3", "History"), grid);
+  box.append(element("h3", "History"), element("div", null, { class: "scroll" }));
+  box.lastChild.append(grid);
 }
 
 function renderScore(score) {

@@ -215,7 +215,7 @@ async def test_the_observation_and_history_are_in_words_not_json(play: Client) -
     session_id = await _started(call, PD_TFT)
     answer = (await call("POST", f"/api/games/{session_id}/moves", json={"move": "D"})).json()
     assert answer["history"] == {
-        "columns": ["round", "you", "opponent", "your payoff", "opponent's payoff"],
+        "columns": ["round", "you", "opponent", "you got", "opponent got"],
         "rows": [["1", "defect (D)", "cooperate (C)", "5", "0"]],
     }
     assert {"label": "round", "text": "2"} in answer["seen"]
@@ -226,7 +226,7 @@ async def test_the_observation_and_history_are_in_words_not_json(play: Client) -
     assert not any("{" in text or '"' in text for text in referee), referee
     assert (
         "Stage 2: what you see: round 2; rounds played 1; last: round 1, you defect (D), "
-        "opponent cooperate (C), your payoff 5, opponent's payoff 0"
+        "opponent cooperate (C), you got 5, opponent got 0"
     ) in referee
 
 

@@ -65,6 +65,11 @@ def phone_page(browser: Browser, league: League) -> Iterator[Page]:
         yield phone
 
 
+WIDEST = "() => Math.max(document.documentElement.scrollWidth, window.innerWidth)"
+"""How wide the page lays itself out (a phone's browser widens its viewport to fit a page
+that is too wide, so the scroll width alone does not show it)."""
+
+
 def shot(page: Page, name: str) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
@@ -217,7 +222,7 @@ def test_the_page_says_the_rules_the_moves_and_the_payoffs_in_words(
         expect(page.locator("#status")).to_contain_text("stage 2, your move")
         rows = page.locator("#history-table tr")
         expect(rows.nth(0)).to_have_text(
-            re.compile(r"round\s*you\s*opponent\s*your payoff\s*opponent's payoff")
+            re.compile(r"round\s*you\s*opponent\s*you got\s*opponent got")
         )
         expect(rows.nth(1)).to_have_text(re.compile(r"1\s*defect \(D\)\s*cooperate \(C\)\s*5\s*0"))
         expect(page.locator("#observation")).to_contain_text("rounds played")
@@ -226,14 +231,25 @@ def test_the_page_says_the_rules_the_moves_and_the_payoffs_in_words(
         shot(page, f"prisoners_dilemma-words-{size}")
         shown = page.locator("main").inner_text()
         assert "{" not in shown and '"' not in shown, f"JSON on the page: {shown}"
-        overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
-        assert overflow <= 0, f"the page is {overflow} px wider than the screen"
+        wide = page.evaluate(WIDEST)
+        assert wide <= (390 if phone else 1280), f"the page is {wide} px wide"
+        history = page.locator("#history .scroll")
+        assert history.evaluate("(box) => box.scrollWidth - box.clientWidth") <= 0, (
+            "the history table fits the screen, with no sideways scrolling"
+        )
 
 
-def test_the_opponents_reservation_value_never_reaches_the_page(phone_page: Page) -> None:
+@pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
+def test_the_opponents_reservation_value_never_reaches_the_page(
+    browser: Browser, league: League, phone: bool
+) -> None:
     """Bargaining without a deal: each gets its own private reservation value; the person
     sees theirs, and nothing of the opponent's, during the game or at its end."""
-    page = phone_page
+    with opened_page(browser, league, phone=phone) as page:
+        _bargain_without_a_deal(page, "phone" if phone else "desktop")
+
+
+def _bargain_without_a_deal(page: Page, size: str) -> None:
     seed = 25  # the random opponent rejects the person's offer of 40: no deal
     state = BargainingState(["human", "opponent"], max_rounds=1)
     state.reset(seed)
@@ -250,10 +266,10 @@ def test_the_opponents_reservation_value_never_reaches_the_page(phone_page: Page
     )
     expect(page.locator("#score")).to_have_text(f"Score: you {own}")
     expect(page.locator("#history-table tr").nth(1)).to_contain_text("reject")
-    shot(page, "bargaining-no-deal-phone")
+    shot(page, f"bargaining-no-deal-{size}")
     shown = page.locator("body").inner_text()
     assert not re.search(rf"opponent\W+{hidden}\b", shown), shown
-    transcript, rows = downloads(page, "bargaining-no-deal")
+    transcript, rows = downloads(page, f"bargaining-no-deal-{size}")
     assert transcript.result["payoffs"] == {"human": own}
     assert not any(re.search(rf"opponent\W+{hidden}\b", m.text) for m in transcript.messages)
     assert not any(re.search(rf"opponent\W+{hidden}\b", row["text"]) for row in rows)
