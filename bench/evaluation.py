@@ -47,7 +47,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from league_cli.evaluation.report import Evaluation, evaluate  # noqa: E402
-from league_cli.evaluation.suite import Suite, load_suite  # noqa: E402
+from league_cli.evaluation.suite import Suite  # noqa: E402
+from league_cli.evaluation.suite_file import load_suite  # noqa: E402
 from league_cli.evaluation.transcript import Transcript  # noqa: E402
 from league_cli.launcher import AgentProcess, Launcher  # noqa: E402
 from sdk.config import SharedDir  # noqa: E402

@@ -202,25 +202,25 @@ async def _measure(players: int, results: int, broadcasts: bool, root: Path) -> 
     scheduled = time.perf_counter() - started
     rss_scheduled = _rss_kb()
 
-    book = manager.book
-    target = book.total_matches if results <= 0 else min(results, book.total_matches)
+    schedule, accepted = manager.schedule, manager.results
+    target = schedule.total_matches if results <= 0 else min(results, schedule.total_matches)
     started = time.perf_counter()
     cpu_started = time.process_time()
     manager.start()
-    while len(book.results) < target:
+    while len(accepted) < target:
         await asyncio.sleep(0.05)
-    if target == book.total_matches:
+    if target == schedule.total_matches:
         await manager.wait_until_completed()  # the last round's snapshot and the end
     elapsed = time.perf_counter() - started
     cpu = time.process_time() - cpu_started
-    counted = len(book.results)
+    counted = len(accepted)
     rss_played = _rss_kb()
     await manager.shutdown()
     return {
         "players": players,
-        "total_matches": book.total_matches,
+        "total_matches": schedule.total_matches,
         "results": counted,
-        "rounds_completed": book.rounds_completed(),
+        "rounds_completed": schedule.rounds_completed(),
         "rejected": outside.rejected,
         "notifications": outside.notifications,
         "register_s": registered,

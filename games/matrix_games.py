@@ -19,19 +19,37 @@ choices, so each stage is scored here by its expectation in league points (win 3
 loss 0, ``SHARED/config/leagues``): the same parity is a sure draw, 1 point each; different
 parities make exactly one player right, 1.5 points each expected. (The game's own rewards,
 +1/0/-1, average 0 whatever both play: no strategy could differ from another.)
+
+The two-by-two classics, each with its module's ``TABLE``: the stag hunt (``"stag"``,
+``"hare"``; ``games.stag_hunt``), chicken (``"swerve"``, ``"straight"``; ``games.chicken``)
+and the battle of the sexes (``"opera"``, ``"football"``; ``games.battle_of_the_sexes``).
+The first five games are symmetric: a seat's payoff depends on the actions, not on the
+seat. The battle of the sexes is not: the row player prefers the opera, the column player
+football.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from games import even_odd, prisoners_dilemma, rock_paper_scissors
+from games import (
+    battle_of_the_sexes,
+    chicken,
+    even_odd,
+    prisoners_dilemma,
+    rock_paper_scissors,
+    stag_hunt,
+)
+from games.matrix import PayoffTable as RulesTable
 
 __all__ = [
+    "BATTLE_OF_THE_SEXES",
+    "CHICKEN",
     "EVEN_ODD",
     "MATRIX_GAMES",
     "PRISONERS_DILEMMA",
     "ROCK_PAPER_SCISSORS",
+    "STAG_HUNT",
     "MatrixGame",
     "UnknownMatrixGameError",
     "matrix_game",
@@ -65,12 +83,6 @@ class MatrixGame:
             )
         return self.actions.index(action)
 
-    def best_response(self, opponent_action: int) -> int:
-        """The row player's best reply to the column player's ``opponent_action`` (the
-        first in ``actions`` order on a tie)."""
-        column = [row[opponent_action][0] for row in self.payoffs]
-        return column.index(max(column))
-
 
 def _pair(payoff: tuple[float, ...]) -> tuple[float, float]:
     """A 2-player profile's payoffs, (row player's, column player's), as floats."""
@@ -78,27 +90,38 @@ def _pair(payoff: tuple[float, ...]) -> tuple[float, float]:
     return float(row), float(column)
 
 
+def _from_rules(game_type: str, table: RulesTable) -> MatrixGame:
+    """The matrix game of a 2-player rules table whose seats share their actions."""
+    actions = table.actions[0]
+    return MatrixGame(
+        game_type,
+        actions,
+        tuple(tuple(_pair(table.payoffs[row, column]) for column in actions) for row in actions),
+    )
+
+
 PRISONERS_DILEMMA = MatrixGame(
     prisoners_dilemma.GAME_ID, prisoners_dilemma.ACTIONS, prisoners_dilemma.PAYOFF_TABLE
 )
-ROCK_PAPER_SCISSORS = MatrixGame(
-    rock_paper_scissors.GAME_ID,
-    rock_paper_scissors.ACTIONS,
-    tuple(
-        tuple(
-            _pair(rock_paper_scissors.TABLE.payoffs[row, column])
-            for column in rock_paper_scissors.ACTIONS
-        )
-        for row in rock_paper_scissors.ACTIONS
-    ),
-)
+ROCK_PAPER_SCISSORS = _from_rules(rock_paper_scissors.GAME_ID, rock_paper_scissors.TABLE)
 EVEN_ODD = MatrixGame(
     even_odd.GAME_ID,
     tuple(parity.value for parity in even_odd.Parity),
     (((1.0, 1.0), (1.5, 1.5)), ((1.5, 1.5), (1.0, 1.0))),
 )
+STAG_HUNT = _from_rules(stag_hunt.GAME_ID, stag_hunt.TABLE)
+CHICKEN = _from_rules(chicken.GAME_ID, chicken.TABLE)
+BATTLE_OF_THE_SEXES = _from_rules(battle_of_the_sexes.GAME_ID, battle_of_the_sexes.TABLE)
 MATRIX_GAMES: dict[str, MatrixGame] = {
-    game.game_type: game for game in (PRISONERS_DILEMMA, ROCK_PAPER_SCISSORS, EVEN_ODD)
+    game.game_type: game
+    for game in (
+        PRISONERS_DILEMMA,
+        ROCK_PAPER_SCISSORS,
+        EVEN_ODD,
+        STAG_HUNT,
+        CHICKEN,
+        BATTLE_OF_THE_SEXES,
+    )
 }
 
 

@@ -169,13 +169,16 @@ class Launcher:
             args += ["--play-url", play_url]
         return self._spawn("manager", "league_manager", port, args)
 
-    def play_service(self, port: Port, lm_url: str) -> AgentProcess:
+    def play_service(
+        self, port: Port, lm_url: str, env: dict[str, str] | None = None
+    ) -> AgentProcess:
         """The play service of the League Manager at ``lm_url`` (its /mcp URL); it reads
-        the referee secret as this launcher's referees do."""
+        the referee secret as this launcher's referees do. ``env``: variables added to
+        this process's (``LEAGUE_LLM_*``, ``LEAGUE_PLAY_*``)."""
         args = ["--lm-url", lm_url]
         if self._league_id:
             args += ["--league-id", self._league_id]
-        return self._spawn("play-service", "play-service", port, args)
+        return self._spawn("play-service", "play-service", port, args, env)
 
     def referee(
         self,

@@ -32,7 +32,7 @@ from league_cli.options import (
 from league_cli.up import LeaguePlan, run_league
 from sdk.config import ConfigError
 from sdk.errors import FileSystemError, RegistrationRefused
-from sdk.store import StoreError
+from sdk.store import LostFileError, StoreError
 
 app = typer.Typer(
     help="Agent League: run agents and leagues (league.v2 over JSON-RPC).",
@@ -65,7 +65,9 @@ def _settings(make: Callable[[], _S]) -> _S:
 
 EXIT_FILE_SYSTEM = 2
 """The exit code of an agent the file system keeps from starting (read-only, full, a
-directory where a file should be): the machine must change, not the settings (1)."""
+directory where a file should be), or that finds a file it keeps deleted beside the data
+that needs it (``LostFileError``): the machine or the data folder must change, not the
+settings (1)."""
 EXIT_REFUSED = 4
 """The exit code of a referee or player the League Manager refused for a reason no retry
 can fix (a name taken, a full league, a wrong secret, registration closed): the League
@@ -75,13 +77,13 @@ uvicorn's own code.)"""
 
 def _serve_agent(run: Callable[[_S], None], settings: _S, *refusals: type[Exception]) -> None:
     """Serve an agent until it stops; what keeps it from starting is one line, never a
-    traceback: exit 2 when the file system refuses its files, 1 for a bad configuration
-    or a data file it cannot use (``refusals``: the agent's own kinds of those), 4 (on
-    stderr) when the League Manager refused its registration for good."""
+    traceback: exit 2 when the file system refuses its files or one of them is lost, 1 for
+    a bad configuration or a data file it cannot use (``refusals``: the agent's own kinds
+    of those), 4 (on stderr) when the League Manager refused its registration for good."""
     refused: tuple[type[Exception], ...] = (ConfigError, StoreError, *refusals)
     try:
         run(settings)
-    except FileSystemError as exc:
+    except (FileSystemError, LostFileError) as exc:
         _fail(str(exc), EXIT_FILE_SYSTEM)
     except RegistrationRefused as exc:
         _fail(str(exc), EXIT_REFUSED, stderr=True)

@@ -1,220 +1,76 @@
-"""``league play --manager-prompt M.md --player-prompt P.md``: a game written only in prose.
+"""``league play --manager-prompt M.md --player-prompt P.md``: a game written only in prose,
+at the terminal.
 
-A game-master LLM (the manager prompt: rules, each side's private values, how to show the
-state) plays a human at the terminal against an LLM opponent (the player prompt) whose
-context is isolated. The loop:
-
-1. the game master gets ``START_MESSAGE``, then each line the human types;
-2. when its reply holds a ``[PLAYER_TURN]…[/PLAYER_TURN]`` block, only the block's content
-   goes to the opponent (its own conversation: the player prompt, the blocks it was sent,
-   its answers), and the answer returns inside ``[PLAYER_DECISION]…[/PLAYER_DECISION]``;
-   the game master answers again (at most ``MAX_RELAYS`` times in a row);
-3. a reply with no block is shown to the human, tags stripped (``prose_tags.for_human``);
-4. ``[GAME_OVER]`` in a shown reply ends the game, as do ``max_turns`` human turns and the
-   end of the input.
-
-Every message goes in the transcript: what the human saw and typed as ``visible``; the
-game master's raw replies, what the opponent was sent and its answers as ``internal``.
+The loop is the play service's (``playroom/prose/engine.py``, doc/prose_games.md): this
+module reads the person's lines from stdin, prints what the game master shows them, and
+saves the transcript. A model that gives no answer within the retry budget on a line does
+not end the game: the line was not taken and the person types it again; when it fails on
+the opening, or refuses the call itself (a bad key, an unknown model), the game ends with
+the transcript saved.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol, TextIO
+from typing import Any, TextIO
 
 from rich.console import Console
 from rich.markup import escape
 
-from league_cli.prose_tags import (
-    decision_message,
-    for_human,
-    is_game_over,
-    player_turns,
-    without_tags,
-)
-from playroom.transcript import MessageRole, TokenUsage, Transcript, Visibility
-from strategies.llm.client import ChatClient, ChatReply, Message
-from strategies.llm.errors import LlmError
-from strategies.llm.options import LlmOptions
+from playroom.prose.engine import ModelUnavailable, ProseGame, RetryPolicy
+from playroom.prose.setup import SideSetup, new_game
 
-__all__ = [
-    "MAX_RELAYS",
-    "START_MESSAGE",
-    "ChatModel",
-    "Conversation",
-    "EndReason",
-    "ProseGame",
-    "ProseResult",
-    "prose_transcript",
-    "run_prose",
-]
+__all__ = ["RETRY_EXTRA_SEC", "play_in_terminal", "run_prose"]
 
-START_MESSAGE = (
-    "[GAME_START] A human player has joined at the terminal. Greet them, "
-    "explain what they may know of the rules and show the state."
-)
-MAX_RELAYS = 4
-"""Opponent turns the game master may ask for in a row before the human is shown text."""
-MANAGER, OPPONENT, HUMAN = "manager", "opponent", "human"
-
-EndReason = Literal["game_over", "max_turns", "input_closed"]
+RETRY_EXTRA_SEC = 30.0
+"""How long past one call's timeout a model call may go on being retried."""
 
 
-class ChatModel(Protocol):
-    """What the loop needs of ``strategies.llm.client.ChatClient``."""
-
-    def complete(self, messages: list[Message], *, budget_sec: float) -> ChatReply: ...
-
-
-@dataclass
-class Conversation:
-    """One model's own history: its system prompt, what it was told, what it answered."""
-
-    model: ChatModel
-    system: str
-    budget_sec: float
-    tokens: TokenUsage
-    messages: list[Message] = field(default_factory=list)
-
-    def ask(self, text: str) -> str:
-        """The model's answer to ``text``, kept in this history with its token counts.
-
-        Raises:
-            strategies.llm.errors.LlmError: the call gave no text.
-        """
-        self.messages.append({"role": "user", "content": text})
-        reply = self.model.complete(
-            [{"role": "system", "content": self.system}, *self.messages], budget_sec=self.budget_sec
-        )
-        self.messages.append({"role": "assistant", "content": reply.text})
-        self.tokens.calls += 1
-        self.tokens.prompt_tokens += reply.prompt_tokens
-        self.tokens.completion_tokens += reply.completion_tokens
-        return reply.text
+def _print_since(game: ProseGame, mark: int, out: Console) -> None:
+    for message in game.shown_since(mark):
+        if message.role == "referee":
+            out.print(f"[bold]{escape(message.text)}[/bold]")
+        else:
+            out.print(escape(message.text) if message.text else "[dim](the game said nothing)[/]")
 
 
-@dataclass(frozen=True)
-class ProseResult:
-    reason: EndReason
-    human_turns: int
-    final_text: str
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "status": self.reason,
-            "human_turns": self.human_turns,
-            "final_text": self.final_text,
-        }
+def _read_line(stdin: TextIO, out: Console) -> str | None:
+    """The person's next non-empty line; None when the input closed."""
+    while True:
+        out.print("[bold]You:[/bold] ", end="")
+        line = stdin.readline()
+        if not line:
+            return None
+        if line.strip():
+            return line.strip()
 
 
-class ProseGame:
-    """The game master, the opponent and the human's terminal, wired by the tags."""
+def play_in_terminal(game: ProseGame, stdin: TextIO, out: Console) -> dict[str, Any]:
+    """Play ``game`` until the game master ends it, the turns run out or stdin closes;
+    returns how it ended (``ProseGame.result``).
 
-    def __init__(
-        self,
-        manager: Conversation,
-        opponent: Conversation,
-        transcript: Transcript,
-        *,
-        stdin: TextIO,
-        out: Console,
-        max_turns: int,
-    ):
-        self.manager = manager
-        self.opponent = opponent
-        self.transcript = transcript
-        self._stdin = stdin
-        self._out = out
-        self._max_turns = max_turns
-
-    def _log(
-        self, role: MessageRole, text: str, speaker: str, visibility: Visibility = "internal"
-    ) -> None:
-        self.transcript.add(role, text, visibility=visibility, speaker=speaker)
-
-    def _relay(self, reply: str) -> str:
-        """Pass the reply's blocks to the opponent until the game master writes text for
-        the human (or ``MAX_RELAYS`` is spent); returns that last reply."""
-        for _ in range(MAX_RELAYS):
-            turns = player_turns(reply)
-            if not turns:
-                break
-            decisions = []
-            for turn in turns:
-                self._log("manager", turn, f"{MANAGER}->{OPPONENT}")
-                answer = self.opponent.ask(turn)
-                self._log("player", answer, OPPONENT)
-                decisions.append(decision_message(answer))
-            reply = self._manager_says("\n".join(decisions))
-        return reply
-
-    def _manager_says(self, text: str) -> str:
-        """The game master's raw reply to ``text`` (logged as internal)."""
-        reply = self.manager.ask(text)
-        self._log("manager", reply, f"{MANAGER}:raw")
-        return reply
-
-    def _show(self, reply: str) -> str:
-        shown = for_human(reply)
-        self._out.print(escape(shown) if shown else "[dim](the game master said nothing)[/dim]")
-        self._log("manager", shown, MANAGER, visibility="visible")
-        return shown
-
-    def _read_human(self) -> str | None:
-        """The human's next non-empty line, tags removed; None when the input closed."""
-        while True:
-            self._out.print("[bold]You:[/bold] ", end="")
-            line = self._stdin.readline()
-            if not line:
-                return None
-            text = line.strip()
-            if text:
-                self._log("human", text, HUMAN, visibility="visible")
-                return without_tags(text)
-
-    def run(self) -> ProseResult:
-        """Play until the game master ends the game, the turns run out or stdin closes.
-
-        Raises:
-            strategies.llm.errors.LlmError: a model call gave no text.
-        """
-        self._log("referee", START_MESSAGE, "referee")
-        shown = self._show(self._relay(self._manager_says(START_MESSAGE)))
-        turns = 0
-        while True:
-            if is_game_over(self.manager.messages[-1]["content"]):
-                return ProseResult("game_over", turns, shown)
-            if turns >= self._max_turns:
-                return ProseResult("max_turns", turns, shown)
-            text = self._read_human()
-            if text is None:
-                return ProseResult("input_closed", turns, shown)
-            turns += 1
-            shown = self._show(self._relay(self._manager_says(text)))
-
-
-def prose_transcript(
-    manager_prompt: Path,
-    player_prompt: Path,
-    *,
-    manager_model: str,
-    player_model: str,
-    max_turns: int,
-) -> Transcript:
-    """An empty transcript of a prose game, with the prompts and models in its configs."""
-    return Transcript(
-        mode="prose",
-        game=manager_prompt.parent.name or manager_prompt.stem,
-        configs={
-            "manager_prompt": str(manager_prompt),
-            "player_prompt": str(player_prompt),
-            "manager_model": manager_model,
-            "player_model": player_model,
-            "max_turns": max_turns,
-        },
-    )
+    Raises:
+        ModelUnavailable: the opening got no answer, or a model refused a call.
+    """
+    mark = len(game.transcript.messages)
+    game.start()
+    _print_since(game, mark, out)
+    while game.status == "playing":
+        line = _read_line(stdin, out)
+        mark = len(game.transcript.messages)
+        if line is None:
+            game.stop("input_closed")
+        else:
+            try:
+                game.move(line)
+            except ModelUnavailable as exc:
+                if not exc.retryable:
+                    raise
+                out.print(f"[bold]Your line was not taken: {escape(str(exc))}. Type it again.[/]")
+                continue
+        _print_since(game, mark, out)
+    return game.result
 
 
 def _read_prompt(path: Path, flag: str) -> str:
@@ -243,58 +99,55 @@ def run_prose(
     transcript_path: Path,
     stdin: TextIO,
     out: Console,
-) -> tuple[ProseResult, Path]:
+    retry_sec: float | None = None,
+) -> tuple[dict[str, Any], Path]:
     """Play one prose game and save its transcript (also when a model call fails).
+
+    ``retry_sec``: how long one model call may be retried (default: ``call_timeout_sec``
+    plus ``RETRY_EXTRA_SEC``).
 
     Returns:
         How it ended, and the JSON transcript's path.
 
     Raises:
         ValueError, pydantic.ValidationError: a prompt or an option is refused.
-        LlmError: a model call gave no text (the transcript is saved first).
+        ModelUnavailable: see ``play_in_terminal`` (the transcript is saved first).
     """
     if max_turns < 1:
         raise ValueError(f"--max-turns must be at least 1, not {max_turns}")
-    manager_text = _read_prompt(manager_prompt, "--manager-prompt")
-    player_text = _read_prompt(player_prompt, "--player-prompt")
-    manager_llm = LlmOptions.resolve(manager_options)
-    player_llm = LlmOptions.resolve(player_options)
-    transcript = prose_transcript(
-        manager_prompt,
-        player_prompt,
-        manager_model=manager_llm.model,
-        player_model=player_llm.model,
-        max_turns=max_turns,
+    manager = SideSetup.resolve(
+        "manager",
+        _read_prompt(manager_prompt, "--manager-prompt"),
+        f"file:{manager_prompt}",
+        manager_options,
     )
-    manager_client, player_client = ChatClient(manager_llm), ChatClient(player_llm)
-    game = ProseGame(
-        Conversation(manager_client, manager_text, call_timeout_sec, transcript.tokens),
-        Conversation(player_client, player_text, call_timeout_sec, transcript.tokens),
-        transcript,
-        stdin=stdin,
-        out=out,
-        max_turns=max_turns,
+    player = SideSetup.resolve(
+        "player",
+        _read_prompt(player_prompt, "--player-prompt"),
+        f"file:{player_prompt}",
+        player_options,
     )
+    retry = RetryPolicy(
+        call_timeout_sec=call_timeout_sec,
+        retry_sec=call_timeout_sec + RETRY_EXTRA_SEC if retry_sec is None else retry_sec,
+    )
+    game = new_game(
+        manager,
+        player,
+        game=manager_prompt.parent.name or manager_prompt.stem,
+        max_turns=max_turns,
+        retry=retry,
+    )
+    transcript = game.transcript
     out.rule(f"{transcript.game}: you against an LLM, refereed by an LLM game master")
     try:
-        result = game.run()
-    except LlmError as exc:
-        transcript.add(
-            "referee", f"model call failed: {exc}", visibility="internal", speaker="referee"
-        )
+        result = play_in_terminal(game, stdin, out)
+    except ModelUnavailable as exc:
         transcript.finish({"status": "error", "reason": str(exc)})
         transcript.save(transcript_path)
         raise
     finally:
-        manager_client.close()
-        player_client.close()
-    if result.reason != "game_over":
-        line = (
-            "The turn limit was reached." if result.reason == "max_turns" else "The input closed."
-        )
-        out.print(f"[bold]{line}[/bold]")
-        transcript.add("referee", line, speaker="referee")
-    transcript.finish(result.as_dict())
+        game.close()
     json_path, csv_path = transcript.save(transcript_path)
     out.print(f"Transcript saved: {json_path} and {csv_path}")
     return result, json_path

@@ -28,7 +28,9 @@ from typing import Any
 
 from league_manager.agent_states import AgentStates
 from league_manager.agents import AgentRegistry
-from league_manager.book import LeagueBook, LeagueStatus
+from league_manager.records import LeagueStatus
+from league_manager.results_book import ResultsBook
+from league_manager.schedule_book import ScheduleBook
 from sdk.store import StoreError, load_with_backup, quarantine, write_document
 
 __all__ = ["ADMIN_FILE", "AdminError", "LeagueControl", "PlayerRemoval"]
@@ -53,11 +55,11 @@ class LeagueControl:
         self,
         league_dir: Path,
         league_id: str,
-        book: LeagueBook,
+        schedule: ScheduleBook,
         event: Callable[..., None],
     ):
         self._league_id = league_id
-        self._book = book
+        self._schedule = schedule
         self._event = event
         self._path = league_dir / ADMIN_FILE
         self.recovery_notes: list[str] = []
@@ -108,7 +110,7 @@ class LeagueControl:
 
     def pause(self, running_matches: int) -> None:
         """Stop handing out matches and starting rounds; the ``running_matches`` finish."""
-        status = self._book.status
+        status = self._schedule.status
         if status != LeagueStatus.RUNNING:
             raise _refusal(
                 f"the league is not running (it is {status.value}); only a "
@@ -136,34 +138,38 @@ class PlayerRemoval:
 
     def __init__(
         self,
-        book: LeagueBook,
+        schedule: ScheduleBook,
+        results: ResultsBook,
         agents: AgentRegistry,
         states: AgentStates,
         event: Callable[..., None],
     ):
-        self._book = book
+        self._schedule = schedule
+        self._results = results
         self._agents = agents
         self._states = states
         self._event = event
 
     def remove_player(self, player_id: str) -> dict[str, Any]:
         """Remove a player for good; its matches not being played become forfeits."""
-        book = self._book
+        status = self._schedule.status
         agent = self._agents.get(player_id)
         if agent is None or agent.kind != "player":
             raise AdminError(404, f"there is no player {player_id!r} in this league")
         if agent.state == "REMOVED":
             raise _refusal(f"{player_id} was removed already")
-        if book.status == LeagueStatus.COMPLETED:
+        if status == LeagueStatus.COMPLETED:
             raise _refusal("the league has completed: its results are final")
-        if book.status == LeagueStatus.REGISTRATION:
+        if status == LeagueStatus.REGISTRATION:
             raise _refusal(
                 f"registration is open: {player_id} is in no match yet; fix the schedule "
                 "first (POST /create_schedule), then remove it and its matches become "
                 "technical losses"
             )
         unplayed = [
-            m.match_id for m in book.matches_of(player_id) if m.match_id not in book.results
+            m.match_id
+            for m in self._schedule.matches_of(player_id)
+            if m.match_id not in self._results
         ]
         self._states.set_state(player_id, "REMOVED")
         self._event("player_removed", player_id=player_id, unplayed_matches=len(unplayed))

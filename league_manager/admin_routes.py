@@ -84,7 +84,9 @@ def _export(manager: LeagueManager, name: str) -> Response:
         raise AdminError(404, f"there is no export {name!r}; there are {', '.join(EXPORTS)}")
     what, _, kind = name.partition(".")
     document = (
-        manager.book.standings_document() if what == "standings" else results_document(manager.book)
+        manager.standings.document()
+        if what == "standings"
+        else results_document(manager.league_id, manager.results)
     )
     headers = {"Content-Disposition": f'attachment; filename="{manager.league_id}-{name}"'}
     if kind == "json":

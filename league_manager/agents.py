@@ -32,6 +32,7 @@ from sdk.messages import PlayerMeta, RefereeMeta, sender_id
 from sdk.store import (
     RECOVERY_HINT,
     Loaded,
+    LostFileError,
     StoreError,
     atomic_write_json,
     backup_path,
@@ -110,6 +111,7 @@ class AgentRegistry:
 
         Raises:
             StoreError: a file and its backup are both unusable, or an agent's token is lost.
+            LostFileError: one registry file is gone, or both are beside the league's data.
         """
         try:
             agents = load_with_backup(self._agents_path, _agents_of)
@@ -128,7 +130,7 @@ class AgentRegistry:
                 if agents is None
                 else (self._agents_path, self._secrets_path)
             )
-            raise StoreError(
+            raise LostFileError(
                 f"cannot start: {absent} is missing (no backup either) beside "
                 f"{present}; {RECOVERY_HINT}"
             )
@@ -164,7 +166,7 @@ class AgentRegistry:
         """No registry, or an empty one, where the league's data says agents registered.
 
         Raises:
-            StoreError: naming the missing file and the data beside it.
+            LostFileError: naming the missing file and the data beside it.
         """
         begun = [
             path
@@ -178,9 +180,9 @@ class AgentRegistry:
             for path, gone in ((self._agents_path, no_agents), (self._secrets_path, no_tokens))
             if gone
         )
-        raise StoreError(
-            f"cannot start: {missing} is missing (no backup either) but "
-            f"{begun[0]} holds this league's data: its players and referees "
+        raise LostFileError(
+            f"cannot start: {missing} {'are' if no_agents and no_tokens else 'is'} missing "
+            f"(no backup either) but {begun[0]} holds this league's data: its players and referees "
             f"would be forgotten; {RECOVERY_HINT}"
         )
 

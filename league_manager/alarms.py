@@ -1,8 +1,8 @@
 """What keeps the League Manager from doing its work right now, each with why.
 
 An alarm is raised where a problem is found (a file it cannot write, a registry file gone,
-a round that makes no progress, a flood of connections) and cleared where it is found gone,
-both as league events. ``/health`` is degraded, HTTP 503, while any alarm is raised;
+a round that makes no progress, a flood of connections or requests) and cleared where it is
+found gone, both as league events. ``/health`` is degraded, HTTP 503, while any alarm is raised;
 ``/status`` lists them, and the last ones cleared, so a stall that has passed is still told.
 """
 

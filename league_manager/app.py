@@ -72,7 +72,7 @@ def create_app(
                 **found,
                 "agent": "league_manager",
                 "league_id": manager.league_id,
-                "state": manager.book.status.value,
+                "state": manager.schedule.status.value,
             },
             status_code=200 if manager.alarms.ok else 503,
         )
@@ -84,7 +84,7 @@ def create_app(
     @app.get("/standings")
     async def standings(request: Request) -> dict[str, Any]:
         """The standings as of its ``version`` (a ranking at most a moment old)."""
-        return manager_of(request).book.standings_document(fresh=False)
+        return manager_of(request).standings.document(fresh=False)
 
     @app.get("/schedule")
     async def schedule(
@@ -94,7 +94,7 @@ def create_app(
     ) -> dict[str, Any]:
         """A page of the schedule: ``rounds`` rounds from ``from_round``, at most
         SCHEDULE_PAGE_MATCHES matches; ``next_from_round`` asks for the next page."""
-        return manager_of(request).book.schedule_document(from_round, rounds)
+        return manager_of(request).schedule.document(from_round, rounds)
 
     analyses: dict[str, Any] = {}
 
@@ -107,21 +107,19 @@ def create_app(
 
         cache = analyses.setdefault("cache", AnalysisCache(timeout=ANALYSIS_TIMEOUT))
         manager = manager_of(request)
-        book = manager.book
+        standings = manager.standings
         job = partial(
             analyse_folder,
             manager.shared.data_dir / "matches" / manager.league_id,
             manager.league_id,
             manager.config.game_type,
-            book.standings_document(),
-            accepted=list(book.results),
+            standings.document(),
+            accepted=list(manager.results),
         )
         try:
-            found = await cache.get(book.standings_version, job)
+            found = await cache.get(standings.version, job)
         except AnalysisUnavailable as exc:
-            return JSONResponse(
-                {"error": str(exc), "version": book.standings_version}, status_code=409
-            )
+            return JSONResponse({"error": str(exc), "version": standings.version}, status_code=409)
         except asyncio.TimeoutError:  # the builtin TimeoutError from 3.11 on, not before
             return JSONResponse(
                 {"error": f"the analysis took more than {ANALYSIS_TIMEOUT:g} s; try again later"},

@@ -16,7 +16,7 @@ import io
 from collections.abc import Sequence
 from typing import Any
 
-from league_manager.book import LeagueBook
+from league_manager.results_book import ResultsBook
 
 __all__ = [
     "RESULTS_COLUMNS",
@@ -50,10 +50,11 @@ RESULTS_COLUMNS = (
 )
 
 
-def results_document(book: LeagueBook) -> dict[str, Any]:
-    """Every accepted result, in journal order, with the version of the standings they make."""
+def results_document(league_id: str, book: ResultsBook) -> dict[str, Any]:
+    """Every accepted result, in journal order, with the version of the standings they make
+    (the number of results)."""
     results = []
-    for result in book.results.values():
+    for result in book.values():
         results.append(
             {  # outcomes are recorded in seat order (standings.outcomes_of)
                 "match_id": result.match_id,
@@ -67,11 +68,11 @@ def results_document(book: LeagueBook) -> dict[str, Any]:
                 "recorded_at": result.recorded_at,
             }
         )
-    return {"league_id": book.league_id, "version": book.standings_version, "results": results}
+    return {"league_id": league_id, "version": len(book), "results": results}
 
 
 def standings_csv(document: dict[str, Any]) -> str:
-    """A standings document (``LeagueBook.standings_document``) as CSV with a header."""
+    """A standings document (``StandingsBook.document``) as CSV with a header."""
     return _write(
         STANDINGS_COLUMNS,
         [{**row, "points": _number(row["points"])} for row in document["standings"]],

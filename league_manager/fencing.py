@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from league_manager.agents import RegisteredAgent
 from league_manager.assignments import ASSIGNMENTS_FILE, AssignmentNumbers
-from league_manager.book import MatchProgress, RoundRecord
+from league_manager.records import MatchProgress, RoundRecord
 from league_manager.upkeep import Upkeep
 from sdk.errors import ErrorCode, ProtocolError
 

@@ -16,9 +16,10 @@ from typing import Literal
 
 from league_manager.agent_states import AgentStates
 from league_manager.agents import AgentRegistry, RegisteredAgent
-from league_manager.book import LeagueBook, MatchProgress
 from league_manager.fencing import Fencing
+from league_manager.records import MatchProgress
 from league_manager.referee_watch import RefereeWatch
+from league_manager.standings_book import StandingsBook
 from sdk.client import RpcClient
 from sdk.config import LeagueConfig
 from sdk.errors import ErrorCode, RemoteError, TransportError
@@ -40,7 +41,7 @@ class RefereeDesk:
         config: LeagueConfig,
         client: RpcClient,
         agents: AgentRegistry,
-        book: LeagueBook,
+        standings: StandingsBook,
         states: AgentStates,
         fencing: Fencing,
         watch: RefereeWatch,
@@ -51,7 +52,7 @@ class RefereeDesk:
         self._config = config
         self._client = client
         self._agents = agents
-        self._book = book
+        self._standings = standings
         self._states = states
         self._fencing = fencing
         self._watch = watch
@@ -86,6 +87,11 @@ class RefereeDesk:
             return await self._watch.wait_for_result(match, referee, done)
         finally:
             self._running[referee.agent_id] -= 1
+
+    async def holder_after_restart(self, match: MatchProgress) -> RegisteredAgent | None:
+        """After a restart, the referee still playing the match, asked among the usable
+        ones (``RefereeWatch.holder_after_restart``); None if none is."""
+        return await self._watch.holder_after_restart(match, self.usable_referees())
 
     def usable_referees(self) -> list[RegisteredAgent]:
         """The referees not shut down; if all are, all of them: the end of a league shuts
@@ -125,7 +131,7 @@ class RefereeDesk:
         seats = []
         for index, player_id in enumerate(match.player_ids):
             player = agents.get(player_id)
-            record = self._book.table.record(player_id)
+            record = self._standings.record(player_id)
             seats.append(
                 MatchSeat(
                     player_id=player_id,

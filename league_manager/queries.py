@@ -4,20 +4,21 @@ league."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from league_manager.agents import AgentRegistry
 from league_manager.answers import QueryAnswer
-from league_manager.book import LeagueBook
+from league_manager.results_book import ResultsBook
+from league_manager.schedule_book import ScheduleBook
+from league_manager.standings_book import StandingsBook
 from league_manager.suspension import PlayerHealth
-from sdk.messages import LeagueQuery, LeagueQueryResponse, LeagueStandings, Method
+from sdk.messages import LeagueQuery, LeagueQueryResponse, LeagueStandings, Method, seat_role
 
 __all__ = ["LeagueQueries"]
 
 
 class LeagueQueries:
-    """Answers from the book and the registry; a player that asks counts as answering
+    """Answers from the league's books and the registry; a player that asks counts as answering
     (``health``), as every call it makes does."""
 
     def __init__(
@@ -25,27 +26,29 @@ class LeagueQueries:
         *,
         league_id: str,
         sender: str,
-        book: LeagueBook,
+        schedule: ScheduleBook,
+        results: ResultsBook,
+        standings: StandingsBook,
         agents: AgentRegistry,
         health: PlayerHealth,
-        next_match_of: Callable[[str], dict[str, Any] | None],
     ):
         self._league_id = league_id
         self._sender = sender
-        self._book = book
+        self._schedule = schedule
+        self._results = results
+        self._standings = standings
         self._agents = agents
         self._health = health
-        self._next_match_of = next_match_of
 
     def standings_message(self, conversation_id: str = Method.GET_STANDINGS) -> LeagueStandings:
-        document = self._book.standings_document(fresh=False)
+        document = self._standings.document(fresh=False)
         return LeagueStandings(
             sender=self._sender,
             conversation_id=conversation_id,
             league_id=self._league_id,
             version=document["version"],
             rounds_completed=document["rounds_completed"],
-            standings=self._book.standings_rows(fresh=False),  # the same ranking as document
+            standings=self._standings.rows(fresh=False),  # the same ranking as document
         )
 
     def query(self, request: LeagueQuery) -> LeagueQueryResponse:
@@ -59,7 +62,7 @@ class LeagueQueries:
             "query_type": request.query_type,
         }
         if request.query_type == "GET_STANDINGS":
-            data: Any = self._book.standings_document(fresh=False)
+            data: Any = self._standings.document(fresh=False)
         elif request.query_type == "GET_SCHEDULE":
             data = self._schedule_page(params)
         else:
@@ -72,7 +75,7 @@ class LeagueQueries:
                     **common,
                 )
             data = (
-                self._next_match_of(player_id)
+                self.next_match(player_id)
                 if request.query_type == "GET_NEXT_MATCH"
                 else self.player_stats(player_id)
             )
@@ -82,13 +85,29 @@ class LeagueQueries:
         """GET_SCHEDULE: one round (``round_id``) or a page from ``from_round`` on."""
         round_id = params.get("round_id")
         if isinstance(round_id, int) and not isinstance(round_id, bool):
-            if not 1 <= round_id <= len(self._book.rounds):
-                return self._book.schedule_document(len(self._book.rounds) + 1)
-            return self._book.schedule_document(round_id, max_rounds=1)
+            if not 1 <= round_id <= len(self._schedule.rounds):
+                return self._schedule.document(len(self._schedule.rounds) + 1)
+            return self._schedule.document(round_id, max_rounds=1)
         start = params.get("from_round")
-        return self._book.schedule_document(
+        return self._schedule.document(
             start if isinstance(start, int) and not isinstance(start, bool) else 1
         )
+
+    def next_match(self, player_id: str) -> dict[str, Any] | None:
+        """The player's first match without a result: its opponents, seat and referee."""
+        match = self._schedule.next_match_of(player_id)
+        if match is None:
+            return None
+        others = [other for other in match.player_ids if other != player_id]
+        found = {
+            "match_id": match.match_id,
+            "round_id": match.round_id,
+            "opponent_id": others[0],
+            "role": seat_role(match.player_ids.index(player_id)),
+            "referee_endpoint": match.referee_endpoint,
+            "status": match.status,
+        }
+        return found | ({"opponent_ids": others} if len(others) > 1 else {})
 
     def player_stats(self, player_id: str) -> dict[str, Any]:
         """A player's record, rank and matches (O(its matches), never O(the league))."""
@@ -99,10 +118,10 @@ class LeagueQueries:
                 "outcome": res.outcomes[player_id],
                 "points": res.points[player_id],
             }
-            for res in self._book.results_of(player_id)
+            for res in self._results.results_of(player_id)
         ]
         agent = self._agents.get(player_id)
-        rank = self._book.rank_of(player_id)
+        rank = self._standings.rank_of(player_id)
         if rank is None:
             return {
                 "player_id": player_id,
@@ -115,6 +134,6 @@ class LeagueQueries:
             "player_id": player_id,
             "state": agent.state if agent else None,
             "rank": rank,
-            "record": self._book.table.record(player_id).model_dump(),
+            "record": self._standings.record(player_id).model_dump(),
             "matches": matches,
         }

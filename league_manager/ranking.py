@@ -5,15 +5,12 @@ cost O(n log n) per result. A ranking's ``version`` is the number of results it 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from league_manager.standings import StandingsTable
-from sdk.store import StoreError, quarantine, read_json
 
-__all__ = ["Ranking", "RankingCache", "refresh_standings_file"]
+__all__ = ["Ranking", "RankingCache"]
 
 _RANKING_SHARE = 0.1
 """Standings asked for while results arrive are ranked again only once the time since the
@@ -89,39 +86,3 @@ class RankingCache:
             cost=now - started,
         )
         return self._ranked
-
-
-def refresh_standings_file(
-    path: Path,
-    expected: dict[str, Any],
-    write: Callable[..., Any],
-    note: Callable[[str], None],
-) -> None:
-    """standings.json is a snapshot of the journal: written again whenever it differs
-    (it lags after a crash between rounds: normal), noted when it was damaged.
-    ``write(keep_backup=...)`` writes it from ``expected``."""
-    problem: str | None
-    try:
-        on_disk = read_json(path)
-    except FileNotFoundError:
-        note(f"{path} was missing; written again from the journal")
-        write(keep_backup=False)
-        return
-    except StoreError as exc:
-        on_disk, problem = None, str(exc)
-    else:
-        fields = isinstance(on_disk, dict) and set(expected) <= set(on_disk)
-        problem = None if fields else (f"{path} does not hold standings")
-    if problem is None:
-        if all(on_disk.get(key) == value for key, value in expected.items()):
-            return
-        if on_disk.get("version") == expected["version"]:
-            problem = f"{path} disagrees with the journal"
-        else:
-            write(keep_backup=True)  # lagging a crash behind: normal
-            return
-    note(
-        f"{problem}; kept it as {quarantine(path).name} and wrote "
-        "the standings again from the journal"
-    )
-    write(keep_backup=False)

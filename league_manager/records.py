@@ -1,6 +1,6 @@
 """The League Manager's records of one league, as its files hold them: matches, rounds and
 journaled results, and the reading of ``rounds.json`` and ``journal.jsonl`` they are checked
-by at start-up (``book.py`` keeps them)."""
+by at start-up (``book.py``; ``schedule_book.py`` and ``results_book.py`` keep them)."""
 
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ class RoundRecord(BaseModel):
     byes: list[str] = []
     matches: list[MatchProgress] = []
     """Listed while the round is played (who referees what); the other rounds' matches come
-    from the schedule and the journal (``LeagueBook.round_matches``)."""
+    from the schedule and the journal (``ScheduleBook.round_matches``)."""
     started_at: str | None = None
     completed_at: str | None = None
 

@@ -31,8 +31,9 @@ from pydantic import ValidationError
 
 from league_manager.agent_states import AgentStates
 from league_manager.agents import RegisteredAgent
-from league_manager.book import LeagueBook, MatchProgress
 from league_manager.fencing import Fencing
+from league_manager.records import MatchProgress
+from league_manager.results_book import ResultsBook
 from league_manager.upkeep import Upkeep
 from sdk.client import RpcClient
 from sdk.config import LeagueConfig
@@ -116,7 +117,7 @@ class RefereeWatch:
         sender: str,
         config: LeagueConfig,
         client: RpcClient,
-        book: LeagueBook,
+        results: ResultsBook,
         upkeep: Upkeep,
         states: AgentStates,
         fencing: Fencing,
@@ -127,7 +128,7 @@ class RefereeWatch:
         self._sender = sender
         self._config = config
         self._client = client
-        self._book = book
+        self._results = results
         self._upkeep = upkeep
         self._states = states
         self._fencing = fencing
@@ -237,7 +238,7 @@ class RefereeWatch:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self._config.match_timeout_sec
         misses = 0
-        while match.match_id not in self._book.results:
+        while match.match_id not in self._results:
             if not self._upkeep.can_write:  # the League Manager's own disk holds it up
                 deadline = max(deadline, loop.time() + 2 * PROBE_SEC)
             left = deadline - loop.time()

@@ -7,8 +7,9 @@ from collections.abc import Callable
 
 from league_manager.agents import AgentKind, AgentRegistry, RegisteredAgent
 from league_manager.answers import Answer
-from league_manager.book import LeagueBook, LeagueStatus
+from league_manager.records import LeagueStatus
 from league_manager.registration_limit import RegistrationLimit
+from league_manager.schedule_book import ScheduleBook
 from league_manager.upkeep import Upkeep
 from sdk.auth import PROOF_SCHEME, secret_matches
 from sdk.config import LeagueConfig
@@ -37,7 +38,7 @@ class Registrar:
         league_id: str,
         sender: str,
         config: LeagueConfig,
-        book: LeagueBook,
+        schedule: ScheduleBook,
         agents: AgentRegistry,
         upkeep: Upkeep,
         limit: RegistrationLimit,
@@ -49,7 +50,7 @@ class Registrar:
         self._league_id = league_id
         self._sender = sender
         self._config = config
-        self._book = book
+        self._schedule = schedule
         self._agents = agents
         self._upkeep = upkeep
         self._limit = limit
@@ -60,9 +61,9 @@ class Registrar:
 
     def _registration_refusal(self, kind: AgentKind, meta: RefereeMeta | PlayerMeta) -> str | None:
         game_types = meta.game_types
-        if self._book.status == LeagueStatus.COMPLETED:
+        if self._schedule.status == LeagueStatus.COMPLETED:
             return "the league has completed"
-        if kind == "player" and self._book.status != LeagueStatus.REGISTRATION:
+        if kind == "player" and self._schedule.status != LeagueStatus.REGISTRATION:
             return "registration is closed: the league's schedule is fixed"
         if self._config.game_type not in game_types:
             return (

@@ -15,9 +15,12 @@ from typing import Any
 
 from league_manager.agents import AgentRegistry
 from league_manager.answers import MatchAnswer
-from league_manager.book import LeagueBook, MatchProgress, ResultRecord
 from league_manager.fencing import Fencing
+from league_manager.records import MatchProgress, ResultRecord
+from league_manager.results_book import ResultsBook
+from league_manager.schedule_book import ScheduleBook
 from league_manager.standings import outcomes_of
+from league_manager.standings_book import StandingsBook
 from league_manager.suspension import PlayerHealth
 from league_manager.upkeep import JOURNAL, Upkeep
 from sdk.errors import ErrorCode, ProtocolError
@@ -29,14 +32,17 @@ __all__ = ["ResultDesk"]
 
 
 class ResultDesk:
-    """Takes results into the book; ``waiter(match_id)`` is set once a match's is on disk."""
+    """Takes results into the results book, the standings and the match's record;
+    ``waiter(match_id)`` is set once a match's result is on disk."""
 
     def __init__(
         self,
         *,
         league_id: str,
         sender: str,
-        book: LeagueBook,
+        schedule: ScheduleBook,
+        results: ResultsBook,
+        standings: StandingsBook,
         agents: AgentRegistry,
         fencing: Fencing,
         health: PlayerHealth,
@@ -46,7 +52,9 @@ class ResultDesk:
     ):
         self._league_id = league_id
         self._sender = sender
-        self._book = book
+        self._schedule = schedule
+        self._results = results
+        self._standings = standings
         self._agents = agents
         self._fencing = fencing
         self._health = health
@@ -70,7 +78,7 @@ class ResultDesk:
         since given to another is refused and kept only as a note in the league log."""
         referee = self._agents.authenticate(report.sender, report.auth_token, "referee")
         match = self._reported_match(report)
-        recorded = self._book.results.get(report.match_id)
+        recorded = self._results.get(report.match_id)
         if recorded is None or recorded.referee_id != referee.agent_id:
             self._fencing.check_holder(match, referee.agent_id, report.assignment)
         return await self.take_result(match, referee.agent_id, report)
@@ -81,7 +89,7 @@ class ResultDesk:
                 ErrorCode.LEAGUE_NOT_FOUND,
                 f"this League Manager runs {self._league_id!r}, not {report.league_id!r}",
             )
-        match = self._book.match(report.match_id)
+        match = self._schedule.match(report.match_id)
         if match is None:
             raise ProtocolError(
                 ErrorCode.MATCH_NOT_FOUND, f"match {report.match_id!r} is not in the schedule"
@@ -103,8 +111,8 @@ class ResultDesk:
             "league_id": self._league_id,
             "match_id": report.match_id,
         }
-        if report.match_id in self._book.results:
-            await self._book.durable()  # the first report of it may still be on its way
+        if report.match_id in self._results:
+            await self._results.durable()  # the first report of it may still be on its way
             return MatchResultAck(status="DUPLICATE", **common)
         if report.round_id != match.round_id:
             raise ProtocolError(
@@ -160,29 +168,30 @@ class ResultDesk:
         outcomes: dict[str, Outcome],
         details: dict[str, Any],
     ) -> None:
-        """Journal a result and count it; once it is on disk, the match's waiter learns it.
-        (Counted at once, so a second report of it meanwhile is a duplicate.)
+        """Journal a result, count it in the standings and show it on the match's record;
+        once it is on disk, the match's waiter learns it. (Counted at once, so a second
+        report of it meanwhile is a duplicate.)
 
         Raises:
             ProtocolError: E022 the journal cannot be written (a full disk): the result is
                 not acknowledged; a line that could not be written is not in the journal.
         """
-        book = self._book
+        standings = self._standings
+        result = ResultRecord(
+            match_id=match.match_id,
+            round_id=match.round_id,
+            referee_id=decided_by,
+            outcomes=outcomes,
+            points={p: standings.points_for(o) for p, o in outcomes.items()},
+            winner=next((p for p, o in outcomes.items() if o == "WIN"), None),
+            details=details,
+            recorded_at=utc_now_str(),
+        )
         try:
-            book.record(
-                ResultRecord(
-                    match_id=match.match_id,
-                    round_id=match.round_id,
-                    referee_id=decided_by,
-                    outcomes=outcomes,
-                    points={p: book.table.points_for(o) for p, o in outcomes.items()},
-                    winner=next((p for p, o in outcomes.items() if o == "WIN"), None),
-                    details=details,
-                    recorded_at=utc_now_str(),
-                ),
-                sync=False,
-            )
-            await book.durable()
+            self._results.record(result, sync=False)
+            standings.count(result)
+            self._schedule.mark_decided(result)
+            await self._results.durable()
         except StoreError as exc:
             self._upkeep.failed(JOURNAL, exc)
             raise ProtocolError(

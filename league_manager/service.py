@@ -16,13 +16,16 @@ from league_manager.agent_states import AgentStates
 from league_manager.agents import AgentRegistry, RegisteredAgent
 from league_manager.alarms import Alarms
 from league_manager.assignments import AssignmentNumbers
-from league_manager.book import LeagueBook, LeagueStatus, ScheduleRecipe
+from league_manager.book import LeagueBook
 from league_manager.config import LeagueManagerSettings
 from league_manager.credentials import secret_file
 from league_manager.fencing import Fencing
 from league_manager.handover import RefereeDesk
+from league_manager.match_flow import MatchFlow
+from league_manager.news import LeagueNews
 from league_manager.notifier import Notifier
 from league_manager.queries import LeagueQueries
+from league_manager.records import LeagueStatus, ScheduleRecipe
 from league_manager.referee_watch import RefereeWatch
 from league_manager.registration import Registrar
 from league_manager.registration_limit import RegistrationLimit
@@ -45,6 +48,11 @@ from sdk.messages import (
 )
 
 __all__ = ["AdminError", "LeagueManager"]
+
+UNBOUNDED_PATHS = ("/health", "/status", "/events")
+"""Paths whose requests are neither counted against ``http.max_requests_in_progress`` nor
+timed: the health and status that must tell of a flood while it lasts (answered from
+memory), and the dashboard's event stream, which never ends (bounded by its own count)."""
 
 
 class LeagueManager:
@@ -74,22 +82,22 @@ class LeagueManager:
         self._open_files(league_id)
         self.alarms = Alarms(self.event)
         self.client = RpcClient(self.system, self.log, transport=transport)
-        self.connections = ConnectionGuard(
-            self.system.http.max_server_connections, self.system.http.request_timeout_sec
-        )
+        self.connections = ConnectionGuard(self.system.http, unbounded_paths=UNBOUNDED_PATHS)
         self._build_parts(settings.max_broadcast_concurrency)
         self._run_task: asyncio.Task[None] | None = None
 
     def _build_parts(self, broadcast_concurrency: int) -> None:
         """Make the league's parts, each given only the collaborators it works with (no
         part holds the League Manager)."""
-        control, event, config = self.control, self.event, self.config
-        book, agents = self.book, self.agents
+        control, event, config, agents = self.control, self.event, self.config, self.agents
+        schedule, results, standings = self.schedule, self.results, self.standings
         self.upkeep = Upkeep(
             self.shared.league_dir(self.league_id),
             alarms=self.alarms,
             event=event,
-            book=book,
+            schedule=schedule,
+            results=results,
+            standings=standings,
             agents=agents,
             assignments=self.assignments,
             connections=self.connections,
@@ -97,14 +105,14 @@ class LeagueManager:
             stall_after_sec=config.stall_after_sec,
         )
         self.states = AgentStates(agents, self.upkeep.persist, event)
-        self.removal = PlayerRemoval(book, agents, self.states, event)
+        self.removal = PlayerRemoval(schedule, results, agents, self.states, event)
         self.health = PlayerHealth(agents, self.states, event, config.suspend_after_failures)
         self.registrations = RegistrationLimit(config.registrations_per_minute)
         self.registrar = Registrar(
             league_id=self.league_id,
             sender=self.sender,
             config=config,
-            book=book,
+            schedule=schedule,
             agents=agents,
             upkeep=self.upkeep,
             limit=self.registrations,
@@ -113,11 +121,13 @@ class LeagueManager:
             joined=self._joined,
             event=event,
         )
-        self.fencing = Fencing(self.assignments, self.upkeep, event, book.rounds)
-        self.results = ResultDesk(
+        self.fencing = Fencing(self.assignments, self.upkeep, event, schedule.rounds)
+        self.result_desk = ResultDesk(
             league_id=self.league_id,
             sender=self.sender,
-            book=book,
+            schedule=schedule,
+            results=results,
+            standings=standings,
             agents=agents,
             fencing=self.fencing,
             health=self.health,
@@ -130,11 +140,11 @@ class LeagueManager:
             sender=self.sender,
             config=config,
             client=self.client,
-            book=book,
+            results=results,
             upkeep=self.upkeep,
             states=self.states,
             fencing=self.fencing,
-            take_result=self.results.take_result,
+            take_result=self.result_desk.take_result,
             event=event,
         )
         self.referees = RefereeDesk(
@@ -143,7 +153,7 @@ class LeagueManager:
             config=config,
             client=self.client,
             agents=agents,
-            book=book,
+            standings=standings,
             states=self.states,
             fencing=self.fencing,
             watch=watch,
@@ -156,30 +166,45 @@ class LeagueManager:
             concurrency=broadcast_concurrency,
             lenient=config.protocol_mode == "lenient",
         )
-        self.runner = RoundRunner(
-            league_id=self.league_id,
-            sender=self.sender,
-            config=config,
+        matches = MatchFlow(
             retry_policy=self.system.retry_policy,
-            book=book,
-            agents=agents,
-            states=self.states,
+            results=results,
+            desk=self.result_desk,
+            referees=self.referees,
             control=control,
             upkeep=self.upkeep,
             health=self.health,
-            results=self.results,
-            referees=self.referees,
-            watch=watch,
+            event=event,
+            unsettled=self._unsettled,
+        )
+        news = LeagueNews(
+            league_id=self.league_id,
+            sender=self.sender,
+            config=config,
+            schedule=schedule,
+            standings=standings,
+            agents=agents,
             notifier=self.notifier,
+        )
+        self.runner = RoundRunner(
+            schedule=schedule,
+            results=results,
+            standings=standings,
+            matches=matches,
+            news=news,
+            control=control,
+            upkeep=self.upkeep,
+            states=self.states,
             event=event,
         )
         self.queries = LeagueQueries(
             league_id=self.league_id,
             sender=self.sender,
-            book=book,
+            schedule=schedule,
+            results=results,
+            standings=standings,
             agents=agents,
             health=self.health,
-            next_match_of=self.runner.next_match_of,
         )
 
     def _open_files(self, league_id: str) -> None:
@@ -205,7 +230,7 @@ class LeagueManager:
                 self.system.security.token_bytes,
                 league_files=(league_dir / "journal.jsonl", league_dir / "rounds.json"),
             )
-            self.book = LeagueBook(
+            book = LeagueBook.open(
                 league_dir,
                 league_id,
                 self.config.scoring,
@@ -215,12 +240,15 @@ class LeagueManager:
                     self.config.rounds,
                 ),
             )
-            opened.callback(self.book.close)
+            opened.callback(book.close)
+            # The book's parts, each handed on alone to the parts that use it.
+            self.schedule, self.results = book.schedule, book.results
+            self.standings, self._unsettled = book.standings, book.unsettled
             self.assignments = AssignmentNumbers(league_dir, league_id)
-            self.control = LeagueControl(league_dir, league_id, self.book, self.event)
+            self.control = LeagueControl(league_dir, league_id, self.schedule, self.event)
             for note in (
                 self.agents.recovery_notes
-                + self.book.recovery_notes
+                + book.recovery_notes
                 + self.assignments.recovery_notes
                 + self.control.recovery_notes
             ):
@@ -265,11 +293,11 @@ class LeagueManager:
     async def startup(self) -> None:
         """Start the watchdog; resume a league that was running when the process stopped."""
         self.upkeep.start()
-        if self.book.status == LeagueStatus.RUNNING:
+        if self.schedule.status == LeagueStatus.RUNNING:
             self.event(
                 "league_resumed",
-                rounds_completed=self.book.rounds_completed(),
-                results=len(self.book.results),
+                rounds_completed=self.schedule.rounds_completed(),
+                results=len(self.results),
                 paused=self.control.paused,
             )
             self._launch()
@@ -281,7 +309,7 @@ class LeagueManager:
             await asyncio.gather(self._run_task, return_exceptions=True)
         await self.notifier.close()
         await self.client.aclose()
-        self.book.close()
+        self.results.close()
         self.log.close()
         self.league_log.close()
 
@@ -312,7 +340,7 @@ class LeagueManager:
         whichever registration completes that; never fail the registration itself."""
         if (
             self.auto_start_players is None
-            or self.book.status != LeagueStatus.REGISTRATION
+            or self.schedule.status != LeagueStatus.REGISTRATION
             or self.agents.count("player") < self.auto_start_players
         ):
             return
@@ -333,9 +361,9 @@ class LeagueManager:
 
     def create_schedule(self) -> dict[str, Any]:
         """Close registration and fix the schedule."""
-        if self.book.status != LeagueStatus.REGISTRATION:
+        if self.schedule.status != LeagueStatus.REGISTRATION:
             raise AdminError(
-                409, f"the schedule exists already (the league is {self.book.status.value})"
+                409, f"the schedule exists already (the league is {self.schedule.status.value})"
             )
         players = self.agents.of_kind("player")
         needed = max(self.players_per_match, self.config.min_players)
@@ -343,35 +371,35 @@ class LeagueManager:
             raise AdminError(
                 409, f"{len(players)} player(s) registered; the league needs at least {needed}"
             )
-        self.book.create_schedule(
+        self.schedule.create(
             [(p.agent_id, p.display_name) for p in players],
             self.players_per_match,
             self.config.rounds,
         )
+        self.standings.restart()
         self.states.set_states([player.agent_id for player in players], "ACTIVE")
         self.event(
             "schedule_created",
             players=len(players),
-            rounds=len(self.book.rounds),
-            matches=self.book.total_matches,
+            rounds=len(self.schedule.rounds),
+            matches=self.schedule.total_matches,
         )
-        return self.book.schedule_document()
+        return self.schedule.document()
 
     def start(self, reason: str = "admin") -> dict[str, Any]:
         """Fix the schedule if needed and start playing rounds in the background."""
-        if self.book.status in (LeagueStatus.RUNNING, LeagueStatus.COMPLETED):
-            raise AdminError(409, f"the league is already {self.book.status.value}")
+        if self.schedule.status in (LeagueStatus.RUNNING, LeagueStatus.COMPLETED):
+            raise AdminError(409, f"the league is already {self.schedule.status.value}")
         if not self.agents.count("referee"):
             raise AdminError(409, "no referee has registered; start at least one referee first")
-        if self.book.status == LeagueStatus.REGISTRATION:
+        if self.schedule.status == LeagueStatus.REGISTRATION:
             self.create_schedule()
-        self.book.status = LeagueStatus.RUNNING
-        self.book.write_rounds()
+        self.schedule.mark_league(LeagueStatus.RUNNING)
         self.event(
             "league_started",
             reason=reason,
-            rounds=len(self.book.rounds),
-            matches=self.book.total_matches,
+            rounds=len(self.schedule.rounds),
+            matches=self.schedule.total_matches,
         )
         self._launch()
         return self.status()
@@ -379,7 +407,7 @@ class LeagueManager:
     # -- results and the admin's switches --------------------------------------------
 
     async def report_result(self, report: MatchResultReport) -> MatchResultAck:
-        return await self.results.report_result(report)
+        return await self.result_desk.report_result(report)
 
     def pause(self) -> dict[str, Any]:
         """Stop handing out matches and starting rounds; running matches finish."""
@@ -391,20 +419,21 @@ class LeagueManager:
         return self.status()
 
     def status(self) -> dict[str, Any]:
-        current = self.book.current_round()
+        schedule = self.schedule
+        current = schedule.current_round()
         return {
             "league_id": self.league_id,
             "display_name": self.config.display_name,
             "game_type": self.config.game_type,
-            "state": self.book.status.value,
+            "state": schedule.status.value,
             "paused": self.control.paused,
             "current_round": current.round_id
-            if current and self.book.status == LeagueStatus.RUNNING
+            if current and schedule.status == LeagueStatus.RUNNING
             else None,
-            "total_rounds": len(self.book.rounds),
-            "matches_completed": len(self.book.results),
-            "total_matches": self.book.total_matches,
-            "standings_version": self.book.standings_version,
+            "total_rounds": len(schedule.rounds),
+            "matches_completed": len(self.results),
+            "total_matches": schedule.total_matches,
+            "standings_version": self.standings.version,
             "referees": [self._agent_status(a) for a in self.agents.of_kind("referee")],
             "players": [self._agent_status(a) for a in self.agents.of_kind("player")],
             "health": self.alarms.health()["status"],

@@ -10,7 +10,8 @@ reason, and each clears by itself once its cause is gone.
   (two stats, never one per result) and written again from memory.
 - **A round without progress** for the league's ``stall_after_sec``: an alarm naming the
   matches waited for and their referees.
-- **A flood of connections**: while the server closes connections to stay under its bound
+- **A flood of connections or requests**: while the server closes connections or refuses
+  requests to stay under its bounds, or answers for a handler that takes too long
   (``sdk.connections``).
 """
 
@@ -26,7 +27,10 @@ from typing import Any
 from league_manager.agents import AgentRegistry
 from league_manager.alarms import Alarms
 from league_manager.assignments import ASSIGNMENTS_FILE, AssignmentNumbers
-from league_manager.book import LeagueBook, LeagueStatus
+from league_manager.records import LeagueStatus
+from league_manager.results_book import ResultsBook
+from league_manager.schedule_book import ScheduleBook
+from league_manager.standings_book import StandingsBook
 from sdk.connections import ConnectionGuard
 from sdk.store import StoreError, atomic_write_json
 
@@ -62,7 +66,9 @@ class Upkeep:
         *,
         alarms: Alarms,
         event: Callable[..., None],
-        book: LeagueBook,
+        schedule: ScheduleBook,
+        results: ResultsBook,
+        standings: StandingsBook,
         agents: AgentRegistry,
         assignments: AssignmentNumbers,
         connections: ConnectionGuard,
@@ -72,7 +78,8 @@ class Upkeep:
         self._dir = league_dir
         self._alarms = alarms
         self._event = event
-        self._book = book
+        self._schedule = schedule
+        self._results = results
         self._agents = agents
         self._connections = connections
         self._paused = paused
@@ -84,8 +91,8 @@ class Upkeep:
         self._mark_at = time.monotonic()
         self._task: asyncio.Task[None] | None = None
         self._rewrites: dict[str, Callable[[], Any]] = {
-            "rounds.json": book.write_rounds,
-            "standings.json": book.write_standings,
+            "rounds.json": schedule.write,
+            "standings.json": standings.write,
             "agents.json": agents.save,
             ASSIGNMENTS_FILE: assignments.reserve,
             JOURNAL: self._probe,
@@ -180,11 +187,10 @@ class Upkeep:
     def _check_progress(self) -> None:
         """A stall: the league runs, is not paused, and no result has arrived nor round
         begun for ``stall_after_sec``."""
-        book = self._book
-        current = book.current_round()
-        mark = (len(book.results), current.round_id if current else 0)
+        current = self._schedule.current_round()
+        mark = (len(self._results), current.round_id if current else 0)
         now = time.monotonic()
-        if mark != self._mark or book.status != LeagueStatus.RUNNING or self._paused():
+        if mark != self._mark or self._schedule.status != LeagueStatus.RUNNING or self._paused():
             self._mark, self._mark_at = mark, now
             self._alarms.clear(STALL)
             return
@@ -193,11 +199,11 @@ class Upkeep:
         self._alarms.raise_alarm(STALL, self._stall_reason(current.round_id))
 
     def _stall_reason(self, round_id: int) -> str:
-        book = self._book
+        schedule = self._schedule
         waiting = [
             m
-            for m in book.round_matches(book.rounds[round_id - 1])
-            if m.match_id not in book.results
+            for m in schedule.round_matches(schedule.rounds[round_id - 1])
+            if m.match_id not in self._results
         ]
         named = []
         for match in waiting[:_LISTED_MATCHES]:

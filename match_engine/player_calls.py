@@ -35,6 +35,15 @@ __all__ = ["PlayerCalls"]
 
 _Answer = TypeVar("_Answer", GameJoinAck, ChooseParityResponse, GameMoveResponse)
 _PROTOCOL_CODE = re.compile(r"^E\d{3}$")
+_AUTH_REFUSALS = frozenset(
+    {
+        "HTTP_401",
+        "HTTP_403",
+        ErrorCode.AUTH_TOKEN_MISSING.value,
+        ErrorCode.AUTH_TOKEN_INVALID.value,
+    }
+)
+"""The codes of an answer that refuses a call for its auth_token."""
 
 
 def _error_answer_code(exc: RemoteError) -> str:
@@ -103,7 +112,8 @@ class PlayerCalls:
                 seat,
                 method,
                 _error_answer_code(exc),
-                f"an unusable answer to {method} ({exc.code}): {exc.description}",
+                f"an unusable answer to {method} ({exc.code}): {exc.description}"
+                + self._unproven(seat, exc),
                 0,
             )
         except ValidationError as exc:
@@ -128,6 +138,18 @@ class PlayerCalls:
                 0,
             )
         return answer
+
+    def _unproven(self, seat: MatchSeat, exc: RemoteError) -> str:
+        """Why a player that refuses an unauthenticated call got no auth_token: the League
+        Manager handed this referee no proof for it (a foreign one that issues none), and a
+        referee never holds a player's token. The refusal is the player's: the match is
+        its technical loss, as any refused call is."""
+        if exc.code not in _AUTH_REFUSALS or seat.player_id in self._plan.proofs:
+            return ""
+        return (
+            f" (the call carried no auth_token: the League Manager gave this referee no "
+            f"proof for {seat.player_id} to send)"
+        )
 
     def _retry_notice(self, seat: MatchSeat, method: str) -> OnRetry:
         timeout = self._system.timeout_for(method)

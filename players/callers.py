@@ -1,7 +1,12 @@
 """Who may call this player: the League Manager it registered with and the referees that
 League Manager gives its matches to, each proving it with a proof made from this player's
 token (``sdk.auth``). A player whose League Manager issues no proofs (a foreign one) has
-nothing to check them against: it takes its callers by shape and says so."""
+nothing to check them against: it takes its callers by shape and says so.
+
+Leniency is about shapes, never about authentication: a message the lenient reading
+completed (an envelope-less GAME_OVER, its sender filled in as ``unknown``) must still
+prove its sender to a player that verifies, and without an auth_token it is refused with
+E011 like any other."""
 
 from __future__ import annotations
 
@@ -64,6 +69,12 @@ class CallerCheck:
         token = self._token
         if token is None:
             return None
+        if not message.auth_token:
+            raise ProtocolError(
+                ErrorCode.AUTH_TOKEN_MISSING,
+                f"{message.message_type} carries no auth_token: this player "
+                "takes only messages that prove their sender, whatever their shape",
+            )
         caller = sender_id(message.sender)
         kind = message.sender.split(":", 1)[0]
         if kind not in ("league_manager", "referee"):
@@ -71,12 +82,6 @@ class CallerCheck:
                 ErrorCode.AUTH_TOKEN_INVALID,
                 f"{message.message_type} from {message.sender!r}: this player "
                 "takes calls from its League Manager and referees only",
-            )
-        if not message.auth_token:
-            raise ProtocolError(
-                ErrorCode.AUTH_TOKEN_MISSING,
-                f"{message.message_type} carries no auth_token: this player "
-                "takes only messages that prove their sender",
             )
         league = message.league_id or league_id or ""
         if kind == "league_manager":

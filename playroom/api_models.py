@@ -1,4 +1,4 @@
-"""The bodies and answers of ``/api/games`` (the play service): every one a pydantic
+"""The bodies and answers of ``/api/play`` (the play service): every one a pydantic
 model, so ``/docs`` and ``/openapi.json`` document the API."""
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ class GameConfig(BaseModel):
     game: Name = Field(examples=["prisoners_dilemma"])
     opponent: OpponentChoice
     params: dict[str, Any] = Field(default_factory=dict, examples=[{"rounds": 3}])
-    """Overrides of the game's defaults (``GET /api/games/defaults`` lists them)."""
+    """Overrides of the game's defaults (``GET /api/play/defaults`` lists them)."""
     seed: Seed | None = None
     """Repeats the game's draws (and a seeded strategy's) exactly; none: a fresh draw."""
 

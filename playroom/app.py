@@ -1,6 +1,7 @@
 """The play service's FastAPI app: ``create_app(settings)`` builds it (nothing at import
-time), ``run(settings)`` serves it. Routes: ``/api/games/*`` and the ``/play`` page
-(``playroom.games_api``), GET /health. Its own process, beside the League Manager, whose
+time), ``run(settings)`` serves it. Routes: ``/api/play/*`` and the ``/play`` page (games of
+``games/``: ``playroom.games_api``), ``/api/games/*`` and the ``/chat`` page (games written
+in prose: ``playroom.prose.api``), GET /health. Its own process, beside the League Manager, whose
 players it lists and proves over HTTP (``playroom.league_link``): a game loop or an LLM
 strategy failing here never touches the process that keeps the standings."""
 
@@ -17,6 +18,8 @@ from fastapi.responses import RedirectResponse
 from playroom.config import PlayServiceSettings
 from playroom.games_api import games_router
 from playroom.league_link import LeagueLink
+from playroom.prose.api import prose_router
+from playroom.session_store import PlayLimits
 from sdk.agent_log import AgentLog
 from sdk.client import RpcClient
 from sdk.config import SharedDir
@@ -43,6 +46,7 @@ def create_app(
     system = shared.system()
     league_id = settings.league_id or system.default_league_id
     game_type = shared.league(league_id).game_type
+    limits = PlayLimits.from_env()
     log = AgentLog(shared.agent_log_path(AGENT_ID), AGENT_ID)
 
     def secret() -> str | None:
@@ -65,7 +69,8 @@ def create_app(
             log.close()
 
     app = service_app(title="Agent League: play service", lifespan=lifespan)
-    app.include_router(games_router(league, shared, default_game=game_type))
+    app.include_router(games_router(league, shared, default_game=game_type, limits=limits))
+    app.include_router(prose_router(shared, limits))
 
     @app.get("/health")
     async def health() -> dict[str, Any]:

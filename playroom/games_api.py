@@ -1,4 +1,4 @@
-"""``/api/games``: a person plays a game of ``games/`` through HTTP, and the ``/play`` page
+"""``/api/play``: a person plays a game of ``games/`` through HTTP, and the ``/play`` page
 (the play service's routes; their bodies and answers are ``playroom.api_models``).
 
 What leaves the server is what the person's seat may see: their own observation, the
@@ -12,16 +12,12 @@ in the League Manager's league (listed by its ``/status``, proved by its ``get_p
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
-from contextlib import asynccontextmanager
 from html import escape
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from fastapi import APIRouter, FastAPI, HTTPException, Query, Request, Response
-from fastapi.exceptions import RequestValidationError
+from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import FileResponse, HTMLResponse
-from fastapi.routing import APIRoute
 from pydantic import ValidationError
 
 from games import GameSpec, UnknownGameError, load_game, registered_games
@@ -46,17 +42,21 @@ from playroom.api_models import (
     SessionState,
     problems,
 )
+from playroom.http_problems import (
+    LLM_ENV,
+    SentenceRoute,
+    found,
+    full,
+    llm_available,
+    refuse,
+    sentence,
+    store_router,
+)
 from playroom.league_link import LeagueLink, LeagueUnreachable
 from playroom.narration import history_table, seen_rows
-from playroom.play_sessions import (
-    MoveRefused,
-    PlayLimits,
-    PlaySession,
-    SessionsFull,
-    SessionStore,
-    WebSeat,
-)
+from playroom.play_sessions import MoveRefused, PlaySession, WebSeat
 from playroom.session import HUMAN_ID, OPPONENT_ID, Opponent, result_lines
+from playroom.session_store import PlayLimits, SessionsFull, SessionStore
 from sdk.config import SharedDir
 from sdk.messages import PLAYABLE_STATES, Method
 from strategies import build_strategy, ready_strategies
@@ -66,7 +66,6 @@ from strategies.human import space_hint
 __all__ = ["games_router", "offered_strategies"]
 
 _STATIC = Path(__file__).resolve().parent / "static"
-_LLM_ENV = "LEAGUE_LLM_BASE_URL"
 _DASHBOARD_LINK = '<a href="/">Dashboard</a>'
 
 
@@ -90,43 +89,6 @@ def _two_player_games() -> list[GameSpec]:
     return [spec for spec in registered_games() if spec.min_players <= 2 <= spec.max_players]
 
 
-def _llm_available() -> bool:
-    return bool(os.environ.get(_LLM_ENV))
-
-
-def _refuse(status: int, sentence: str) -> HTTPException:
-    return HTTPException(status_code=status, detail=sentence)
-
-
-def _sentence(errors: Sequence[Any]) -> str:
-    """A refused body's first problem and where it is, as one sentence (never its input,
-    which may be huge, or not even JSON: ``1e400`` is read as infinity)."""
-    first = errors[0]
-    if first["type"] == "json_invalid":
-        return f"the body is not valid JSON: {first['ctx']['error']}"
-    loc = [str(part) for part in first["loc"]]
-    where = ".".join(loc[1:] if loc[:1] == ["body"] else loc) or "the body"
-    more = len(errors) - 1
-    return f"{where}: {first['msg']}" + (f" (and {more} more problems)" if more else "")
-
-
-class _SentenceRoute(APIRoute):
-    """A route that refuses a request its models refuse with a sentence, as every other
-    refusal here (``Problem``): FastAPI's own answer is a list echoing the input, and a 500
-    when that input cannot be written back as JSON (NaN, infinity)."""
-
-    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-        handler = super().get_route_handler()
-
-        async def answer(request: Request) -> Response:
-            try:
-                return await handler(request)
-            except RequestValidationError as exc:
-                raise _refuse(422, _sentence(exc.errors())) from None
-
-        return answer
-
-
 async def _resolve(league: LeagueLink, config: GameConfig) -> tuple[GameSpec, Opponent]:
     """The game and the opponent as the loop plays them.
 
@@ -138,43 +100,41 @@ async def _resolve(league: LeagueLink, config: GameConfig) -> tuple[GameSpec, Op
     try:
         spec = load_game(config.game)
     except UnknownGameError as exc:
-        raise _refuse(422, str(exc)) from None
+        raise refuse(422, str(exc)) from None
     if not spec.min_players <= 2 <= spec.max_players:
-        raise _refuse(422, f"{spec.game_type} is not played by two players")
+        raise refuse(422, f"{spec.game_type} is not played by two players")
     choice = config.opponent
     if isinstance(choice, BuiltinOpponent):
         offered = offered_strategies(spec.game_type)
         if choice.strategy not in offered:
-            raise _refuse(
+            raise refuse(
                 422,
                 f"no built-in strategy {choice.strategy!r} plays "
                 f"{spec.game_type}; offered: {', '.join(offered)}",
             )
         opponent = Opponent("builtin", choice.strategy)
     elif isinstance(choice, LlmOpponent):
-        if not _llm_available():
-            raise _refuse(
-                422, f"no LLM endpoint is configured on this server ({_LLM_ENV} is unset)"
-            )
+        if not llm_available():
+            raise refuse(422, f"no LLM endpoint is configured on this server ({LLM_ENV} is unset)")
         try:
             build_strategy("llm")
         except StrategyError as exc:
-            raise _refuse(422, f"the llm opponent cannot be built: {exc}") from None
+            raise refuse(422, f"the llm opponent cannot be built: {exc}") from None
         opponent = Opponent("builtin", "llm")
     else:
         try:
             view = await league.view()
         except LeagueUnreachable as exc:
-            raise _refuse(503, str(exc)) from None
+            raise refuse(503, str(exc)) from None
         agent = next((p for p in view.players if p.agent_id == choice.player_id), None)
         if agent is None:
-            raise _refuse(
+            raise refuse(
                 422, f"no player {choice.player_id!r} is registered in league {view.league_id}"
             )
         if agent.state not in PLAYABLE_STATES:
-            raise _refuse(422, f"player {agent.agent_id} is {agent.state}, not playable")
+            raise refuse(422, f"player {agent.agent_id} is {agent.state}, not playable")
         if spec.game_type not in agent.game_types:
-            raise _refuse(
+            raise refuse(
                 422,
                 f"player {agent.agent_id} plays {', '.join(agent.game_types)}, "
                 f"not {spec.game_type}",
@@ -183,7 +143,7 @@ async def _resolve(league: LeagueLink, config: GameConfig) -> tuple[GameSpec, Op
     try:
         spec.create([HUMAN_ID, opponent.player_id or OPPONENT_ID], **config.params)
     except (ValueError, TypeError, KeyError) as exc:
-        raise _refuse(422, f"params of {spec.game_type}: {exc}") from None
+        raise refuse(422, f"params of {spec.game_type}: {exc}") from None
     return spec, opponent
 
 
@@ -233,39 +193,27 @@ def games_router(
     default_game: str,
     limits: PlayLimits | None = None,
 ) -> APIRouter:
-    """``/api/games/*`` and the ``/play`` page, over one bounded in-memory session store
+    """``/api/play/*`` and the ``/play`` page, over one bounded in-memory session store
     (its games are cancelled when the app shuts down); ``league`` lists the players a
     person may play and proves the games against them; ``default_game`` is offered first.
 
     Raises:
         ConfigError: a ``LEAGUE_PLAY_*`` limit is refused (when ``limits`` is not given).
     """
-    store = SessionStore(limits or PlayLimits.from_env())
+    store: SessionStore[PlaySession] = SessionStore(
+        limits or PlayLimits.from_env(), delete_hint="DELETE /api/play/{id}"
+    )
     system = shared.system()
 
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        try:
-            yield
-        finally:
-            await store.close()
-
-    router = APIRouter(lifespan=lifespan)
-    api = APIRouter(prefix="/api/games", tags=["games"], route_class=_SentenceRoute)
+    router = store_router(store)
+    api = APIRouter(prefix="/api/play", tags=["play"], route_class=SentenceRoute)
 
     def session_of(session_id: str) -> PlaySession:
-        try:
-            return store.get(session_id)
-        except KeyError:
-            raise _refuse(
-                404,
-                f"no game {session_id!r} (never created, deleted, or "
-                f"idle for more than {store.limits.idle_sec:g} s)",
-            ) from None
+        return found(store, session_id, "game")
 
     def seat_of(session: PlaySession) -> WebSeat:
         if session.seat is None:
-            raise _refuse(409, "the game has not started: POST /api/games/{id}/start first")
+            raise refuse(409, "the game has not started: POST /api/play/{id}/start first")
         return session.seat
 
     @api.get("/defaults", response_model=Defaults)
@@ -296,7 +244,7 @@ def games_router(
             games=games,
             players=players,
             llm=LlmOffer(
-                available=_llm_available(), model=os.environ.get("LEAGUE_LLM_MODEL") or None
+                available=llm_available(), model=os.environ.get("LEAGUE_LLM_MODEL") or None
             ),
             default_game=default_game,
             default_opponent=BuiltinOpponent(kind="builtin", strategy="random"),
@@ -315,18 +263,22 @@ def games_router(
         address holds too many games; 503: the server does; both with ``Retry-After``."""
         spec, opponent = await _resolve(league, config)
         try:
+            client = request.client.host if request.client else "unknown"
             session = store.add(
-                client=request.client.host if request.client else "unknown",
-                game=spec,
-                opponent=opponent,
-                opponent_choice=config.opponent.model_dump(),
-                params=config.params,
-                seed=config.seed,
+                client,
+                lambda session_id, now: PlaySession(
+                    session_id,
+                    client,
+                    spec,
+                    opponent,
+                    config.opponent.model_dump(),
+                    dict(config.params),
+                    config.seed,
+                    touched=now,
+                ),
             )
         except SessionsFull as exc:
-            raise HTTPException(
-                exc.status, str(exc), headers={"Retry-After": str(exc.retry_after)}
-            ) from None
+            raise full(exc) from None
         return _state(session)
 
     @api.get("/{session_id}", response_model=SessionState, responses=problems(404))
@@ -347,13 +299,13 @@ def games_router(
         """Change the configs of a game that has not started."""
         session = session_of(session_id)
         if session.status != "created":
-            raise _refuse(409, "the game has started; its configs can no longer change")
+            raise refuse(409, "the game has started; its configs can no longer change")
         try:
             merged = GameConfig.model_validate(
                 {**_config_of(session).model_dump(), **change.model_dump(exclude_unset=True)}
             )
         except ValidationError as exc:  # a null game, opponent or params
-            raise _refuse(422, _sentence(exc.errors())) from None
+            raise refuse(422, sentence(exc.errors())) from None
         spec, opponent = await _resolve(league, merged)
         session.game, session.opponent = spec, opponent
         session.opponent_choice = merged.opponent.model_dump()
@@ -365,7 +317,7 @@ def games_router(
         """Start the game; answers once the person's first move is due (or the game over)."""
         session = session_of(session_id)
         if session.status != "created":
-            raise _refuse(409, f"the game has started already (it is {session.status})")
+            raise refuse(409, f"the game has started already (it is {session.status})")
         session.start(shared, league.seated)
         await session.settle(store.limits.settle_sec)
         return _state(session)
@@ -379,11 +331,11 @@ def games_router(
         session = session_of(session_id)
         seat = seat_of(session)
         if session.status != "running":
-            raise _refuse(409, f"the game is over ({session.status}); no more moves")
+            raise refuse(409, f"the game is over ({session.status}); no more moves")
         try:
             seat.submit(body.move)
         except MoveRefused as exc:
-            raise _refuse(exc.status, str(exc)) from None
+            raise refuse(exc.status, str(exc)) from None
         await session.settle(store.limits.settle_sec)
         return _state(session)
 

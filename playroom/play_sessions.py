@@ -3,12 +3,12 @@ memory, bounded.
 
 A session runs ``playroom.session.play_game`` (the loop ``league play`` runs) as an
 asyncio task with a ``WebSeat``: when the person's move is due the seat parks a future,
-and ``POST /api/games/{id}/moves`` resolves it. The opponent then moves server-side (a
+and ``POST /api/play/{id}/moves`` resolves it. The opponent then moves server-side (a
 built-in strategy in a worker thread, a remote player over the protocol) while the request
 waits, up to ``settle_sec``, for the person's next turn or the end. At most
 ``max_sessions`` live at once, at most ``max_sessions_per_client`` of them from one client
 address (so one client cannot lock ``/play`` for everyone); one left alone for ``idle_sec``
-is dropped (its task cancelled), swept on each create and lookup, no background task.
+is dropped (its task cancelled): ``playroom.session_store``.
 """
 
 from __future__ import annotations
@@ -17,15 +17,9 @@ import asyncio
 import contextlib
 import json
 import logging
-import math
-import os
-import secrets
-import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from games import Action, ActionSpace, GameSpec
 from games.guide import Guide
@@ -36,21 +30,16 @@ from sdk.config import ConfigError, SharedDir
 from strategies.human import parse_move, space_hint
 
 __all__ = [
-    "ENV_PREFIX",
     "MAX_MOVE_CHARS",
     "MoveRefused",
-    "PlayLimits",
     "PlaySession",
     "Seating",
     "SessionStatus",
-    "SessionStore",
-    "SessionsFull",
     "WebSeat",
 ]
 
 _log = logging.getLogger(__name__)
 
-ENV_PREFIX = "LEAGUE_PLAY_"
 MAX_MOVE_CHARS = 1000
 """The longest move taken, as typed (an allocation over 100 battlefields fits): a refused
 move is recorded in the transcript, which must not grow by whatever a request holds."""
@@ -60,63 +49,12 @@ Seating = Callable[[GameSpec, Opponent, int | None], Awaitable[tuple[Opponent, i
 (``playroom.league_link.LeagueLink.seated``)."""
 
 
-class PlayLimits(BaseModel):
-    """How many games may be played at once, by everyone and by one client, and how long an
-    idle one is kept."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    max_sessions: int = Field(default=100, ge=1, le=10_000)
-    max_sessions_per_client: int = Field(default=5, ge=1, le=10_000)
-    """Games one client address may hold at once: far fewer than ``max_sessions``, so that
-    one client cannot fill the server for everyone else."""
-    idle_sec: float = Field(default=300.0, gt=0)
-    """A session nobody asked about for this long is dropped (its game cancelled): a slot
-    taken and left is free again within minutes."""
-    settle_sec: float = Field(default=10.0, ge=0, le=120)
-    """How long a move's answer waits for the opponent's reply before answering anyway
-    (the page then polls ``GET /api/games/{id}``)."""
-
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> PlayLimits:
-        """``LEAGUE_PLAY_MAX_SESSIONS``, ``LEAGUE_PLAY_MAX_SESSIONS_PER_CLIENT``,
-        ``LEAGUE_PLAY_IDLE_SEC``, ``LEAGUE_PLAY_SETTLE_SEC``.
-
-        Raises:
-            ConfigError: a value is refused.
-        """
-        env = os.environ if environ is None else environ
-        given = {
-            name: env[ENV_PREFIX + name.upper()]
-            for name in cls.model_fields
-            if env.get(ENV_PREFIX + name.upper())
-        }
-        try:
-            return cls.model_validate(given)
-        except ValidationError as exc:
-            first = exc.errors(include_url=False)[0]
-            raise ConfigError(
-                f"{ENV_PREFIX}{str(first['loc'][0]).upper()}: {first['msg']}"
-            ) from None
-
-
 class MoveRefused(Exception):
     """A move that cannot be taken now: ``status`` is the HTTP status, the text a sentence."""
 
     def __init__(self, status: int, sentence: str):
         super().__init__(sentence)
         self.status = status
-
-
-class SessionsFull(Exception):
-    """No room for another game now: ``status`` is the HTTP status (429 for the client's own
-    bound, 503 for the server's), ``retry_after`` the seconds until a slot may free, the
-    text a sentence saying both."""
-
-    def __init__(self, status: int, sentence: str, retry_after: int):
-        super().__init__(sentence)
-        self.status = status
-        self.retry_after = retry_after
 
 
 @dataclass
@@ -286,129 +224,13 @@ class PlaySession:
             return None
         return "you" if self.seat.pending is not None else "opponent"
 
-    def cancel(self) -> None:
-        if self.task is not None and not self.task.done():
-            self.task.cancel()
+    @property
+    def over(self) -> bool:
+        return self.status in ("finished", "failed")
 
-
-class SessionStore:
-    """The live sessions, at most ``limits.max_sessions`` and ``limits.max_sessions_per_client``
-    of one client; idle ones are dropped on access, by the ``clock`` (monotonic seconds)."""
-
-    def __init__(self, limits: PlayLimits, clock: Callable[[], float] = time.monotonic):
-        self.limits = limits
-        self._clock = clock
-        self._sessions: dict[str, PlaySession] = {}
-        self._cancelled: set[asyncio.Task[None]] = set()
-
-    def __len__(self) -> int:
-        return len(self._sessions)
-
-    def purge(self) -> None:
-        """Drop every session idle for longer than ``idle_sec``."""
-        now = self._clock()
-        for session_id, session in list(self._sessions.items()):
-            if now - session.touched > self.limits.idle_sec:
-                self.remove(session_id)
-
-    def add(
-        self,
-        *,
-        client: str,
-        game: GameSpec,
-        opponent: Opponent,
-        opponent_choice: dict[str, Any],
-        params: dict[str, Any],
-        seed: int | None,
-    ) -> PlaySession:
-        """A new session of ``client`` (not started).
-
-        Raises:
-            SessionsFull: 429 when ``client`` holds ``max_sessions_per_client`` live games,
-                503 when ``max_sessions`` are live.
-        """
-        self.purge()
-        self._make_room(client)
-        session = PlaySession(
-            secrets.token_urlsafe(16),
-            client,
-            game,
-            opponent,
-            opponent_choice,
-            dict(params),
-            seed,
-            touched=self._clock(),
-        )
-        self._sessions[session.session_id] = session
-        return session
-
-    def _make_room(self, client: str) -> None:
-        """Make room for one more session of ``client``: at its bound, its least recently
-        used game that is over is dropped (the page leaves finished games behind);
-        otherwise refuse, saying when to retry: when the least recently used session in
-        the way will have been idle for ``idle_sec``.
-
-        Raises:
-            SessionsFull: see ``add``.
-        """
-        limits = self.limits
-        own = sorted(
-            (s for s in self._sessions.values() if s.client == client),
-            key=lambda session: session.touched,
-        )
-        if len(own) >= limits.max_sessions_per_client:
-            over = [s for s in own if s.status in ("finished", "failed")]
-            if not over:
-                wait = self._retry_after(own[0].touched)
-                raise SessionsFull(
-                    429,
-                    f"your address ({client}) has {len(own)} unfinished "
-                    f"games, the most one client may have at once; finish "
-                    f"or delete one (DELETE /api/games/{{id}}), or retry "
-                    f"in {wait} s, when an idle one expires",
-                    wait,
-                )
-            self.remove(over[0].session_id)
-        if len(self._sessions) >= limits.max_sessions:
-            wait = self._retry_after(min(s.touched for s in self._sessions.values()))
-            raise SessionsFull(
-                503,
-                f"{limits.max_sessions} games are being played, the most "
-                f"this server takes; retry in {wait} s, when an idle one "
-                f"expires",
-                wait,
-            )
-
-    def _retry_after(self, touched: float) -> int:
-        """Whole seconds until a session last used at ``touched`` is past ``idle_sec``."""
-        return math.floor(touched + self.limits.idle_sec - self._clock()) + 1
-
-    def get(self, session_id: str) -> PlaySession:
-        """The session, marked as used now.
-
-        Raises:
-            KeyError: no such session (never created, deleted, or expired).
-        """
-        self.purge()
-        session = self._sessions[session_id]
-        session.touched = self._clock()
-        return session
-
-    def remove(self, session_id: str) -> None:
-        """Forget the session and cancel its game.
-
-        Raises:
-            KeyError: no such session.
-        """
-        session = self._sessions.pop(session_id)
-        if session.task is not None and not session.task.done():
-            session.cancel()
-            self._cancelled.add(session.task)
-            session.task.add_done_callback(self._cancelled.discard)
-
-    async def close(self) -> None:
-        """Cancel every game and wait for them to unwind (at shutdown)."""
-        for session_id in list(self._sessions):
-            self.remove(session_id)
-        if self._cancelled:
-            await asyncio.gather(*self._cancelled, return_exceptions=True)
+    def stop(self) -> asyncio.Task[None] | None:
+        """Cancel the game's task; returns it while it unwinds."""
+        if self.task is None or self.task.done():
+            return None
+        self.task.cancel()
+        return self.task

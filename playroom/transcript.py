@@ -1,9 +1,10 @@
 """One transcript for every way of playing: ``league play`` against a strategy or a remote
-player, and games written in prose with an LLM game master (``league_cli/prose_game.py``).
+player, and games written in prose with an LLM game master (``playroom/prose/engine.py``).
 
 A transcript keeps every message (who said it, what, whether the human saw it, when), the
-configs that were used, the start and end, and the LLM tokens and calls spent (zero for
-play without an LLM). It is saved as JSON (the whole record, loadable again) and as CSV
+configs that were used, the start and end, the LLM tokens spent (zero for play without an
+LLM) and, beside the messages, every model call (``llm_calls``: whose, its tokens, how long
+it took, whether it was retried). It is saved as JSON (the whole record, loadable again) and as CSV
 (one row per message, with a ``visible`` column, for a spreadsheet).
 """
 
@@ -21,6 +22,7 @@ from sdk.timeutil import utc_now
 
 __all__ = [
     "CSV_COLUMNS",
+    "LlmCall",
     "MessageRole",
     "TokenUsage",
     "Transcript",
@@ -45,6 +47,27 @@ class TranscriptMessage(BaseModel):
     time: datetime = Field(default_factory=utc_now)
     speaker: str | None = None
     """Who exactly (a player id, a model name) when the role alone does not say."""
+
+
+class LlmCall(BaseModel):
+    """One model call of a prose game, retries included: what it cost and how it went."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    role: Literal["manager", "player"]
+    """Whose model was called: the game master's or the opponent's."""
+    model: str
+    """The model that answered (as its API named it), else the one asked for."""
+    prompt_tokens: int = Field(default=0, ge=0)
+    completion_tokens: int = Field(default=0, ge=0)
+    latency_ms: float = Field(ge=0)
+    """The answering attempt's time; ``elapsed_ms`` adds the failed attempts and the waits."""
+    elapsed_ms: float = Field(ge=0)
+    attempts: int = Field(ge=1)
+    retried: bool
+    error: str | None = None
+    """Why the call gave no text, after its last attempt (None: it answered)."""
+    time: datetime = Field(default_factory=utc_now)
 
 
 class TokenUsage(BaseModel):
@@ -76,6 +99,8 @@ class Transcript(BaseModel):
     ended_at: datetime | None = None
     messages: list[TranscriptMessage] = Field(default_factory=list)
     tokens: TokenUsage = Field(default_factory=TokenUsage)
+    llm_calls: list[LlmCall] = Field(default_factory=list)
+    """Every model call, in order (prose games; empty otherwise)."""
     result: dict[str, Any] = Field(default_factory=dict)
     """How it ended (payoffs, winner, reason), as the referee decided."""
 
@@ -90,6 +115,14 @@ class Transcript(BaseModel):
         message = TranscriptMessage(role=role, text=text, visibility=visibility, speaker=speaker)
         self.messages.append(message)
         return message
+
+    def record_call(self, call: LlmCall) -> None:
+        """Keep ``call`` in ``llm_calls``; an answered one counts in ``tokens``."""
+        self.llm_calls.append(call)
+        if call.error is None:
+            self.tokens.calls += 1
+            self.tokens.prompt_tokens += call.prompt_tokens
+            self.tokens.completion_tokens += call.completion_tokens
 
     def visible(self) -> list[TranscriptMessage]:
         """What the human saw, in order."""

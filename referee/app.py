@@ -50,6 +50,7 @@ def create_app(
         sender=service.sender,
         log=service.log,
         limits=service.system.http,
+        mode=service.protocol_mode,
         league_manager_sender=service.system.league_manager_sender,
     ).mount(app)
 

@@ -201,6 +201,18 @@ class RefereeService:
                 self._terms[league_id] = (ScoringConfig(), "lenient")
         return self._terms[league_id]
 
+    def protocol_mode(self) -> ProtocolMode:
+        """The mode of the league this referee serves (the one it registered in, else the
+        one it was started for, else system.json's default), in which its /mcp endpoint
+        reads the League Manager's messages: a strict league refuses a variant (E002 for
+        the League Manager's other sender form), a lenient one notes it."""
+        league_id = (
+            (self._registration.league_id if self._registration else None)
+            or self.settings.league_id
+            or self.system.default_league_id
+        )
+        return self._terms_of(league_id)[1]
+
     def launch(
         self,
         *,

@@ -129,6 +129,21 @@ class HttpConfig(_Settings):
         description="a connection that has not sent a whole request this "
         "long after it opened, or after its previous answer, is closed",
     )
+    max_requests_in_progress: int = Field(
+        default=256,
+        ge=1,
+        description="requests a service handles at once (from their headers until their "
+        "handler returns; its health, status and event stream aside); one more is answered "
+        "at once, HTTP 503 with Retry-After (at /mcp a JSON-RPC error -32000, E022), never "
+        "queued",
+    )
+    request_handling_timeout_sec: float = Field(
+        default=90,
+        gt=0,
+        description="a request whose answer has not begun this long after its headers is "
+        "answered HTTP 503 (E001) in its stead, and its handler left to finish; longer than "
+        "any route's own bound (the League Manager's GET /analysis: 60 s)",
+    )
     max_response_bytes: int = Field(
         default=1_048_576,
         ge=1024,

@@ -62,11 +62,25 @@ with warnings.catch_warnings():
             "3.10, 3.11, 3.12.0-3.12.1 or 3.13 (the scripts take PYTHON=/path/to/python)"
         ) from exc
 
-__all__ = ["JsonRpcEndpoint", "RpcMethod", "caller_address", "served_methods"]
+__all__ = [
+    "MCP_PATH",
+    "SERVER_BUSY",
+    "JsonRpcEndpoint",
+    "RpcMethod",
+    "caller_address",
+    "error_response",
+    "served_methods",
+]
+
+MCP_PATH = "/mcp"
+"""Where an agent serves JSON-RPC."""
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 INTERNAL_ERROR = -32603
+SERVER_BUSY = -32000
+"""JSON-RPC's first implementation-defined server error: the agent has more requests in
+progress than it handles at once, or took too long over this one (``sdk.connections``)."""
 
 Handler = Callable[[Any], Awaitable[Message | dict[str, Any]]]
 
@@ -94,7 +108,7 @@ def served_methods(methods: Mapping[str, RpcMethod]) -> dict[str, tuple[RpcMetho
     return served
 
 
-def _error(code: int, message: str, data: str, request_id: Any = None) -> dict[str, Any]:
+def error_response(code: int, message: str, data: str, request_id: Any = None) -> dict[str, Any]:
     return {
         "jsonrpc": "2.0",
         "error": {"code": code, "message": message, "data": data},
@@ -202,7 +216,7 @@ class JsonRpcEndpoint:
             for name, (method, alias_of) in served_methods(methods).items()
         }
 
-    def mount(self, app: FastAPI, path: str = "/mcp") -> None:
+    def mount(self, app: FastAPI, path: str = MCP_PATH) -> None:
         app.add_api_route(
             path,
             self._route,
@@ -216,7 +230,7 @@ class JsonRpcEndpoint:
         if body is None:
             limit = self._limits.max_body_bytes
             return _as_response(
-                _error(
+                error_response(
                     INVALID_REQUEST,
                     "Invalid request",
                     f"the request body is larger than {limit} bytes, this agent's limit "
@@ -250,10 +264,12 @@ class JsonRpcEndpoint:
         try:
             parsed = orjson.loads(body)
         except orjson.JSONDecodeError as exc:
-            return _error(PARSE_ERROR, "Parse error", f"the body cannot be parsed as JSON: {exc}")
+            return error_response(
+                PARSE_ERROR, "Parse error", f"the body cannot be parsed as JSON: {exc}"
+            )
         depth = self._limits.max_json_depth
         if json_depth(parsed) > depth:
-            return _error(
+            return error_response(
                 INVALID_REQUEST,
                 "Invalid request",
                 f"the body nests arrays and objects more than {depth} levels deep, "
@@ -261,9 +277,11 @@ class JsonRpcEndpoint:
             )
         if isinstance(parsed, list):
             if not parsed:
-                return _error(INVALID_REQUEST, "Invalid request", "a batch must not be empty")
+                return error_response(
+                    INVALID_REQUEST, "Invalid request", "a batch must not be empty"
+                )
             if len(parsed) > self._limits.max_batch:
-                return _error(
+                return error_response(
                     INVALID_REQUEST,
                     "Invalid request",
                     f"a batch may hold at most {self._limits.max_batch} requests, "
@@ -304,7 +322,7 @@ class JsonRpcEndpoint:
 
     async def _dispatch_one(self, request: Any) -> Any:
         if not _is_request(request):
-            return _error(
+            return error_response(
                 INVALID_REQUEST,
                 "Invalid request",
                 "not a JSON-RPC 2.0 request object (jsonrpc '2.0', method, optional params and id)",

@@ -26,6 +26,7 @@ __all__ = [
     "BadLine",
     "Journal",
     "Loaded",
+    "LostFileError",
     "StoreError",
     "append_whole",
     "atomic_write_json",
@@ -49,6 +50,13 @@ class StoreError(LeagueSDKError):
     """A data file is damaged, or does not fit the others; the message names the file.
     (The file system refusing to read or write one is ``FileSystemError``: never damage,
     so never "recovered" from a backup.)"""
+
+
+class LostFileError(StoreError):
+    """A file the agent keeps is gone, its backup too, while the data beside it shows that it
+    existed (a registry deleted beside a league's journal). No setting and no other file can
+    stand in for it: the data folder must be restored, so ``league`` exits 2 as when the file
+    system refuses a file, not 1 as for a damaged one."""
 
 
 def _fsync_dir(directory: Path) -> None:

@@ -1,13 +1,14 @@
 """The games library's baseline strategies, served by the player host.
 
-``games.strategies`` defines tit_for_tat, grim_trigger, pavlov, frequency_counter… for
+``games.strategies`` defines tit_for_tat, grim_trigger, pavlov, best_responder… for
 in-process tournaments. A host started with one of those names plays it in a league: the
 plays so far are read from what this player may see — the referee's observation of a
 repeated game (its public history), or for even/odd, where each match is one play, the past
 matches against the same opponent — and the baseline picks the next action. In the games
-that have observation strategies (public goods, auctions, Colonel Blotto, congestion:
-full_contributor, truthful_bidder, equilibrium_mixed, selfish_router…) the baseline reads
-the referee's observation and the move's space directly.
+that have observation strategies (public goods, auctions, Colonel Blotto, congestion, the
+ultimatum game, bargaining, tic-tac-toe: full_contributor, truthful_bidder,
+equilibrium_mixed, selfish_router, fair, rubinstein, minimax…) the baseline reads the
+referee's observation and the move's space directly.
 """
 
 from __future__ import annotations

@@ -1,9 +1,11 @@
 """Baseline strategies, by game and by name.
 
-The repeated matrix games: ``strategies_for("prisoners_dilemma")`` lists the names a game's
-tournament accepts; ``build("rock_paper_scissors", "biased", action="paper", weight=0.9)``
-makes one. The other games (public goods, auctions, Colonel Blotto, congestion) have
-observation strategies, which pick a move from what their player observes:
+The repeated matrix games (the prisoner's dilemma, rock-paper-scissors, even/odd, the stag
+hunt, chicken, the battle of the sexes): ``strategies_for("prisoners_dilemma")`` lists the
+names a game's tournament accepts; ``build("rock_paper_scissors", "biased",
+action="paper", weight=0.9)`` makes one. The other games (public goods, auctions, Colonel
+Blotto, congestion, the ultimatum game, bargaining, tic-tac-toe) have observation
+strategies, which pick a move from what their player observes:
 ``observed_strategies_for("public_goods")`` and ``build_observed("public_goods",
 "punisher")``.
 """
@@ -15,7 +17,16 @@ from typing import Any
 
 from games.matrix_games import MATRIX_GAMES, matrix_game
 from games.strategies.base import BatchView, Classifier, MatrixBaseline, UnknownStrategyError
-from games.strategies.generic import Biased, FrequencyCounter, Random
+from games.strategies.classics import (
+    Alternate,
+    AlwaysFootball,
+    AlwaysHare,
+    AlwaysOpera,
+    AlwaysStag,
+    AlwaysStraight,
+    AlwaysSwerve,
+)
+from games.strategies.generic import BestResponder, Biased, FrequencyCounter, Random
 from games.strategies.observation import ObservationBaseline
 from games.strategies.observation_registry import (
     build_observed,
@@ -33,9 +44,17 @@ from games.strategies.prisoners_dilemma import (
 
 __all__ = [
     "baseline_names",
+    "Alternate",
     "AlwaysCooperate",
     "AlwaysDefect",
+    "AlwaysFootball",
+    "AlwaysHare",
+    "AlwaysOpera",
+    "AlwaysStag",
+    "AlwaysStraight",
+    "AlwaysSwerve",
     "BatchView",
+    "BestResponder",
     "Biased",
     "Classifier",
     "FrequencyCounter",
@@ -60,9 +79,17 @@ _CLASSES: tuple[type[MatrixBaseline], ...] = (
     AlwaysDefect,
     GrimTrigger,
     Pavlov,
+    AlwaysStag,
+    AlwaysHare,
+    AlwaysSwerve,
+    AlwaysStraight,
+    AlwaysOpera,
+    AlwaysFootball,
+    Alternate,
     Random,
     Biased,
     FrequencyCounter,
+    BestResponder,
 )
 _BY_GAME: dict[str, dict[str, type[MatrixBaseline]]] = {
     game_type: {cls.name: cls for cls in _CLASSES if game_type in cls.game_types}

@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 from games.matrix_games import MatrixGame
 
 __all__ = [
+    "Always",
     "BatchView",
     "Classifier",
     "MatrixBaseline",
@@ -114,6 +115,25 @@ class MatrixBaseline:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.game.game_type})"
+
+
+class Always(MatrixBaseline):
+    """Plays one action every turn, whatever happens; subclasses name the ``action`` (and
+    say, in their docstrings, what the action means in their game)."""
+
+    action: ClassVar[str]
+    classifier = Classifier(memory_depth=0, stochastic=False)
+
+    def __init__(self, game: MatrixGame):
+        super().__init__(game)
+        self.index = game.index(self.action)
+
+    def choose(self, own: Sequence[str], opponent: Sequence[str], draw: float) -> str:
+        return self.action
+
+    def reaction(self) -> Reaction:
+        size = len(self.game.actions)
+        return Reaction(self.index, np.full((size, size), self.index, dtype=np.int64))
 
 
 def uniform_index(count: int, draw: float) -> int:

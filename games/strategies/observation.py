@@ -1,5 +1,6 @@
 """What an observation strategy is: a baseline for the games that are not repeated matrix
-games (public goods, auctions, Colonel Blotto, congestion).
+games (public goods, auctions, Colonel Blotto, congestion, the ultimatum game, bargaining,
+tic-tac-toe).
 
 It reads what its player may see and nothing more — the game's ``observation(player)`` and
 the space of moves — and returns one legal move of that space. Randomness comes from the

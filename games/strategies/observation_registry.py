@@ -10,15 +10,25 @@ import inspect
 from typing import Any
 
 from games.strategies.auction import RandomBidder, Shade50, TruthfulBidder
+from games.strategies.bargaining import AlwaysAccept, HardBargainer, NashSplit, Rubinstein
 from games.strategies.base import UnknownStrategyError
 from games.strategies.colonel_blotto import Concentrated, EquilibriumMixed, Uniform
 from games.strategies.congestion import EpsilonGreedy, SelfishRouter, SocialOptimum
 from games.strategies.observation import ObservationBaseline
+from games.strategies.offers import RandomOffer
 from games.strategies.public_goods import (
     ConditionalCooperator,
     FreeRider,
     FullContributor,
     Punisher,
+)
+from games.strategies.tic_tac_toe import Heuristic, Minimax, RandomCell
+from games.strategies.ultimatum import (
+    Fair,
+    FairnessThreshold,
+    Greedy,
+    SubgamePerfect,
+    UltimatumBestResponder,
 )
 
 __all__ = ["build_observed", "observed_game_types", "observed_names", "observed_strategies_for"]
@@ -37,6 +47,19 @@ _CLASSES: tuple[type[ObservationBaseline], ...] = (
     SelfishRouter,
     SocialOptimum,
     EpsilonGreedy,
+    SubgamePerfect,
+    Greedy,
+    Fair,
+    FairnessThreshold,
+    UltimatumBestResponder,
+    Rubinstein,
+    NashSplit,
+    AlwaysAccept,
+    HardBargainer,
+    RandomOffer,
+    RandomCell,
+    Heuristic,
+    Minimax,
 )
 _BY_GAME: dict[str, dict[str, type[ObservationBaseline]]] = {
     game_type: {cls.name: cls for cls in _CLASSES if game_type in cls.game_types}

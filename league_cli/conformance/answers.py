@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 
 from league_cli.conformance.probe import Exchange
-from league_cli.conformance.report import Recorder
+from league_cli.conformance.report import Finding, Recorder
 from sdk.client import answer_id_mismatch
 from sdk.messages import PROTOCOL, Message
 from sdk.timeutil import PROTOCOL_TIMESTAMP_FORM, parse_utc, protocol_form
@@ -21,9 +21,11 @@ __all__ = [
     "AnswerKind",
     "describe",
     "judge_envelope",
+    "judge_first_contact",
     "judge_framing",
     "kind_of",
     "missing_envelope",
+    "problem_finding",
     "read_answer",
     "read_message",
 ]
@@ -100,6 +102,30 @@ def describe(exchange: Exchange) -> str:
     return f"a result that is not an object ({type(result).__name__})"
 
 
+def judge_first_contact(recorder: Recorder, exchange: Exchange, *, who: str, url: str) -> bool:
+    """transport.reachable, from the answer to the first call to ``who`` at ``url``; False
+    when nothing could be reached there at all (the run stops)."""
+    if exchange.failure is None:
+        recorder.passed(
+            "transport.reachable",
+            f"answered the first call ({exchange.method}) with HTTP {exchange.http_status}",
+            latency_ms=exchange.latency_ms,
+        )
+        return True
+    unreachable = exchange.failure in ("connect", "invalid_url")
+    recorder.failed(
+        "transport.reachable",
+        f"{exchange.detail}; is {who} running, and is this its /mcp URL?"
+        if unreachable
+        else f"the first call got no answer: {exchange.detail}",
+        evidence=exchange.evidence(),
+        field="url" if unreachable else "answer",
+        expected=f"an HTTP answer to POST {url}",
+        got=exchange.detail,
+    )
+    return not unreachable
+
+
 def judge_framing(recorder: Recorder, exchange: Exchange) -> None:
     """jsonrpc.framing, for any answer that is a JSON object. Ids as numbers or strings and
     ``"error": null`` beside a result are valid JSON-RPC and pass in both modes; another
@@ -115,23 +141,56 @@ def judge_framing(recorder: Recorder, exchange: Exchange) -> None:
             f"{exchange.method}: an answer with {mismatch}; a "
             "referee or League Manager never takes it (E009, as if none came)",
             evidence=exchange.evidence(),
+            field="id",
+            expected=f"the request's id, {request_id}",
+            got=body.get("id"),
         )
         return
-    problems = []
+    problems: dict[str, str] = {}
     if body.get("jsonrpc") != "2.0":
-        problems.append(f'"jsonrpc" is {body.get("jsonrpc")!r}, not "2.0"')
+        problems["jsonrpc"] = f'"jsonrpc" is {body.get("jsonrpc")!r}, not "2.0"'
     if "id" not in body:
-        problems.append('no "id"')
+        problems["id"] = 'no "id"'
     if "result" in body and body.get("error") is not None:
-        problems.append('both a "result" and an "error"')
+        problems["error"] = 'both a "result" and an "error"'
     if problems:
         recorder.tolerated(
             "jsonrpc.framing",
-            f"{exchange.method}: " + "; ".join(problems),
+            f"{exchange.method}: " + "; ".join(problems.values()),
             evidence=exchange.evidence(),
+            field=", ".join(problems),
+            expected='"jsonrpc": "2.0", the request\'s id, a result or an error (not both)',
+            got={name: body.get(name, "absent") for name in problems},
         )
     else:
         recorder.passed("jsonrpc.framing", "well-formed JSON-RPC 2.0 answers")
+
+
+def problem_finding(
+    problems: list[str], message: dict[str, Any], *, expected: str, evidence: dict[str, Any]
+) -> Finding:
+    """What a list of ``field: what`` problems of ``message`` is about: the fields they name
+    (each once, in order) and what ``message`` holds in each (None where nothing: a missing
+    token must not look like one)."""
+    names = list(dict.fromkeys(problem.split(":", 1)[0].split(" ", 1)[0] for problem in problems))
+    return Finding(
+        field=", ".join(names),
+        expected=expected,
+        got={name: _held(message, name) for name in names},
+        evidence=evidence,
+    )
+
+
+def _held(message: Any, path: str) -> Any:
+    """The value at a dotted ``path`` of ``message`` (``context.round_id``), or None."""
+    for part in path.split("."):
+        if isinstance(message, dict):
+            message = message.get(part)
+        elif isinstance(message, list) and part.isdigit() and int(part) < len(message):
+            message = message[int(part)]
+        else:
+            return None
+    return message
 
 
 def missing_envelope(deviations: list[Deviation]) -> list[str]:

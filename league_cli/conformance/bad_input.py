@@ -9,6 +9,16 @@ from league_cli.conformance.report import Recorder
 
 __all__ = ["any_answer", "crashed", "refusal", "unknown_method", "wrong_match", "wrong_player"]
 
+_REFUSALS = {
+    "bad_input.unknown_method": "the JSON-RPC error -32601 Method not found",
+    "bad_input.params_array": "an error (JSON-RPC -32602 Invalid params is the right one)",
+    "bad_input.missing_fields": "an error (LEAGUE_ERROR E003 is the right one)",
+    "bad_input.wrong_match": "a refusal, or an answer for that very match",
+    "bad_input.wrong_player": "a refusal (LEAGUE_ERROR E005): the call is for another player",
+}
+"""What each bad input should get; a check not listed here takes any proper answer."""
+_ANY_ANSWER = "a proper JSON-RPC answer: a result, a LEAGUE_ERROR or an error"
+
 
 def crashed(recorder: Recorder, check: str, exchange: Exchange) -> bool:
     """FAIL ``check`` if the answer is a crash, garbage or nothing; True if so."""
@@ -20,6 +30,9 @@ def crashed(recorder: Recorder, check: str, exchange: Exchange) -> bool:
         "error, not crash or stay silent",
         latency_ms=exchange.latency_ms,
         evidence=exchange.evidence(),
+        field="answer",
+        expected=_REFUSALS.get(check, _ANY_ANSWER),
+        got=describe(exchange),
     )
     return True
 
@@ -30,6 +43,7 @@ def unknown_method(recorder: Recorder, exchange: Exchange) -> None:
     if crashed(recorder, check, exchange):
         return
     error = exchange.error
+    expected = _REFUSALS[check]
     if error is not None and error.get("code") == -32601:
         recorder.passed(check, "answered JSON-RPC -32601 Method not found")
     elif kind_of(exchange) == AnswerKind.RESULT:
@@ -37,12 +51,18 @@ def unknown_method(recorder: Recorder, exchange: Exchange) -> None:
             check,
             f"answered an unknown method with {describe(exchange)}; JSON-RPC wants error -32601",
             evidence=exchange.evidence(),
+            field="error",
+            expected=expected,
+            got=describe(exchange),
         )
     else:
         recorder.tolerated(
             check,
             f"refused with {describe(exchange)}; JSON-RPC wants error -32601 Method not found",
             evidence=exchange.evidence(),
+            field="error.code",
+            expected=expected,
+            got=error.get("code") if error is not None else describe(exchange),
         )
 
 
@@ -55,6 +75,9 @@ def refusal(recorder: Recorder, check: str, exchange: Exchange) -> None:
             check,
             f"answered malformed params with {describe(exchange)}, as if the call were valid",
             evidence=exchange.evidence(),
+            field="error",
+            expected=_REFUSALS[check],
+            got=describe(exchange),
         )
     else:
         recorder.passed(check, f"refused with {describe(exchange)}")
@@ -76,6 +99,9 @@ def wrong_match(recorder: Recorder, exchange: Exchange, match_id: str) -> None:
             check,
             f"answered a move for {match_id} with match_id {got!r}",
             evidence=exchange.evidence(),
+            field="match_id",
+            expected=f"{match_id}, the call's (or a refusal)",
+            got=got,
         )
 
 
@@ -91,6 +117,9 @@ def wrong_player(recorder: Recorder, exchange: Exchange, other_id: str) -> None:
             f"answered a move addressed to {other_id}; refusing it "
             "(LEAGUE_ERROR E005) keeps a misrouted call from being played",
             evidence=exchange.evidence(),
+            field="player_id",
+            expected=_REFUSALS[check],
+            got=describe(exchange),
         )
     else:
         recorder.passed(check, f"refused with {describe(exchange)}")

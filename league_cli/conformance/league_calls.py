@@ -9,6 +9,7 @@ from league_cli.conformance.answers import (
     AnswerKind,
     describe,
     judge_envelope,
+    judge_first_contact,
     judge_framing,
     kind_of,
 )
@@ -40,26 +41,11 @@ class LeagueCalls:
         exchange = await self.probe.call(method, params, deadline=self.system.timeout_for(method))
         self._calls += 1
         if self._calls == 1:
-            if exchange.failure in ("connect", "invalid_url"):
+            if not judge_first_contact(
+                self.recorder, exchange, who="the League Manager", url=self.url
+            ):
                 self.reachable = False
                 self.gone = f"the League Manager could not be reached at {self.url}"
-                self.recorder.failed(
-                    "transport.reachable",
-                    f"{exchange.detail}; is it running, and is this its /mcp URL?",
-                    evidence=exchange.evidence(),
-                )
-            elif exchange.failure is not None:
-                self.recorder.failed(
-                    "transport.reachable",
-                    f"the first call got no answer: {exchange.detail}",
-                    evidence=exchange.evidence(),
-                )
-            else:
-                self.recorder.passed(
-                    "transport.reachable",
-                    f"answered the first call with HTTP {exchange.http_status}",
-                    latency_ms=exchange.latency_ms,
-                )
         elif exchange.failure == "connect":
             self.gone = f"the League Manager stopped accepting connections (at {method})"
         if not self.reachable:
@@ -77,6 +63,9 @@ class LeagueCalls:
                 f"{exchange.method}: {describe(exchange)}",
                 latency_ms=latency,
                 evidence=exchange.evidence(),
+                field="result",
+                expected="a JSON-RPC result holding the method's answer message",
+                got=describe(exchange),
             )
             return False
         if latency is not None and latency > limit * 1000:
@@ -85,6 +74,9 @@ class LeagueCalls:
                 f"{exchange.method}: answered in {latency:.0f} ms, after its {limit:g} s timeout",
                 latency_ms=latency,
                 evidence=exchange.evidence(),
+                field="latency",
+                expected=f"an answer within {limit:g} s",
+                got=f"an answer after {latency:.0f} ms",
             )
         else:
             self.recorder.passed(check, f"answered with {describe(exchange)}", latency_ms=latency)

@@ -177,7 +177,13 @@ class LeagueChecker:
                     f"{base}/start_league", headers={"Authorization": f"Bearer {self.admin_token}"}
                 )
         except httpx.HTTPError as exc:
-            self.recorder.failed("league.start", f"POST {base}/start_league: {type(exc).__name__}")
+            self.recorder.failed(
+                "league.start",
+                f"POST {base}/start_league: {type(exc).__name__}",
+                field="HTTP status",
+                expected="200",
+                got=f"no answer ({type(exc).__name__})",
+            )
             return
         if response.status_code == 200:
             self.recorder.passed("league.start", "the league started")
@@ -186,6 +192,9 @@ class LeagueChecker:
                 "league.start",
                 f"POST {base}/start_league answered HTTP "
                 f"{response.status_code}: {response.text[:300]}",
+                field="HTTP status",
+                expected="200",
+                got=response.status_code,
             )
 
     async def _watch(self) -> None:

@@ -81,6 +81,9 @@ class ResultReporter:
                 f"{start.match_id}: {describe(exchange)}",
                 latency_ms=exchange.latency_ms,
                 evidence=exchange.evidence(),
+                field="result",
+                expected="an acknowledgement of the MATCH_RESULT_REPORT (a JSON-RPC result)",
+                got=describe(exchange),
             )
 
     async def finish(self) -> None:

@@ -11,6 +11,7 @@ from league_cli.conformance.answers import (
     describe,
     kind_of,
     missing_envelope,
+    problem_finding,
     read_answer,
 )
 from league_cli.conformance.league_calls import LeagueCalls
@@ -113,13 +114,22 @@ class Registration:
             if granted is not None:
                 player.agent_id, player.token = granted
         registered = [p for p in players if p.agent_id]
-        ids = [p.agent_id for p in registered]
-        tokens = [p.token for p in registered]
-        if len(set(ids)) < len(ids) or len(set(tokens)) < len(tokens):
+        shared = [
+            name
+            for name, values in (
+                ("player_id", [p.agent_id for p in registered]),
+                ("auth_token", [p.token for p in registered]),
+            )
+            if len(set(values)) < len(values)
+        ]
+        if shared:
+            ids = ", ".join(str(p.agent_id) for p in registered)
             self._recorder.failed(
                 "register_player.fields",
-                "two test players got the same "
-                f"player_id or auth_token (ids: {', '.join(map(str, ids))})",
+                f"two test players got the same {' and '.join(shared)} (ids: {ids})",
+                field=", ".join(shared),
+                expected="a player_id and an auth_token of each player's own",
+                got={p.name: {"player_id": p.agent_id, "auth_token": p.token} for p in registered},
             )
 
     def _judge_registration(
@@ -144,22 +154,35 @@ class Registration:
         )
         if message is not None and getattr(message, "status", None) != "ACCEPTED":
             problems.append(
-                f"status is {answer.get('status')!r}: {answer.get('reason') or 'no reason given'}"
+                f"status: {answer.get('status')!r}, not ACCEPTED "
+                f"({answer.get('reason') or 'no reason given'})"
             )
         agent_id, token = answer.get(id_field), answer.get("auth_token")
         if not isinstance(agent_id, str) or not agent_id:
-            problems.append(f"{id_field} is {agent_id!r}, not an id")
+            problems.append(f"{id_field}: {agent_id!r} is not an id")
         if not isinstance(token, str) or not token:
-            problems.append("no auth_token: the agent could not sign its later requests")
+            problems.append("auth_token: none, so the agent could not sign its later requests")
         league_id = answer.get("league_id")
         if problems:
             self._recorder.failed(
-                check, f"{model.MESSAGE_TYPE}: " + "; ".join(problems), evidence=evidence
+                check,
+                f"{model.MESSAGE_TYPE}: " + "; ".join(problems),
+                **problem_finding(
+                    problems,
+                    answer,
+                    expected=f"{model.MESSAGE_TYPE}: status ACCEPTED, a {id_field}, an auth_token",
+                    evidence=evidence,
+                ),
             )
             return None
         if not isinstance(league_id, str) or not league_id:
             self._recorder.tolerated(
-                check, f"{model.MESSAGE_TYPE} has no league_id", evidence=evidence
+                check,
+                f"{model.MESSAGE_TYPE} has no league_id",
+                evidence=evidence,
+                field="league_id",
+                expected="the id of the league joined",
+                got=league_id,
             )
         else:
             self.league_id = self.league_id or league_id
@@ -223,16 +246,26 @@ class Registration:
                 missing_envelope(repairs),
             )
             if message is not None and message.query_type != query_type:
-                problems.append(f"query_type is {message.query_type!r}")
+                problems.append(f"query_type: {message.query_type!r}, not {query_type!r}")
             if problems:
                 self._recorder.failed(
                     check,
                     "LEAGUE_QUERY_RESPONSE: " + "; ".join(problems),
-                    evidence=exchange.evidence(),
+                    **problem_finding(
+                        problems,
+                        answer,
+                        expected=f"a LEAGUE_QUERY_RESPONSE to {query_type}",
+                        evidence=exchange.evidence(),
+                    ),
                 )
             elif message is not None and not message.success:
                 self._recorder.warned(
-                    check, f"answered success=false: {message.error}", evidence=exchange.evidence()
+                    check,
+                    f"answered success=false: {message.error}",
+                    evidence=exchange.evidence(),
+                    field="success",
+                    expected="true",
+                    got={"success": message.success, "error": message.error},
                 )
         for check, token, code in (
             ("query.no_token", None, ErrorCode.AUTH_TOKEN_MISSING),
@@ -246,6 +279,7 @@ class Registration:
     def _judge_refused(self, check: str, exchange: Exchange, code: ErrorCode) -> None:
         kind = kind_of(exchange)
         evidence = exchange.evidence()
+        expected = f"LEAGUE_ERROR {code.value} ({code.name})"
         if kind == AnswerKind.LEAGUE_ERROR:
             got = (exchange.league_error or {}).get("error_code")
             if got == code.value:
@@ -255,6 +289,9 @@ class Registration:
                     check,
                     f"refused with LEAGUE_ERROR {got}; the protocol names {code.value} {code.name}",
                     evidence=evidence,
+                    field="error_code",
+                    expected=code.value,
+                    got=got,
                 )
         elif kind == AnswerKind.RPC_ERROR:
             self._recorder.tolerated(
@@ -262,6 +299,9 @@ class Registration:
                 f"refused with {describe(exchange)}; a league-level "
                 f"refusal is a LEAGUE_ERROR {code.value} result",
                 evidence=evidence,
+                field="result",
+                expected=expected,
+                got=exchange.error,
             )
         elif kind == AnswerKind.RESULT:
             result = exchange.result
@@ -270,6 +310,9 @@ class Registration:
                     check,
                     f"refused with success=false but no LEAGUE_ERROR {code.value}",
                     evidence=evidence,
+                    field="message_type",
+                    expected=expected,
+                    got=result.get("message_type"),
                 )
             else:
                 self._recorder.failed(
@@ -277,12 +320,18 @@ class Registration:
                     f"answered the query ({describe(exchange)}): the "
                     "token is required on every request after registration",
                     evidence=evidence,
+                    field="auth_token",
+                    expected=f"the query refused: {expected}",
+                    got=describe(exchange),
                 )
         else:
             self._recorder.failed(
                 check,
                 f"{describe(exchange)}: expected LEAGUE_ERROR {code.value}",
                 evidence=evidence,
+                field="result",
+                expected=expected,
+                got=describe(exchange),
             )
 
     async def get_standings(self, players: list[StandIn]) -> None:
@@ -302,10 +351,13 @@ class Registration:
         exchange = await self.calls.call(Method.GET_STANDINGS, params)
         if exchange is None or not self.calls.judge_answer("get_standings.answer", exchange):
             return
-        standings = exchange.result.get("standings")
+        standings = exchange.result.get("standings", "absent")
         if not isinstance(standings, list):
             self._recorder.warned(
                 "get_standings.answer",
                 'the answer holds no "standings" list',
                 evidence=exchange.evidence(),
+                field="standings",
+                expected="a list of standings rows",
+                got=standings,
             )

@@ -6,7 +6,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from league_cli.conformance.answers import judge_envelope, missing_envelope, read_message
+from league_cli.conformance.answers import (
+    judge_envelope,
+    missing_envelope,
+    problem_finding,
+    read_message,
+)
 from league_cli.conformance.report import Recorder
 from sdk.messages import (
     ChooseParityCall,
@@ -45,6 +50,11 @@ _FROM_REFEREES = {
     GameError.MESSAGE_TYPE,
 }
 
+_LISTS = {
+    LeagueStandingsUpdate.MESSAGE_TYPE: "standings",
+    LeagueCompleted.MESSAGE_TYPE: "final_standings",
+}
+"""The list of players each message that lists them keeps them in."""
 _ALIASES = {model.MESSAGE_TYPE: method for method, (_, model) in _NOTIFICATIONS.items()}
 WATCHED_CHECKS = [check for check, _ in _NOTIFICATIONS.values()] + [
     "notify.auth_token",
@@ -99,6 +109,9 @@ class WatchJudge:
                         "notify.unexpected",
                         f"the test referee was called with {item.method!r}",
                         evidence=evidence,
+                        field="method",
+                        expected=f"{Method.START_MATCH} or {Method.NOTIFY_LEAGUE_COMPLETED}",
+                        got=item.method,
                     )
                 continue
             method = _ALIASES.get(item.method, item.method)
@@ -108,6 +121,9 @@ class WatchJudge:
                         "notify.method_names",
                         f"called {item.method} (the message_type) instead of {method}",
                         evidence=evidence,
+                        field="method",
+                        expected=method,
+                        got=item.method,
                     )
                 else:
                     self._recorder.passed(
@@ -121,6 +137,9 @@ class WatchJudge:
                     "notify.unexpected",
                     f"a test player was called with {item.method!r}, which players do not serve",
                     evidence=evidence,
+                    field="method",
+                    expected="a method players serve",
+                    got=item.method,
                 )
         if received:
             self._recorder.passed("notify.unexpected", "only methods the test agents serve")
@@ -150,6 +169,9 @@ class WatchJudge:
                 f"a message to {agent} carries the token "
                 f"of {tokens[token]}: anyone it reaches can act as them",
                 evidence=evidence,
+                field="auth_token",
+                expected=f"none, {agent}'s own token or a proof",
+                got=f"the token of {tokens[token]}",
             )
         else:
             self._recorder.passed(
@@ -160,17 +182,31 @@ class WatchJudge:
     def _judge_start_match(self, params: Any, test_ids: set[str], evidence: dict[str, Any]) -> None:
         check = "referee.start_match"
         if not isinstance(params, dict):
-            self._recorder.warned(check, "params are not an object", evidence=evidence)
+            self._recorder.warned(
+                check,
+                "params are not an object",
+                evidence=evidence,
+                field="params",
+                expected="a START_MATCH object",
+                got=params,
+            )
             return
         message, problems, _ = read_message(StartMatch, params, request_defaults(StartMatch))
         if message is not None:
             strangers = {seat.player_id for seat in message.players} - test_ids
             if strangers:
-                problems.append(
-                    f"names players that are not test players: {', '.join(sorted(strangers))}"
-                )
+                problems.append(f"players: {', '.join(sorted(strangers))} are not test players")
         if problems:  # ours, not the protocol's: advice only
-            self._recorder.warned(check, "START_MATCH: " + "; ".join(problems), evidence=evidence)
+            self._recorder.warned(
+                check,
+                "START_MATCH: " + "; ".join(problems),
+                **problem_finding(
+                    problems,
+                    params,
+                    expected="a valid START_MATCH between test players",
+                    evidence=evidence,
+                ),
+            )
         else:
             self._recorder.passed(check, "valid START_MATCH between test players")
 
@@ -179,7 +215,14 @@ class WatchJudge:
     ) -> None:
         check, model = _NOTIFICATIONS[method]
         if not isinstance(params, dict):
-            self._recorder.failed(check, f"{where}: params are not an object", evidence=evidence)
+            self._recorder.failed(
+                check,
+                f"{where}: params are not an object",
+                evidence=evidence,
+                field="params",
+                expected=f"a {model.MESSAGE_TYPE} object",
+                got=params,
+            )
             return
         message, problems, repairs = read_message(model, params, request_defaults(model))
         judge_envelope(
@@ -194,7 +237,7 @@ class WatchJudge:
         if message is not None:
             if self._league_id and message.league_id != self._league_id:
                 problems.append(
-                    f"league_id is {message.league_id!r}, the league is {self._league_id!r}"
+                    f"league_id: {message.league_id!r}, the league is {self._league_id!r}"
                 )
             listed = _players_listed(message)
             if listed is not None and not test_ids <= listed:
@@ -202,9 +245,21 @@ class WatchJudge:
                     check,
                     f"{where}: does not list {', '.join(sorted(test_ids - listed))}",
                     evidence=evidence,
+                    field=_LISTS[model.MESSAGE_TYPE],
+                    expected=f"a row for each test player: {', '.join(sorted(test_ids))}",
+                    got=sorted(listed),
                 )
         if problems:
-            self._recorder.failed(check, f"{where}: " + "; ".join(problems), evidence=evidence)
+            self._recorder.failed(
+                check,
+                f"{where}: " + "; ".join(problems),
+                **problem_finding(
+                    problems,
+                    params,
+                    expected=f"a valid {model.MESSAGE_TYPE} of league {self._league_id or '(any)'}",
+                    evidence=evidence,
+                ),
+            )
         else:
             self._recorder.passed(check, f"valid {model.MESSAGE_TYPE} messages")
 
@@ -217,7 +272,20 @@ class WatchJudge:
             ]
             problems = list(_sequence_problems(seen))
             if problems:
-                self._recorder.warned("notify.sequence", f"{player.name}: " + "; ".join(problems))
+                self._recorder.warned(
+                    "notify.sequence",
+                    f"{player.name}: " + "; ".join(problems),
+                    field="the order of notifications",
+                    expected="each round announced, then its standings and completion; "
+                    "LEAGUE_COMPLETED last",
+                    got=[
+                        f"{method} {params.get('round_id', '')}".rstrip()
+                        if isinstance(params, dict)
+                        else method
+                        for method, params in seen
+                        if method in _NOTIFICATIONS
+                    ],
+                )
             elif any(method in _NOTIFICATIONS for method, _ in seen):
                 self._recorder.passed(
                     "notify.sequence",

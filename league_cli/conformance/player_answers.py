@@ -50,6 +50,7 @@ class AnswerJudge:
             f"{exchange.method}: {describe(exchange)}{hint}",
             latency_ms=latency,
             evidence=exchange.evidence(),
+            field="result",
             expected="a JSON-RPC result" + ("" if any_shape else " holding an object"),
             got=describe(exchange),
         )
@@ -66,6 +67,7 @@ class AnswerJudge:
                 f"(waited {exchange.latency_ms or 0:.0f} ms)",
                 latency_ms=latency,
                 evidence=exchange.evidence(),
+                field="latency",
                 expected=f"an answer within {limit:g} s",
                 got="no answer",
             )
@@ -84,6 +86,7 @@ class AnswerJudge:
             f"{limit:g} s timeout; a referee would have given up (E001)",
             latency_ms=latency,
             evidence=exchange.evidence(),
+            field="latency",
             expected=f"an answer within {limit:g} s",
             got=f"an answer after {latency:.0f} ms",
         )
@@ -167,17 +170,27 @@ class AnswerJudge:
             return
         if self._stale:
             self.recorder.failed(
-                "match.consistency", "answers name an earlier match: " + ", ".join(self._stale)
+                "match.consistency",
+                "answers name an earlier match: " + ", ".join(self._stale),
+                field="match_id",
+                expected="the match_id of the call answered",
+                got=self._stale,
             )
         if len(ids) > 1:
             self.recorder.failed(
                 "match.consistency",
                 f"the player answered under several player_ids: {', '.join(sorted(ids))}",
+                field="player_id",
+                expected=f"{self.player_id} in every answer",
+                got=sorted(ids),
             )
         if len(senders) > 1:
             self.recorder.tolerated(
                 "match.consistency",
                 f"the player answered with several senders: {', '.join(sorted(senders))}",
+                field="sender",
+                expected="one sender in every answer",
+                got=sorted(senders),
             )
         if not self._stale and len(ids) <= 1 and len(senders) <= 1:
             self.recorder.passed(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from league_cli.conformance.answers import judge_framing
+from league_cli.conformance.answers import describe, judge_first_contact, judge_framing
 from league_cli.conformance.probe import Exchange, Probe
 from league_cli.conformance.report import Recorder
 from sdk.config import SystemConfig
@@ -64,6 +64,9 @@ class PlayerCalls:
                 "jsonrpc.method_names",
                 f"serves neither {method} nor {alias}",
                 evidence=exchange.evidence(),
+                field="method",
+                expected=f"{method} served",
+                got=f"{method}: {describe(exchange)}; {alias}: {describe(retried)}",
             )
             return exchange
         self._method_names[method] = alias
@@ -73,6 +76,9 @@ class PlayerCalls:
             f"serves it as {alias}, the message_type (a lenient league "
             "falls back to it; a strict one refuses, E016)",
             evidence=exchange.evidence(),
+            field="method",
+            expected=f"{method} served",
+            got=f"{method}: {describe(exchange)}; served as {alias}",
         )
         return retried
 
@@ -100,27 +106,9 @@ class PlayerCalls:
         return exchange
 
     def _judge_first_contact(self, exchange: Exchange) -> None:
-        evidence = exchange.evidence()
-        if exchange.failure in ("connect", "invalid_url"):
+        if not judge_first_contact(self.recorder, exchange, who="the player", url=self.url):
             self.reachable = False
             self.gone = f"the player could not be reached at {self.url}"
-            self.recorder.failed(
-                "transport.reachable",
-                f"{exchange.detail}; is the player running, and is this its /mcp URL?",
-                evidence=evidence,
-            )
-        elif exchange.failure is not None:
-            self.recorder.failed(
-                "transport.reachable",
-                f"the first call got no answer: {exchange.detail}",
-                evidence=evidence,
-            )
-        else:
-            self.recorder.passed(
-                "transport.reachable",
-                f"answered the first call ({exchange.method}) with HTTP {exchange.http_status}",
-                latency_ms=exchange.latency_ms,
-            )
 
     def _judge_survival(self, exchange: Exchange, match_id: str) -> None:
         if exchange.failure in ("connect", "dropped"):
@@ -130,6 +118,9 @@ class PlayerCalls:
                 f"next call got no answer: {exchange.detail} (did the player "
                 "exit?)",
                 evidence=exchange.evidence(),
+                field="connection",
+                expected=f"an answer to {exchange.method}, the call after GAME_OVER",
+                got=exchange.detail,
             )
         else:
             self.recorder.passed("game_over.survives", "still answers after GAME_OVER")

@@ -12,6 +12,7 @@ from league_cli.conformance.answers import (
     describe,
     kind_of,
     missing_envelope,
+    problem_finding,
     read_answer,
 )
 from league_cli.conformance.player_answers import AnswerJudge
@@ -142,11 +143,13 @@ class MatchPlay:
             self._recorder.failed(
                 "invitation.fields",
                 "GAME_JOIN_ACK: " + "; ".join(problems),
-                evidence=evidence,
-                field=_fields_of(problems),
-                expected="GAME_JOIN_ACK's fields, the invitation's match_id, "
-                f"player_id {self._player_id!r}",
-                got=ack,
+                **problem_finding(
+                    problems,
+                    ack,
+                    expected="GAME_JOIN_ACK's fields, the invitation's match_id, "
+                    f"player_id {self._player_id!r}",
+                    evidence=evidence,
+                ),
             )
         else:
             self._recorder.passed("invitation.fields", "GAME_JOIN_ACK fields and echoes are right")
@@ -155,6 +158,9 @@ class MatchPlay:
                 "invitation.fields",
                 f"GAME_JOIN_ACK: accept is {ack['accept']!r}, not a JSON boolean",
                 evidence=evidence,
+                field="accept",
+                expected="a JSON boolean (true)",
+                got=ack["accept"],
             )
         accept = model.accept if model is not None else ack.get("accept")
         if accept is True:
@@ -220,11 +226,13 @@ class MatchPlay:
             self._recorder.failed(
                 "move.fields",
                 "CHOOSE_PARITY_RESPONSE: " + "; ".join(field_problems),
-                evidence=evidence,
-                field=_fields_of(field_problems),
-                expected="CHOOSE_PARITY_RESPONSE's fields, the call's "
-                f"match_id, player_id {self._player_id!r}",
-                got=answer,
+                **problem_finding(
+                    field_problems,
+                    answer,
+                    expected="CHOOSE_PARITY_RESPONSE's fields, the call's "
+                    f"match_id, player_id {self._player_id!r}",
+                    evidence=evidence,
+                ),
             )
         else:
             self._recorder.passed(
@@ -262,11 +270,7 @@ class MatchPlay:
         self._recorder.failed(
             "match.sequence",
             f"{plan.match_id}: not played through: {', '.join(broken)} failed ({why})",
+            field=f"the steps of {plan.match_id}",
+            expected="invitation accepted, legal move in time, GAME_OVER acknowledged: all done",
+            got={step: "done" if ok else "failed" for step, ok in plan.steps.items()},
         )
-
-
-def _fields_of(problems: list[str]) -> str:
-    """The fields a list of ``field: what`` problems names."""
-    return ", ".join(
-        dict.fromkeys(problem.split(":", 1)[0].split(" ", 1)[0] for problem in problems)
-    )

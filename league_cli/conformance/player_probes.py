@@ -100,8 +100,19 @@ async def ask_player_state(calls: PlayerCalls, league: LeagueSide, *, run_id: st
             check, f"answered with {describe(exchange)}", latency_ms=exchange.latency_ms
         )
     elif exchange.error is not None and exchange.error.get("code") == -32601:
-        calls.recorder.warned(check, "not served (optional: a debugging tool)")
+        calls.recorder.warned(
+            check,
+            "not served (optional: a debugging tool)",
+            field="method",
+            expected=f"{Method.GET_PLAYER_STATE} served (optional)",
+            got=describe(exchange),
+        )
     else:
         calls.recorder.warned(
-            check, f"optional, but answered {describe(exchange)}", evidence=exchange.evidence()
+            check,
+            f"optional, but answered {describe(exchange)}",
+            evidence=exchange.evidence(),
+            field="result",
+            expected="a JSON-RPC result (the player's state)",
+            got=describe(exchange),
         )

@@ -14,15 +14,19 @@ _ANY_ACK = (
     "the others 10 s)"
 )
 
+_METHOD_NAMES = (
+    "league.v2, methods: handle_game_invitation, choose_parity, notify_match_result, "
+    "notify_round, update_standings, notify_round_completed, notify_league_completed, "
+    "notify_game_error"
+)
+
 PROTOCOL_LINES: dict[str, str] = {
     "transport": "league.v2, Transport: every agent is an HTTP server; all protocol traffic is "
     "POST /mcp with a JSON-RPC 2.0 body",
     "jsonrpc.framing": "league.v2, Transport: answers are JSON-RPC 2.0 results "
     '({"jsonrpc": "2.0", "result": ..., "id": N})',
-    "jsonrpc.method_names": "league.v2, methods: handle_game_invitation, choose_parity, "
-    "notify_match_result, notify_round, update_standings, "
-    "notify_round_completed, notify_league_completed, "
-    "notify_game_error",
+    "jsonrpc.method_names": _METHOD_NAMES,
+    "notify.method_names": _METHOD_NAMES,
     "invitation": "league.v2, methods: handle_game_invitation (player) GAME_INVITATION -> "
     "GAME_JOIN_ACK (match_id, player_id, arrival_timestamp, accept: bool), 5 s",
     "move": "league.v2, methods: choose_parity (player) CHOOSE_PARITY_CALL -> "
@@ -32,6 +36,8 @@ PROTOCOL_LINES: dict[str, str] = {
     'parity_choice is exactly "even" or "odd"',
     "game_error": _ANY_ACK,
     "game_over": _ANY_ACK,
+    "game_over.survives": "league.v2, Rules of play: a round robin, so a player is called again "
+    "after each GAME_OVER; Agent states: a player that stops answering is SUSPENDED",
     "round_announcement": _ANY_ACK,
     "standings_update": _ANY_ACK,
     "round_completed": _ANY_ACK,
@@ -49,8 +55,8 @@ PROTOCOL_LINES: dict[str, str] = {
     "YYYY-MM-DDTHH:MM:SSZ, a strict league takes no other)",
     "envelope.conversation_id": "league.v2, Envelope: conversation_id correlates a whole "
     "exchange (e.g. one match)",
-    "match": "league.v2, How a league flows: GAME_INVITATION -> GAME_JOIN_ACK, the move call, "
-    "GAME_OVER to both players",
+    "match": "league.v2, JSON-RPC methods: handle_game_invitation (GAME_INVITATION -> "
+    "GAME_JOIN_ACK), the move call, notify_match_result (GAME_OVER) to both players",
     "bad_input": "JSON-RPC 2.0 (the protocol's transport): -32601 method not found, -32602 "
     "invalid params; league-level refusals as LEAGUE_ERROR (E003, E005, E011, "
     "E012)",

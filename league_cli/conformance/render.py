@@ -64,7 +64,8 @@ def _evidence(result: CheckResult) -> Panel:
 
 
 def _particulars(result: CheckResult) -> list[Text]:
-    """The field, what was expected, what came, and the protocol line, where known."""
+    """The field, what was expected, what came, and the protocol line (every WARN and
+    FAIL has them; a PASS, none)."""
     lines = [
         Text(f"{label}: {value}", style="bold" if label != "rests on" else "dim")
         for label, value in (

@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from enum import Enum
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from pydantic import BaseModel, Field, computed_field
+from typing_extensions import NotRequired, Unpack
 
 from league_cli.conformance.protocol_lines import rests_on
 from sdk.auth import redact_tokens
@@ -20,6 +21,7 @@ __all__ = [
     "EXIT_UNREACHABLE",
     "CheckResult",
     "ConformanceReport",
+    "Finding",
     "Recorder",
     "Status",
 ]
@@ -117,6 +119,17 @@ class _Observation(BaseModel):
     got: str | None = None
 
 
+class Finding(TypedDict):
+    """What a WARN or FAIL is about: the ``field``, what was ``expected`` there and what was
+    ``got`` (any JSON value), with the answer's latency and evidence when there is one."""
+
+    field: str
+    expected: str
+    got: Any
+    latency_ms: NotRequired[float | None]
+    evidence: NotRequired[dict[str, Any] | None]
+
+
 class Recorder:
     """Collects observations by check name; ``results`` merges them (the worst wins).
 
@@ -142,37 +155,44 @@ class Recorder:
         expected: str | None = None,
         got: Any = None,
     ) -> None:
-        """One observation; a WARN or FAIL says, where it can, which ``field`` was wrong,
-        what was ``expected`` and what was ``got`` (shown as JSON)."""
+        """One observation. A WARN or FAIL says which ``field`` was wrong, what was
+        ``expected`` there and what was ``got`` (shown as JSON; None is JSON's null).
+
+        Raises:
+            ValueError: ``name`` is not in the catalogue, or a WARN or FAIL names no field
+                or expectation.
+        """
         if name not in self._catalogue:
             raise ValueError(f"check {name!r} is not in the catalogue")
         bad = status in (Status.WARN, Status.FAIL)
-        kept = redact_tokens(evidence) if evidence and bad else None
-        shown = _shown(redact_tokens({"got": got})["got"]) if bad and got is not None else None
+        if bad and not (field and expected):
+            raise ValueError(f"a {status.value} of {name} names no field or expectation")
         self._seen.setdefault(name, []).append(
             _Observation(
                 status=status,
                 reason=reason,
                 latency_ms=latency_ms,
-                evidence=kept,
+                evidence=redact_tokens(evidence) if evidence and bad else None,
                 field=field if bad else None,
                 expected=expected if bad else None,
-                got=shown,
+                got=_shown(redact_tokens({"got": got})["got"]) if bad else None,
             )
         )
 
-    def passed(self, name: str, reason: str, **details: Any) -> None:
-        self.record(name, Status.PASS, reason, **details)
+    def passed(self, name: str, reason: str, *, latency_ms: float | None = None) -> None:
+        self.record(name, Status.PASS, reason, latency_ms=latency_ms)
 
-    def failed(self, name: str, reason: str, **details: Any) -> None:
-        self.record(name, Status.FAIL, reason, **details)
+    def failed(self, name: str, reason: str, **finding: Unpack[Finding]) -> None:
+        """FAIL: the protocol is broken."""
+        self.record(name, Status.FAIL, reason, **finding)
 
-    def warned(self, name: str, reason: str, **details: Any) -> None:
-        self.record(name, Status.WARN, reason, **details)
+    def warned(self, name: str, reason: str, **finding: Unpack[Finding]) -> None:
+        """WARN in both modes: advice, or what the protocol does not require."""
+        self.record(name, Status.WARN, reason, **finding)
 
-    def tolerated(self, name: str, reason: str, **details: Any) -> None:
-        """WARN, or FAIL under --strict."""
-        self.record(name, Status.FAIL if self.strict else Status.WARN, reason, **details)
+    def tolerated(self, name: str, reason: str, **finding: Unpack[Finding]) -> None:
+        """WARN, or FAIL under --strict: a variation a lenient league takes."""
+        self.record(name, Status.FAIL if self.strict else Status.WARN, reason, **finding)
 
     def skipped(self, name: str, reason: str) -> None:
         self.record(name, Status.SKIP, reason)

@@ -1,10 +1,12 @@
-"""``league evaluate``: run an evaluation suite, show the verdicts, exit 1 when one fails.
+"""``league evaluate``: run an evaluation suite, show the verdicts, and say the overall one
+in the exit code, so CI can tell a warning from a failure.
 
     league evaluate suites/prisoners_dilemma.yaml --json out.json --parallel 8 --episodes 5
+    league evaluate suites/prisoners_dilemma.yaml --html report.html  # one file, offline
     league evaluate mine.yaml --output runs/ --full-transcript   # every message, bounded
 
-Exit codes: 0 every threshold passed (warnings allowed), 1 a threshold failed or no episode
-finished, 2 the suite (or a flag) is unusable — one line, no traceback.
+Exit codes: 0 every threshold passed, 1 a threshold failed or no episode finished, 2 the
+suite (or a flag) is unusable — one line, no traceback —, 3 none failed but one warned.
 """
 
 from __future__ import annotations
@@ -19,9 +21,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedCo
 
 from games import UnknownGameError
 from league_cli.console import console
+from league_cli.evaluation.html_report import write_html
 from league_cli.evaluation.report import evaluate as run_evaluation
 from league_cli.evaluation.report import metrics_table, verdict_table, write_json
-from league_cli.evaluation.suite import SuiteError, load_suite
+from league_cli.evaluation.suite import SuiteError
+from league_cli.evaluation.suite_file import load_suite
 from league_cli.evaluation.transcript import (
     TRANSCRIPT_MAX_BYTES,
     Transcript,
@@ -32,7 +36,11 @@ from sdk.errors import FileSystemError
 
 __all__ = ["evaluate"]
 
+FAILED = 1
 BAD_SUITE = 2
+WARNED = 3
+"""A warning is not a pass: a CI job that only checks for failure reads 3 as one too, and one
+that tolerates warnings says so (``|| [ $? -eq 3 ]``)."""
 
 
 def _refuse(message: str) -> NoReturn:
@@ -61,6 +69,13 @@ def evaluate(
     suite_path: Annotated[Path, typer.Argument(metavar="SUITE.yaml", help="the suite file")],
     json_path: Annotated[
         Path | None, typer.Option("--json", help="write the results as JSON")
+    ] = None,
+    html_path: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            help="write the report as one self-contained HTML file (no network needed to open it)",
+        ),
     ] = None,
     parallel: Annotated[
         int | None,
@@ -105,7 +120,14 @@ def evaluate(
     ] = TRANSCRIPT_MAX_BYTES // 2**20,
 ) -> None:
     """Evaluate the suite's agent under test: play its episodes, compute its metrics with
-    confidence intervals, check its thresholds (exit 1 when one fails)."""
+    confidence intervals, check its thresholds.
+
+    Exit codes:
+    0 every threshold passed,
+    1 a threshold failed (or no episode finished),
+    2 the suite file or a flag is unusable,
+    3 no threshold failed but one warned.
+    """
     try:
         suite = load_suite(suite_path)
     except SuiteError as exc:
@@ -147,6 +169,9 @@ def evaluate(
     except FileSystemError as exc:
         _refuse(str(exc))
     console.print(metrics_table(evaluation))
+    for metric in evaluation.metrics:
+        if metric.note:
+            console.print(f"[yellow]{metric.key}:[/yellow] {escape(metric.note)}", soft_wrap=True)
     console.print(verdict_table(evaluation))
     for episode in evaluation.episodes:
         if episode.failure:
@@ -158,6 +183,11 @@ def evaluate(
         _show_transcript(transcript)
     if json_path:
         write_json(evaluation, json_path)
-        console.print(f"wrote {json_path}")
+        console.print(f"wrote {escape(str(json_path))}", soft_wrap=True)
+    if html_path:
+        write_html(evaluation, html_path)
+        console.print(f"wrote {escape(str(html_path))}", soft_wrap=True)
     if evaluation.verdict == "fail":
-        raise typer.Exit(1)
+        raise typer.Exit(FAILED)
+    if evaluation.verdict == "warn":
+        raise typer.Exit(WARNED)

@@ -5,7 +5,8 @@ A remote agent is called exactly as a referee calls it (GAME_INVITATION, GAME_MO
 stage with the observation and action space, GAME_OVER; retries announced with GAME_ERROR,
 faults as technical losses): the engine's remote seat (``match_engine.remote``), beside the
 built-in agents' in-process seats (``match_engine.seats.StrategySeat``). Episode ``i`` is seeded
-``suite.seed + i`` in both paths, so a seeded suite repeats.
+``suite.seed + i`` in both paths, so a seeded suite repeats. A suite with ``bias`` seats
+the opponent under the episode's label, in both paths (``league_cli.evaluation.bias``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from games import load_game
 from games.analysis import AnalysisError, History, history_from_match, record_episode
 from games.strategies import ObservationBaseline
 from league_cli.evaluation.agents import build_local
+from league_cli.evaluation.bias import episode_label, with_real_ids
 from league_cli.evaluation.suite import Suite
 from league_cli.evaluation.transcript import Transcript, episode_summary
 from match_engine.match import Match
@@ -50,6 +52,23 @@ class Episode:
     seed: int
     history: History | None
     failure: str | None = None
+    label: str | None = None
+    """The label the agent under test saw its opponent under (the suite's ``bias``)."""
+
+
+def _seat_ids(suite: Suite, label: str | None) -> dict[str, str]:
+    """Each agent's player id in an episode: its own, but the opponent's is the label."""
+    return {
+        agent.id: label if label is not None and agent.id != suite.under_test else agent.id
+        for agent in suite.agents
+    }
+
+
+def _real_ids(history: History, ids: dict[str, str]) -> History:
+    """The history under the agents' own ids (a labelled episode's opponent played as its
+    label)."""
+    names = {seat: agent for agent, seat in ids.items() if seat != agent}
+    return with_real_ids(history, names) if names else history
 
 
 def _local_seed(seed: int, player: str) -> str:
@@ -58,9 +77,9 @@ def _local_seed(seed: int, player: str) -> str:
     return f"{seed}/{player}"
 
 
-def _local_strategies(suite: Suite) -> dict[str, ObservationBaseline]:
+def _local_strategies(suite: Suite, ids: dict[str, str]) -> dict[str, ObservationBaseline]:
     return {
-        agent.id: build_local(suite.game.type, agent.strategy, agent.options)
+        ids[agent.id]: build_local(suite.game.type, agent.strategy, agent.options)
         for agent in suite.agents
         if agent.strategy is not None
     }
@@ -95,9 +114,11 @@ class _Remote:
     async def play(self, index: int, seed: int) -> Episode:
         suite = self.suite
         match_id = f"{suite.name}-{index:05d}"
+        label = episode_label(suite.bias, index)
+        ids = _seat_ids(suite, label)
         seats = tuple(
             MatchSeat(
-                player_id=agent.id,
+                player_id=ids[agent.id],
                 contact_endpoint=agent.endpoint or f"http://in-process.invalid/{agent.id}",
                 role=seat_role(i),
             )
@@ -135,11 +156,11 @@ class _Remote:
             sender=_SENDER,
         )
         players: dict[str, Seat] = {
-            agent.id: StrategySeat(
-                Baseline(agent.strategy, seed=_local_seed(seed, agent.id), **agent.options),
+            ids[agent.id]: StrategySeat(
+                Baseline(agent.strategy, seed=_local_seed(seed, ids[agent.id]), **agent.options),
                 plan=plan,
                 rules=self.rules,
-                player_id=agent.id,
+                player_id=ids[agent.id],
                 log=self.log,
             )
             if agent.strategy is not None
@@ -154,8 +175,8 @@ class _Remote:
         try:
             history = history_from_match(snapshot)
         except AnalysisError:
-            return Episode(index, seed, None, f"{match_id}: {outcome.reason}")
-        return Episode(index, seed, history)
+            return Episode(index, seed, None, f"{match_id}: {outcome.reason}", label)
+        return Episode(index, seed, _real_ids(history, ids), label=label)
 
     async def close(self) -> None:
         self.log.log.info(
@@ -171,10 +192,12 @@ class _Remote:
 
 
 def _play_local(suite: Suite, index: int, seed: int) -> Episode:
+    label = episode_label(suite.bias, index)
+    ids = _seat_ids(suite, label)
     history = record_episode(
-        load_game(suite.game.type), _local_strategies(suite), seed=seed, **suite.game.params
+        load_game(suite.game.type), _local_strategies(suite, ids), seed=seed, **suite.game.params
     )
-    return Episode(index, seed, history)
+    return Episode(index, seed, _real_ids(history, ids), label=label)
 
 
 async def play_episodes(

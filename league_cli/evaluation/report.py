@@ -13,21 +13,36 @@ from typing import Any
 
 from rich.table import Table
 
+from games.analysis import History
+from league_cli.evaluation.bias import bias_section, measure_bias
 from league_cli.evaluation.episodes import Episode, play_episodes
+from league_cli.evaluation.report_sections import (
+    payoff_matrix,
+    round_by_round,
+    strategy_profile,
+    welfare_section,
+)
 from league_cli.evaluation.scoring import (
     MetricResult,
     ThresholdResult,
     Verdict,
-    episode_value,
     judge,
     score,
     summarise,
 )
-from league_cli.evaluation.suite import Exploitability, Suite
+from league_cli.evaluation.suite import Exploitability, Suite, table_stage_game
 from league_cli.evaluation.transcript import Transcript
 from sdk.config import SharedDir
 
-__all__ = ["Evaluation", "evaluate", "metrics_table", "to_json", "verdict_table", "write_json"]
+__all__ = [
+    "Evaluation",
+    "evaluate",
+    "figure",
+    "metrics_table",
+    "to_json",
+    "verdict_table",
+    "write_json",
+]
 
 _STYLE = {"pass": "green", "warn": "yellow", "fail": "red"}
 
@@ -45,10 +60,19 @@ class Evaluation:
     seconds: float
     transcript: Transcript | None = None
     """A remote run's transcript (where it went, its size), once the run is over."""
+    welfare: dict[str, Any] | None = None
+    """A 2-player table game's welfare (``report_sections.welfare_section``), else None."""
+    bias: dict[str, Any] | None = None
+    """The test across labels (``league_cli.evaluation.bias.bias_section``), else None."""
 
     @property
     def finished(self) -> list[Episode]:
         return [episode for episode in self.episodes if episode.history is not None]
+
+    @property
+    def histories(self) -> list[History]:
+        """The finished episodes' histories, in episode order."""
+        return [episode.history for episode in self.episodes if episode.history is not None]
 
     @property
     def verdict(self) -> Verdict:
@@ -77,8 +101,21 @@ def evaluate(
         )
     )
     histories = [episode.history for episode in episodes if episode.history is not None]
-    metrics = summarise(suite, histories)
+    found = (
+        None
+        if suite.bias is None
+        else measure_bias(suite.bias, suite.under_test, ((e.label, e.history) for e in episodes))
+    )
+    metrics = summarise(suite, histories, found)
+    opponent = next(agent.id for agent in suite.agents if agent.id != suite.under_test)
     total = score(metrics)
+    game = table_stage_game(suite)
+    players = [agent.id for agent in suite.agents]
+    welfare = (
+        None
+        if game is None
+        else welfare_section(game, players, histories, suite.report, suite.seed)
+    )
     return Evaluation(
         suite,
         source,
@@ -88,10 +125,13 @@ def evaluate(
         judge(suite.thresholds, metrics, total),
         time.perf_counter() - started,
         transcript if suite.has_remote else None,
+        welfare,
+        None if suite.bias is None or found is None else bias_section(suite.bias, opponent, found),
     )
 
 
-def _number(value: float | None) -> str:
+def figure(value: float | None) -> str:
+    """A value to 4 significant digits, or a dash for none (both reports' tables)."""
     return "—" if value is None else f"{value:.4g}"
 
 
@@ -112,8 +152,9 @@ def metrics_table(evaluation: Evaluation) -> Table:
     table.add_column("Weight", justify="right")
     for m in evaluation.metrics:
         span = "—" if m.lower is None or m.upper is None else f"{m.lower:.4g} … {m.upper:.4g}"
-        table.add_row(m.key, _number(m.mean), span, str(m.n), f"{m.weight:g}")
-    table.add_row("[bold]score[/bold]", _number(evaluation.score), "—", "", "")
+        key = m.key if m.p_value is None else f"{m.key} (p = {m.p_value:.3g})"
+        table.add_row(key, figure(m.mean), span, str(m.n), f"{m.weight:g}")
+    table.add_row("[bold]score[/bold]", figure(evaluation.score), "—", "", "")
     return table
 
 
@@ -129,7 +170,7 @@ def verdict_table(evaluation: Evaluation) -> Table:
         statistic = check.threshold.statistic
         name = check.threshold.metric + ("" if statistic == "mean" else f" ({statistic})")
         table.add_row(
-            name, _number(check.value), check.reason, f"[{style}]{check.verdict.upper()}[/{style}]"
+            name, figure(check.value), check.reason, f"[{style}]{check.verdict.upper()}[/{style}]"
         )
     style = _STYLE[evaluation.verdict]
     table.caption = (
@@ -140,11 +181,13 @@ def verdict_table(evaluation: Evaluation) -> Table:
 
 
 def to_json(evaluation: Evaluation) -> dict[str, Any]:
-    """The run as JSON: the suite, each metric, each threshold, the verdict, failures and,
-    when the suite asks, every episode."""
+    """The run as JSON: the suite, each metric, each threshold, the verdict, failures, a
+    2-player table game's welfare and what the suite's report asks for (every episode's
+    values, the strategy profile, the payoff matrix, the rounds)."""
     suite = evaluation.suite
     document: dict[str, Any] = {
         "suite": suite.name,
+        "version": suite.version,
         "source": evaluation.source,
         "game": suite.game.model_dump(mode="json"),
         "under_test": suite.under_test,
@@ -164,6 +207,8 @@ def to_json(evaluation: Evaluation) -> dict[str, Any]:
                 "ci_low": m.lower,
                 "ci_high": m.upper,
                 "n": m.n,
+                **({"note": m.note} if m.note else {}),
+                **({"p_value": m.p_value} if m.p_value is not None else {}),
             }
             for m in evaluation.metrics
         ],
@@ -188,21 +233,34 @@ def to_json(evaluation: Evaluation) -> dict[str, Any]:
     }
     if evaluation.transcript is not None:
         document["transcript"] = evaluation.transcript.to_json()
+    histories = evaluation.histories
+    if evaluation.welfare is not None:
+        document["welfare"] = evaluation.welfare
+    if evaluation.bias is not None:
+        document["bias"] = evaluation.bias
+    if suite.report.include_strategy_profile:
+        document["strategy_profile"] = strategy_profile(histories)
+    if suite.report.include_payoff_matrix:
+        agents = [agent.id for agent in suite.agents]
+        document["payoff_matrix"] = payoff_matrix(agents, histories, suite.report, suite.seed)
+    if suite.report.include_round_by_round:
+        document["round_by_round"] = round_by_round(evaluation.episodes)
     if suite.report.per_episode:
+        finished = [(e, e.history) for e in evaluation.episodes if e.history is not None]
+        measured = [
+            result
+            for metric, result in zip(suite.metrics, evaluation.metrics, strict=True)
+            if not isinstance(metric, Exploitability)
+        ]
         document["per_episode"] = [
             {
-                "episode": e.index,
-                "seed": e.seed,
-                "payoffs": e.history.payoffs,
-                "stages": len(e.history.stages),
-                "metrics": {
-                    m.key: episode_value(m, e.history, suite.under_test)
-                    for m in suite.metrics
-                    if not isinstance(m, Exploitability)
-                },
+                "episode": episode.index,
+                "seed": episode.seed,
+                "payoffs": history.payoffs,
+                "stages": len(history.stages),
+                "metrics": {m.key: m.per_episode[i] for m in measured},
             }
-            for e in evaluation.episodes
-            if e.history is not None
+            for i, (episode, history) in enumerate(finished)
         ]
     return document
 

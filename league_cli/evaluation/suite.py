@@ -1,29 +1,33 @@
-"""An evaluation suite: the YAML file a student writes, read into checked models.
+"""An evaluation suite as the evaluation runs it: checked models, and the checks that only
+the game can make (its parameters, its number of players, the strategies that play it, the
+metrics that mean something in it).
 
-``load_suite(path)`` parses the file, validates every field with pydantic and then checks
-what only the game can say (its parameters, its number of players, the strategies that play
-it, the metrics that mean something in it). Every problem is a ``SuiteError`` whose one-line
-message names the file and the field (``suites/pd.yaml: agents[1].strategy: ...``).
-The format is documented in ``doc/evaluation.md``.
+Two file formats read into this one model (``league_cli.evaluation.suite_file``): the
+documented ``type: game_suite`` format (``league_cli.evaluation.game_suite``) and this
+model's own fields, the earlier format, kept as an alias. A check that fails raises
+``SuiteProblem`` with the model's location of the field, which each format names its own
+way. Both are documented in ``doc/evaluation.md``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from games import UnknownGameError, load_game
+from games import UnknownGameError, load_game, registered_games
 from games.analysis.cooperation import COOPERATION
+from games.analysis.normal_form import NormalFormGame
+from games.matrix import MatrixState
 from games.matrix_games import MATRIX_GAMES
+from games.spec import GameState
 from games.strategies import UnknownStrategyError
 from league_cli.evaluation.agents import build_local
+from league_cli.evaluation.bias import BiasSpec
 from sdk.types import AgentUrl
 
 __all__ = [
+    "METRIC_TYPES",
     "SCORE",
     "AgentSpec",
     "AveragePayoff",
@@ -31,14 +35,20 @@ __all__ = [
     "Exploitability",
     "Fairness",
     "GameSpecModel",
+    "LabelBias",
     "MetricSpec",
+    "NashDistance",
+    "ParetoRate",
     "Reciprocity",
     "ReportSpec",
+    "SocialWelfare",
     "Suite",
     "SuiteError",
+    "SuiteProblem",
     "ThresholdSpec",
-    "load_suite",
-    "parse_suite",
+    "check_suite",
+    "field_name",
+    "table_stage_game",
 ]
 
 SCORE = "score"
@@ -49,6 +59,20 @@ _ID = r"^[A-Za-z0-9_.-]{1,100}$"  # referee.registration.SAFE_ID: ids travel in 
 
 class SuiteError(ValueError):
     """A suite file that cannot be run; the message is one line naming file and field."""
+
+
+Location = tuple[int | str, ...]
+"""Where a field is, as pydantic says it: ``("agents", 1, "strategy")``."""
+
+
+class SuiteProblem(ValueError):
+    """A field a check refused: its location in the model and the reason, a sentence. The
+    file's format names the location (``league_cli.evaluation.suite_file``)."""
+
+    def __init__(self, location: Location, reason: str):
+        super().__init__(reason)
+        self.location = location
+        self.reason = reason
 
 
 class _Model(BaseModel):
@@ -87,6 +111,10 @@ class AgentSpec(_Model):
 
 
 class _Metric(_Model):
+    better: ClassVar[Literal["higher", "lower"]] = "higher"
+    """Which way the metric improves: the side a threshold's lone ``warn`` watches when the
+    threshold has both bounds or neither (``league_cli.evaluation.game_suite``)."""
+
     id: Annotated[str | None, Field(pattern=_ID)] = None
     """How thresholds and the report name it (default: its name)."""
     weight: float = 1.0
@@ -118,6 +146,7 @@ class Reciprocity(_Metric):
 class Fairness(_Metric):
     """The episode's Gini coefficient of payoffs, its largest envy, or the agent's envy."""
 
+    better: ClassVar[Literal["higher", "lower"]] = "lower"
     name: Literal["fairness"]
     measure: Literal["gini", "max_envy", "envy"] = "gini"
 
@@ -127,6 +156,7 @@ class Exploitability(_Metric):
     simulation (``games.analysis.repeated_exploitability``) with the game's ``discount``;
     one number, no interval."""
 
+    better: ClassVar[Literal["higher", "lower"]] = "lower"
     name: Literal["exploitability"]
     turns: int = Field(default=100, ge=1, le=10_000)
     repetitions: int = Field(default=2, ge=1, le=100)
@@ -134,10 +164,71 @@ class Exploitability(_Metric):
     """Default: the game's ``noise`` parameter."""
 
 
+class NashDistance(_Metric):
+    """How far the agent's play in an episode was from a Nash equilibrium of the stage game
+    (``games.analysis.nash_distance``), in total variation, 0 to 1: with ``measure: agent``
+    its own empirical mixed strategy's distance to the nearest strategy it has in some
+    equilibrium; with ``measure: profile`` the larger of both players' distances to the
+    equilibrium nearest the pair. 2-player table games only; see ``doc/evaluation.md``."""
+
+    better: ClassVar[Literal["higher", "lower"]] = "lower"
+    name: Literal["nash_distance"]
+    measure: Literal["agent", "profile"] = "agent"
+
+
+class SocialWelfare(_Metric):
+    """The episode's mean social welfare per round: the sum of both players' stage payoffs at
+    the outcome played (``league_cli.evaluation.welfare``), undiscounted. The pair's, not the
+    agent's. 2-player table games only."""
+
+    name: Literal["social_welfare"]
+
+
+class ParetoRate(_Metric):
+    """The share of the episode's rounds whose outcome played is Pareto optimal in the stage
+    game (``league_cli.evaluation.welfare``). The pair's, not the agent's. 2-player table
+    games only."""
+
+    name: Literal["pareto_rate"]
+
+
+class LabelBias(_Metric):
+    """The largest gap between two labels' rates of one action of the agent under test
+    (``games.analysis.label_bias``), its p-value beside it; one number for the run, no
+    interval. Needs the suite's ``bias``; weighs nothing in the score unless given a weight.
+    """
+
+    better: ClassVar[Literal["higher", "lower"]] = "lower"
+    name: Literal["label_bias"]
+    weight: float = 0.0
+
+
 MetricSpec = Annotated[
-    AveragePayoff | CooperationRate | Reciprocity | Fairness | Exploitability,
+    AveragePayoff
+    | CooperationRate
+    | Reciprocity
+    | Fairness
+    | Exploitability
+    | NashDistance
+    | SocialWelfare
+    | ParetoRate
+    | LabelBias,
     Field(discriminator="name"),
 ]
+
+METRIC_TYPES: dict[str, type[_Metric]] = {
+    "average_payoff": AveragePayoff,
+    "cooperation_rate": CooperationRate,
+    "reciprocity": Reciprocity,
+    "fairness": Fairness,
+    "exploitability": Exploitability,
+    "nash_distance": NashDistance,
+    "social_welfare": SocialWelfare,
+    "pareto_rate": ParetoRate,
+    "label_bias": LabelBias,
+}
+"""Each metric's model by its name (``name`` in the earlier format, ``type`` in the
+documented one)."""
 
 
 class ThresholdSpec(_Model):
@@ -158,13 +249,29 @@ class ThresholdSpec(_Model):
             raise ValueError("give at least one of min, max, warn_min, warn_max")
         if self.min is not None and self.max is not None and self.min > self.max:
             raise ValueError(f"min {self.min} is above max {self.max}")
-        if self.min is not None and self.warn_min is not None and self.warn_min < self.min:
-            raise ValueError(
-                f"warn_min {self.warn_min} is below min {self.min}: it would "
-                f"never warn before failing"
-            )
-        if self.max is not None and self.warn_max is not None and self.warn_max > self.max:
-            raise ValueError(f"warn_max {self.warn_max} is above max {self.max}")
+        # Worded for both formats: the documented one calls either warning bound ``warn``.
+        if self.warn_min is not None:
+            if self.min is not None and self.warn_min < self.min:
+                raise ValueError(
+                    f"the warning bound {self.warn_min:g} is below min {self.min:g}: it "
+                    f"would never warn before failing"
+                )
+            if self.max is not None and self.warn_min > self.max:
+                raise ValueError(
+                    f"the warning bound {self.warn_min:g} is above max {self.max:g}: every "
+                    f"value that passes would warn"
+                )
+        if self.warn_max is not None:
+            if self.max is not None and self.warn_max > self.max:
+                raise ValueError(
+                    f"the warning bound {self.warn_max:g} is above max {self.max:g}: it "
+                    f"would never warn before failing"
+                )
+            if self.min is not None and self.warn_max < self.min:
+                raise ValueError(
+                    f"the warning bound {self.warn_max:g} is below min {self.min:g}: every "
+                    f"value that passes would warn"
+                )
         return self
 
 
@@ -176,12 +283,19 @@ class ReportSpec(_Model):
     bootstrap_samples: int = Field(default=2000, ge=100, le=100_000)
     per_episode: bool = False
     """Each episode's seed, payoffs and metric values in the JSON."""
+    include_strategy_profile: bool = True
+    """Each agent's action frequencies (``league_cli.evaluation.report_sections``)."""
+    include_payoff_matrix: bool = True
+    """Each agent's mean payoff per episode against each other agent."""
+    include_round_by_round: bool = False
+    """The first episodes' moves and payoffs, round by round (bounded)."""
 
 
 class Suite(_Model):
-    """A whole suite file."""
+    """A whole suite, whichever format it was written in."""
 
     name: Annotated[str, Field(pattern=_ID)]
+    version: str | None = None
     description: str = ""
     game: GameSpecModel
     agents: list[AgentSpec] = Field(min_length=2)
@@ -192,6 +306,7 @@ class Suite(_Model):
     metrics: list[MetricSpec] = Field(min_length=1)
     thresholds: list[ThresholdSpec] = Field(default_factory=list)
     report: ReportSpec = Field(default_factory=ReportSpec)
+    bias: BiasSpec | None = None
 
     @property
     def agent_under_test(self) -> AgentSpec:
@@ -202,117 +317,147 @@ class Suite(_Model):
         return any(agent.remote for agent in self.agents)
 
 
-def _where(location: Sequence[int | str]) -> str:
-    """A pydantic location as the file reads: ``agents[1].strategy``."""
+def field_name(location: Location) -> str:
+    """A location as a file says it: ``agents[1].strategy`` (a metric's tag, which picks its
+    model, is not a field of the file and is left out)."""
     text = ""
-    for part in location:
+    for index, part in enumerate(location):
         if isinstance(part, int):
             text += f"[{part}]"
-        elif part in {
-            "average_payoff",
-            "cooperation_rate",
-            "reciprocity",
-            "fairness",
-            "exploitability",
-        } and text.startswith("metrics["):
-            continue  # the union's tag: the file does not say it as a field
+        elif part in METRIC_TYPES and index > 0 and isinstance(location[index - 1], int):
+            continue
         else:
             text += f".{part}" if text else str(part)
     return text or "(top level)"
 
 
-def _check(suite: Suite) -> None:
-    """What only the game knows. Raises ValueError with ``field: reason``."""
+def check_suite(suite: Suite) -> None:
+    """What only the game knows, checked before anything runs.
+
+    Raises:
+        SuiteProblem: the first field the game, its strategies or the metrics refuse.
+    """
     try:
         spec = load_game(suite.game.type)
     except UnknownGameError as exc:
-        raise ValueError(f"game.type: {exc}") from None
+        raise SuiteProblem(("game", "type"), str(exc)) from None
     ids = [agent.id for agent in suite.agents]
     if len(set(ids)) != len(ids):
-        raise ValueError(f"agents: ids must be distinct, got {ids}")
+        raise SuiteProblem(("agents",), f"each agent needs a name of its own, got {ids}")
     if suite.under_test not in ids:
-        raise ValueError(f"under_test: {suite.under_test!r} is not an agent id ({', '.join(ids)})")
+        raise SuiteProblem(
+            ("under_test",), f"{suite.under_test!r} is not one of the agents ({', '.join(ids)})"
+        )
     try:
-        spec.create(ids, **suite.game.params)
+        state = spec.create(ids, **suite.game.params)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"game.params: {exc}") from None
+        raise SuiteProblem(("game", "params"), str(exc)) from None
     for index, agent in enumerate(suite.agents):
         if agent.strategy is not None:
             try:
                 build_local(suite.game.type, agent.strategy, agent.options)
             except (UnknownStrategyError, ValueError, TypeError) as exc:
-                raise ValueError(f"agents[{index}].strategy: {exc}") from None
+                raise SuiteProblem(("agents", index, "strategy"), str(exc)) from None
     keys = [metric.key for metric in suite.metrics]
     if len(set(keys)) != len(keys) or SCORE in keys:
-        raise ValueError(
-            f"metrics: ids must be distinct and not {SCORE!r}, got {keys} (give "
-            f"an 'id' to a metric used twice)"
+        raise SuiteProblem(
+            ("metrics",),
+            f"ids must be distinct and not {SCORE!r}, got {keys} (give an 'id' to a "
+            f"metric used twice)",
         )
+    table_game = _stage_table(state) is not None
     for index, metric in enumerate(suite.metrics):
-        where = f"metrics[{index}]"
-        if isinstance(metric, CooperationRate | Reciprocity) and suite.game.type not in COOPERATION:
-            raise ValueError(
-                f"{where}: {metric.name} needs a notion of cooperation, which "
-                f"{suite.game.type} lacks (it is defined for "
-                f"{', '.join(sorted(COOPERATION))})"
-            )
-        if isinstance(metric, Exploitability):
-            agent = suite.agent_under_test
-            if suite.game.type not in MATRIX_GAMES or agent.strategy is None:
-                raise ValueError(
-                    f"{where}: exploitability is measured for a built-in agent "
-                    f"under test at a repeated matrix game "
-                    f"({', '.join(sorted(MATRIX_GAMES))}); a remote agent cannot "
-                    f"be replayed against thousands of candidates"
-                )
+        _check_metric(suite, metric, index, table_game=table_game)
+    if suite.bias is not None:
+        _check_bias(suite, suite.bias)
     for index, threshold in enumerate(suite.thresholds):
         if threshold.metric not in {*keys, SCORE}:
-            raise ValueError(
-                f"thresholds[{index}].metric: {threshold.metric!r} is not a "
-                f"metric id ({', '.join([*keys, SCORE])})"
+            raise SuiteProblem(
+                ("thresholds", index, "metric"),
+                f"{threshold.metric!r} is not a metric id ({', '.join([*keys, SCORE])})",
             )
 
 
-def parse_suite(data: Any, source: str) -> Suite:
-    """A suite from already-parsed YAML; ``source`` names it in errors.
-
-    Raises:
-        SuiteError: a missing or bad field, or one the game refuses.
-    """
-    if not isinstance(data, dict):
-        raise SuiteError(
-            f"{source}: a suite is a mapping of fields (name, game, agents, ...), "
-            f"not {type(data).__name__}"
+def _check_bias(suite: Suite, bias: BiasSpec) -> None:
+    """Labels need one opponent whose id the evaluation may choose: a built-in agent."""
+    if len(suite.agents) != 2:
+        raise SuiteProblem(
+            ("bias",),
+            f"bias labels the agent under test's one opponent, so the suite needs 2 agents, "
+            f"not {len(suite.agents)}",
         )
-    try:
-        suite = Suite.model_validate(data)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{_where(error['loc'])}: {error['msg']}" for error in exc.errors(include_url=False)
+    opponent = next(agent for agent in suite.agents if agent.id != suite.under_test)
+    if opponent.remote:
+        raise SuiteProblem(
+            ("bias",),
+            f"the opponent {opponent.id!r} is remote and is called under its own id, which "
+            f"cannot change with the label: make the opponent a built-in agent",
         )
-        raise SuiteError(f"{source}: {problems}") from None
-    try:
-        _check(suite)
-    except ValueError as exc:
-        raise SuiteError(f"{source}: {exc}") from None
-    return suite
+    if suite.under_test in bias.labels:
+        raise SuiteProblem(
+            ("bias", "labels"),
+            f"{suite.under_test!r} is the agent under test's own id, so it cannot label its "
+            f"opponent",
+        )
 
 
-def load_suite(path: Path) -> Suite:
-    """Read and check a suite file.
+def _check_metric(suite: Suite, metric: MetricSpec, index: int, *, table_game: bool) -> None:
+    """Whether the metric means something in the suite's game, for its agent under test
+    (``table_game``: a 2-player game of one payoff table, whose equilibria can be solved)."""
+    if isinstance(metric, CooperationRate | Reciprocity) and suite.game.type not in COOPERATION:
+        raise SuiteProblem(
+            ("metrics", index),
+            f"{metric.name} needs a notion of cooperation, which {suite.game.type} lacks (it "
+            f"is defined for {', '.join(sorted(COOPERATION))})",
+        )
+    if isinstance(metric, LabelBias) and suite.bias is None:
+        raise SuiteProblem(
+            ("metrics", index),
+            "label_bias compares the agent's actions across labels: give the suite's bias "
+            "option its labels",
+        )
+    if isinstance(metric, Exploitability):
+        agent = suite.agent_under_test
+        if suite.game.type not in MATRIX_GAMES or agent.strategy is None:
+            raise SuiteProblem(
+                ("metrics", index),
+                f"exploitability is measured for a built-in agent under test at a repeated "
+                f"matrix game ({', '.join(sorted(MATRIX_GAMES))}); a remote agent cannot be "
+                f"replayed against thousands of candidates",
+            )
+    if isinstance(metric, NashDistance | SocialWelfare | ParetoRate) and not table_game:
+        read = (
+            "whose equilibria are solved exactly"
+            if isinstance(metric, NashDistance)
+            else "whose outcomes it reads"
+        )
+        raise SuiteProblem(
+            ("metrics", index),
+            f"{metric.name} is measured at a 2-player game of one payoff table, {read} "
+            f"({', '.join(_table_games())}); {suite.game.type} with {len(suite.agents)} "
+            f"agents has no such table",
+        )
 
-    Raises:
-        SuiteError: the file is missing, is not YAML, or describes no runnable suite.
-    """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SuiteError(f"{path}: cannot read it ({exc.strerror or exc})") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise SuiteError(f"{path}: not valid YAML{where}: {problem}") from None
-    return parse_suite(data, str(path))
+
+def _stage_table(state: GameState) -> NormalFormGame | None:
+    """The stage game of a 2-player game of one payoff table, else None."""
+    if isinstance(state, MatrixState) and len(state.players) == 2:
+        return NormalFormGame.from_table(state.table)
+    return None
+
+
+def table_stage_game(suite: Suite) -> NormalFormGame | None:
+    """The stage game the suite's agents play, when it is a 2-player game of one payoff
+    table (its equilibria, welfare and Pareto frontier are computed from it), else None."""
+    spec = load_game(suite.game.type)
+    return _stage_table(spec.create([agent.id for agent in suite.agents], **suite.game.params))
+
+
+def _table_games() -> list[str]:
+    """The registered 2-player games of one payoff table."""
+    return [
+        spec.game_type
+        for spec in registered_games()
+        if spec.min_players <= 2 <= spec.max_players
+        and _stage_table(spec.create(["a", "b"])) is not None
+    ]

@@ -14,7 +14,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from league_manager.agents import RegisteredAgent
-from league_manager.book import MatchProgress
+from league_manager.records import MatchProgress
 from league_manager.service import LeagueManager
 from sdk.store import StoreError, read_json
 
@@ -34,7 +34,7 @@ def known_match(manager: LeagueManager, match_id: str) -> MatchProgress | None:
     """The scheduled match of that id, or None (malformed ids are never looked up)."""
     if not MATCH_ID.match(match_id):
         return None
-    return manager.book.match(match_id)
+    return manager.schedule.match(match_id)
 
 
 def known_player(manager: LeagueManager, player_id: str) -> RegisteredAgent | None:
@@ -87,7 +87,7 @@ def api_router() -> APIRouter:
         """What the dashboard shows, in one request: status, standings, the matches of the
         round being played, and how many results each referee decided."""
         manager = manager_of(request)
-        current = manager.book.current_round()
+        current = manager.schedule.current_round()
         running = [
             _match_summary(match, manager)
             for match in (current.matches if current else [])
@@ -95,7 +95,7 @@ def api_router() -> APIRouter:
         ]
         return {
             "status": manager.status(),
-            "standings": manager.book.standings_document(fresh=False),
+            "standings": manager.standings.document(fresh=False),
             "running": running,
             "refereed": dict(Counter(r.referee_id for r in manager.book.results.values())),
         }
@@ -110,7 +110,7 @@ def api_router() -> APIRouter:
         document, problem = await asyncio.to_thread(
             _read_match_file, folder / f"{match.match_id}.json"
         )
-        result = manager.book.results.get(match.match_id)
+        result = manager.results.get(match.match_id)
         return JSONResponse(
             {
                 **_match_summary(match, manager),
@@ -129,9 +129,9 @@ def api_router() -> APIRouter:
         agent = known_player(manager, player_id)
         if agent is None:
             return _not_found(f"player {player_id!r}")
-        results = manager.book.results
+        results = manager.results
         matches = []
-        for match in manager.book.matches_of(player_id):
+        for match in manager.schedule.matches_of(player_id):
             result = results.get(match.match_id)
             matches.append(
                 {

@@ -1,10 +1,10 @@
-// The /play page: picks a game and an opponent from /api/games/defaults, plays it through
-// /api/games, and shows only what the person's seat may see: the game's rules, what each
+// The /play page: picks a game and an opponent from /api/play/defaults, plays it through
+// /api/play, and shows only what the person's seat may see: the game's rules, what each
 // move means and its payoff table (the game's guide), the observation in words and the
 // history as a table (as the server words them). No framework, no build step.
 "use strict";
 
-const API = "/api/games";
+const API = "/api/play";
 const POLL_MS = 500;
 
 const $ = (id) => document.getElementById(id);

@@ -97,7 +97,9 @@ class ChatClient:
             raise LlmHttpError(f"{type(exc).__name__}: {exc}") from None
         latency_ms = (time.perf_counter() - started) * 1000
         if response.is_error:
-            raise LlmHttpError(f"HTTP {response.status_code}: {response.text[:200]}")
+            raise LlmHttpError(
+                f"HTTP {response.status_code}: {response.text[:200]}", response.status_code
+            )
         try:
             completion = _Completion.model_validate_json(response.content)
         except ValidationError as exc:

@@ -22,9 +22,14 @@ class LlmTimeout(LlmError):
 
 
 class LlmHttpError(LlmError):
-    """The endpoint could not be reached or answered with an HTTP error status."""
+    """The endpoint could not be reached (``status`` None) or answered with an HTTP error
+    status."""
 
     reason: ClassVar[CallFailure] = "http_error"
+
+    def __init__(self, message: str, status: int | None = None):
+        super().__init__(message)
+        self.status = status
 
 
 class LlmBadResponse(LlmError):

@@ -22,6 +22,13 @@ and ways of a correct player that the kit must not fail:
                         registration; any non-empty one will do, it checks no proof)
     own_acks            acknowledges notifications in a shape of its own (league.v2 defines
                         none): {"ack": true, "sender": "P01", "timestamp": "21/11/2026"}
+
+and a player of a league whose League Manager signs in the other form, correct only when
+the kit is told so (--league-manager-sender league_manager:LM01):
+
+    lm01_sender         refuses every League Manager message (a sender that begins with
+                        league_manager) not signed league_manager:LM01, with a LEAGUE_ERROR
+                        E002 naming the sender that came
 """
 
 import argparse
@@ -44,7 +51,10 @@ FAULTS = (
     "basic_timestamps",
     "require_token",
     "own_acks",
+    "lm01_sender",
 )
+LEAGUE_MANAGER_SENDER = "league_manager:LM01"
+"""How the League Manager signs in the league of the lm01_sender player."""
 BY_MESSAGE_TYPE = {
     "GAME_INVITATION": "handle_game_invitation",
     "CHOOSE_PARITY_CALL": "choose_parity",
@@ -106,6 +116,16 @@ class Player:
 
     def answer(self, method, params):
         """(result, None) or (None, JSON-RPC error)."""
+        sender = params.get("sender")
+        if (
+            self.fault == "lm01_sender"
+            and str(sender).startswith("league_manager")
+            and sender != LEAGUE_MANAGER_SENDER
+        ):
+            description = (
+                f"sender {sender!r}: this league's League Manager signs {LEAGUE_MANAGER_SENDER}"
+            )
+            return self.refusal("E002", description, params), None
         if self.fault == "message_type_methods":
             if method in BY_MESSAGE_TYPE.values():
                 return None, {"code": -32601, "message": "Method not found", "data": method}

@@ -126,3 +126,14 @@ def statuses(report: dict[str, Any]) -> dict[str, str]:
 
 def failures(report: dict[str, Any]) -> list[str]:
     return [f"{r['name']}: {r['reason']}" for r in report["results"] if r["status"] == "FAIL"]
+
+
+def unexplained(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The WARNs and FAILs of ``report`` that do not name their field, what was expected,
+    what came and the protocol line they rest on."""
+    return [
+        result
+        for result in report["results"]
+        if result["status"] in ("WARN", "FAIL")
+        and not all(result[key] for key in ("field", "expected", "got", "rests_on"))
+    ]

@@ -9,7 +9,14 @@ import pytest
 
 from league_cli.conformance import LEAGUE_CHECKS, check_league
 from sdk.config import SharedDir
-from tests.conformance.conftest import Launch, broken_league, failures, run_check, statuses
+from tests.conformance.conftest import (
+    Launch,
+    broken_league,
+    failures,
+    run_check,
+    statuses,
+    unexplained,
+)
 from tests.conftest import free_port, make_shared_dir
 
 pytestmark = pytest.mark.e2e  # the agents and the checks run as real processes
@@ -149,6 +156,7 @@ def test_each_league_fault_is_reported_by_its_check(
     assert sorted(name for name, status in found.items() if status == "FAIL") == sorted(
         FAULTS[fault]
     ), failures(report)
+    assert unexplained(report) == []
 
 
 def test_a_correct_stdlib_league_manager_passes(launch: Launch, shared: SharedDir) -> None:

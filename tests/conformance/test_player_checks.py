@@ -17,6 +17,7 @@ from tests.conformance.conftest import (
     league_command,
     run_check,
     statuses,
+    unexplained,
 )
 from tests.conftest import free_port, make_shared_dir
 
@@ -97,6 +98,7 @@ async def test_each_fault_is_reported_by_its_check(
     assert has_fail == (fault not in TOLERATED | FAIR or (strict and fault in TOLERATED)), (
         report.results
     )
+    assert unexplained(report.model_dump(mode="json")) == []
     assert report.exit_code == (1 if has_fail else 0)
     if fault == "crash_on_game_over":
         assert player.popen.wait(5) == 3, "the broken player should have exited on GAME_OVER"
@@ -137,6 +139,39 @@ async def test_a_correct_stdlib_player_passes_everything(
     report = await check_player(player.url, system=shared.system(), strict=strict, matches=2)
     assert {result.status.value for result in report.results} == {"PASS"}, report.results
     assert [result.name for result in report.results] == list(PLAYER_CHECKS)
+
+
+LEAGUE_MANAGER_ACKS = (
+    "round_announcement.ack",
+    "standings_update.ack",
+    "round_completed.ack",
+    "league_completed.ack",
+)
+
+
+@pytest.mark.parametrize("sender", [None, "league_manager:LM01"], ids=["default", "LM01"])
+def test_the_league_managers_messages_are_signed_as_the_option_says(
+    launch: Launch, shared: SharedDir, sender: str | None
+) -> None:
+    """The kit's League Manager signs ``league_manager`` (system.json's default) unless
+    ``--league-manager-sender`` says otherwise: a player whose League Manager signs
+    ``league_manager:LM01`` refuses the default's notifications, naming the sender that
+    came, and passes everything once the kit is told."""
+    player = broken_player(launch, "lm01_sender")
+    option = ["--league-manager-sender", sender] if sender else []
+    code, report = run_check(
+        "player", player.url, "--shared-dir", str(shared.root), "--matches", "1", *option
+    )
+    found = statuses(report)
+    if sender is not None:
+        assert code == 0 and set(found.values()) == {"PASS"}, report["results"]
+        return
+    assert code == 1 and unexplained(report) == []
+    by_name = {result["name"]: result for result in report["results"]}
+    for check in LEAGUE_MANAGER_ACKS:
+        assert found[check] == "FAIL", by_name[check]
+        assert "E002: sender 'league_manager':" in by_name[check]["reason"], by_name[check]
+    assert found["invitation.answer"] == found["game_over.ack"] == "PASS", failures(report)
 
 
 def test_our_player_host_gets_no_fail(launch: Launch, shared: SharedDir) -> None:

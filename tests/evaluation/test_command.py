@@ -1,5 +1,5 @@
-"""``league evaluate``: every shipped suite runs, thresholds decide the exit code (0 pass or
-warn, 1 fail, 2 a bad suite), and the JSON holds what CI reads."""
+"""``league evaluate``: every shipped suite runs, thresholds decide the exit code (0 pass,
+1 fail, 2 a bad suite, 3 warn), and the JSON holds what CI reads."""
 
 from __future__ import annotations
 
@@ -10,17 +10,19 @@ from pathlib import Path
 import pytest
 
 from tests.evaluation.conftest import SUITES, base_suite, evaluate
+from tests.html_checks import check_html
 
 
 @pytest.mark.parametrize("path", sorted(SUITES.glob("*.yaml")), ids=lambda p: p.stem)
 def test_every_shipped_suite_runs_and_reports(path: Path, tmp_path: Path) -> None:
-    out = tmp_path / "out.json"
-    run = evaluate(str(path), "--episodes", "3", "--parallel", "2", "--json", str(out))
-    assert run.exit_code in (0, 1), run.output
+    out, html = tmp_path / "out.json", tmp_path / "out.html"
+    run = evaluate(
+        str(path), "--episodes", "3", "--parallel", "2", "--json", str(out), "--html", str(html)
+    )
     report = json.loads(out.read_text())
+    assert len(check_html(html.read_text()).marked) == len(report["thresholds"])
     assert (report["episodes"], report["finished_episodes"]) == (3, 3)
-    assert report["verdict"] in ("pass", "warn", "fail")
-    assert (report["verdict"] == "fail") == (run.exit_code == 1)
+    assert run.exit_code == {"pass": 0, "fail": 1, "warn": 3}[report["verdict"]], run.output
     assert all(metric["mean"] is not None for metric in report["metrics"]), report["metrics"]
     assert "Thresholds" in run.output and "verdict:" in run.output
 
@@ -54,12 +56,34 @@ def test_exact_values_and_a_passing_threshold_exit_0(
     assert report["verdict"] == "pass" and "PASS" in output
 
 
-def test_a_warning_still_exits_0(write_suite: Callable[..., Path], tmp_path: Path) -> None:
+def test_a_warning_exits_3(write_suite: Callable[..., Path], tmp_path: Path) -> None:
     code, output, report = _run(
         write_suite, tmp_path, thresholds=[{"metric": "average_payoff", "min": 4, "warn_min": 5.5}]
     )
-    assert code == 0, output
+    assert code == 3, output
     assert report["verdict"] == "warn" and "WARN" in output
+
+
+def test_a_failure_beside_a_warning_exits_1(
+    write_suite: Callable[..., Path], tmp_path: Path
+) -> None:
+    code, output, report = _run(
+        write_suite,
+        tmp_path,
+        thresholds=[
+            {"metric": "average_payoff", "min": 4, "warn_min": 5.5},
+            {"metric": "cooperation_rate", "min": 0.5},
+        ],
+    )
+    assert code == 1, output
+    assert [t["verdict"] for t in report["thresholds"]] == ["warn", "fail"]
+
+
+def test_the_help_lists_the_exit_codes() -> None:
+    run = evaluate("--help")
+    assert run.exit_code == 0
+    for line in ("0 every threshold passed", "1 a threshold failed", "3 no threshold failed"):
+        assert line in run.output, run.output
 
 
 def test_a_failed_threshold_exits_1(write_suite: Callable[..., Path], tmp_path: Path) -> None:
@@ -92,5 +116,5 @@ def test_a_bad_suite_exits_2_with_one_line(write_suite: Callable[..., Path]) -> 
     run = evaluate(str(write_suite(base_suite(under_test="nobody"))))
     assert run.exit_code == 2
     assert run.output.count("\n") == 1, run.output
-    assert "under_test: 'nobody' is not an agent id" in run.output
+    assert "under_test: 'nobody' is not one of the agents" in run.output
     assert "Traceback" not in run.output

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from league_cli.evaluation.report import evaluate as run_evaluation
-from league_cli.evaluation.suite import load_suite
+from league_cli.evaluation.suite_file import load_suite
 from league_cli.evaluation.transcript import Transcript
 from league_cli.launcher import AgentProcess, Launcher
 from sdk.config import SHARED_DIR_ENV, SharedDir
@@ -227,3 +227,42 @@ def test_an_unreachable_remote_agent_fails_every_episode_and_exits_1(
     assert REPO_ROOT.joinpath("SHARED", "logs", "evaluations").exists() is False or not any(
         REPO_ROOT.joinpath("SHARED", "logs", "evaluations").iterdir()
     )
+
+
+def test_a_remote_player_under_test_is_told_its_opponent_by_each_label(
+    player: AgentProcess, shared: SharedDir, write_suite: Callable[..., Path], tmp_path: Path
+) -> None:
+    """FAIRGAME's bias across labels over the wire: the GAME_INVITATION's opponent_id is the
+    episode's label; the report still names the opponent by its own id."""
+    suite = _remote_suite(player.mcp_url, episodes=4) | {
+        "bias": {"labels": ["Alice", "Bob"]},
+        "metrics": [{"name": "cooperation_rate"}, {"name": "label_bias"}],
+    }
+    out = tmp_path / "out.json"
+    run = evaluate(
+        str(write_suite(suite)),
+        "--output",
+        str(tmp_path / "runs"),
+        "--full-transcript",
+        "--json",
+        str(out),
+    )
+    assert run.exit_code == 0, run.output
+    records = _records(tmp_path / "runs" / "tiny.transcript.jsonl")
+    invitations = [
+        r
+        for r in records
+        if r["event"] == "message_sent" and r["message_type"] == "GAME_INVITATION"
+    ]
+    told = {r["data"]["match_id"]: r["data"]["opponent_id"] for r in invitations}
+    assert [told[match] for match in sorted(told)] == ["Alice", "Bob", "Alice", "Bob"]
+    report = json.loads(out.read_text())
+    # tit for tat plays the same against always defect under either label
+    assert report["bias"]["counts"] == {
+        "Alice": {"C": 2, "D": 18},
+        "Bob": {"C": 2, "D": 18},
+    }
+    assert report["bias"]["biased"] is False and report["payoff_matrix"]["agents"] == [
+        PLAYER_ID,
+        "defector",
+    ]

@@ -1,6 +1,8 @@
-"""Observation strategies (public goods, auctions, Colonel Blotto, congestion): expected
-plays on hand-built observations, legality on random states of every game, seeded
-reproducibility, whole episodes, the registry, and the player host serving them."""
+"""Observation strategies (public goods, auctions, Colonel Blotto, congestion; the
+ultimatum game, bargaining and tic-tac-toe have their tables in test_offer_strategies.py and
+test_tic_tac_toe_strategies.py): expected plays on hand-built observations, legality on
+random states of every game, seeded reproducibility, whole episodes, the registry, and the
+player host serving them."""
 
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ from games.strategies import (
 from games.strategies.congestion import optimal_loads
 from strategies import MoveView, build_strategy
 from strategies.baseline import Baseline
+from tests.games.observed import Row, check_move, row_id
 
 OBSERVED = [
     (game, name) for game in observed_game_types() for name in observed_strategies_for(game)
@@ -95,7 +98,7 @@ def routes(network: dict[str, list[float]] | None = None) -> ActionSpace:
 
 
 # (game, strategy, options, observation, space, expected move)
-TABLE: list[tuple[str, str, dict[str, Any], dict[str, Any], ActionSpace, Any]] = [
+TABLE: list[Row] = [
     ("public_goods", "full_contributor", {}, goods(), CONTRIBUTE, 20),
     ("public_goods", "free_rider", {}, goods([others(20, 20, 20)]), CONTRIBUTE, 0),
     # Round 1: half the endowment, halves rounded up.
@@ -256,18 +259,9 @@ TABLE: list[tuple[str, str, dict[str, Any], dict[str, Any], ActionSpace, Any]] =
 ]
 
 
-@pytest.mark.parametrize(("game", "name", "options", "observation", "space", "expected"), TABLE)
-def test_expected_plays_on_hand_built_observations(
-    game: str,
-    name: str,
-    options: dict[str, Any],
-    observation: dict[str, Any],
-    space: ActionSpace,
-    expected: Any,
-) -> None:
-    move = build_observed(game, name, **options).choose(observation, space, random.Random(0))
-    assert move == expected, f"{name} on {observation}"
-    assert space.contains(move), f"{name} played {move!r}, not in {space.describe()}"
+@pytest.mark.parametrize("row", TABLE, ids=row_id)
+def test_expected_plays_on_hand_built_observations(row: Row) -> None:
+    check_move(row)
 
 
 @pytest.mark.parametrize(
@@ -362,12 +356,33 @@ def _congestion(rng: random.Random) -> tuple[int, dict[str, Any]]:
     return rng.randint(2, 10), {"routes": network, "rounds": rng.randint(1, 4)}
 
 
+def _ultimatum(rng: random.Random) -> tuple[int, dict[str, Any]]:
+    return 2, {"pie": rng.choice([1, 2, 3, rng.randint(4, 200)])}
+
+
+def _bargaining(rng: random.Random) -> tuple[int, dict[str, Any]]:
+    pie = rng.choice([1, 2, rng.randint(3, 300)])
+    return 2, {
+        "pie": pie,
+        "max_rounds": rng.randint(1, 12),
+        "discount": rng.choice([0.0, 1.0, rng.random()]),
+        "reservation_high": rng.randint(0, pie),
+    }
+
+
+def _tic_tac_toe(rng: random.Random) -> tuple[int, dict[str, Any]]:
+    return 2, {}
+
+
 GAMES: dict[str, Callable[[random.Random], tuple[int, dict[str, Any]]]] = {
     "public_goods": _public_goods,
     "auction_first_price": _auction,
     "auction_second_price": _auction,
     "colonel_blotto": _blotto,
     "congestion": _congestion,
+    "ultimatum": _ultimatum,
+    "bargaining": _bargaining,
+    "tic_tac_toe": _tic_tac_toe,
 }
 
 
@@ -505,9 +520,12 @@ def test_each_game_lists_its_strategies() -> None:
     assert observed_game_types() == [
         "auction_first_price",
         "auction_second_price",
+        "bargaining",
         "colonel_blotto",
         "congestion",
         "public_goods",
+        "tic_tac_toe",
+        "ultimatum",
     ]
     assert observed_strategies_for("public_goods") == [
         "full_contributor",
@@ -530,6 +548,22 @@ def test_each_game_lists_its_strategies() -> None:
         "social_optimum",
         "epsilon_greedy",
     ]
+    assert observed_strategies_for("ultimatum") == [
+        "subgame_perfect",
+        "greedy",
+        "fair",
+        "fairness_threshold",
+        "best_responder",
+        "random",
+    ]
+    assert observed_strategies_for("bargaining") == [
+        "rubinstein",
+        "nash_split",
+        "always_accept",
+        "hard_bargainer",
+        "random",
+    ]
+    assert observed_strategies_for("tic_tac_toe") == ["random", "heuristic", "minimax"]
 
 
 @pytest.mark.parametrize(("game", "name"), OBSERVED)

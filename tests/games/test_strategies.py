@@ -9,6 +9,7 @@ import pytest
 
 from games.matrix_games import MATRIX_GAMES, UnknownMatrixGameError, matrix_game
 from games.strategies import BatchView, MatrixBaseline, UnknownStrategyError, build, strategies_for
+from games.tournament import round_robin
 
 ALL = [(game, name) for game in MATRIX_GAMES for name in strategies_for(game)]
 
@@ -78,6 +79,93 @@ TABLE = [
         [0.7, 0.0, 0.0, 0.0, 0.2],
         ["even", "even", "even", "even", "odd"],
     ),
+    ("stag_hunt", "always_stag", {}, ["hare"] * 3, None, ["stag"] * 3),
+    ("stag_hunt", "always_hare", {}, ["stag"] * 3, None, ["hare"] * 3),
+    (
+        "stag_hunt",
+        "tit_for_tat",
+        {},
+        ["hare", "stag", "stag"],
+        None,
+        ["stag", "hare", "stag"],
+    ),
+    # Trust until betrayed: one hare, and hares for ever.
+    (
+        "stag_hunt",
+        "grim_trigger",
+        {},
+        ["stag", "hare", "stag", "stag"],
+        None,
+        ["stag", "stag", "hare", "hare"],
+    ),
+    ("chicken", "always_swerve", {}, ["straight"] * 2, None, ["swerve"] * 2),
+    ("chicken", "always_straight", {}, ["swerve"] * 2, None, ["straight"] * 2),
+    (
+        "chicken",
+        "tit_for_tat",
+        {},
+        ["straight", "swerve", "swerve"],
+        None,
+        ["swerve", "straight", "swerve"],
+    ),
+    ("chicken", "random", {}, ["swerve"] * 2, [0.49, 0.5], ["swerve", "straight"]),
+    ("battle_of_the_sexes", "always_opera", {}, ["football"] * 2, None, ["opera"] * 2),
+    ("battle_of_the_sexes", "always_football", {}, ["opera"] * 2, None, ["football"] * 2),
+    (
+        "battle_of_the_sexes",
+        "alternate",
+        {},
+        ["football"] * 4,
+        None,
+        ["opera", "football", "opera", "football"],
+    ),
+    # Fictitious play: the first turn drawn between both; then the best reply to the mix
+    # seen (stag pays 4 per stag seen, hare 3 per hunt whatever): stag from three stags
+    # per hare on, a tie drawn.
+    (
+        "stag_hunt",
+        "best_responder",
+        {},
+        ["hare", "stag", "stag", "stag", "stag", "stag"],
+        [0.7, 0.0, 0.0, 0.0, 0.2, 0.9],
+        ["hare", "hare", "hare", "hare", "stag", "stag"],
+    ),
+    # Chicken: swerve pays -n(straight), straight n(swerve) - 10 n(straight).
+    (
+        "chicken",
+        "best_responder",
+        {},
+        ["swerve", "straight", "swerve", "swerve", "swerve"],
+        [0.2, 0.0, 0.0, 0.0, 0.0],
+        ["swerve", "straight", "swerve", "swerve", "swerve"],
+    ),
+    # The row player's reply to opera at more than 40%; the column player's at 60%.
+    (
+        "battle_of_the_sexes",
+        "best_responder",
+        {},
+        ["football", "opera", "opera", "football", "football"],
+        None,
+        ["opera", "football", "opera", "opera", "opera"],
+    ),
+    (
+        "battle_of_the_sexes",
+        "best_responder",
+        {"seat": 1},
+        ["football", "opera", "opera", "football", "football"],
+        None,
+        ["opera", "football", "football", "opera", "football"],
+    ),
+    # Rock-paper-scissors: the mix, not the mode: after rock 3, scissors 2 it plays rock
+    # (+2), where the mode's reply is paper (+1); after rock 2, scissors 1 a tie, drawn.
+    (
+        "rock_paper_scissors",
+        "best_responder",
+        {},
+        ["rock", "scissors", "rock", "scissors", "rock", "rock"],
+        [0.0, 0.0, 0.0, 0.9, 0.0, 0.0],
+        ["rock", "paper", "rock", "paper", "rock", "rock"],
+    ),
 ]
 
 
@@ -104,9 +192,37 @@ def test_registry_lists_the_baselines_of_each_game() -> None:
         "grim_trigger",
         "pavlov",
         "random",
+        "best_responder",
     ]
     for game in ("rock_paper_scissors", "even_odd"):
-        assert strategies_for(game) == ["random", "biased", "frequency_counter"], game
+        assert strategies_for(game) == [
+            "random",
+            "biased",
+            "frequency_counter",
+            "best_responder",
+        ], game
+    assert strategies_for("stag_hunt") == [
+        "tit_for_tat",
+        "grim_trigger",
+        "always_stag",
+        "always_hare",
+        "random",
+        "best_responder",
+    ]
+    assert strategies_for("chicken") == [
+        "tit_for_tat",
+        "always_swerve",
+        "always_straight",
+        "random",
+        "best_responder",
+    ]
+    assert strategies_for("battle_of_the_sexes") == [
+        "always_opera",
+        "always_football",
+        "alternate",
+        "random",
+        "best_responder",
+    ]
 
 
 def test_build_refuses_unknowns_and_bad_options() -> None:
@@ -122,6 +238,81 @@ def test_build_refuses_unknowns_and_bad_options() -> None:
         build("rock_paper_scissors", "biased", action="lizard")
     with pytest.raises(ValueError, match="a probability from 0 to 1, not 1.5"):
         build("even_odd", "biased", weight=1.5)
+    with pytest.raises(ValueError, match="the seat is 0 \\(row\\) or 1 \\(column\\), not 2"):
+        build("battle_of_the_sexes", "best_responder", seat=2)
+
+
+def match(
+    first: MatrixBaseline, second: MatrixBaseline, turns: int, seed: int
+) -> list[tuple[str, str]]:
+    """Both strategies' plays, turn by turn, each seeing the other's."""
+    rng = random.Random(seed)
+    a: list[str] = []
+    b: list[str] = []
+    for _ in range(turns):
+        a_move, b_move = first.choose(a, b, rng.random()), second.choose(b, a, rng.random())
+        a.append(a_move)
+        b.append(b_move)
+    return list(zip(a, b, strict=True))
+
+
+def scores(game: str, names: list[str], turns: int) -> dict[tuple[str, str], tuple[float, ...]]:
+    """Each pair's mean total per match in a seeded round robin of the baselines."""
+    result = round_robin(
+        game, [build(game, name) for name in names], turns=turns, repetitions=20, seed=1
+    )
+    return {(p.first, p.second): (p.first_score, p.second_score) for p in result.pairs}
+
+
+def test_reciprocity_coordinates_on_the_stag_and_trust_survives_only_among_the_trusting() -> None:
+    got = scores("stag_hunt", ["tit_for_tat", "grim_trigger", "always_hare"], 100)
+    assert got["tit_for_tat", "tit_for_tat"] == (400, 400), "stag every turn"
+    assert got["tit_for_tat", "grim_trigger"] == (400, 400)
+    # Betrayed once, then hare against hare: 0 + 99 · 3, and 3 + 99 · 3 for the hare hunter.
+    assert got["grim_trigger", "always_hare"] == (297, 300)
+
+
+def test_in_chicken_tit_for_tat_swerves_with_its_like_and_crashes_into_a_hawk() -> None:
+    got = scores("chicken", ["tit_for_tat", "always_straight", "always_swerve"], 50)
+    assert got["tit_for_tat", "tit_for_tat"] == (0, 0)
+    assert got["tit_for_tat", "always_straight"] == (-1 - 49 * 10, 1 - 49 * 10)
+    assert got["always_straight", "always_swerve"] == (50, -50)
+
+
+def test_turn_taking_pays_each_two_and_a_half_in_the_battle_of_the_sexes() -> None:
+    got = scores("battle_of_the_sexes", ["alternate", "always_opera", "always_football"], 100)
+    assert got["alternate", "alternate"] == (250, 250)
+    assert got["always_opera", "always_football"] == (0, 0), "stubborn both: never meet"
+
+
+@pytest.mark.parametrize(
+    ("game", "fixed", "reply"),
+    [
+        ("stag_hunt", "always_stag", "stag"),
+        ("stag_hunt", "always_hare", "hare"),
+        ("chicken", "always_straight", "swerve"),
+        ("chicken", "always_swerve", "straight"),
+        ("battle_of_the_sexes", "always_football", "football"),
+        ("prisoners_dilemma", "always_cooperate", "D"),
+    ],
+)
+def test_the_best_responder_plays_the_best_reply_to_a_fixed_action_from_the_second_turn(
+    game: str, fixed: str, reply: str
+) -> None:
+    for seed in range(10):
+        plays = match(build(game, "best_responder"), build(game, fixed), 20, seed)
+        assert {own for own, _ in plays[1:]} == {reply}, (game, fixed, seed)
+
+
+def test_fictitious_play_against_itself_settles_on_a_pure_stag_hunt_equilibrium() -> None:
+    settled = set()
+    for seed in range(40):
+        plays = match(
+            build("stag_hunt", "best_responder"), build("stag_hunt", "best_responder"), 30, seed
+        )
+        assert len(set(plays[2:])) == 1 and plays[2] in {("stag", "stag"), ("hare", "hare")}, plays
+        settled.add(plays[2])
+    assert settled == {("stag", "stag"), ("hare", "hare")}, "either, by the first draws"
 
 
 @pytest.mark.parametrize(("game", "name"), ALL)

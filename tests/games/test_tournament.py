@@ -242,7 +242,10 @@ def test_league_tournament_defaults_to_every_baseline_of_the_game() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--game", "chess"], "unknown game 'chess'; the games are: even_odd"),
+        (
+            ["--game", "chess"],
+            "unknown game 'chess'; the games are: battle_of_the_sexes, chicken, even_odd",
+        ),
         (
             ["--game", "even_odd", "--strategies", "random,tit_for_tat"],
             "unknown strategy tit_for_tat for even_odd; its strategies are: random, biased",

@@ -16,10 +16,15 @@ with its answer.
 
 ``--sender league_manager:LM01`` signs its messages in that form (published League Managers
 use both), ``--basic-timestamps`` writes its timestamps in ISO-8601's basic form
-(20261121T041449Z).
+(20261121T041449Z). ``--player-proofs`` puts each player's match proof in ``start_match``
+(``player_proofs``, made from the player's token as Agent League's doc/protocol.md, Tokens,
+says), for the referee to show the players; without it the referee gets none.
 """
 
 import argparse
+import base64
+import hashlib
+import hmac
 import json
 import random
 import threading
@@ -62,10 +67,19 @@ def post_json(url, body):
         return json.loads(reply.read())
 
 
+def match_proof(token, league_id, match_id, referee_id):
+    """HMAC-SHA256 keyed by the player's token of "match", league, match and referee joined
+    by the unit separator; URL-safe base64 without padding."""
+    context = "\x1f".join(("match", league_id, match_id, referee_id)).encode()
+    mac = hmac.new(token.encode(), context, hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(mac).rstrip(b"=").decode()
+
+
 class LeagueManager:
-    def __init__(self, league_id, sender="league_manager"):
+    def __init__(self, league_id, sender="league_manager", player_proofs=False):
         self.league_id = league_id
         self.sender = sender
+        self.player_proofs = player_proofs
         self.lock = threading.Lock()
         self.reported = threading.Condition(self.lock)
         self.state = "REGISTRATION"
@@ -379,7 +393,7 @@ class LeagueManager:
                     },
                 }
             )
-        return {
+        message = {
             **self.envelope(
                 "START_MATCH",
                 f"{self.league_id}-{match['match_id']}",
@@ -392,6 +406,17 @@ class LeagueManager:
             "game_params": {},
             "players": seats,
         }
+        if self.player_proofs:
+            message["player_proofs"] = {
+                seat["player_id"]: match_proof(
+                    self.players[seat["player_id"]]["token"],
+                    self.league_id,
+                    match["match_id"],
+                    referee_id,
+                )
+                for seat in seats
+            }
+        return message
 
     def wait_for_reports(self, round_id, match_ids):
         with self.reported:
@@ -541,11 +566,12 @@ def main():
     parser.add_argument("--league-id", default="league_2025_even_odd")
     parser.add_argument("--sender", default="league_manager")
     parser.add_argument("--basic-timestamps", action="store_true")
+    parser.add_argument("--player-proofs", action="store_true")
     args = parser.parse_args()
     global BASIC
     BASIC = args.basic_timestamps
     server = ThreadingHTTPServer((args.host, args.port), Handler)
-    server.manager = LeagueManager(args.league_id, args.sender)
+    server.manager = LeagueManager(args.league_id, args.sender, args.player_proofs)
     server.serve_forever()
 
 

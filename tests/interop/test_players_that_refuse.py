@@ -6,7 +6,12 @@ with a JSON-RPC error saying why). One of our players joins.
 The league completes; no technical loss is ours to blame: the token-requiring players get
 a token on every request, and it is never their own token (the referee shows the proof the
 League Manager made for that match); the crashing player loses each match by technical loss,
-and the reason and the match file keep what its error said."""
+and the reason and the match file keep what its error said.
+
+Under a foreign League Manager (``foreign_league_manager.py``) our referee shows a player
+what that League Manager handed it for the match, nothing else: the players' proofs when it
+fills START_MATCH's ``player_proofs``, else no auth_token at all (a referee never holds a
+player's token), and then a player that requires one refuses the match and loses it."""
 
 from __future__ import annotations
 
@@ -14,8 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
+from league_cli.up import wait_for
+from sdk.auth import match_proof
 from tests.interop.harness import LEAGUE, Agents, ForeignAgent, start_our_league
 from tests.match_files import match_files
 
@@ -117,3 +125,46 @@ def test_the_error_a_player_answers_is_kept_in_the_reason_and_the_match_file(
         assert answers, f"{match['match_id']}: no answer of {crashy_id} in the transcript"
         assert answers[0]["error"]["code"] == "HTTP_500"
         assert answers[0]["message"]["error"]["data"] == CRASH, answers[0]
+
+
+@pytest.mark.parametrize("proofs", [True, False], ids=["player_proofs", "no_proofs"])
+def test_under_a_foreign_league_manager_the_referee_shows_what_it_was_handed(
+    agents: Agents, proofs: bool
+) -> None:
+    manager = agents.foreign_league_manager(*(["--player-proofs"] if proofs else []))
+    agents.our_referee(manager.mcp_url)
+    locked = agents.foreign_player(manager.mcp_url, "Locked", "require_token")
+    assert agents.wait_registered(locked) == "ACCEPTED"
+    assert agents.wait_registered(agents.foreign_player(manager.mcp_url, "Open")) == "ACCEPTED"
+
+    def state() -> dict[str, Any]:
+        snapshot: dict[str, Any] = httpx.get(f"{manager.base_url}/state", timeout=5).json()
+        return snapshot
+
+    wait_for(lambda: len(state()["referees"]) == 1, 15, "our referee to register")
+    assert httpx.post(f"{manager.base_url}/start", timeout=5).status_code == 200
+    wait_for(lambda: state()["state"] == "COMPLETED", 30, "the foreign league to complete")
+    [match] = match_files(agents.shared, LEAGUE)
+    locked_id = locked.health()["player_id"]
+    records = locked.records()
+    from_referee = [
+        r
+        for r in records
+        if r["direction"] == "received" and r["params"]["sender"].startswith("referee:")
+    ]
+    assert from_referee, "the referee never called the token-requiring player"
+    if proofs:
+        token = records[0]["response"]["result"]["auth_token"]
+        assert technical_losers(match) == [], match["result"]["game_result"]["reason"]
+        assert {r["params"]["auth_token"] for r in from_referee} == {
+            match_proof(token, LEAGUE, match["match_id"], "REF01")
+        }, "each referee message carries the match proof the League Manager made"
+        assert {r["status"] for r in from_referee} == {200}
+        return
+    assert technical_losers(match) == [locked_id]
+    reason = match["result"]["game_result"]["reason"]
+    assert "HTTP 401" in reason and "auth_token required" in reason, reason
+    assert f"the League Manager gave this referee no proof for {locked_id}" in reason, reason
+    assert [("auth_token" in r["params"], r["status"]) for r in from_referee] == [
+        (False, 401)
+    ] * len(from_referee), "without a proof the referee sends no auth_token, never another's"

@@ -17,25 +17,20 @@ import pytest
 from rich.console import Console
 
 from league_cli.prose_game import run_prose
+from playroom.prose.engine import ModelUnavailable
 from playroom.transcript import Transcript, load_csv_messages
-from strategies.llm.errors import LlmHttpError
 from tests.conftest import REPO_ROOT, free_port
-from tests.strategies.llm_server import LlmServer, start_in_thread
+from tests.strategies.llm_server import LlmServer, serving
 
 MANAGER_SECRET = "MANAGER-SECRET-7: the opponent's floor is 3 coins"
 HUMAN_PRIVATE = "my private floor is 2 PRIVATE-HUMAN-NOTE"
-PROMPTS = REPO_ROOT / "prompts" / "games"
+PROMPTS = REPO_ROOT / "playroom" / "prose" / "prompts"
 
 
 @pytest.fixture
 def llm() -> Iterator[tuple[LlmServer, str]]:
-    server, thread = start_in_thread(free_port())
-    try:
-        yield server, f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    with serving(free_port()) as running:
+        yield running
 
 
 def _requests(server: LlmServer, tag: str) -> list[dict[str, Any]]:
@@ -144,7 +139,13 @@ def test_the_command_keeps_each_side_in_its_own_context(
 
 
 def _play_in_process(
-    manager: Path, player: Path, root: str, script: str, tmp_path: Path, max_turns: int = 10
+    manager: Path,
+    player: Path,
+    root: str,
+    script: str,
+    tmp_path: Path,
+    max_turns: int = 10,
+    retry_sec: float | None = None,
 ) -> tuple[str, Transcript]:
     out = Console(file=io.StringIO(), width=200)
     result, path = run_prose(
@@ -154,11 +155,12 @@ def _play_in_process(
         player_options={"base_url": f"{root}/accept/player/v1"},
         max_turns=max_turns,
         call_timeout_sec=5,
+        retry_sec=retry_sec,
         transcript_path=tmp_path / "t.json",
         stdin=io.StringIO(script),
         out=out,
     )
-    assert result.as_dict()["status"] == Transcript.load(path).result["status"]
+    assert result["status"] == Transcript.load(path).result["status"]
     assert isinstance(out.file, io.StringIO)
     return out.file.getvalue(), Transcript.load(path)
 
@@ -173,10 +175,31 @@ def test_the_turn_limit_and_the_end_of_input_end_the_game(
     assert transcript.result["status"] == "input_closed" and "input closed" in shown
 
 
+def test_a_line_the_model_fails_on_is_typed_again(
+    tmp_path: Path, llm: tuple[LlmServer, str]
+) -> None:
+    """The opponent's model answers 500 on both tries of the first line (1 s of retries:
+    a try, 0.5 s, a try, and the next wait would pass the budget): the line is not taken,
+    the person types it again and the game goes on to its end."""
+    server, root = llm
+    httpx.post(f"{root}/faults", json={"tag": "player", "count": 2}).raise_for_status()
+    manager, player = _prompts(tmp_path)
+    shown, transcript = _play_in_process(manager, player, root, "4\n4\n5\n", tmp_path, retry_sec=1)
+    assert "Your line was not taken: the opponent's model gave no answer (HTTP 500" in shown
+    assert "2 tries" in shown and "Type it again." in shown
+    assert transcript.result["status"] == "game_over"
+    assert [m.text for m in transcript.visible() if m.role == "human"] == ["4", "5"]
+    failed = [call for call in transcript.llm_calls if call.error is not None]
+    assert [(c.role, c.attempts, c.retried) for c in failed] == [("player", 2, True)]
+    assert "scripted fault" in str(failed[0].error)
+    opponent = [r["body"]["messages"] for r in _requests(server, "player")]
+    assert [len(m) for m in opponent] == [2, 2, 2, 4]  # the failed line left no trace
+
+
 def test_a_failing_model_saves_the_transcript(tmp_path: Path, llm: tuple[LlmServer, str]) -> None:
     manager, player = _prompts(tmp_path)
     path = tmp_path / "t.json"
-    with pytest.raises(LlmHttpError, match="HTTP 500"):
+    with pytest.raises(ModelUnavailable, match="HTTP 500"):
         run_prose(
             manager,
             player,
@@ -184,6 +207,7 @@ def test_a_failing_model_saves_the_transcript(tmp_path: Path, llm: tuple[LlmServ
             player_options={"base_url": f"{llm[1]}/accept/player/v1"},
             max_turns=3,
             call_timeout_sec=5,
+            retry_sec=1,
             transcript_path=path,
             stdin=io.StringIO(""),
             out=Console(file=io.StringIO()),
@@ -191,7 +215,7 @@ def test_a_failing_model_saves_the_transcript(tmp_path: Path, llm: tuple[LlmServ
     assert Transcript.load(path).result["status"] == "error"
 
 
-@pytest.mark.parametrize("game", ["ultimatum", "bargaining"])
+@pytest.mark.parametrize("game", ["ultimatum", "bargaining", "default"])
 def test_shipped_prompt_pairs_play_and_stay_apart(
     game: str, tmp_path: Path, llm: tuple[LlmServer, str]
 ) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -19,38 +18,7 @@ from league_manager.meta_game import MetaGame
 from league_manager.meta_solution import solve_meta_game
 from sdk.config import SharedDir
 from tests.analytics_matches import pd_match, standings_for, write_matches
-
-_VOID = {"meta", "link", "br", "img", "input", "hr", "rect", "line", "polyline"}
-
-
-class _Checker(HTMLParser):
-    """Tags close in order (SVG shapes may close themselves), and the classes of the SVGs."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.open: list[str] = []
-        self.svgs: list[str] = []
-        self.cells: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "svg":
-            self.svgs.append(dict(attrs).get("class") or "")
-        if tag not in _VOID:
-            self.open.append(tag)
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "svg":
-            self.svgs.append(dict(attrs).get("class") or "")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in _VOID:
-            return
-        assert self.open and self.open[-1] == tag, f"</{tag}> closes <{self.open[-1:]}>"
-        self.open.pop()
-
-    def handle_data(self, data: str) -> None:
-        if self.open and self.open[-1] == "td":
-            self.cells.append(data)
+from tests.html_checks import Checker, check_html
 
 
 def pd_analysis() -> LeagueAnalysis:
@@ -70,16 +38,9 @@ def pd_analysis() -> LeagueAnalysis:
     )
 
 
-def check_report(html: str, analysis: LeagueAnalysis) -> _Checker:
+def check_report(html: str, analysis: LeagueAnalysis) -> Checker:
     """Self-contained, well-formed, every standings row and the charts present."""
-    assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", html, re.I), (
-        "the report loads something from the network"
-    )
-    assert "<script" not in html and "<link" not in html
-    checker = _Checker()
-    checker.feed(html)
-    checker.close()
-    assert checker.open == [], f"unclosed tags: {checker.open}"
+    checker = check_html(html)
     assert "heat-map" in checker.svgs, checker.svgs
     assert ("trajectory" in checker.svgs) == (analysis.solution.population is not None)
     for row in analysis.standings:

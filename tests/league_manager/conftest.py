@@ -19,7 +19,9 @@ import httpx
 import pytest
 
 from league_manager.app import create_app
+from league_manager.book import LeagueBook
 from league_manager.config import LeagueManagerSettings
+from league_manager.records import ResultRecord
 from league_manager.service import LeagueManager
 from sdk.config import SharedDir
 
@@ -213,3 +215,16 @@ async def wait_until(condition: Callable[[], bool], timeout: float = 10.0) -> No
         if loop.time() > deadline:
             raise AssertionError("condition not met in time")
         await asyncio.sleep(0.01)
+
+
+def schedule_league(book: LeagueBook, players: list[tuple[str, str]], **size: Any) -> None:
+    """Fix a schedule as the League Manager does: the schedule, then standings for it."""
+    book.schedule.create(players, **size)
+    book.standings.restart()
+
+
+def record_result(book: LeagueBook, result: ResultRecord) -> None:
+    """Record a result as the results desk does: journaled, counted, shown on its match."""
+    book.results.record(result)
+    book.standings.count(result)
+    book.schedule.mark_decided(result)

@@ -106,7 +106,7 @@ def standings_from(records: list[dict[str, Any]]) -> dict[str, tuple[int, float]
 
 
 async def completed(world: World) -> None:
-    await wait_until(lambda: world.manager.book.status.value == "COMPLETED")
+    await wait_until(lambda: world.manager.schedule.status.value == "COMPLETED")
     await world.manager.wait_until_completed()
 
 
@@ -180,8 +180,8 @@ async def test_pause_holds_hand_overs_and_rounds_while_running_matches_finish(wo
     assert paused.status_code == 200
     assert paused.json()["referees"][0]["running_matches"] == 2
     running = await referees.release()
-    book, control = world.manager.book, world.manager.control
-    assert set(running) <= set(book.results), "a match running at the pause counts"
+    schedule, control = world.manager.schedule, world.manager.control
+    assert set(running) <= set(world.manager.results), "a match running at the pause counts"
     await wait_until(lambda: control.held == 1 and world.manager.referees.running_on("REF01") == 0)
     assert referees.started() == running, "the third match of round 1 waits for the resume"
     await world.lm.post("/admin/resume", headers=admin(world))
@@ -189,8 +189,8 @@ async def test_pause_holds_hand_overs_and_rounds_while_running_matches_finish(wo
     # Paused while the round's last match runs: it finishes, and round 2 does not start.
     await world.lm.post("/admin/pause", headers=admin(world))
     await referees.release()
-    await wait_until(lambda: book.rounds[0].status == "COMPLETED" and control.held == 1)
-    assert book.rounds[1].status == "PENDING" and len(referees.started()) == 3
+    await wait_until(lambda: schedule.rounds[0].status == "COMPLETED" and control.held == 1)
+    assert schedule.rounds[1].status == "PENDING" and len(referees.started()) == 3
     announced = [
         params["round_id"]
         for method, params in world.received[PLAYER.format(n=1)]
@@ -201,7 +201,7 @@ async def test_pause_holds_hand_overs_and_rounds_while_running_matches_finish(wo
     await referees.play_on()
     await completed(world)
     counts = Counter(record["match_id"] for record in journal(world))
-    scheduled = sorted(m.match_id for m in book.iter_matches())
+    scheduled = sorted(m.match_id for m in schedule.iter_matches())
     assert sorted(counts) == scheduled and set(counts.values()) == {1}
     assert sorted(referees.started()) == scheduled, "each match handed over once"
     assert [e["running_matches"] for e in league_events(world, "league_paused")] == [2, 1]
@@ -220,14 +220,14 @@ async def test_a_paused_league_stays_paused_when_the_league_manager_starts_again
         assert again.control.paused is True and again.status()["paused"] is True
         again.control.resume()
     finally:
-        again.book.close()
+        again.results.close()
         again.log.close()
         again.league_log.close()
     third = LeagueManager(settings)
     try:
         assert third.control.paused is False, "the resume was saved"
     finally:
-        third.book.close()
+        third.results.close()
         third.log.close()
         third.league_log.close()
 
@@ -238,7 +238,7 @@ def test_a_damaged_pause_file_is_recovered_or_starts_paused(shared_dir: SharedDi
 
     def fresh() -> LeagueManager:
         manager = LeagueManager(settings)
-        manager.book.close()
+        manager.results.close()
         manager.log.close()
         manager.league_log.close()
         return manager
@@ -277,9 +277,11 @@ async def test_a_removed_player_forfeits_what_it_has_not_played_and_hears_no_mor
     )
     removed = await world.lm.post("/admin/players/P04/remove", headers=admin(world))
     assert removed.status_code == 200, removed.text
-    book = world.manager.book
+    schedule, results = world.manager.schedule, world.manager.results
     later = sorted(
-        m.match_id for m in book.iter_matches() if "P04" in m.player_ids and m.match_id != running
+        m.match_id
+        for m in schedule.iter_matches()
+        if "P04" in m.player_ids and m.match_id != running
     )
     assert removed.json() == {
         "player_id": "P04",
@@ -308,20 +310,20 @@ async def test_a_removed_player_forfeits_what_it_has_not_played_and_hears_no_mor
     assert world.manager.agents.get("P04").state == "REMOVED", "an answer lifts no removal"
     await referees.play_on()
     await completed(world)
-    assert book.results[running].details.get("forfeit") is None, "its running match counts"
+    assert results[running].details.get("forfeit") is None, "its running match counts"
     for match_id in later:
-        result = book.results[match_id]
-        other = next(p for p in book.match(match_id).player_ids if p != "P04")
+        result = results[match_id]
+        other = next(p for p in schedule.match(match_id).player_ids if p != "P04")
         assert result.outcomes == {"P04": "TECHNICAL_LOSS", other: "WIN"}
         assert result.details["forfeit"] is True and result.referee_id == "league_manager"
         assert result.details["reason"] == "not played: P04 REMOVED by the admin"
     assert not set(later) & set(referees.started()), "no referee is given its matches"
-    others = [m for m in book.iter_matches() if "P04" not in m.player_ids]
-    assert all(book.results[m.match_id].outcomes[m.player_A_id] == "WIN" for m in others)
+    others = [m for m in schedule.iter_matches() if "P04" not in m.player_ids]
+    assert all(results[m.match_id].outcomes[m.player_A_id] == "WIN" for m in others)
     assert len(world.received[p04]) == heard_before, "no notification after the removal"
     assert world.manager.agents.get("P04").state == "REMOVED", "the league's end leaves it REMOVED"
     records = journal(world)
-    assert len(records) == book.total_matches
+    assert len(records) == schedule.total_matches
     standings = (await world.lm.get("/standings")).json()["standings"]
     assert {r["player_id"]: (r["played"], r["points"]) for r in standings} == standings_from(
         records
@@ -340,8 +342,8 @@ async def test_a_player_removed_before_the_start_forfeits_every_match(world: Wor
     assert removed.status_code == 200 and len(removed.json()["unplayed_matches"]) == 3
     await world.lm.post("/admin/start", headers=admin(world))
     await completed(world)
-    book = world.manager.book
-    its = [book.results[m.match_id] for m in book.iter_matches() if "P02" in m.player_ids]
+    schedule, results = world.manager.schedule, world.manager.results
+    its = [results[m.match_id] for m in schedule.iter_matches() if "P02" in m.player_ids]
     assert all(r.details["forfeit"] and r.outcomes["P02"] == "TECHNICAL_LOSS" for r in its)
     assert "notify_round" not in world.methods_to(PLAYER.format(n=2))
 
@@ -379,7 +381,7 @@ async def test_the_exports_agree_with_the_standings_and_the_journal(world: World
     for mine, record in zip(results["results"], records, strict=True):
         for key in ("round_id", "outcomes", "points", "winner", "referee_id", "recorded_at"):
             assert mine[key] == record[key]
-        assert mine["player_ids"] == world.manager.book.match(mine["match_id"]).player_ids
+        assert mine["player_ids"] == world.manager.schedule.match(mine["match_id"]).player_ids
         assert mine["forfeit"] is False
     draw = next(r for r in results["results"] if r["match_id"] == "R1M1")
     assert draw["winner"] is None and set(draw["outcomes"].values()) == {"DRAW"}

@@ -175,7 +175,7 @@ async def run_full_league(world: World, players: int) -> dict[str, Any]:
     await league_of(world, players=players)
     response = await world.lm.post("/start_league", headers=admin(world))
     assert response.status_code == 200, response.text
-    await wait_until(lambda: world.manager.book.status.value == "COMPLETED")
+    await wait_until(lambda: world.manager.schedule.status.value == "COMPLETED")
     await world.manager.wait_until_completed()
     return (await world.lm.get("/standings")).json()
 
@@ -196,11 +196,11 @@ async def test_a_whole_league_in_process(world: World, players: int) -> None:
         if m == "start_match"
     ]
     assert sorted(p["match_id"] for p in starts) == sorted(
-        m.match_id for m in world.manager.book.iter_matches()
+        m.match_id for m in world.manager.schedule.iter_matches()
     )
     assert all(world.received[REFEREE.format(n=n)] for n in (1, 2)), "both referees got work"
     assert max(world.peak.values()) <= 2, "a referee ran more matches than its capacity"
-    rounds = len(world.manager.book.rounds)
+    rounds = len(world.manager.schedule.rounds)
     for n in range(1, players + 1):
         methods = world.methods_to(PLAYER.format(n=n))
         assert methods.count("notify_round") == rounds
@@ -295,7 +295,7 @@ async def test_only_the_current_assignment_of_a_match_counts(world: World) -> No
     start = next(p for m, p in world.received[ref] if m == "start_match")
     assignment = start["assignment"]
     assert isinstance(assignment, int) and assignment >= 1
-    match = world.manager.book.match("R1M1")
+    match = world.manager.schedule.match("R1M1")
     assert match is not None and match.assignment == assignment
     stale = (
         await world.rpc(
@@ -304,13 +304,13 @@ async def test_only_the_current_assignment_of_a_match_counts(world: World) -> No
         )
     )["result"]
     assert stale["error_code"] == "E014" and "was superseded" in stale["error_description"]
-    assert "R1M1" not in world.manager.book.results
+    assert "R1M1" not in world.manager.results
     (noted,) = league_events(world, "report_superseded")
     assert noted["current"] == assignment
     unnumbered = world.report(ref, start, "P02")
     answer = (await world.rpc("report_match_result", unnumbered))["result"]
     assert answer["status"] == "RECORDED"
-    assert world.manager.book.results["R1M1"].winner == "P02"
+    assert world.manager.results["R1M1"].winner == "P02"
 
 
 def test_assignment_numbers_grow_across_restarts(tmp_path: Path) -> None:
@@ -332,8 +332,8 @@ async def test_a_referee_that_cannot_be_reached_loses_the_match_to_another(world
     await league_of(world, players=2, referees=2)
     world.dead.add(REFEREE.format(n=1))
     await world.lm.post("/start_league", headers=admin(world))
-    await wait_until(lambda: world.manager.book.status.value == "COMPLETED")
-    assert world.manager.book.results["R1M1"].referee_id == "REF02"
+    await wait_until(lambda: world.manager.schedule.status.value == "COMPLETED")
+    assert world.manager.results["R1M1"].referee_id == "REF02"
     states = {a["agent_id"]: a["state"] for a in (await world.lm.get("/status")).json()["referees"]}
     assert states["REF01"] in ("SUSPENDED", "SHUTDOWN")
 
@@ -343,7 +343,7 @@ async def test_a_busy_referee_is_asked_again_soon_not_suspended(world: World) ->
     world.busy_once.update({"R1M1", "R1M2", "R2M1"})
     started = asyncio.get_running_loop().time()
     await world.lm.post("/start_league", headers=admin(world))
-    await wait_until(lambda: world.manager.book.status.value == "COMPLETED")
+    await wait_until(lambda: world.manager.schedule.status.value == "COMPLETED")
     assert asyncio.get_running_loop().time() - started < 5, "E017 must not cost a backoff"
     assert not world.busy_once, "every refused match was offered again"
     starts = [p["match_id"] for m, p in world.received[REFEREE.format(n=1)] if m == "start_match"]
@@ -366,14 +366,14 @@ async def test_a_player_that_never_answers_is_suspended_and_forfeits_the_rest(wo
     silent = PLAYER.format(n=6)
     world.dead.add(silent)
     await world.lm.post("/start_league", headers=admin(world))
-    await wait_until(lambda: world.manager.book.status.value == "COMPLETED")
+    await wait_until(lambda: world.manager.schedule.status.value == "COMPLETED")
     p06 = world.ids[silent]
     suspended = league_events(world, "player_suspended")
     assert [event["player_id"] for event in suspended] == [p06]
     assert suspended[0]["failures"] == world.manager.config.suspend_after_failures
-    book = world.manager.book
-    its = [m for m in book.iter_matches() if p06 in m.player_ids]
-    forfeits = [m for m in its if book.results[m.match_id].details.get("forfeit")]
+    schedule, results = world.manager.schedule, world.manager.results
+    its = [m for m in schedule.iter_matches() if p06 in m.player_ids]
+    forfeits = [m for m in its if results[m.match_id].details.get("forfeit")]
     started = {
         p["match_id"]
         for n in (1, 2)
@@ -387,7 +387,7 @@ async def test_a_player_that_never_answers_is_suspended_and_forfeits_the_rest(wo
         "three failures in a row (two broadcasts of round 1, the next announcement) suspend"
     )
     for match in forfeits:
-        result = book.results[match.match_id]
+        result = results[match.match_id]
         other = next(p for p in match.player_ids if p != p06)
         assert result.outcomes == {p06: "TECHNICAL_LOSS", other: "WIN"}
         assert result.referee_id == world.manager.sender
@@ -416,15 +416,15 @@ async def test_a_suspended_player_that_answers_again_plays_again(world: World) -
     )
     assert asked["result"]["success"] is True
     assert world.manager.agents.get(p06).state == "ACTIVE"
-    await wait_until(lambda: world.manager.book.status.value == "COMPLETED")
+    await wait_until(lambda: world.manager.schedule.status.value == "COMPLETED")
     assert [e["player_id"] for e in league_events(world, "player_recovered")] == [p06]
-    book = world.manager.book
+    schedule, results = world.manager.schedule, world.manager.results
     played_later = [
         m
-        for m in book.iter_matches()
+        for m in schedule.iter_matches()
         if p06 in m.player_ids
         and m.round_id >= 3
-        and not book.results[m.match_id].details.get("forfeit")
+        and not results[m.match_id].details.get("forfeit")
     ]
     assert played_later, "after it answered, its matches go to a referee again"
 
@@ -511,11 +511,11 @@ async def test_files_and_restart_rebuild_the_same_standings(
     await world.manager.shutdown()
     reborn = LeagueManager(LeagueManagerSettings(shared_dir=shared_dir.root))
     try:
-        assert reborn.book.status.value == "COMPLETED"
-        assert reborn.book.standings_document()["standings"] == standings["standings"]
+        assert reborn.schedule.status.value == "COMPLETED"
+        assert reborn.standings.document()["standings"] == standings["standings"]
     finally:
         await reborn.shutdown()
-    book = LeagueBook(league_dir, "league_2025_even_odd", world.manager.config.scoring)
+    book = LeagueBook.open(league_dir, "league_2025_even_odd", world.manager.config.scoring)
     try:
         assert len(book.results) == 6
     finally:
@@ -536,9 +536,9 @@ async def test_auto_start_once_enough_players(shared_dir: SharedDir) -> None:
         world = World(manager=manager, lm=client)
         await world.register_referee(1)
         await world.register_player(1)
-        assert manager.book.status.value == "REGISTRATION"
+        assert manager.schedule.status.value == "REGISTRATION"
         await world.register_player(2)
-        assert manager.book.status.value == "RUNNING"
+        assert manager.schedule.status.value == "RUNNING"
         await manager.shutdown()
 
 
@@ -559,10 +559,10 @@ async def test_auto_start_waits_for_a_referee_without_failing_a_registration(
         await world.register_player(1)
         second = await world.register_player(2)
         assert second["status"] == "ACCEPTED" and second["auth_token"], second
-        assert manager.book.status.value == "REGISTRATION", "no referee yet"
+        assert manager.schedule.status.value == "REGISTRATION", "no referee yet"
         assert "auto_start_waiting" in manager.league_log.path.read_text()
         await world.register_referee(1)
-        assert manager.book.status.value == "RUNNING", "the referee completed the quorum"
+        assert manager.schedule.status.value == "RUNNING", "the referee completed the quorum"
         await manager.shutdown()
 
 

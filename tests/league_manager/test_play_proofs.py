@@ -101,4 +101,4 @@ async def test_no_report_of_a_friendly_game_is_ever_taken(world: World, league: 
     result = (await world.rpc("report_match_result", report))["result"]
     assert result["error_code"] == ("E006" if league != "play" else "E008"), result
     assert FRIENDLY not in result.get("status", "")
-    assert FRIENDLY not in world.manager.book.results
+    assert FRIENDLY not in world.manager.results

@@ -14,11 +14,13 @@ from typing import Any
 import pytest
 
 from league_manager.agents import AgentRegistry
-from league_manager.book import LeagueBook, LeagueStatus, ResultRecord, ScheduleRecipe
+from league_manager.book import LeagueBook
+from league_manager.records import LeagueStatus, ResultRecord, ScheduleRecipe
 from league_manager.referee_watch import view_of
 from sdk.config import ScoringConfig
 from sdk.messages import PlayerMeta, RefereeMeta
 from sdk.store import StoreError, backup_path, read_json
+from tests.league_manager.conftest import record_result, schedule_league
 
 LEAGUE = "league_test"
 SCORING = ScoringConfig()
@@ -28,7 +30,7 @@ RECIPE = ScheduleRecipe(PLAYERS)
 
 def result_of(book: LeagueBook, match_id: str) -> ResultRecord:
     """PLAYER_A wins."""
-    match = book.match(match_id)
+    match = book.schedule.match(match_id)
     assert match is not None
     winner, loser = match.player_ids
     return ResultRecord(
@@ -44,7 +46,7 @@ def result_of(book: LeagueBook, match_id: str) -> ResultRecord:
 
 
 def open_book(league_dir: Path, recipe: ScheduleRecipe | None = RECIPE) -> LeagueBook:
-    return LeagueBook(league_dir, LEAGUE, SCORING, recipe)
+    return LeagueBook.open(league_dir, LEAGUE, SCORING, recipe)
 
 
 @pytest.fixture
@@ -53,17 +55,16 @@ def league_dir(tmp_path: Path) -> Path:
     journaled, the round snapshots written as the round flow writes them."""
     folder = tmp_path / "leagues" / LEAGUE
     book = open_book(folder)
-    book.create_schedule(PLAYERS)
-    book.status = LeagueStatus.RUNNING
-    book.write_rounds()
-    first, second = book.rounds[0], book.rounds[1]
-    book.mark_round(first, "RUNNING")
-    for match in book.open_round(first):
-        book.record(result_of(book, match.match_id))
-    book.mark_round(first, "COMPLETED")
-    book.write_standings()
-    book.mark_round(second, "RUNNING")
-    book.record(result_of(book, book.open_round(second)[0].match_id))
+    schedule_league(book, PLAYERS)
+    book.schedule.mark_league(LeagueStatus.RUNNING)
+    first, second = book.schedule.rounds[0], book.schedule.rounds[1]
+    book.schedule.mark_round(first, "RUNNING")
+    for match in book.schedule.open_round(first):
+        record_result(book, result_of(book, match.match_id))
+    book.schedule.mark_round(first, "COMPLETED")
+    book.standings.write()
+    book.schedule.mark_round(second, "RUNNING")
+    record_result(book, result_of(book, book.schedule.open_round(second)[0].match_id))
     book.close()
     return folder
 
@@ -73,10 +74,10 @@ def expected(league_dir: Path) -> Iterator[dict[str, Any]]:
     """What a sound restart of ``league_dir`` gives: status, results and standings."""
     book = open_book(league_dir)
     yield {
-        "status": book.status,
+        "status": book.schedule.status,
         "results": sorted(book.results),
-        "standings": book.standings_document()["standings"],
-        "schedule": [(m.match_id, m.player_ids) for m in book.iter_matches()],
+        "standings": book.standings.document()["standings"],
+        "schedule": [(m.match_id, m.player_ids) for m in book.schedule.iter_matches()],
     }
     book.close()
 
@@ -86,10 +87,12 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 
 
 def check_recovered(book: LeagueBook, expected: dict[str, Any]) -> None:
-    assert book.status == expected["status"]
+    assert book.schedule.status == expected["status"]
     assert sorted(book.results) == expected["results"]
-    assert book.standings_document()["standings"] == expected["standings"]
-    assert [(m.match_id, m.player_ids) for m in book.iter_matches()] == expected["schedule"]
+    assert book.standings.document()["standings"] == expected["standings"]
+    assert [(m.match_id, m.player_ids) for m in book.schedule.iter_matches()] == expected[
+        "schedule"
+    ]
 
 
 # --- a plain restart --------------------------------------------------------------------------
@@ -99,12 +102,12 @@ def test_a_restart_mid_round_asks_only_about_the_round_in_flight(league_dir: Pat
     book = open_book(league_dir)
     try:
         assert book.recovery_notes == []
-        assert book.status == LeagueStatus.RUNNING and len(book.results) == 3
-        round_two = {m.match_id for m in book.round_matches(book.rounds[1])}
+        assert book.schedule.status == LeagueStatus.RUNNING and len(book.results) == 3
+        round_two = {m.match_id for m in book.schedule.round_matches(book.schedule.rounds[1])}
         assert book.unsettled == round_two - set(book.results)
         on_disk = read_json(league_dir / "standings.json")
         assert on_disk["version"] == 3, "the snapshot lagging the journal is written again"
-        assert on_disk["standings"] == book.standings_document()["standings"]
+        assert on_disk["standings"] == book.standings.document()["standings"]
     finally:
         book.close()
 
@@ -132,9 +135,9 @@ def test_damaged_rounds_json_comes_back_from_its_backup(
         check_recovered(book, expected)
         notes = " ".join(book.recovery_notes)
         assert "rounds.json" in notes and "rounds.json.bak" in notes, notes
-        assert book.unsettled >= {m.match_id for m in book.round_matches(book.rounds[1])} - set(
-            book.results
-        )
+        assert book.unsettled >= {
+            m.match_id for m in book.schedule.round_matches(book.schedule.rounds[1])
+        } - set(book.results)
     finally:
         book.close()
     assert read_json(path)["status"] == "RUNNING", "rounds.json is whole again"
@@ -152,9 +155,11 @@ def test_rounds_json_and_its_backup_lost_are_made_again_from_the_players(
         assert "made the schedule again from the 4 registered players" in " ".join(
             book.recovery_notes
         )
-        assert book.unsettled == {m.match_id for m in book.round_matches(book.rounds[1])} - set(
-            book.results
-        ), "without the file's statuses, the round the journal leaves open is in flight"
+        assert book.unsettled == {
+            m.match_id for m in book.schedule.round_matches(book.schedule.rounds[1])
+        } - set(book.results), (
+            "without the file's statuses, the round the journal leaves open is in flight"
+        )
     finally:
         book.close()
     assert len(list(league_dir.glob("rounds.json.corrupt-*"))) == 1
@@ -258,8 +263,8 @@ def test_a_damaged_line_in_the_middle_of_the_journal_loses_only_its_match(
             json.loads(lines[2])["match_id"],
         }
         assert lost in book.unsettled, "the referee is asked for the lost result first"
-        assert book.rounds[0].status == "RUNNING", "its round is played again"
-        assert book.current_round() is book.rounds[0]
+        assert book.schedule.rounds[0].status == "RUNNING", "its round is played again"
+        assert book.schedule.current_round() is book.schedule.rounds[0]
         notes = " ".join(book.recovery_notes)
         assert "journal.jsonl: line 2" in notes and "round(s) 1" in notes, notes
     finally:
@@ -273,13 +278,12 @@ def test_a_damaged_line_in_the_middle_of_the_journal_loses_only_its_match(
 
 def test_a_completed_league_that_lost_a_result_runs_again(league_dir: Path) -> None:
     book = open_book(league_dir)
-    for round_record in book.rounds:
-        for match in book.round_matches(round_record):
+    for round_record in book.schedule.rounds:
+        for match in book.schedule.round_matches(round_record):
             if match.match_id not in book.results:
-                book.record(result_of(book, match.match_id))
-        book.mark_round(round_record, "COMPLETED")
-    book.status = LeagueStatus.COMPLETED
-    book.write_rounds()
+                record_result(book, result_of(book, match.match_id))
+        book.schedule.mark_round(round_record, "COMPLETED")
+    book.schedule.mark_league(LeagueStatus.COMPLETED)
     book.close()
     path = league_dir / "journal.jsonl"
     lines = path.read_text().splitlines(keepends=True)
@@ -287,7 +291,7 @@ def test_a_completed_league_that_lost_a_result_runs_again(league_dir: Path) -> N
     path.write_text("".join(lines))
     book = open_book(league_dir)
     book.close()
-    assert book.status == LeagueStatus.RUNNING and len(book.results) == 5
+    assert book.schedule.status == LeagueStatus.RUNNING and len(book.results) == 5
     assert len(book.unsettled) == 1
 
 

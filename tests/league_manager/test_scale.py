@@ -17,14 +17,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from league_manager import book as book_module
+from league_manager import match_flow as match_flow_module
 from league_manager import ranking as ranking_module
-from league_manager import rounds as rounds_module
-from league_manager.book import LeagueBook, LeagueStatus, ResultRecord
+from league_manager import schedule_book as schedule_book_module
+from league_manager.book import LeagueBook
+from league_manager.records import LeagueStatus, ResultRecord
 from league_manager.scheduler import CircleSchedule, make_schedule, parse_match_id
 from sdk.config import ScoringConfig, SharedDir
 from sdk.store import Journal, read_json
-from tests.league_manager.conftest import World, running_world, wait_until
+from tests.league_manager.conftest import (
+    World,
+    record_result,
+    running_world,
+    schedule_league,
+    wait_until,
+)
 from tests.league_manager.test_app import admin, league_of
 
 SCORING = ScoringConfig()
@@ -101,33 +108,37 @@ def result(match_id: str, round_id: int, players: list[str], winner: str | None)
 
 
 def play_round(book: LeagueBook, index: int) -> None:
-    round_record = book.rounds[index]
-    book.mark_round(round_record, "RUNNING")
-    for match in book.open_round(round_record):
-        book.record(result(match.match_id, match.round_id, match.player_ids, match.player_ids[0]))
-    book.mark_round(round_record, "COMPLETED")
+    round_record = book.schedule.rounds[index]
+    book.schedule.mark_round(round_record, "RUNNING")
+    for match in book.schedule.open_round(round_record):
+        record_result(
+            book, result(match.match_id, match.round_id, match.player_ids, match.player_ids[0])
+        )
+    book.schedule.mark_round(round_record, "COMPLETED")
 
 
 def test_rounds_json_lists_only_the_round_being_played(tmp_path: Path) -> None:
-    book = LeagueBook(tmp_path, "big", SCORING)
+    book = LeagueBook.open(tmp_path, "big", SCORING)
     players = [(p, p) for p in ids(200)]
-    book.create_schedule(players)
-    book.status = LeagueStatus.RUNNING
+    schedule_league(book, players)
+    book.schedule.mark_league(LeagueStatus.RUNNING)
     play_round(book, 0)
-    book.mark_round(book.rounds[1], "RUNNING")
-    live = book.open_round(book.rounds[1])
+    book.schedule.mark_round(book.schedule.rounds[1], "RUNNING")
+    live = book.schedule.open_round(book.schedule.rounds[1])
     on_disk = read_json(tmp_path / "rounds.json")
     book.close()
     listed = {r["round_id"]: len(r["matches"]) for r in on_disk["rounds"]}
     assert len(listed) == 199 and listed[1] == 0 and listed[3] == 0
     assert on_disk["players_per_match"] == 2 and on_disk["total_matches"] == 19_900
-    reopened = LeagueBook(tmp_path, "big", SCORING)
+    reopened = LeagueBook.open(tmp_path, "big", SCORING)
     try:
-        assert reopened.rounds[1].matches == [], "not listed until written running"
-        assert len(reopened.results) == 100 and reopened.rounds_completed() == 1
-        assert reopened.match(live[0].match_id).player_ids == live[0].player_ids
-        assert reopened.match("R1M1").status == "COMPLETED"
-        assert reopened.match("R1M1").winner == reopened.match("R1M1").player_ids[0]
+        assert reopened.schedule.rounds[1].matches == [], "not listed until written running"
+        assert len(reopened.results) == 100 and reopened.schedule.rounds_completed() == 1
+        assert reopened.schedule.match(live[0].match_id).player_ids == live[0].player_ids
+        assert reopened.schedule.match("R1M1").status == "COMPLETED"
+        assert (
+            reopened.schedule.match("R1M1").winner == reopened.schedule.match("R1M1").player_ids[0]
+        )
     finally:
         reopened.close()
 
@@ -168,31 +179,31 @@ def test_a_schedule_file_listing_every_match_still_loads(tmp_path: Path) -> None
     for match in rounds[0]["matches"]:
         journal.append(result(match["match_id"], 1, match["player_ids"], None).model_dump())
     journal.close()
-    book = LeagueBook(tmp_path, "old", SCORING)
+    book = LeagueBook.open(tmp_path, "old", SCORING)
     try:
         assert all("standings.json was missing" in note for note in book.recovery_notes)
-        assert book.rounds_completed() == 1 and len(book.results) == 2
-        assert book.rounds[0].matches == [], "a completed round's matches are not kept"
-        assert book.next_match_of(players[0]).round_id == 2
-        book.write_rounds()
+        assert book.schedule.rounds_completed() == 1 and len(book.results) == 2
+        assert book.schedule.rounds[0].matches == [], "a completed round's matches are not kept"
+        assert book.schedule.next_match_of(players[0]).round_id == 2
+        book.schedule.write()
     finally:
         book.close()
     assert read_json(tmp_path / "rounds.json")["players_per_match"] == 2
 
 
 def test_next_match_and_player_stats_look_at_the_player_only(tmp_path: Path) -> None:
-    book = LeagueBook(tmp_path, "big", SCORING)
-    book.create_schedule([(p, p) for p in ids(101)])
-    book.status = LeagueStatus.RUNNING
+    book = LeagueBook.open(tmp_path, "big", SCORING)
+    schedule_league(book, [(p, p) for p in ids(101)])
+    book.schedule.mark_league(LeagueStatus.RUNNING)
     schedule = make_schedule(ids(101))
     try:
         for index in range(3):
             play_round(book, index)
         for player in ("P00001", "P00050", "P00101"):
-            found = book.next_match_of(player)
+            found = book.schedule.next_match_of(player)
             expected = next(m for r in range(4, 102) if (m := schedule.match_of(player, r)))
             assert found is not None and found.match_id == expected.match_id
-            assert [r.match_id for r in book.results_of(player)] == [
+            assert [r.match_id for r in book.results.results_of(player)] == [
                 m.match_id for r in (1, 2, 3) if (m := schedule.match_of(player, r))
             ]
     finally:
@@ -202,30 +213,30 @@ def test_next_match_and_player_stats_look_at_the_player_only(tmp_path: Path) -> 
 def test_queries_answer_a_recent_ranking_and_the_snapshot_an_exact_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    book = LeagueBook(tmp_path, "big", SCORING)
-    book.create_schedule([(p, p) for p in ids(10)])
-    book.status = LeagueStatus.RUNNING
+    book = LeagueBook.open(tmp_path, "big", SCORING)
+    schedule_league(book, [(p, p) for p in ids(10)])
+    book.schedule.mark_league(LeagueStatus.RUNNING)
     try:
-        book.mark_round(book.rounds[0], "RUNNING")
-        matches = book.open_round(book.rounds[0])
-        first = book.standings_document(fresh=False)
+        book.schedule.mark_round(book.schedule.rounds[0], "RUNNING")
+        matches = book.schedule.open_round(book.schedule.rounds[0])
+        first = book.standings.document(fresh=False)
         monkeypatch.setattr(ranking_module, "_RANKING_SHARE", 1e-9)  # a ranking lasts "forever"
-        book.record(result(matches[0].match_id, 1, matches[0].player_ids, None))
-        assert book.standings_document(fresh=False) is first, "within its budget: reused"
-        assert book.standings_document()["version"] == 1, "fresh: ranked again"
+        record_result(book, result(matches[0].match_id, 1, matches[0].player_ids, None))
+        assert book.standings.document(fresh=False) is first, "within its budget: reused"
+        assert book.standings.document()["version"] == 1, "fresh: ranked again"
         monkeypatch.setattr(ranking_module, "_RANKING_SHARE", 1e9)
-        book.record(result(matches[1].match_id, 1, matches[1].player_ids, None))
-        assert book.standings_document(fresh=False)["version"] == 2
+        record_result(book, result(matches[1].match_id, 1, matches[1].player_ids, None))
+        assert book.standings.document(fresh=False)["version"] == 2
     finally:
         book.close()
 
 
 def test_a_big_tie_ranks_without_comparing_every_pair(tmp_path: Path) -> None:
-    book = LeagueBook(tmp_path, "big", SCORING)
-    book.create_schedule([(p, p) for p in ids(3_000)])
+    book = LeagueBook.open(tmp_path, "big", SCORING)
+    schedule_league(book, [(p, p) for p in ids(3_000)])
     try:
         started = time.perf_counter()
-        rows = book.standings_document()["standings"]
+        rows = book.standings.document()["standings"]
         assert time.perf_counter() - started < 1
         assert [row["player_id"] for row in rows[:3]] == ["P00001", "P00002", "P00003"]
     finally:
@@ -236,20 +247,20 @@ def test_a_big_tie_ranks_without_comparing_every_pair(tmp_path: Path) -> None:
 def test_the_schedule_comes_in_pages_that_cover_it_once(
     tmp_path: Path, page: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(book_module, "SCHEDULE_PAGE_MATCHES", page)
-    book = LeagueBook(tmp_path, "big", SCORING)
-    book.create_schedule([(p, p) for p in ids(21)])
+    monkeypatch.setattr(schedule_book_module, "SCHEDULE_PAGE_MATCHES", page)
+    book = LeagueBook.open(tmp_path, "big", SCORING)
+    schedule_league(book, [(p, p) for p in ids(21)])
     try:
         seen: list[str] = []
         start: int | None = 1
         while start is not None:
-            document = book.schedule_document(start)
+            document = book.schedule.document(start)
             assert document["rounds"], "a page has at least one round"
             assert sum(len(r["matches"]) for r in document["rounds"]) <= max(page, 10)
             seen += [m["match_id"] for r in document["rounds"] for m in r["matches"]]
             start = document["next_from_round"]
         assert len(seen) == len(set(seen)) == 210
-        assert book.schedule_document(5, max_rounds=1)["rounds"][0]["round_id"] == 5
+        assert book.schedule.document(5, max_rounds=1)["rounds"][0]["round_id"] == 5
     finally:
         book.close()
 
@@ -296,17 +307,17 @@ async def test_a_league_with_broadcasts_off_sends_only_its_end(shared_dir: Share
     async with running_world(shared_dir) as world:
         await league_of(world, players=4)
         assert (await world.lm.post("/start_league", headers=admin(world))).status_code == 200
-        await wait_until(lambda: world.manager.book.status.value == "COMPLETED")
+        await wait_until(lambda: world.manager.schedule.status.value == "COMPLETED")
         await world.manager.wait_until_completed()
         player = "http://player-1.test/mcp"
         assert world.methods_to(player) == ["notify_league_completed"]
-        assert len(world.manager.book.results) == 6
+        assert len(world.manager.results) == 6
 
 
 async def test_a_player_slow_to_take_notifications_delays_nobody(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(rounds_module, "ANNOUNCE_GRACE_SEC", 0.2)
+    monkeypatch.setattr(match_flow_module, "ANNOUNCE_GRACE_SEC", 0.2)
     slow = "http://player-1.test/mcp"
     handle = world.handle
 
@@ -319,7 +330,7 @@ async def test_a_player_slow_to_take_notifications_delays_nobody(
     await league_of(world, players=4)
     started = time.monotonic()
     assert (await world.lm.post("/start_league", headers=admin(world))).status_code == 200
-    await wait_until(lambda: len(world.manager.book.results) == 6, timeout=10)
+    await wait_until(lambda: len(world.manager.results) == 6, timeout=10)
     elapsed = time.monotonic() - started
     assert elapsed < 2.5, f"three rounds took {elapsed:.1f} s: the slow player held them up"
     await wait_until(lambda: len(world.methods_to(slow)) >= 5, timeout=10)
@@ -330,13 +341,13 @@ async def test_a_player_slow_to_take_notifications_delays_nobody(
 
 
 def test_a_group_schedule_reopened_keeps_its_match_size(tmp_path: Path) -> None:
-    book = LeagueBook(tmp_path, "groups", SCORING)
-    book.create_schedule([(p, p) for p in ids(7)], players_per_match=3, rounds=3)
+    book = LeagueBook.open(tmp_path, "groups", SCORING)
+    schedule_league(book, [(p, p) for p in ids(7)], players_per_match=3, rounds=3)
     book.close()
-    reopened = LeagueBook(tmp_path, "groups", SCORING)
-    reopened.write_rounds()
+    reopened = LeagueBook.open(tmp_path, "groups", SCORING)
+    reopened.schedule.write()
     reopened.close()
     assert read_json(tmp_path / "rounds.json")["players_per_match"] == 3
-    again = LeagueBook(tmp_path, "groups", SCORING)
+    again = LeagueBook.open(tmp_path, "groups", SCORING)
     again.close()
-    assert again.recovery_notes == [] and len(again.match("R1M1").player_ids) == 3
+    assert again.recovery_notes == [] and len(again.schedule.match("R1M1").player_ids) == 3

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
@@ -38,9 +39,10 @@ def proved(message: dict[str, Any], token: str = TOKEN) -> dict[str, Any]:
     return {**message, "auth_token": proof}
 
 
-@pytest.fixture
-async def verifying(make_settings: SettingsFactory) -> AsyncIterator[Player]:
-    """Player P01, registered with a League Manager that says it issues proofs."""
+@asynccontextmanager
+async def registered(make_settings: SettingsFactory, proofs: str | None) -> AsyncIterator[Player]:
+    """Player P01, registered with a League Manager whose answer says ``auth_proofs:
+    proofs`` (None: a foreign one, which issues no proofs)."""
 
     async def handle(request: httpx.Request) -> httpx.Response:
         assert str(request.url) == LM_URL
@@ -56,7 +58,7 @@ async def verifying(make_settings: SettingsFactory) -> AsyncIterator[Player]:
             "player_id": "P01",
             "auth_token": TOKEN,
             "league_id": LEAGUE,
-            "auth_proofs": PROOF_SCHEME,
+            **({"auth_proofs": proofs} if proofs else {}),
         }
         return httpx.Response(200, json={"jsonrpc": "2.0", "result": result, "id": body["id"]})
 
@@ -70,6 +72,13 @@ async def verifying(make_settings: SettingsFactory) -> AsyncIterator[Player]:
     async with serving(settings, httpx.MockTransport(handle)) as player:
         registration = await asyncio.wait_for(player.host.wait_for_registration(), 5)
         assert registration.status == "ACCEPTED"
+        yield player
+
+
+@pytest.fixture
+async def verifying(make_settings: SettingsFactory) -> AsyncIterator[Player]:
+    """Player P01, registered with a League Manager that says it issues proofs."""
+    async with registered(make_settings, PROOF_SCHEME) as player:
         yield player
 
 
@@ -201,3 +210,43 @@ async def test_a_replaced_referee_gets_no_move_and_no_stale_invitation_is_taken(
         over = await verifying.rpc(method, proved({**message, **ref2}))
         assert over["error_code"] == "E015" and "is over" in over["error_description"], method
     assert [m["match_id"] for m in (await verifying.get("/history"))["matches"]] == ["R1M1"]
+
+
+BARE_GAME_OVER = {
+    "match_id": "R1M1",
+    "winner_id": "P01",
+    "drawn_number": 7,
+    "choices": {"P01": "odd", "P02": "even"},
+}
+"""A GAME_OVER as some published referees send it: no envelope (so no auth_token), no
+game_result."""
+
+
+async def test_an_envelope_less_game_over_must_still_prove_its_sender(verifying: Player) -> None:
+    """Leniency repairs shapes, never authentication: in a league whose League Manager
+    issues proofs, a GAME_OVER without its envelope carries no auth_token and is refused
+    (E011), even from the match's own referee's address, and nothing is recorded."""
+    assert (await verifying.rpc("handle_game_invitation", proved(invitation())))["accept"]
+    answer = await verifying.rpc("notify_match_result", dict(BARE_GAME_OVER))
+    assert (answer["message_type"], answer["error_code"]) == ("LEAGUE_ERROR", "E011"), answer
+    assert "carries no auth_token" in answer["error_description"]
+    assert (await verifying.get("/history"))["matches"] == []
+    assert [m["match_id"] for m in (await verifying.get("/status"))["current_matches"]] == ["R1M1"]
+
+
+async def test_under_a_league_manager_without_proofs_an_envelope_less_game_over_counts(
+    make_settings: SettingsFactory,
+) -> None:
+    """A foreign League Manager issues no proofs: the player has nothing to check a
+    caller against, takes GAME_OVER by its shape, and records the match as it reads it."""
+    async with registered(make_settings, None) as player:
+        assert (await player.get("/status"))["callers"]["verified"] is False
+        assert (await player.rpc("handle_game_invitation", invitation()))["accept"] is True
+        answer = await player.rpc("notify_match_result", dict(BARE_GAME_OVER))
+        assert answer["message_type"] == "ACK", answer
+        [match] = (await player.get("/history"))["matches"]
+        assert (match["match_id"], match["outcome"], match["opponent_choice"]) == (
+            "R1M1",
+            "WIN",
+            "even",
+        )

@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from sdk.messages import ChooseParityCall, ChooseParityResponse
+from sdk.messages import (
+    ChooseParityCall,
+    ChooseParityResponse,
+    GameInvitation,
+    GameJoinAck,
+    Message,
+)
 from sdk.timeutil import utc_now
 from strategies import MoveView, build_strategy, known_strategies
 from tests.conftest import REPO_ROOT
@@ -58,9 +64,21 @@ def test_the_commands_name_real_strategies() -> None:
 
 
 def test_the_wire_examples_are_valid_messages() -> None:
-    call, answer = (json.loads(block) for block in blocks("json"))
+    invitation, ack, call, answer = (json.loads(block) for block in blocks("json"))
+    assert GameInvitation.model_validate(invitation).opponent_id == "P02"
+    assert GameJoinAck.model_validate(ack).accept is True
     assert ChooseParityCall.model_validate(call).player_id == "P01"
     assert ChooseParityResponse.model_validate(answer).parity_choice == "even"
+
+
+def test_the_join_ack_table_names_every_field_the_ack_requires() -> None:
+    table = re.findall(r"^\| `(\w+)` \|", GUIDE.read_text(), flags=re.MULTILINE)
+    required = {
+        name
+        for name, field in GameJoinAck.model_fields.items()
+        if field.is_required() and name not in Message.model_fields  # not the envelope's
+    }
+    assert required <= set(table), required - set(table)
 
 
 def test_the_readme_example_is_the_guide_s_and_runs_by_its_path(

@@ -1,9 +1,10 @@
 """The play service with real processes around it, for the tests that play through it: a
 League Manager, a player registered in its league and the play service, on free loopback
-ports."""
+ports; or, for prose games, the play service and the scripted model server."""
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,9 +14,9 @@ import httpx
 
 from league_cli.launcher import AgentProcess, Launcher
 from sdk.config import SharedDir
-from tests.conftest import free_port
+from tests.conftest import REPO_ROOT, free_port
 
-__all__ = ["Running", "play_league"]
+__all__ = ["ProseRunning", "Running", "play_league", "prose_service"]
 
 
 @dataclass
@@ -43,10 +44,10 @@ def _first_player(play_url: str, timeout: float = 30.0) -> str:
     deadline = time.monotonic() + timeout
     with httpx.Client(timeout=5) as client:
         while True:
-            players = client.get(f"{play_url}/api/games/defaults").json()["players"]
+            players = client.get(f"{play_url}/api/play/defaults").json()["players"]
             if players:
                 return str(players[0]["player_id"])
-            assert time.monotonic() < deadline, "the player never showed in /api/games/defaults"
+            assert time.monotonic() < deadline, "the player never showed in /api/play/defaults"
             time.sleep(0.1)
 
 
@@ -66,5 +67,57 @@ def play_league(shared: SharedDir) -> Iterator[Running]:
         launcher.wait_healthy(play)
         launcher.wait_healthy(player)
         yield Running(manager, play, player, _first_player(play.base_url))
+    finally:
+        launcher.stop_all()
+
+
+LLM_SERVER = REPO_ROOT / "tests" / "strategies" / "llm_server.py"
+
+
+@dataclass
+class ProseRunning:
+    """The play service process with the scripted model server process behind it: the
+    server answers as the model a request names (``gamemaster``, ``accept``)."""
+
+    play: AgentProcess
+    llm: AgentProcess
+    shared: SharedDir
+
+    @property
+    def url(self) -> str:
+        """The play service's base URL."""
+        return self.play.base_url
+
+    @property
+    def llm_url(self) -> str:
+        """The scripted model server's root (``/faults``, ``/requests``)."""
+        return self.llm.base_url
+
+
+@contextmanager
+def prose_service(shared: SharedDir, **limits: str) -> Iterator[ProseRunning]:
+    """The scripted model server and a play service that calls it, on free loopback ports
+    (no League Manager: prose games need none); ``limits`` are ``LEAGUE_PLAY_<NAME>``
+    values. Both stopped, by pid, at the end."""
+    launcher = Launcher(shared.root)
+    try:
+        llm_port = free_port()
+        llm = launcher.start(
+            "llm",
+            "llm_server",
+            llm_port,
+            [sys.executable, str(LLM_SERVER), "--port", str(llm_port)],
+        )
+        env = {
+            "LEAGUE_LLM_BASE_URL": f"http://127.0.0.1:{llm_port}/model/prose/v1",
+            "LEAGUE_LLM_MODEL": "unscripted",
+            "LEAGUE_LLM_API_KEY": "",
+            "OPENAI_API_KEY": "",
+            **{f"LEAGUE_PLAY_{name.upper()}": value for name, value in limits.items()},
+        }
+        play = launcher.play_service(free_port(), f"http://127.0.0.1:{free_port()}/mcp", env)
+        launcher.wait_healthy(llm)
+        launcher.wait_healthy(play)
+        yield ProseRunning(play, llm, shared)
     finally:
         launcher.stop_all()

@@ -1,4 +1,4 @@
-"""``/api/games`` through the play service's whole app (its lifespan included) over httpx's
+"""``/api/play`` through the play service's whole app (its lifespan included) over httpx's
 ASGI transport, its League Manager's app behind it the same way: games played to the end,
 configs, wrong order, bad input, limits (on a clock the tests move), and that nothing
 internal ever leaves the server. ``test_play_service.py`` plays a registered player with
@@ -26,7 +26,8 @@ from league_manager.config import LeagueManagerSettings
 from playroom import games_api
 from playroom.app import create_app
 from playroom.config import PlayServiceSettings
-from playroom.play_sessions import MAX_MOVE_CHARS, MoveRefused, SessionStore, WebSeat
+from playroom.play_sessions import MAX_MOVE_CHARS, MoveRefused, WebSeat
+from playroom.session_store import SessionStore
 from playroom.transcript import Transcript
 from sdk.config import SharedDir
 from sdk.examples import example
@@ -94,17 +95,17 @@ class Recorder:
 
 
 async def _started(call: Callable[..., Awaitable[httpx.Response]], config: dict[str, Any]) -> str:
-    created = await call("POST", "/api/games", json=config)
+    created = await call("POST", "/api/play", json=config)
     assert created.status_code == 201, created.text
     session_id: str = created.json()["session_id"]
-    started = await call("POST", f"/api/games/{session_id}/start")
+    started = await call("POST", f"/api/play/{session_id}/start")
     assert started.status_code == 200, started.text
     assert started.json()["turn"] == "you", started.json()
     return session_id
 
 
 async def test_defaults_list_the_games_their_params_and_the_opponents(play: Client) -> None:
-    answer = (await play.get("/api/games/defaults")).json()
+    answer = (await play.get("/api/play/defaults")).json()
     games = {game["game_type"]: game for game in answer["games"]}
     assert games["prisoners_dilemma"]["params"]["rounds"] == 1
     assert "tit_for_tat" in games["prisoners_dilemma"]["strategies"]
@@ -118,10 +119,10 @@ async def test_defaults_list_the_games_their_params_and_the_opponents(play: Clie
 async def test_a_whole_repeated_prisoners_dilemma_against_tit_for_tat(play: Client) -> None:
     call = Recorder(play)
     session_id = await _started(call, PD_TFT)
-    state = (await call("GET", f"/api/games/{session_id}")).json()
+    state = (await call("GET", f"/api/play/{session_id}")).json()
     assert state["action_space"] == {"kind": "choice", "choices": ["C", "D"]}
     assert state["stage"] == 1 and state["hint"] == "one of: C, D"
-    bad = await call("POST", f"/api/games/{session_id}/moves", json={"move": "maybe"})
+    bad = await call("POST", f"/api/play/{session_id}/moves", json={"move": "maybe"})
     assert bad.status_code == 422
     assert bad.json() == {"detail": "'maybe' is not a legal move; type one of: C, D"}
     for move, score in (
@@ -129,7 +130,7 @@ async def test_a_whole_repeated_prisoners_dilemma_against_tit_for_tat(play: Clie
         ("d", {"human": 8, "opponent": 3}),
         ("C", {"human": 8, "opponent": 8}),
     ):
-        answer = await call("POST", f"/api/games/{session_id}/moves", json={"move": move})
+        answer = await call("POST", f"/api/play/{session_id}/moves", json={"move": move})
         assert answer.status_code == 200, answer.text
         assert answer.json()["score"] == score
     final = answer.json()
@@ -138,10 +139,10 @@ async def test_a_whole_repeated_prisoners_dilemma_against_tit_for_tat(play: Clie
     assert final["result"]["status"] == "DRAW" and "winner_player_id" not in final["result"]
     assert final["result_lines"] == ["Final score: you 8, opponent 8", "Winner: nobody (draw)"]
     assert [r["actions"]["opponent"] for r in final["observation"]["history"]] == ["C", "C", "D"]
-    over = await call("POST", f"/api/games/{session_id}/moves", json={"move": "C"})
+    over = await call("POST", f"/api/play/{session_id}/moves", json={"move": "C"})
     assert over.status_code == 409 and "over" in over.json()["detail"]
 
-    messages = (await call("GET", f"/api/games/{session_id}/messages")).json()
+    messages = (await call("GET", f"/api/play/{session_id}/messages")).json()
     humans = [m["text"] for m in messages["messages"] if m["role"] == "human"]
     assert humans == ["maybe", "C", "D", "C"]
     assert not [m for m in messages["messages"] if m["role"] == "player"], (
@@ -149,19 +150,19 @@ async def test_a_whole_repeated_prisoners_dilemma_against_tit_for_tat(play: Clie
     )
     later = (
         await call(
-            "GET", f"/api/games/{session_id}/messages", params={"since": messages["next"] - 1}
+            "GET", f"/api/play/{session_id}/messages", params={"since": messages["next"] - 1}
         )
     ).json()
     assert [m["index"] for m in later["messages"]] == [messages["next"] - 1]
 
-    as_json = await call("GET", f"/api/games/{session_id}/transcript.json")
+    as_json = await call("GET", f"/api/play/{session_id}/transcript.json")
     assert "attachment" in as_json.headers["content-disposition"]
     transcript = Transcript.model_validate_json(as_json.text)
     assert transcript.result["payoffs"] == {"human": 8.0, "opponent": 8.0}
     assert transcript.configs["opponent"]["strategy"] == "tit_for_tat"
     assert all(m.visibility == "visible" for m in transcript.messages)
     assert len(transcript.messages) == messages["next"]
-    as_csv = await call("GET", f"/api/games/{session_id}/transcript.csv")
+    as_csv = await call("GET", f"/api/play/{session_id}/transcript.csv")
     assert as_csv.headers["content-type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(as_csv.text)))
     assert len(rows) == messages["next"] and {row["visible"] for row in rows} == {"true"}
@@ -181,18 +182,18 @@ async def test_internal_messages_exist_but_never_leave(play: Client) -> None:
     session_id = await _started(call, EVEN_ODD)
     before = list(call.texts)
     assert before and not any(re.search(r"opponent_choice\W+even", text) for text in before)
-    answer = await call("POST", f"/api/games/{session_id}/moves", json={"move": "ODD"})
+    answer = await call("POST", f"/api/play/{session_id}/moves", json={"move": "ODD"})
     final = answer.json()
     assert final["status"] == "finished", final
     assert final["observation"]["opponent_choice"] == "even", "public once the game is over"
     assert final["observation"]["own_choice"] == "odd"
-    as_json = (await call("GET", f"/api/games/{session_id}/transcript.json")).json()
+    as_json = (await call("GET", f"/api/play/{session_id}/transcript.json")).json()
     assert not [m for m in as_json["messages"] if m["role"] == "player"]
     assert not any("game_id" in text or "internal" in text for text in call.texts)
 
 
 async def test_the_games_come_with_their_rules_moves_and_payoff_tables(play: Client) -> None:
-    games = {g["game_type"]: g for g in (await play.get("/api/games/defaults")).json()["games"]}
+    games = {g["game_type"]: g for g in (await play.get("/api/play/defaults")).json()["games"]}
     dilemma = games["prisoners_dilemma"]
     assert "cooperate (C) or to defect (D)" in dilemma["guide"]["rules"]
     assert dilemma["guide"]["moves"][0] == {
@@ -213,7 +214,7 @@ async def test_the_games_come_with_their_rules_moves_and_payoff_tables(play: Cli
 async def test_the_observation_and_history_are_in_words_not_json(play: Client) -> None:
     call = Recorder(play)
     session_id = await _started(call, PD_TFT)
-    answer = (await call("POST", f"/api/games/{session_id}/moves", json={"move": "D"})).json()
+    answer = (await call("POST", f"/api/play/{session_id}/moves", json={"move": "D"})).json()
     assert answer["history"] == {
         "columns": ["round", "you", "opponent", "you got", "opponent got"],
         "rows": [["1", "defect (D)", "cooperate (C)", "5", "0"]],
@@ -221,7 +222,7 @@ async def test_the_observation_and_history_are_in_words_not_json(play: Client) -
     assert {"label": "round", "text": "2"} in answer["seen"]
     assert {"label": "rounds played", "text": "1"} in answer["seen"]
     assert not {row["label"] for row in answer["seen"]} & {"player_id", "seat", "legal actions"}
-    messages = (await call("GET", f"/api/games/{session_id}/messages")).json()["messages"]
+    messages = (await call("GET", f"/api/play/{session_id}/messages")).json()["messages"]
     referee = [m["text"] for m in messages if m["role"] == "referee"]
     assert not any("{" in text or '"' in text for text in referee), referee
     assert (
@@ -246,16 +247,16 @@ async def test_the_opponents_reservation_value_stays_private_to_the_end(play: Cl
     own, hidden = state.reservation_values["human"], state.reservation_values["opponent"]
     call = Recorder(play)
     session_id = await _started(call, BARGAINING_NO_DEAL)
-    final = (await call("POST", f"/api/games/{session_id}/moves", json={"move": 40})).json()
+    final = (await call("POST", f"/api/play/{session_id}/moves", json={"move": 40})).json()
     assert final["status"] == "finished" and final["observation"]["agreement"] is None
     assert final["result"]["payoffs"] == {"human": own}, "the person's own payoff only"
     assert "reason" not in final["result"], "its reason named both payoffs"
     assert final["result_lines"] == [f"Final score: you {own}", "Winner: opponent"]
     assert final["score"] == {"human": own}
     assert {"label": "your private reservation value", "text": str(own)} in final["seen"]
-    await call("GET", f"/api/games/{session_id}/messages")
-    transcript = (await call("GET", f"/api/games/{session_id}/transcript.json")).json()
-    await call("GET", f"/api/games/{session_id}/transcript.csv")
+    await call("GET", f"/api/play/{session_id}/messages")
+    transcript = (await call("GET", f"/api/play/{session_id}/transcript.json")).json()
+    await call("GET", f"/api/play/{session_id}/transcript.csv")
     assert transcript["result"]["payoffs"] == {"human": own}
     leaks = [
         text
@@ -266,11 +267,11 @@ async def test_the_opponents_reservation_value_stays_private_to_the_end(play: Cl
 
 
 async def test_configs_change_before_the_start_and_not_after(play: Client) -> None:
-    created = await play.post("/api/games", json=EVEN_ODD)
+    created = await play.post("/api/play", json=EVEN_ODD)
     session_id = created.json()["session_id"]
     assert created.json()["status"] == "created" and created.json()["turn"] is None
     changed = await play.patch(
-        f"/api/games/{session_id}",
+        f"/api/play/{session_id}",
         json={
             "game": "prisoners_dilemma",
             "opponent": {"kind": "builtin", "strategy": "always_defect"},
@@ -284,17 +285,15 @@ async def test_configs_change_before_the_start_and_not_after(play: Client) -> No
         "params": {"rounds": 2},
         "seed": 3,
     }
-    refused = await play.patch(f"/api/games/{session_id}", json={"params": {"rounds": 0}})
+    refused = await play.patch(f"/api/play/{session_id}", json={"params": {"rounds": 0}})
     assert refused.status_code == 422 and "params of prisoners_dilemma" in refused.json()["detail"]
-    assert (
-        await play.post(f"/api/games/{session_id}/moves", json={"move": "C"})
-    ).status_code == 409
-    assert (await play.get(f"/api/games/{session_id}/messages")).status_code == 409
-    assert (await play.get(f"/api/games/{session_id}/transcript.csv")).status_code == 409
-    assert (await play.post(f"/api/games/{session_id}/start")).json()["turn"] == "you"
-    again = await play.post(f"/api/games/{session_id}/start")
+    assert (await play.post(f"/api/play/{session_id}/moves", json={"move": "C"})).status_code == 409
+    assert (await play.get(f"/api/play/{session_id}/messages")).status_code == 409
+    assert (await play.get(f"/api/play/{session_id}/transcript.csv")).status_code == 409
+    assert (await play.post(f"/api/play/{session_id}/start")).json()["turn"] == "you"
+    again = await play.post(f"/api/play/{session_id}/start")
     assert again.status_code == 409 and "started already" in again.json()["detail"]
-    late = await play.patch(f"/api/games/{session_id}", json={"seed": 4})
+    late = await play.patch(f"/api/play/{session_id}", json={"seed": 4})
     assert late.status_code == 409 and "can no longer change" in late.json()["detail"]
 
 
@@ -322,7 +321,7 @@ async def test_configs_change_before_the_start_and_not_after(play: Client) -> No
 async def test_a_bad_config_is_a_sentence(
     play: Client, config: dict[str, Any], sentence: str
 ) -> None:
-    answer = await play.post("/api/games", json=config)
+    answer = await play.post("/api/play", json=config)
     assert answer.status_code == 422, answer.text
     assert sentence in answer.json()["detail"]
 
@@ -330,7 +329,7 @@ async def test_a_bad_config_is_a_sentence(
 @pytest.mark.parametrize("body", [{"move": True}, {"move": {"a": 1}}, {}, {"move": "C", "x": 1}])
 async def test_a_malformed_move_is_422(play: Client, body: dict[str, Any]) -> None:
     session_id = await _started(play.request, PD_TFT)
-    assert (await play.post(f"/api/games/{session_id}/moves", json=body)).status_code == 422
+    assert (await play.post(f"/api/play/{session_id}/moves", json=body)).status_code == 422
 
 
 DEEP = b"[" * 5000 + b"]" * 5000
@@ -382,12 +381,12 @@ async def test_a_bad_body_is_a_4xx_with_one_sentence(play: Client, route: str, b
     session_id = (
         await _started(play.request, PD_TFT)
         if route == "move"
-        else (await play.post("/api/games", json=PD_TFT)).json()["session_id"]
+        else (await play.post("/api/play", json=PD_TFT)).json()["session_id"]
     )
     method, path = ROUTES[route]
     answer = await play.request(
         method,
-        "/api/games" + path.format(id=session_id),
+        "/api/play" + path.format(id=session_id),
         content=body,
         headers={"content-type": "application/json"},
     )
@@ -400,13 +399,13 @@ async def test_a_bad_body_is_a_4xx_with_one_sentence(play: Client, route: str, b
 
 
 async def test_a_null_config_is_refused_and_changes_nothing(play: Client) -> None:
-    session_id = (await play.post("/api/games", json=PD_TFT)).json()["session_id"]
-    refused = await play.patch(f"/api/games/{session_id}", json={"game": None})
+    session_id = (await play.post("/api/play", json=PD_TFT)).json()["session_id"]
+    refused = await play.patch(f"/api/play/{session_id}", json={"game": None})
     assert refused.status_code == 422
     assert refused.json() == {"detail": "game: Input should be a valid string"}
-    state = (await play.get(f"/api/games/{session_id}")).json()
+    state = (await play.get(f"/api/play/{session_id}")).json()
     assert state["config"] == PD_TFT
-    fresh = await play.patch(f"/api/games/{session_id}", json={"seed": None})
+    fresh = await play.patch(f"/api/play/{session_id}", json={"seed": None})
     assert fresh.status_code == 200 and fresh.json()["config"]["seed"] is None
 
 
@@ -426,12 +425,12 @@ async def test_a_null_config_is_refused_and_changes_nothing(play: Client) -> Non
 async def test_a_bad_move_says_what_is_wrong(play: Client, body: bytes, sentence: str) -> None:
     session_id = await _started(play.request, PD_TFT)
     answer = await play.post(
-        f"/api/games/{session_id}/moves", content=body, headers={"content-type": "application/json"}
+        f"/api/play/{session_id}/moves", content=body, headers={"content-type": "application/json"}
     )
     assert (answer.status_code, answer.json()) == (422, {"detail": sentence})
     humans = [
         m
-        for m in (await play.get(f"/api/games/{session_id}/messages")).json()["messages"]
+        for m in (await play.get(f"/api/play/{session_id}/messages")).json()["messages"]
         if m["role"] == "human"
     ]
     assert all(len(m["text"]) <= MAX_MOVE_CHARS for m in humans), "a long move is not recorded"
@@ -449,12 +448,12 @@ async def test_unknown_ids_are_404_and_delete_forgets(play: Client) -> None:
         ("GET", "/transcript.csv"),
     ):
         body = {"move": "C"} if path == "/moves" else {} if method == "PATCH" else None
-        answer = await play.request(method, f"/api/games/nope{path}", json=body)
+        answer = await play.request(method, f"/api/play/nope{path}", json=body)
         assert answer.status_code == 404, (method, path, answer.text)
         assert "no game 'nope'" in answer.json()["detail"]
     session_id = await _started(play.request, PD_TFT)
-    assert (await play.delete(f"/api/games/{session_id}")).status_code == 204
-    assert (await play.get(f"/api/games/{session_id}")).status_code == 404
+    assert (await play.delete(f"/api/play/{session_id}")).status_code == 204
+    assert (await play.get(f"/api/play/{session_id}")).status_code == 404
 
 
 async def test_it_is_not_your_turn_while_the_opponent_moves(
@@ -468,23 +467,23 @@ async def test_it_is_not_your_turn_while_the_opponent_moves(
     monkeypatch.setenv("LEAGUE_PLAY_SETTLE_SEC", "0.3")
     try:
         async with play_service(shared_dir) as play:
-            assert (await play.get("/api/games/defaults")).json()["llm"] == {
+            assert (await play.get("/api/play/defaults")).json()["llm"] == {
                 "available": True,
                 "model": "scripted-1",
             }
             session_id = await _started(
                 play.request, {**PD_TFT, "opponent": {"kind": "llm"}, "params": {"rounds": 2}}
             )
-            first = await play.post(f"/api/games/{session_id}/moves", json={"move": "C"})
+            first = await play.post(f"/api/play/{session_id}/moves", json={"move": "C"})
             assert first.json()["turn"] == "opponent", "the model takes a second to answer"
-            early = await play.post(f"/api/games/{session_id}/moves", json={"move": "C"})
+            early = await play.post(f"/api/play/{session_id}/moves", json={"move": "C"})
             assert early.status_code == 400
             assert early.json()["detail"] == "it is not your turn: wait for the opponent's move"
             state = await _poll(play, session_id, lambda s: s["turn"] == "you")
             assert state["stage"] == 2
-            await play.post(f"/api/games/{session_id}/moves", json={"move": "D"})
+            await play.post(f"/api/play/{session_id}/moves", json={"move": "D"})
             state = await _poll(play, session_id, lambda s: s["status"] == "finished")
-            transcript = (await play.get(f"/api/games/{session_id}/transcript.json")).json()
+            transcript = (await play.get(f"/api/play/{session_id}/transcript.json")).json()
     finally:
         server.shutdown()
         server.server_close()
@@ -498,7 +497,7 @@ async def _poll(
     """The session's state once ``done`` holds (polled; fails after ``timeout``)."""
     deadline = asyncio.get_running_loop().time() + timeout
     while True:
-        state: dict[str, Any] = (await play.get(f"/api/games/{session_id}")).json()
+        state: dict[str, Any] = (await play.get(f"/api/play/{session_id}")).json()
         if done(state):
             return state
         assert asyncio.get_running_loop().time() < deadline, f"still {state}"
@@ -513,7 +512,7 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
 
 
 async def _created(client: Client, count: int) -> list[str]:
-    answers = [await client.post("/api/games", json=PD_TFT) for _ in range(count)]
+    answers = [await client.post("/api/play", json=PD_TFT) for _ in range(count)]
     assert [a.status_code for a in answers] == [201] * count, answers[-1].text
     return [a.json()["session_id"] for a in answers]
 
@@ -526,20 +525,20 @@ async def test_one_address_at_its_bound_leaves_room_for_others(
         client_of(app, "10.0.0.1") as greedy,
         client_of(app, "10.0.0.2") as other,
     ):
-        limits = (await greedy.get("/api/games/defaults")).json()
+        limits = (await greedy.get("/api/play/defaults")).json()
         assert (limits["max_sessions"], limits["max_sessions_per_client"]) == (100, 5)
         assert limits["deadlines"]["idle_sec"] == 300
         await _created(greedy, 5)
         clock.now += 100
-        refused = await greedy.post("/api/games", json=PD_TFT)
+        refused = await greedy.post("/api/play", json=PD_TFT)
         assert refused.status_code == 429
         assert refused.headers["retry-after"] == "201"
         assert refused.json()["detail"] == (
             "your address (10.0.0.1) has 5 unfinished games, the most one client may have "
-            "at once; finish or delete one (DELETE /api/games/{id}), or retry in 201 s, when "
+            "at once; finish or delete one (DELETE /api/play/{id}), or retry in 201 s, when "
             "an idle one expires"
         )
-        assert (await other.post("/api/games", json=PD_TFT)).status_code == 201
+        assert (await other.post("/api/play", json=PD_TFT)).status_code == 201
 
 
 async def test_the_total_bound_refuses_with_when_to_retry(
@@ -554,14 +553,14 @@ async def test_the_total_bound_refuses_with_when_to_retry(
                 await _created(client, 2)
                 clock.now += 10
         async with client_of(app, "10.0.0.3") as late:
-            refused = await late.post("/api/games", json=PD_TFT)
+            refused = await late.post("/api/play", json=PD_TFT)
             assert (refused.status_code, refused.headers["retry-after"]) == (503, "41")
             assert refused.json()["detail"] == (
                 "4 games are being played, the most this server takes; retry in 41 s, when an "
                 "idle one expires"
             )
             clock.now += 41
-            assert (await late.post("/api/games", json=PD_TFT)).status_code == 201
+            assert (await late.post("/api/play", json=PD_TFT)).status_code == 201
 
 
 async def test_idle_sessions_expire_and_free_their_slots(
@@ -570,14 +569,14 @@ async def test_idle_sessions_expire_and_free_their_slots(
     async with running(shared_dir) as app, client_of(app) as play:
         first, *others = await _created(play, 5)
         clock.now += 299
-        assert (await play.get(f"/api/games/{first}")).status_code == 200, "used: kept"
+        assert (await play.get(f"/api/play/{first}")).status_code == 200, "used: kept"
         clock.now += 2
-        assert (await play.post("/api/games", json=PD_TFT)).status_code == 201, "4 expired"
+        assert (await play.post("/api/play", json=PD_TFT)).status_code == 201, "4 expired"
         for gone in others:
-            answer = await play.get(f"/api/games/{gone}")
+            answer = await play.get(f"/api/play/{gone}")
             assert answer.status_code == 404
             assert "idle for more than 300 s" in answer.json()["detail"]
-        assert (await play.get(f"/api/games/{first}")).status_code == 200
+        assert (await play.get(f"/api/play/{first}")).status_code == 200
 
 
 async def test_at_its_bound_a_client_s_finished_game_makes_room(
@@ -585,13 +584,13 @@ async def test_at_its_bound_a_client_s_finished_game_makes_room(
 ) -> None:
     async with running(shared_dir) as app, client_of(app) as play:
         over = await _started(play.request, EVEN_ODD)
-        finished = await play.post(f"/api/games/{over}/moves", json={"move": "ODD"})
+        finished = await play.post(f"/api/play/{over}/moves", json={"move": "ODD"})
         assert finished.json()["status"] == "finished"
         clock.now += 1
         await _created(play, 4)
-        assert (await play.post("/api/games", json=PD_TFT)).status_code == 201
-        assert (await play.get(f"/api/games/{over}")).status_code == 404
-        assert (await play.post("/api/games", json=PD_TFT)).status_code == 429
+        assert (await play.post("/api/play", json=PD_TFT)).status_code == 201
+        assert (await play.get(f"/api/play/{over}")).status_code == 404
+        assert (await play.post("/api/play", json=PD_TFT)).status_code == 429
 
 
 async def test_a_bad_limit_is_refused_at_start_up(
@@ -613,17 +612,17 @@ async def test_openapi_documents_every_route(play: Client) -> None:
     spec = (await play.get("/openapi.json")).json()
     paths = spec["paths"]
     for path, methods in {
-        "/api/games": {"post"},
-        "/api/games/defaults": {"get"},
-        "/api/games/{session_id}": {"get", "patch", "delete"},
-        "/api/games/{session_id}/start": {"post"},
-        "/api/games/{session_id}/moves": {"post"},
-        "/api/games/{session_id}/messages": {"get"},
-        "/api/games/{session_id}/transcript.json": {"get"},
-        "/api/games/{session_id}/transcript.csv": {"get"},
+        "/api/play": {"post"},
+        "/api/play/defaults": {"get"},
+        "/api/play/{session_id}": {"get", "patch", "delete"},
+        "/api/play/{session_id}/start": {"post"},
+        "/api/play/{session_id}/moves": {"post"},
+        "/api/play/{session_id}/messages": {"get"},
+        "/api/play/{session_id}/transcript.json": {"get"},
+        "/api/play/{session_id}/transcript.csv": {"get"},
     }.items():
         assert methods <= set(paths[path]), path
-        assert all(paths[path][m]["tags"] == ["games"] for m in methods)
+        assert all(paths[path][m]["tags"] == ["play"] for m in methods)
     schemas = spec["components"]["schemas"]
     assert {
         "GameConfig",
@@ -670,11 +669,11 @@ async def test_a_registered_player_s_game_without_the_right_secret_says_why(
             },
         )
         player_id = registered.json()["result"]["player_id"]
-        offered = (await play.get("/api/games/defaults")).json()["players"]
+        offered = (await play.get("/api/play/defaults")).json()["players"]
         assert [p["player_id"] for p in offered] == [player_id]
         config = {**EVEN_ODD, "opponent": {"kind": "player", "player_id": player_id}}
-        session_id = (await play.post("/api/games", json=config)).json()["session_id"]
-        await play.post(f"/api/games/{session_id}/start")
+        session_id = (await play.post("/api/play", json=config)).json()["session_id"]
+        await play.post(f"/api/play/{session_id}/start")
         state = await _poll(play, session_id, lambda s: s["status"] != "running")
     assert state["status"] == "failed", state
     assert state["error"].startswith(f"the League Manager gave no proof for {player_id}: E012")
@@ -689,12 +688,12 @@ async def test_without_its_league_manager_the_service_plays_on_and_says_so(
 
     app = create_app(settings_of(shared_dir), transport=httpx.MockTransport(refuse))
     async with app.router.lifespan_context(app), client_of(app) as play:
-        assert (await play.get("/api/games/defaults")).json()["players"] == []
+        assert (await play.get("/api/play/defaults")).json()["players"] == []
         config = {**EVEN_ODD, "opponent": {"kind": "player", "player_id": "P01"}}
-        refused = await play.post("/api/games", json=config)
+        refused = await play.post("/api/play", json=config)
         assert refused.status_code == 503
         assert refused.json()["detail"] == (
             "the League Manager at http://lm.test does not answer (ConnectError); start it, "
             "or point the play service at it with --lm-url"
         )
-        assert (await play.post("/api/games", json=EVEN_ODD)).status_code == 201
+        assert (await play.post("/api/play", json=EVEN_ODD)).status_code == 201

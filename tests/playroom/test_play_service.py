@@ -35,18 +35,18 @@ def test_a_person_plays_a_registered_player_with_the_league_manager_s_proof(
             "opponent": {"kind": "player", "player_id": running.player_id},
             "seed": 5,
         }
-        created = play.post("/api/games", json=config)
+        created = play.post("/api/play", json=config)
         assert created.status_code == 201, created.text
         session_id = created.json()["session_id"]
-        started = play.post(f"/api/games/{session_id}/start").json()
+        started = play.post(f"/api/play/{session_id}/start").json()
         assert started["turn"] == "you", started
-        final = play.post(f"/api/games/{session_id}/moves", json={"move": "EVEN"}).json()
+        final = play.post(f"/api/play/{session_id}/moves", json={"move": "EVEN"}).json()
         assert final["status"] == "finished", final
         assert final["error"] is None
         result = final["result"]
         assert result["choices"] == {"human": "even", running.player_id: "even"}, result
         assert result["status"] == "DRAW", "the fixed player answered: no technical loss"
-        transcript = play.get(f"/api/games/{session_id}/transcript.json").json()
+        transcript = play.get(f"/api/play/{session_id}/transcript.json").json()
     assert transcript["configs"]["opponent"]["player_id"] == running.player_id
     texts = " ".join(m["text"] for m in transcript["messages"])
     assert "E012" not in texts and "TECHNICAL_LOSS" not in texts, (
@@ -61,7 +61,7 @@ def test_the_league_manager_serves_no_game_and_links_to_the_play_service(
     running: Running,
 ) -> None:
     with httpx.Client(base_url=running.manager.base_url, timeout=10) as lm:
-        for path in ("/play", "/play/play.js", "/api/games/defaults"):
+        for path in ("/play", "/play/play.js", "/api/play/defaults"):
             assert lm.get(path).status_code == 404, path
         dashboard = lm.get("/").text
     assert f'<a href="{running.play_url}">Play</a>' in dashboard
@@ -91,7 +91,7 @@ def test_league_up_starts_the_play_service_with_the_rest_and_stops_it(tmp_path: 
             assert f'<a href="{plan.play_url}">Play</a>' in client.get(f"{lm_url}/").text
             (play,) = [p for p in launcher.processes if p.kind == "play-service"]
             assert play.port == plan.play_port
-            offered = client.get(f"{play.base_url}/api/games/defaults").json()["players"]
+            offered = client.get(f"{play.base_url}/api/play/defaults").json()["players"]
             assert {p["player_id"] for p in offered} == {"P01", "P02"}
     finally:
         launcher.stop_all()

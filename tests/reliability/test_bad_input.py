@@ -2,10 +2,12 @@
 League Manager, referee and player, gets the JSON-RPC error or the LEAGUE_ERROR that
 doc/protocol.md names, with a sentence and no traceback, and the service stays up.
 
-The League Manager runs a strict league (grading), so a message without its envelope shows
-the strict refusal, E003; the referee and the player take requests leniently in any league:
-they fill the envelope in and answer what the message is then worth (and a message that
-proves its sender, which a filled-in envelope never does, is refused with E012).
+The league is strict (grading), so the League Manager and the referee, which read requests
+in their league's mode, refuse a message without its envelope with E003; the player takes
+requests leniently in any league (it does not know its league's mode): it fills the
+envelope in and answers what the message is then worth, and leniency never extends to
+authentication: a message that does not prove its sender, which a filled-in envelope never
+does, is refused for that (E011 without an auth_token).
 """
 
 from __future__ import annotations
@@ -200,7 +202,7 @@ MISSING_FIELDS: dict[str, Expected] = {
     # A strict league names the missing envelope first; a lenient agent fills it in and
     # names the message's own missing fields.
     "league_manager": LeagueRefused("E003", "strict league: LEAGUE_QUERY has no protocol"),
-    "referee": LeagueRefused("E003", "match_id: Field required"),
+    "referee": LeagueRefused("E003", "strict league: START_MATCH has no protocol"),
     "player": LeagueRefused("E003", "match_id: Field required"),
 }
 MAX_BATCH = 1000  # system.json's http.max_batch, checked below against the running config
@@ -289,8 +291,8 @@ CASES = [
         without_envelope,
         {
             "league_manager": LeagueRefused("E003", "strict league: LEAGUE_QUERY has no protocol"),
-            "referee": LeagueRefused("E011", "auth_token"),
-            "player": LeagueRefused("E012", "this player takes"),
+            "referee": LeagueRefused("E003", "strict league: START_MATCH has no protocol"),
+            "player": LeagueRefused("E011", "carries no auth_token"),
         },
     ),
     Case(

@@ -1,27 +1,27 @@
 """Never silently stuck, with real processes on loopback: the League Manager's disk fills
-up, its registry files are deleted, a flood of connections holds it. Each time ``/health``
-says degraded with the reason within seconds, ``/status`` names the alarm (and, for a round
-that makes no progress, the matches and referees waited for), and once the cause is gone
-the league completes by itself with nothing lost nor counted twice: the journal, the
-standings and the referees' match files agree."""
+up, its registry files are deleted, a flood of connections or of requests holds it. Each
+time ``/health`` says degraded with the reason within seconds, ``/status`` names the alarm
+(and, for a round that makes no progress, the matches and referees waited for), and once
+the cause is gone the league completes by itself with nothing lost nor counted twice: the
+journal, the standings and the referees' match files agree."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from league_cli.up import wait_for
+from league_manager.upkeep import FLOOD
 from sdk.config import SharedDir
+from sdk.messages import LeagueQuery
 from tests.conftest import TinyDisk
 from tests.reliability.crash_league import LEAGUE, CrashLeague, check_league, running_league
 from tests.reliability.deliberate import GATE_ENV
+from tests.reliability.floods import ConnectionFlood, RequestFlood, http_request
 
 DELIBERATE = ("tests.reliability.deliberate:Deliberate",)
 GATED = ("tests.reliability.deliberate:Gated",)
@@ -31,6 +31,8 @@ pytestmark = pytest.mark.e2e
 STALL_AFTER_SEC = 2.0
 FLOOD_CONNECTIONS = 3000
 FLOOD_SEC = 8.0
+REQUEST_FLOOD_WORKERS = 200
+REQUEST_FLOOD_COUNT = 20_000
 _SOON = 15.0
 """Seconds within which the League Manager must tell (a watchdog look is 1 s)."""
 
@@ -49,6 +51,15 @@ def degraded_for(league: CrashLeague, words: str) -> dict[str, Any] | None:
         and any(words in reason for reason in body["reasons"])
     )
     return body if found else None
+
+
+def alarm(league: CrashLeague, listed: str, key: str) -> dict[str, Any]:
+    """The alarm ``key`` once ``/status`` lists it as ``listed`` (raised or cleared)."""
+    return wait_for(
+        lambda: next((a for a in league.status()["alarms"][listed] if a["key"] == key), None),
+        _SOON,
+        f"/status to list the {key} alarm as {listed}",
+    )
 
 
 def journal_lines(league: CrashLeague) -> list[str]:
@@ -185,55 +196,9 @@ def test_registry_files_deleted_mid_league_are_written_again_and_never_an_empty_
     assert any("agents.json" in reason for reason in body["reasons"]), body
     assert "waiting for R" in stalled["reason"] and "agents.json" in stalled["reason"], stalled
     assert check.double_counts == [] and check.mismatches == []
-    assert code in (1, 2), code  # 2 once start-up errors of the environment exit with it
+    assert code == 2, code
     assert len(said.splitlines()) == 1 and "agents.json" in said and "journal.jsonl" in said, said
     assert "Traceback" not in said
-
-
-class Flood:
-    """Idle connections opened to one port from a thread of this process, as fast as they
-    open, up to ``count`` in all and ``seconds`` at most, each held until the end: what the
-    server closes makes room for the next."""
-
-    def __init__(self, port: int, count: int, seconds: float):
-        self._port, self._count, self._seconds = port, count, seconds
-        self.opened = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=lambda: asyncio.run(self._run()), daemon=True)
-
-    def __enter__(self) -> Flood:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self._stop.set()
-        self._thread.join(30)
-
-    async def _run(self) -> None:
-        held: list[asyncio.StreamWriter] = []
-        deadline = time.monotonic() + self._seconds
-        try:
-            while (
-                self.opened < self._count
-                and time.monotonic() < deadline
-                and not self._stop.is_set()
-            ):
-                batch = await asyncio.gather(
-                    *(
-                        asyncio.wait_for(asyncio.open_connection("127.0.0.1", self._port), 5)
-                        for _ in range(100)
-                    ),
-                    return_exceptions=True,
-                )
-                for opened in batch:
-                    if isinstance(opened, tuple):
-                        held.append(opened[1])
-                        self.opened += 1
-            while not self._stop.is_set() and time.monotonic() < deadline:
-                await asyncio.sleep(0.05)
-        finally:
-            for writer in held:
-                writer.close()
 
 
 def test_a_flood_of_connections_is_told_and_the_league_completes_after_it(tmp_path: Path) -> None:
@@ -245,20 +210,80 @@ def test_a_flood_of_connections_is_told_and_the_league_completes_after_it(tmp_pa
         system={"http": {"max_server_connections": cap, "request_timeout_sec": 3}},
     ) as league:
         total = league.start()
-        with Flood(league.lm.port, count=FLOOD_CONNECTIONS, seconds=FLOOD_SEC) as flood:
+        with ConnectionFlood(league.lm.port, count=FLOOD_CONNECTIONS, seconds=FLOOD_SEC) as flood:
             body = wait_for(
                 lambda: degraded_for(league, "flooded"),
                 _SOON,
                 "/health to say the League Manager is flooded",
             )
+            raised = alarm(league, "raised", FLOOD)
             answered = league.client.get(f"{league.lm_url}/standings").status_code
             files = len(os.listdir(f"/proc/{league.lm.popen.pid}/fd"))
         final = league.wait_completed(60)
         wait_for(lambda: health(league)[0] == 200 or None, _SOON, "/health to be ok again")
+        cleared = alarm(league, "cleared", FLOOD)
+        still = [a["key"] for a in league.status()["alarms"]["raised"]]
         check = check_league(league.shared, final)
     assert flood.opened > cap * 4, flood.opened
     assert any(str(cap) in reason for reason in body["reasons"]), body
+    assert "flooded with connections" in raised["reason"], raised
+    assert cleared["cleared_at"], cleared
+    assert FLOOD not in still, still
     assert answered == 200
     assert files < cap + 200, f"{files} files open in the League Manager under the flood"
+    assert check.double_counts == [] and check.mismatches == []
+    assert check.counted == check.scheduled == total
+
+
+def test_a_flood_of_requests_is_refused_told_and_the_league_completes_after_it(
+    tmp_path: Path,
+) -> None:
+    """Many clients ask for the standings (GET /standings, and league_query with a player's
+    token) as fast as they are answered while the league plays; past the bound of requests
+    in progress the rest are answered 503 at once, never queued."""
+    bound = 16
+    with running_league(
+        tmp_path,
+        players=8,
+        strategies=DELIBERATE,
+        system={"http": {"max_requests_in_progress": bound}},
+    ) as league:
+        total = league.start()
+        port = league.lm.port
+        tokens = json.loads((league.league_dir / "secrets.json").read_text())["tokens"]
+        player_id = next(agent_id for agent_id in tokens if agent_id.startswith("P"))
+        query = LeagueQuery(
+            sender=f"player:{player_id}",
+            conversation_id="flood",
+            auth_token=tokens[player_id],
+            league_id=LEAGUE,
+            query_type="GET_STANDINGS",
+        ).to_wire()
+        rpc = {"jsonrpc": "2.0", "method": "league_query", "params": query, "id": 1}
+        requests = [
+            http_request(port, "GET", "/standings"),
+            http_request(port, "POST", "/mcp", json.dumps(rpc).encode()),
+        ]
+        with RequestFlood(
+            port,
+            requests,
+            workers=REQUEST_FLOOD_WORKERS,
+            count=REQUEST_FLOOD_COUNT,
+            seconds=FLOOD_SEC,
+        ) as flood:
+            body = wait_for(
+                lambda: degraded_for(league, "flooded with requests"),
+                _SOON,
+                "/health to say the League Manager is flooded with requests",
+            )
+            raised = alarm(league, "raised", FLOOD)
+        final = league.wait_completed(60)
+        wait_for(lambda: health(league)[0] == 200 or None, _SOON, "/health to be ok again")
+        cleared = alarm(league, "cleared", FLOOD)
+        check = check_league(league.shared, final)
+    assert flood.statuses[503] > 0 and flood.statuses[200] > 0, flood.statuses
+    assert set(flood.statuses) <= {200, 503}, flood.statuses
+    assert any(f"under {bound} in progress" in reason for reason in body["reasons"]), body
+    assert "flooded with requests" in raised["reason"] and cleared["cleared_at"], (raised, cleared)
     assert check.double_counts == [] and check.mismatches == []
     assert check.counted == check.scheduled == total

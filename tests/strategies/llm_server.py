@@ -11,11 +11,18 @@
   each human line's turn to the opponent inside ``[PLAYER_TURN]`` (never the human's
   words), relays the ``[PLAYER_DECISION]`` and writes ``[GAME_OVER]`` after two rounds;
 - ``accept``: a prose-game opponent that answers ``ACCEPT (offer N)``, N counting the
-  user messages of its own history.
+  user messages of its own history;
+- ``model``: the behaviour the request's ``model`` names (``gamemaster``, ``accept``…),
+  so that one ``base_url`` serves both sides of a prose game, told apart by their models.
 
 ``tag`` names the caller (one per player), so a test can tell whose requests are whose.
 Every request is kept: ``GET /requests`` lists them (path, tag, body) and
 ``DELETE /requests`` forgets them. Usage counts are 1 token per 4 characters.
+
+Faults, to fail N times and then succeed: ``POST /faults`` with ``{"count": N}`` and
+``"status": 500`` (the default) or ``"delay_sec": S`` (answer normally after S seconds),
+optionally only for requests of a ``"tag"`` or a ``"model"``; the next N such requests
+meet it, then requests are answered again. ``DELETE /faults`` forgets the faults left.
 
 Run as a process: ``python tests/strategies/llm_server.py --port 8765``; or in a thread with
 ``start_in_thread``.
@@ -29,10 +36,12 @@ import re
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["LlmServer", "game_master_reply", "legal_answer", "start_in_thread"]
+__all__ = ["LlmServer", "game_master_reply", "legal_answer", "serving", "start_in_thread"]
 
 _CHOICES = re.compile(r"Legal moves: one of (.+?)\.?$", re.MULTILINE)
 _NUMBER = re.compile(r"Legal moves: a (?:whole )?number from (-?[\d.]+) to (-?[\d.]+)")
@@ -85,7 +94,18 @@ class LlmServer(ThreadingHTTPServer):
     def __init__(self, port: int):
         super().__init__(("127.0.0.1", port), _Handler)
         self.requests: list[dict[str, Any]] = []
+        self.faults: list[dict[str, Any]] = []
         self.lock = threading.Lock()
+
+    def fault_for(self, tag: str, model: str) -> dict[str, Any] | None:
+        """The first fault left that this request meets (its count taken down by one)."""
+        with self.lock:
+            for fault in self.faults:
+                if fault.get("tag") in (None, tag) and fault.get("model") in (None, model):
+                    fault["count"] -= 1
+                    self.faults = [f for f in self.faults if f["count"] > 0]
+                    return fault
+        return None
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that gave up (a slow answer past its deadline) is expected, not news."""
@@ -111,21 +131,33 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path == "/requests":
             with self.server.lock:
                 self._send(200, list(self.server.requests))
+        elif self.path == "/health":
+            self._send(200, {"status": "ok"})
         else:
             self._send(404, {"error": "not found"})
 
     def do_DELETE(self) -> None:
         with self.server.lock:
-            self.server.requests.clear()
+            if self.path == "/faults":
+                self.server.faults.clear()
+            else:
+                self.server.requests.clear()
         self._send(200, {"cleared": True})
 
     def do_POST(self) -> None:
         parts = self.path.strip("/").split("/")
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+        if self.path == "/faults":
+            with self.server.lock:
+                self.server.faults.append({"status": 500, **body})
+            self._send(200, {"faults": len(self.server.faults)})
+            return
         if len(parts) != 5 or parts[2:] != ["v1", "chat", "completions"]:
             self._send(404, {"error": f"no route {self.path}"})
             return
         behaviour, tag = parts[0], parts[1]
+        if behaviour == "model":
+            behaviour = str(body.get("model"))
         with self.server.lock:
             self.server.requests.append(
                 {
@@ -139,6 +171,12 @@ class _Handler(BaseHTTPRequestHandler):
         prompt = "\n".join(m["content"] for m in messages)
         last = messages[-1]["content"]
         move = legal_answer(last)
+        fault = self.server.fault_for(tag, str(body.get("model")))
+        if fault is not None and fault.get("delay_sec") is not None:
+            time.sleep(float(fault["delay_sec"]))
+        elif fault is not None:
+            self._send(int(fault["status"]), {"error": {"message": "scripted fault"}})
+            return
         if behaviour == "error500":
             self._send(500, {"error": {"message": "scripted failure"}})
             return
@@ -186,6 +224,18 @@ def start_in_thread(port: int) -> tuple[LlmServer, threading.Thread]:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     return server, thread
+
+
+@contextmanager
+def serving(port: int) -> Iterator[tuple[LlmServer, str]]:
+    """The server on ``port`` in a thread, and its root URL; shut down at the end."""
+    server, thread = start_in_thread(port)
+    try:
+        yield server, f"http://127.0.0.1:{port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
 
 
 def main() -> None:

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -44,7 +45,7 @@ if not CHROMIUM.exists():
         allow_module_level=True,
     )
 
-from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
+from playwright.sync_api import Browser, BrowserContext, Page, Route, sync_playwright  # noqa: E402
 
 
 @dataclass
@@ -132,10 +133,47 @@ def repeated_league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runnin
         launcher.stop_all()
 
 
+LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+LEFT_LOOPBACK: list[str] = []
+"""The requests a page of these tests tried to send off this machine (each one aborted);
+``_stays_on_loopback`` fails the test that made one."""
+
+
+def _loopback_only(context: BrowserContext) -> BrowserContext:
+    """``context`` with every request that would leave loopback aborted and listed in
+    ``LEFT_LOOPBACK`` (a script or style from a CDN, a font, a tracker)."""
+
+    def guard(route: Route) -> None:
+        url = urlsplit(route.request.url)
+        if url.scheme in ("http", "https", "ws", "wss") and url.hostname not in LOOPBACK:
+            LEFT_LOOPBACK.append(route.request.url)
+            route.abort("blockedbyclient")
+        else:
+            route.continue_()
+
+    context.route("**/*", guard)
+    return context
+
+
+@pytest.fixture(autouse=True)
+def _stays_on_loopback() -> Iterator[None]:
+    """Fails a test whose pages asked for anything off this machine."""
+    LEFT_LOOPBACK.clear()
+    yield
+    assert not LEFT_LOOPBACK, f"requests that would have left loopback: {LEFT_LOOPBACK}"
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    """Chromium, every context of which (``new_context``) sends nothing off loopback."""
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        new_context = launched.new_context
+
+        def guarded(*args: Any, **kwargs: Any) -> BrowserContext:
+            return _loopback_only(new_context(*args, **kwargs))
+
+        setattr(launched, "new_context", guarded)  # noqa: B010 (a method of this instance)
         try:
             yield launched
         finally:

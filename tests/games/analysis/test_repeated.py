@@ -23,7 +23,7 @@ def test_tit_for_tat_cannot_be_exploited_by_any_memory_one_or_baseline() -> None
     result = repeated_exploitability(build(PD, "tit_for_tat"), turns=100, repetitions=1)
     assert result.self_play_score == 3.0 and result.exploitability == 0.0
     assert result.search == "exhaustive"
-    assert len(result.deviations) == 6 + 32, "the six baselines and the 32 pure memory-one"
+    assert len(result.deviations) == 7 + 32, "the seven baselines and the 32 pure memory-one"
 
 
 def test_always_cooperate_is_exploited_by_two_points_a_turn() -> None:

@@ -16,7 +16,7 @@ LEAGUE = "league_2025_even_odd"
 
 def match_file(world: World, match_id: str) -> dict[str, Any]:
     """R1M1's file as a referee writes it, with a transcript."""
-    match = world.manager.book.match(match_id)
+    match = world.manager.schedule.match(match_id)
     assert match is not None
     a, b = match.player_ids
     document = even_odd_match(match_id, 1, a, b, match.winner)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from league_cli.prose_tags import (
+from playroom.prose.tags import (
     decision_message,
     for_human,
     is_game_over,
@@ -64,6 +64,6 @@ def test_a_decision_cannot_close_its_own_block_early() -> None:
 def test_the_module_examples_run() -> None:
     import doctest
 
-    from league_cli import prose_tags
+    from playroom.prose import tags as prose_tags
 
     assert doctest.testmod(prose_tags).failed == 0
