@@ -97,7 +97,7 @@ def api_router() -> APIRouter:
             "status": manager.status(),
             "standings": manager.standings.document(fresh=False),
             "running": running,
-            "refereed": dict(Counter(r.referee_id for r in manager.book.results.values())),
+            "refereed": dict(Counter(r.referee_id for r in manager.results.values())),
         }
 
     @router.get("/matches/{match_id:path}")
@@ -154,7 +154,7 @@ def api_router() -> APIRouter:
                 ),
                 "stats": manager.queries.player_stats(player_id),
                 "matches": matches,
-                "league_state": manager.book.status.value,
+                "league_state": manager.schedule.status.value,
             }
         )
 
