@@ -11,6 +11,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -54,6 +55,19 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+def _outputs_once_registered(shared: SharedDir, expected: int) -> dict[str, str]:
+    """Every process's output, once ``expected`` of them said they registered: ``league up``
+    may see a registration at the League Manager before the agent has read its answer."""
+    folder = shared.root / "logs" / "processes"
+    deadline = time.monotonic() + 30
+    while True:
+        out = {p.stem: p.read_text() for p in folder.glob("*.out")}
+        if sum(" registered as " in said for said in out.values()) >= expected:
+            return out
+        assert time.monotonic() < deadline, f"not every agent said it registered: {out}"
+        time.sleep(0.1)
 
 
 @pytest.fixture
@@ -105,7 +119,7 @@ def test_agents_say_where_they_listen_and_down_finds_the_kept_league(
         assert up.returncode == 0, up.stdout + up.stderr
         assert len(pids) == 5 and all(_alive(pid) for pid in pids)
         assert kept() == [shared.root.resolve()]
-        out = {p.stem: p.read_text() for p in (shared.root / "logs" / "processes").glob("*.out")}
+        out = _outputs_once_registered(shared, expected=3)
         url = "http://127.0.0.1:{}"
         assert f"League Manager listening on {url.format(base)}\n" in out["league_manager"]
         assert f"Play service listening on {url.format(base + 1)}\n" in out["play-service"]
