@@ -202,7 +202,7 @@ def main() -> None:
     if args.echo_server:
         from sdk.service import serve
 
-        serve(echo_app(), "127.0.0.1", args.echo_server)
+        serve(echo_app(), "127.0.0.1", args.echo_server, name="Echo server")
         return
 
     levels = [

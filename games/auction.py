@@ -49,6 +49,7 @@ from enum import Enum
 from functools import partial
 from typing import Any
 
+from games.guide import Guide, MoveMeaning
 from games.params import check_int, rng_for
 from games.spec import NO_MOVE, ActionSpace, Game, GameSpec, check_players
 
@@ -214,6 +215,29 @@ class AuctionState(Game):
         }
 
 
+_BID = MoveMeaning(
+    "bid", "sealed bid", "what you offer to pay for the item, from 0 to the cap (100 by default)."
+)
+_PRIVATE_VALUES = (
+    "Each bidder has a private value for one item (a whole number from 0 to 100 by default), "
+    "known only to itself, and all bid once, in secret, at the same time. The highest bid wins "
+    "(a tie goes to the first player). "
+)
+GUIDES = {
+    Mechanism.FIRST_PRICE: Guide(
+        rules=_PRIVATE_VALUES + "The winner pays its own bid: its payoff is its value minus "
+        "its bid, and the others get 0, so bidding below your value is how you gain.",
+        moves=(_BID,),
+    ),
+    Mechanism.SECOND_PRICE: Guide(
+        rules=_PRIVATE_VALUES + "The winner pays the highest of the other bids: its payoff is "
+        "its value minus that price, and the others get 0, so bidding your value is safe.",
+        moves=(_BID,),
+    ),
+}
+"""The rules and moves in words (``games.guide``): the /play page and the llm prompt."""
+
+
 def _spec(mechanism: Mechanism, display_name: str) -> GameSpec:
     game_type = f"auction_{mechanism.value}"
     return GameSpec(
@@ -230,6 +254,7 @@ def _spec(mechanism: Mechanism, display_name: str) -> GameSpec:
         payoff_bounds=PAYOFF_BOUNDS,
         new_state=partial(AuctionState, mechanism=mechanism),
         parameters=DEFAULT_PARAMETERS,
+        guide=GUIDES[mechanism],
     )
 
 

@@ -52,6 +52,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from games.guide import Guide, MoveMeaning
 from games.offers import ACCEPT, MOVE_TYPES, RESPONSES, OfferStages
 from games.params import check_int, check_number, rng_for
 from games.spec import ActionSpace, GameSpec, check_players
@@ -229,6 +230,37 @@ class BargainingState(OfferStages):
         }
 
 
+GUIDE = Guide(
+    rules=(
+        "Two players split a pie (100 by default) in up to 10 rounds. In each round one "
+        "player proposes (the first player in odd rounds, the second in even ones): it "
+        "offers the other a whole share and keeps the rest, and the other accepts or "
+        "rejects. A deal in round t pays both shares times the discount (0.95 by default) "
+        "to the power t-1, so waiting costs both. If the last offer is rejected there is no "
+        "deal and each player gets its own reservation value: a private amount from 0 to 30 "
+        "by default, which only its owner knows. A deal worth less to you than your "
+        "reservation value is worse than no deal."
+    ),
+    moves=(
+        MoveMeaning(
+            "offer",
+            "offer",
+            "the whole share of the pie you offer the other player; you keep the rest if it "
+            "is accepted.",
+        ),
+        MoveMeaning(
+            "accept", "accept", "take the offer on the table: the deal is made and the game ends."
+        ),
+        MoveMeaning(
+            "reject",
+            "reject",
+            "refuse it: the next round starts with the other player proposing (and a "
+            "smaller pie), or, after the last round, no deal.",
+        ),
+    ),
+)
+"""The rules and moves in words (``games.guide``): the /play page and the llm prompt."""
+
 SPEC = GameSpec(
     game_type=GAME_ID,
     versioned_id=VERSIONED_ID,
@@ -243,4 +275,5 @@ SPEC = GameSpec(
     payoff_bounds=PAYOFF_BOUNDS,
     new_state=BargainingState,
     parameters=DEFAULT_PARAMETERS,
+    guide=GUIDE,
 )

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from enum import Enum
 
+from games.guide import Guide, MoveMeaning
 from games.matrix import parse_table, table_game_spec
 
 __all__ = ["ACTIONS", "GAME_ID", "GAME_VERSION", "PAYOFFS", "SPEC", "TABLE", "Move"]
@@ -49,10 +50,33 @@ PAYOFFS = {
     "football,football": [2, 3],
 }
 TABLE = parse_table(list(ACTIONS), PAYOFFS, 2)
+GUIDE = Guide(
+    rules=(
+        "Two friends want to spend the evening together but like different places: the "
+        "first player prefers the opera, the second football. Each chooses at the same "
+        "time; at the same place, the one who likes it gets 3 and the other 2; at different "
+        "places, both get 0."
+    ),
+    moves=(
+        MoveMeaning(
+            "opera",
+            "go to the opera",
+            "the first player's favourite: 3 for the first, 2 for the second if both go.",
+        ),
+        MoveMeaning(
+            "football",
+            "go to the football",
+            "the second player's favourite: 2 for the first, 3 for the second if both go.",
+        ),
+    ),
+)
+"""The rules and moves in words (``games.guide``): the /play page and the llm prompt."""
+
 SPEC = table_game_spec(
     TABLE,
     game_type=GAME_ID,
     version=GAME_VERSION,
     display_name="Battle of the Sexes",
     rules_module=__name__,
+    guide=GUIDE,
 )

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from enum import Enum
 
+from games.guide import Guide, MoveMeaning
 from games.matrix import parse_table, table_game_spec
 
 __all__ = ["ACTIONS", "GAME_ID", "GAME_VERSION", "PAYOFFS", "SPEC", "TABLE", "Move"]
@@ -48,6 +49,28 @@ PAYOFFS = {
     "straight,straight": [-10, -10],
 }
 TABLE = parse_table(list(ACTIONS), PAYOFFS, 2)
+GUIDE = Guide(
+    rules=(
+        "Two drivers race at each other; each chooses, at the same time, to swerve or to go "
+        "straight. Going straight wins (1) against one who swerves (-1), but if both go "
+        "straight they crash (-10 each); if both swerve, 0 each."
+    ),
+    moves=(
+        MoveMeaning(
+            "swerve", "swerve", "0 if the other swerves too; -1 if the other goes straight."
+        ),
+        MoveMeaning(
+            "straight", "go straight", "1 if the other swerves; -10 if the other goes straight too."
+        ),
+    ),
+)
+"""The rules and moves in words (``games.guide``): the /play page and the llm prompt."""
+
 SPEC = table_game_spec(
-    TABLE, game_type=GAME_ID, version=GAME_VERSION, display_name="Chicken", rules_module=__name__
+    TABLE,
+    game_type=GAME_ID,
+    version=GAME_VERSION,
+    display_name="Chicken",
+    rules_module=__name__,
+    guide=GUIDE,
 )

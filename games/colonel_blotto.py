@@ -45,6 +45,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from games.guide import Guide, MoveMeaning
 from games.params import check_int
 from games.spec import NO_MOVE, ActionSpace, Game, GameSpec, check_players
 
@@ -179,6 +180,24 @@ class BlottoState(Game):
         }
 
 
+GUIDE = Guide(
+    rules=(
+        "Each player spreads its troops (10 by default) over the battlefields (3 by "
+        "default), at the same time and without seeing the other's. Each battlefield goes "
+        "to the player who sent more troops to it (equal troops: to nobody). Your payoff is "
+        "the battlefields you win minus the battlefields you lose."
+    ),
+    moves=(
+        MoveMeaning(
+            "allocation",
+            "troops per battlefield",
+            "how many troops you send to each battlefield, in order; they must add up to "
+            "all your troops.",
+        ),
+    ),
+)
+"""The rules and moves in words (``games.guide``): the /play page and the llm prompt."""
+
 SPEC = GameSpec(
     game_type=GAME_ID,
     versioned_id=VERSIONED_ID,
@@ -193,4 +212,5 @@ SPEC = GameSpec(
     payoff_bounds=PAYOFF_BOUNDS,
     new_state=BlottoState,
     parameters=DEFAULT_PARAMETERS,
+    guide=GUIDE,
 )

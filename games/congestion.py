@@ -47,6 +47,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from games.guide import Guide, MoveMeaning
 from games.params import check_int, check_number
 from games.spec import NO_MOVE, ActionSpace, Game, GameSpec, check_players
 
@@ -214,6 +215,21 @@ class CongestionState(Game):
         }
 
 
+GUIDE = Guide(
+    rules=(
+        "Each player chooses a route at the same time; the more players take a route, the "
+        "longer it takes. By default route a takes as long as the number of players on it "
+        "and route b always takes 10. Your payoff is minus the time your route takes, so "
+        "higher (closer to 0) is better. After each round everyone sees how many took each "
+        "route, never who."
+    ),
+    moves=(
+        MoveMeaning("a", "route a", "by default its time is the number of players who take it."),
+        MoveMeaning("b", "route b", "by default it always takes 10, however many take it."),
+    ),
+)
+"""The rules and moves in words (``games.guide``): the /play page and the llm prompt."""
+
 SPEC = GameSpec(
     game_type=GAME_ID,
     versioned_id=VERSIONED_ID,
@@ -228,4 +244,5 @@ SPEC = GameSpec(
     payoff_bounds=PAYOFF_BOUNDS,
     new_state=CongestionState,
     parameters=DEFAULT_PARAMETERS,
+    guide=GUIDE,
 )

@@ -48,6 +48,7 @@ from collections.abc import Mapping, Sequence
 from enum import Enum
 from typing import Any
 
+from games.guide import Guide, MoveMeaning
 from games.spec import NO_MOVE, ActionSpace, Game, GameSpec, GameState, WireResult, check_players
 
 __all__ = [
@@ -255,6 +256,20 @@ def wire_result(state: GameState) -> WireResult:
     )
 
 
+GUIDE = Guide(
+    rules=(
+        "Each player chooses even or odd at the same time; then the referee draws a number "
+        "from 1 to 10 at random. If exactly one player's choice matches the parity of the "
+        "number, that player wins (1, the other -1); if both or neither match, it is a draw "
+        "(0 each)."
+    ),
+    moves=(
+        MoveMeaning("even", "even", "you bet that the drawn number is even (2, 4, 6, 8 or 10)."),
+        MoveMeaning("odd", "odd", "you bet that the drawn number is odd (1, 3, 5, 7 or 9)."),
+    ),
+)
+"""The rules and moves in words (``games.guide``): the /play page and the llm prompt."""
+
 SPEC = GameSpec(
     game_type=GAME_ID,
     versioned_id=VERSIONED_ID,
@@ -269,4 +284,5 @@ SPEC = GameSpec(
     payoff_bounds=PAYOFF_BOUNDS,
     new_state=EvenOddState,
     wire_result=wire_result,
+    guide=GUIDE,
 )

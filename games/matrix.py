@@ -58,6 +58,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from games.guide import Guide
 from games.params import check_int, check_number, rng_for
 from games.spec import NO_MOVE, ActionSpace, Game, GameSpec, check_players
 
@@ -71,6 +72,7 @@ __all__ = [
     "PayoffTable",
     "parse_table",
     "table_game_spec",
+    "two_player_table",
 ]
 
 GAME_ID = "matrix"
@@ -353,7 +355,13 @@ class MatrixState(Game):
 
 
 def table_game_spec(
-    table: PayoffTable, *, game_type: str, version: int, display_name: str, rules_module: str
+    table: PayoffTable,
+    *,
+    game_type: str,
+    version: int,
+    display_name: str,
+    rules_module: str,
+    guide: Guide | None = None,
 ) -> GameSpec:
     """The spec of a game that fixes ``table`` and takes only the repeat parameters, so a
     classic is one table and one line of registration."""
@@ -385,4 +393,20 @@ def table_game_spec(
         payoff_bounds=table.bounds,
         new_state=new_state,
         parameters=dict(REPEAT_DEFAULTS),
+        guide=guide,
     )
+
+
+def two_player_table(spec: GameSpec, params: Mapping[str, Any] | None = None) -> PayoffTable | None:
+    """The payoff table ``spec`` plays with ``params``, if it is a two-player matrix game
+    (None for any other game).
+
+    Raises:
+        ValueError: ``params`` are refused by the game.
+    """
+    if not spec.min_players <= 2 <= spec.max_players:
+        return None
+    state = spec.create(["first", "second"], **(params or {}))
+    if isinstance(state, MatrixState) and state.table.num_players == 2:
+        return state.table
+    return None

@@ -48,6 +48,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Final
 
+from games.guide import Guide, MoveMeaning
 from games.matrix import parse_table, table_game_spec
 
 __all__ = [
@@ -85,6 +86,25 @@ PAYOFF_TABLE: Final[tuple[tuple[tuple[float, float], ...], ...]] = (
 ``games.matrix_games.MatrixGame.payoffs``."""
 
 TABLE = parse_table(list(ACTIONS), PAYOFF_TABLE, 2)
+GUIDE = Guide(
+    rules=(
+        "You and your opponent each choose, at the same time, to cooperate (C) or to defect "
+        "(D). Defecting pays more whatever the other does, yet both cooperating (3 each) "
+        "beats both defecting (1 each). With more than one round, each round is shown to "
+        "both before the next."
+    ),
+    moves=(
+        MoveMeaning("C", "cooperate", "3 each if both cooperate; 0 for you if the other defects."),
+        MoveMeaning("D", "defect", "5 for you if the other cooperates; 1 each if both defect."),
+    ),
+)
+"""The rules and moves in words (``games.guide``): the /play page and the llm prompt."""
+
 SPEC = table_game_spec(
-    TABLE, game_type=GAME_ID, version=GAME_VERSION, display_name=DISPLAY_NAME, rules_module=__name__
+    TABLE,
+    game_type=GAME_ID,
+    version=GAME_VERSION,
+    display_name=DISPLAY_NAME,
+    rules_module=__name__,
+    guide=GUIDE,
 )

@@ -51,6 +51,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from games.guide import Guide, MoveMeaning
 from games.params import check_int, check_number
 from games.spec import NO_MOVE, ActionSpace, Game, GameSpec, check_players
 
@@ -294,6 +295,32 @@ def _spec_bounds() -> tuple[float, float]:
     return min(low for low, _ in bounds), max(high for _, high in bounds)
 
 
+GUIDE = Guide(
+    rules=(
+        "Each player holds an endowment (20 by default) and chooses at the same time how "
+        "much of it to put in a common pot. The pot is multiplied (by 1.6 by default) and "
+        "shared equally by every player, contributors or not: what you keep is yours, what "
+        "you give comes back only in part, yet everyone giving all beats everyone giving "
+        "nothing. With punishment on, once the contributions are shown each player may "
+        "spend points to punish others."
+    ),
+    moves=(
+        MoveMeaning(
+            "contribution",
+            "contribution",
+            "how much of your endowment you put in the common pot; you keep the rest.",
+        ),
+        MoveMeaning(
+            "punishment",
+            "punishment points",
+            "points for each player in seat order, adding up to your budget: points at "
+            "another player's place punish it (each costs you 1 and it the punishment "
+            "factor), points at your own place go unused.",
+        ),
+    ),
+)
+"""The rules and moves in words (``games.guide``): the /play page and the llm prompt."""
+
 SPEC = GameSpec(
     game_type=GAME_ID,
     versioned_id=VERSIONED_ID,
@@ -308,4 +335,5 @@ SPEC = GameSpec(
     payoff_bounds=_spec_bounds(),
     new_state=PublicGoodsState,
     parameters=DEFAULT_PARAMETERS,
+    guide=GUIDE,
 )

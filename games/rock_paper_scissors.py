@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from enum import Enum
 
+from games.guide import Guide, MoveMeaning
 from games.matrix import parse_table, table_game_spec
 
 __all__ = ["ACTIONS", "BEATS", "GAME_ID", "GAME_VERSION", "PAYOFFS", "SPEC", "TABLE", "Move"]
@@ -54,10 +55,24 @@ def _payoff(mine: str, theirs: str) -> int:
 
 PAYOFFS = {f"{a},{b}": [_payoff(a, b), _payoff(b, a)] for a in ACTIONS for b in ACTIONS}
 TABLE = parse_table(list(ACTIONS), PAYOFFS, 2)
+GUIDE = Guide(
+    rules=(
+        "Each player chooses rock, paper or scissors at the same time: rock beats scissors, "
+        "scissors beat paper, paper beats rock. A win pays 1, a loss -1, the same choice 0."
+    ),
+    moves=(
+        MoveMeaning("rock", "rock", "beats scissors, loses to paper."),
+        MoveMeaning("paper", "paper", "beats rock, loses to scissors."),
+        MoveMeaning("scissors", "scissors", "beat paper, lose to rock."),
+    ),
+)
+"""The rules and moves in words (``games.guide``): the /play page and the llm prompt."""
+
 SPEC = table_game_spec(
     TABLE,
     game_type=GAME_ID,
     version=GAME_VERSION,
     display_name="Rock, Paper, Scissors",
     rules_module=__name__,
+    guide=GUIDE,
 )

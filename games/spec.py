@@ -16,6 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from games.guide import Guide
+
 __all__ = [
     "NO_MOVE",
     "Action",
@@ -299,6 +301,8 @@ class GameSpec:
     wire_result: Callable[[GameState], WireResult] | None = None
     """How a finished game is stated in GAME_OVER's result, for a game whose result the
     protocol defines; None: by its payoffs and final state."""
+    guide: Guide | None = None
+    """Its rules and moves in words, for a newcomer (``games.guide``)."""
 
     def create(self, player_ids: Sequence[str], **parameters: Any) -> GameState:
         """A state for ``player_ids`` with the defaults overridden by ``parameters``.

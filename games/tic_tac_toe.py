@@ -44,6 +44,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from games.guide import Guide, MoveMeaning
 from games.spec import NO_MOVE, ActionSpace, Game, GameSpec, check_players
 
 __all__ = [
@@ -174,6 +175,27 @@ class TicTacToeState(Game):
         }
 
 
+GUIDE = Guide(
+    rules=(
+        "The first player plays X and moves first; the players then take turns putting "
+        "their mark in an empty cell of a 3×3 board. Three of your marks in a row, a column "
+        "or a diagonal win (1, the loser -1); a full board without such a line is a draw (0 "
+        "each)."
+    ),
+    moves=(
+        MoveMeaning("0", "top left", "put your mark in the top left cell."),
+        MoveMeaning("1", "top middle", "put your mark in the top middle cell."),
+        MoveMeaning("2", "top right", "put your mark in the top right cell."),
+        MoveMeaning("3", "middle left", "put your mark in the middle left cell."),
+        MoveMeaning("4", "centre", "put your mark in the centre cell."),
+        MoveMeaning("5", "middle right", "put your mark in the middle right cell."),
+        MoveMeaning("6", "bottom left", "put your mark in the bottom left cell."),
+        MoveMeaning("7", "bottom middle", "put your mark in the bottom middle cell."),
+        MoveMeaning("8", "bottom right", "put your mark in the bottom right cell."),
+    ),
+)
+"""The rules and moves in words (``games.guide``): the /play page and the llm prompt."""
+
 SPEC = GameSpec(
     game_type=GAME_ID,
     versioned_id=VERSIONED_ID,
@@ -187,4 +209,5 @@ SPEC = GameSpec(
     valid_choices=CELLS,
     payoff_bounds=PAYOFF_BOUNDS,
     new_state=TicTacToeState,
+    guide=GUIDE,
 )

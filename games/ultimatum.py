@@ -41,6 +41,7 @@ from enum import Enum
 from typing import Any
 
 from games import offers
+from games.guide import Guide, MoveMeaning
 from games.offers import MOVE_TYPES, RESPONSES, OfferStages
 from games.params import check_int
 from games.spec import ActionSpace, GameSpec, check_players
@@ -166,6 +167,25 @@ class UltimatumState(OfferStages):
         }
 
 
+GUIDE = Guide(
+    rules=(
+        "The proposer (the first player) offers the responder a whole amount of a pie (10 "
+        "by default); the responder accepts or rejects it. Accepted, the responder gets the "
+        "offer and the proposer keeps the rest; rejected, both get 0. One offer, then the "
+        "game is over."
+    ),
+    moves=(
+        MoveMeaning(
+            "offer",
+            "offer",
+            "the amount you offer the responder; you keep the rest if it is accepted.",
+        ),
+        MoveMeaning("accept", "accept", "take the offer: you get it, the proposer keeps the rest."),
+        MoveMeaning("reject", "reject", "refuse the offer: both players get 0."),
+    ),
+)
+"""The rules and moves in words (``games.guide``): the /play page and the llm prompt."""
+
 SPEC = GameSpec(
     game_type=GAME_ID,
     versioned_id=VERSIONED_ID,
@@ -180,4 +200,5 @@ SPEC = GameSpec(
     payoff_bounds=PAYOFF_BOUNDS,
     new_state=UltimatumState,
     parameters=DEFAULT_PARAMETERS,
+    guide=GUIDE,
 )

@@ -16,6 +16,7 @@ from league_cli.admin import export, pause, remove, resume, standings, start, st
 from league_cli.conformance.cli import check_league, check_player
 from league_cli.console import console
 from league_cli.console import fail as _fail
+from league_cli.kept_leagues import forget, kept
 from league_cli.launcher import LaunchError, stop_from_pid_files
 from league_cli.options import (
     AdvertiseOpt,
@@ -460,9 +461,18 @@ def report(
 
 @app.command()
 def down(shared_dir: SharedOpt = None) -> None:
-    """Stop exactly the processes ``league up`` started (from their pid files)."""
-    shared = shared_of(shared_dir)
-    stopped = stop_from_pid_files(shared.root / "run")
-    console.print(
-        f"stopped {len(stopped)} process(es)" + (": " + ", ".join(stopped) if stopped else "")
-    )
+    """Stop exactly the processes ``league up`` started (from their pid files): in
+    --shared-dir, or without it in the default SHARED folder and in every folder a kept
+    ``league up`` used."""
+    folders = [shared_of(shared_dir).root]
+    if shared_dir is None:
+        folders += [folder for folder in kept() if folder != folders[0].resolve()]
+    said = False
+    for folder in folders:
+        stopped = stop_from_pid_files(folder / "run")
+        forget(folder)
+        if stopped:
+            console.print(f"stopped {len(stopped)} process(es) in {folder}: {', '.join(stopped)}")
+            said = True
+    if not said:
+        console.print(f"stopped 0 process(es): none runs in {', '.join(map(str, folders))}")

@@ -24,8 +24,10 @@ from rich.console import Console
 from rich.markup import escape
 
 from games import Action, ActionSpace, UnknownGameError, load_game
+from games.guide import Guide
 from league_cli.console import console, fail
 from league_cli.prose_game import run_prose
+from playroom.narration import narrate
 from playroom.session import (
     HUMAN_ID,
     OPPONENT_ID,
@@ -50,10 +52,13 @@ class HumanSeat:
     observation, asks for a move until it is legal, and writes what they saw and typed into
     the transcript."""
 
-    def __init__(self, transcript: Transcript, *, stdin: TextIO, out: Console):
+    def __init__(
+        self, transcript: Transcript, *, stdin: TextIO, out: Console, guide: Guide | None = None
+    ):
         self.transcript = transcript
         self._stdin = stdin
         self._out = out
+        self._guide = guide
 
     def show(self, observation: Mapping[str, Any], title: str) -> None:
         """Render the observation (and a repeated game's history) and record its text."""
@@ -63,7 +68,7 @@ class HumanSeat:
         if table is not None:
             out.print(table)
         self.transcript.add(
-            "referee", f"{title}: {json.dumps(observation, default=str)}", speaker="referee"
+            "referee", f"{title}: {narrate(observation, self._guide)}", speaker="referee"
         )
 
     def tell(self, line: str) -> None:
@@ -140,8 +145,10 @@ def run_play(
     spec = load_game(game)
     against = Opponent.parse(opponent, opponent_id)
     transcript = new_transcript(spec, against, params=params, seed=seed)
-    seat = HumanSeat(transcript, stdin=stdin, out=out)
+    seat = HumanSeat(transcript, stdin=stdin, out=out, guide=spec.guide)
     out.rule(f"{spec.display_name}: you against {opponent}")
+    if spec.guide is not None:
+        out.print(escape(spec.guide.rules))
     asyncio.run(
         play_game(
             spec,

@@ -12,6 +12,7 @@ import httpx
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from league_cli.console import console, standings_table
+from league_cli.kept_leagues import remember
 from league_cli.launcher import Launcher, LaunchError
 
 __all__ = ["LeaguePlan", "run_league", "start_processes", "wait_for"]
@@ -94,8 +95,13 @@ def start_processes(plan: LeaguePlan, launcher: Launcher, client: httpx.Client) 
 def run_league(
     plan: LeaguePlan, admin_token: Callable[[], str], *, stop_at_end: bool, timeout: float = 3600
 ) -> dict[str, Any]:
-    """Start everything, start the league, show progress, print and return the standings."""
+    """Start everything, start the league, show progress, print and return the standings.
+
+    On any failure every process started here is stopped before the error goes on: a
+    league that could not start leaves nothing behind. Kept running at the end, the SHARED
+    folder is recorded for ``league down`` (``league_cli.kept_leagues``)."""
     launcher = Launcher(plan.shared_dir)
+    failed = True
     try:
         with httpx.Client(timeout=10) as client:
             lm_url = start_processes(plan, launcher, client)
@@ -134,13 +140,15 @@ def run_league(
                     )
             standings: dict[str, Any] = client.get(f"{lm_url}/standings").json()
         console.print(standings_table(standings, "Final standings"))
+        failed = False
         return standings
     finally:
-        if stop_at_end:
+        if stop_at_end or failed:
             launcher.stop_all()
             console.print("[dim]all league processes stopped[/dim]")
         else:
+            remember(plan.shared_dir)
             console.print(
-                f"[dim]processes keep running; stop them with "
-                f"scripts/stop_league.sh (pid files in {launcher.run_dir})[/dim]"
+                f"[dim]processes keep running; stop them with scripts/stop_league.sh "
+                f"(or league down; pid files in {launcher.run_dir})[/dim]"
             )

@@ -18,6 +18,7 @@ from league_manager.config import LeagueManagerSettings
 from league_manager.handlers import method_table
 from league_manager.service import LeagueManager
 from league_manager.web import install as install_dashboard
+from sdk.docs import service_app
 from sdk.jsonrpc import JsonRpcEndpoint
 from sdk.service import serve
 
@@ -43,7 +44,7 @@ def create_app(
             hub.close()
             await manager.shutdown()
 
-    app = FastAPI(title="Agent League: League Manager", lifespan=lifespan)
+    app = service_app(title="Agent League: League Manager", lifespan=lifespan)
     app.state.manager = manager
     app.include_router(admin_router)
     JsonRpcEndpoint(
@@ -149,6 +150,7 @@ def run(settings: LeagueManagerSettings) -> None:
         app,
         settings.host,
         settings.port,
+        name="League Manager",
         on_closing=app.state.events.close,
         guard=app.state.manager.connections,
     )

@@ -16,6 +16,7 @@ from players.config import PlayerSettings
 from players.handlers import player_methods
 from players.host import PlayerHost
 from players.reports import StatsReport, StatusReport
+from sdk.docs import service_app
 from sdk.jsonrpc import JsonRpcEndpoint
 from sdk.service import serve
 
@@ -45,7 +46,7 @@ def create_app(
         finally:
             await host.stop()
 
-    app = FastAPI(title=f"Agent League player {settings.display_name}", lifespan=lifespan)
+    app = service_app(title=f"Agent League player {settings.display_name}", lifespan=lifespan)
     app.state.player = host
     JsonRpcEndpoint(
         player_methods(host),
@@ -85,4 +86,10 @@ def run(settings: PlayerSettings) -> None:
     League Manager refuses it for good (``RegistrationRefused`` is raised then, once the
     server has closed)."""
     app = create_app(settings)
-    serve(app, settings.host, settings.port, exit_switch=app.state.player.exit_switch)
+    serve(
+        app,
+        settings.host,
+        settings.port,
+        name=f"Player {settings.display_name}",
+        exit_switch=app.state.player.exit_switch,
+    )

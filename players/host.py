@@ -34,7 +34,7 @@ from sdk.messages import (
     Method,
     RoundAnnouncement,
 )
-from sdk.service import ExitSwitch
+from sdk.service import ExitSwitch, announce
 from strategies import PARITIES, MoveView, Record, build_strategy
 from strategies.runner import Decision, StrategyRunner
 from strategies.view import PastMatch
@@ -153,6 +153,10 @@ class PlayerHost:
             self.log.log.warning("callers_unverified", detail=self.callers.status.detail)
         self._take_identity(response.player_id, source="registration")
         self.state.registration = Registration(status="ACCEPTED")
+        announce(
+            f"Player {self.settings.display_name} registered as {response.player_id} "
+            f"in league {self.state.league_id}"
+        )
         if self.state.lifecycle == Lifecycle.INIT:
             self._enter(Lifecycle.REGISTERED)
 

@@ -54,11 +54,14 @@ class StatsReport(BaseModel):
     decisions: int
     choices: dict[str, int]
     fallbacks: int
+    """Moves sent that the strategy did not decide, each once: the host's random legal move
+    for an illegal, failed or late answer (``illegal``, ``raised``, ``timeout``) or the
+    strategy's own default move (``strategy:<reason>``, e.g. ``strategy:invalid``)."""
     fallbacks_by_reason: dict[str, int]
     average_decision_ms: float | None
     strategy_report: dict[str, Any] | None = None
-    """What the strategy counts of itself (the ``llm`` strategy: calls, tokens, fallbacks
-    per match and per league); None for a strategy that counts nothing."""
+    """What the strategy counts of itself (the ``llm`` strategy: calls, tokens and default
+    moves per match and per league); None for a strategy that counts nothing."""
 
 
 class PlayerStateReport(Message):

@@ -18,6 +18,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from games import GameSpec
+from games.matrix import two_player_table
 from playroom.play_sessions import SessionStatus
 from playroom.transcript import MessageRole
 
@@ -28,15 +30,20 @@ __all__ = [
     "Defaults",
     "GameConfig",
     "GameOffer",
+    "GuideOut",
+    "HistoryOut",
     "LlmOffer",
     "LlmOpponent",
     "MessageOut",
     "MessagesAnswer",
+    "MoveMeaningOut",
     "MoveBody",
     "OpponentChoice",
+    "PayoffTableOut",
     "PlayerOffer",
     "PlayerOpponent",
     "Problem",
+    "SeenRow",
     "SessionState",
     "problems",
 ]
@@ -143,6 +150,51 @@ class Problem(BaseModel):
     detail: str
 
 
+class MoveMeaningOut(BaseModel):
+    move: str
+    """A choice as sent (``"C"``), or the move type of a number or list move (``"offer"``)."""
+    name: str
+    """In a few words (``"cooperate"``)."""
+    meaning: str
+
+
+class GuideOut(BaseModel):
+    """A game's rules in a few sentences and its moves in words (``games.guide``)."""
+
+    rules: str
+    moves: list[MoveMeaningOut]
+
+    @classmethod
+    def of(cls, spec: GameSpec) -> GuideOut | None:
+        return cls.model_validate(spec.guide.to_json()) if spec.guide else None
+
+
+class PayoffTableOut(BaseModel):
+    """A matrix game's payoffs, the person's seat as the rows."""
+
+    row_actions: list[str]
+    """The person's moves."""
+    column_actions: list[str]
+    """The opponent's moves."""
+    payoffs: list[list[list[float]]]
+    """``payoffs[i][j]``: [the person's payoff, the opponent's] when the person plays
+    ``row_actions[i]`` and the opponent ``column_actions[j]``."""
+
+    @classmethod
+    def of(cls, spec: GameSpec) -> PayoffTableOut | None:
+        """The table of a two-player matrix game with its default parameters, the person's
+        seat (the first) as the rows; None for any other game."""
+        table = two_player_table(spec)
+        if table is None:
+            return None
+        rows, columns = table.actions
+        return cls(
+            row_actions=list(rows),
+            column_actions=list(columns),
+            payoffs=[[list(table.payoffs[row, column]) for column in columns] for row in rows],
+        )
+
+
 class GameOffer(BaseModel):
     game_type: str
     versioned_id: str
@@ -152,6 +204,9 @@ class GameOffer(BaseModel):
     """The game's parameters with their defaults."""
     strategies: list[str]
     """The built-in strategies that play it."""
+    guide: GuideOut | None = None
+    payoff_table: PayoffTableOut | None = None
+    """A two-player matrix game's table with the default parameters (None for others)."""
 
 
 class PlayerOffer(BaseModel):
@@ -190,6 +245,16 @@ class Defaults(BaseModel):
     max_sessions_per_client: int
 
 
+class SeenRow(BaseModel):
+    label: str
+    text: str
+
+
+class HistoryOut(BaseModel):
+    columns: list[str]
+    rows: list[list[str]]
+
+
 class SessionState(BaseModel):
     """A game as the person's seat sees it."""
 
@@ -203,12 +268,18 @@ class SessionState(BaseModel):
     """The stage of the person's pending move."""
     observation: dict[str, Any] | None = None
     """The person's latest observation (nothing of the opponent's private view)."""
+    seen: list[SeenRow] = Field(default_factory=list)
+    """The observation in words, row by row (``playroom.narration``)."""
+    history: HistoryOut | None = None
+    """The rounds played so far as a table (None: the game keeps no history)."""
     action_space: dict[str, Any] | None = None
     """The person's legal moves while their move is due."""
     hint: str | None = None
     score: dict[str, float] = Field(default_factory=dict)
     """The running score the person may see (the other's where the game shows it)."""
     result: dict[str, Any] | None = None
+    """GAME_OVER's result as the person may see it: no payoff their seat does not show (an
+    opponent's private reservation value stays private)."""
     result_lines: list[str] = Field(default_factory=list)
     error: str | None = None
     messages: int = 0

@@ -23,6 +23,7 @@ from playroom.session_store import PlayLimits
 from sdk.agent_log import AgentLog
 from sdk.client import RpcClient
 from sdk.config import SharedDir
+from sdk.docs import service_app
 from sdk.service import serve
 
 __all__ = ["AGENT_ID", "create_app", "run"]
@@ -67,7 +68,7 @@ def create_app(
             await league.aclose()
             log.close()
 
-    app = FastAPI(title="Agent League: play service", lifespan=lifespan)
+    app = service_app(title="Agent League: play service", lifespan=lifespan)
     app.include_router(games_router(league, shared, default_game=game_type, limits=limits))
     app.include_router(prose_router(shared, limits))
 
@@ -84,4 +85,4 @@ def create_app(
 
 def run(settings: PlayServiceSettings) -> None:
     """Serve the play service until SIGINT/SIGTERM."""
-    serve(create_app(settings), settings.host, settings.port)
+    serve(create_app(settings), settings.host, settings.port, name="Play service")

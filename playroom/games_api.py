@@ -29,12 +29,16 @@ from playroom.api_models import (
     Defaults,
     GameConfig,
     GameOffer,
+    GuideOut,
+    HistoryOut,
     LlmOffer,
     LlmOpponent,
     MessageOut,
     MessagesAnswer,
     MoveBody,
+    PayoffTableOut,
     PlayerOffer,
+    SeenRow,
     SessionState,
     problems,
 )
@@ -49,6 +53,7 @@ from playroom.http_problems import (
     store_router,
 )
 from playroom.league_link import LeagueLink, LeagueUnreachable
+from playroom.narration import history_table, seen_rows
 from playroom.play_sessions import MoveRefused, PlaySession, WebSeat
 from playroom.session import HUMAN_ID, OPPONENT_ID, Opponent, result_lines
 from playroom.session_store import PlayLimits, SessionsFull, SessionStore
@@ -156,6 +161,8 @@ def _config_of(session: PlaySession) -> GameConfig:
 def _state(session: PlaySession) -> SessionState:
     seat = session.seat
     pending = seat.pending if seat is not None else None
+    observation = seat.observation if seat is not None else None
+    history = history_table(observation, session.game.guide) if observation else None
     return SessionState(
         session_id=session.session_id,
         status=session.status,
@@ -163,7 +170,9 @@ def _state(session: PlaySession) -> SessionState:
         display_name=session.game.display_name,
         turn=session.turn,
         stage=pending.stage if pending else None,
-        observation=seat.observation if seat is not None else None,
+        observation=observation,
+        seen=[SeenRow(label=name, text=text) for name, text in seen_rows(observation or {})],
+        history=HistoryOut(columns=history[0], rows=history[1]) if history else None,
         action_space=pending.space.describe() if pending else None,
         hint=space_hint(pending.space) if pending else None,
         score=seat.returns if seat is not None else {},
@@ -218,6 +227,8 @@ def games_router(
                 simultaneous=spec.simultaneous,
                 params=dict(spec.parameters),
                 strategies=offered_strategies(spec.game_type),
+                guide=GuideOut.of(spec),
+                payoff_table=PayoffTableOut.of(spec),
             )
             for spec in _two_player_games()
         ]

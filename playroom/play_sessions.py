@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from games import Action, ActionSpace, GameSpec
+from games.guide import Guide
+from playroom.narration import narrate
 from playroom.session import HUMAN_ID, Opponent, new_transcript, play_game, score_line
 from playroom.transcript import Transcript
 from sdk.config import ConfigError, SharedDir
@@ -76,8 +78,10 @@ class WebSeat:
     they may see (their observation, the running score, the legal moves when their move is
     due) and takes their move from a request."""
 
-    def __init__(self, transcript: Transcript):
+    def __init__(self, transcript: Transcript, guide: Guide | None = None):
         self.transcript = transcript
+        self.guide = guide
+        """The game's rules and moves in words, to name the moves in the transcript."""
         self.observation: dict[str, Any] | None = None
         self.returns: dict[str, float] = {}
         self.pending: _Pending | None = None
@@ -90,7 +94,7 @@ class WebSeat:
         if isinstance(returns, dict) and returns:
             self.returns = {str(p): float(v) for p, v in returns.items()}
         self.transcript.add(
-            "referee", f"{title}: {json.dumps(observation, default=str)}", speaker="referee"
+            "referee", f"{title}: {narrate(observation, self.guide)}", speaker="referee"
         )
 
     def tell(self, line: str) -> None:
@@ -161,6 +165,7 @@ class PlaySession:
     transcript: Transcript | None = None
     seat: WebSeat | None = None
     result: dict[str, Any] | None = None
+    """The end as the person may see it (``playroom.session.visible_result``)."""
     error: str | None = None
     task: asyncio.Task[None] | None = field(default=None, repr=False)
 
@@ -174,7 +179,7 @@ class PlaySession:
             **self.transcript.configs["opponent"],
             **self.opponent_choice,
         }
-        self.seat = seat = WebSeat(self.transcript)
+        self.seat = seat = WebSeat(self.transcript, self.game.guide)
         self.status = "running"
         self.task = asyncio.create_task(
             self._run(seat, shared, seating), name=f"play-{self.session_id}"

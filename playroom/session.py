@@ -60,6 +60,7 @@ __all__ = [
     "play_match",
     "result_lines",
     "takes_seed",
+    "visible_result",
 ]
 
 HUMAN_ID = "human"
@@ -306,13 +307,32 @@ async def play_match(
             await client.aclose()
             log.close()
     result = outcome.game_result().model_dump(mode="json", exclude_none=True)
+    shown: dict[str, float] = {}
     if match.state is not None and outcome.status != "TECHNICAL_LOSS":
         final = match.state.observation(HUMAN_ID)
-        person.score(visible_returns(match.state, final))
+        shown = visible_returns(match.state, final)
+        person.score(shown)
         person.show(final, "Game over: what you see")
-    person.transcript.add("referee", f"GAME_OVER: {json.dumps(result)}", speaker="referee")
-    person.tell(f"Game over: {outcome.reason}")
-    return result
+    person.transcript.add(
+        "referee", f"GAME_OVER: {json.dumps(result)}", visibility="internal", speaker="referee"
+    )
+    seen = visible_result(result, shown)
+    person.tell(f"Game over: {seen['reason']}" if "reason" in seen else "Game over.")
+    return seen
+
+
+def visible_result(result: Mapping[str, Any], shown: Mapping[str, float]) -> dict[str, Any]:
+    """The end of a game as the person may see it: the payoffs of the players whose payoff
+    their final observation shows (``shown``; their own always), and the reason only when
+    it names no other payoff (an opponent's payoff in bargaining without a deal is its
+    private reservation value). The whole result stays in the internal GAME_OVER message."""
+    payoffs = result.get("payoffs")
+    if not isinstance(payoffs, Mapping):
+        return dict(result)
+    kept = {p: v for p, v in payoffs.items() if p in shown or p == HUMAN_ID}
+    if kept == dict(payoffs):
+        return dict(result)
+    return {**{k: v for k, v in result.items() if k != "reason"}, "payoffs": kept}
 
 
 def result_lines(result: Mapping[str, Any]) -> list[str]:
@@ -339,7 +359,8 @@ async def play_game(
     seed: int | None,
     shared: SharedDir | None = None,
 ) -> dict[str, Any]:
-    """Play one game to its end; the person's transcript is finished with the result.
+    """Play one game to its end; the person's transcript is finished with the result, as the
+    person may see it (``visible_result``), which is returned.
 
     Raises:
         PlayError, StrategyError, ConfigError, ValueError: the opponent or parameters

@@ -16,6 +16,7 @@ from referee.admin import add_admin_routes
 from referee.config import REFEREE_VERSION, RefereeSettings
 from referee.handlers import rpc_methods
 from referee.service import RefereeService, RefereeStatus
+from sdk.docs import service_app
 from sdk.jsonrpc import JsonRpcEndpoint
 from sdk.service import serve
 
@@ -40,7 +41,7 @@ def create_app(
         finally:
             await service.stop()
 
-    app = FastAPI(
+    app = service_app(
         title=f"Referee {settings.display_name}", version=REFEREE_VERSION, lifespan=lifespan
     )
     app.state.referee = service
@@ -75,4 +76,10 @@ def run(settings: RefereeSettings) -> None:
     """Serve one referee until SIGINT/SIGTERM, or until the League Manager refuses it for
     good (``RegistrationRefused`` is raised then, once the server has closed)."""
     app = create_app(settings)
-    serve(app, settings.host, settings.port, exit_switch=app.state.referee.exit_switch)
+    serve(
+        app,
+        settings.host,
+        settings.port,
+        name=f"Referee {settings.display_name}",
+        exit_switch=app.state.referee.exit_switch,
+    )

@@ -30,7 +30,7 @@ from sdk.config import ConfigError, ScoringConfig, SharedDir
 from sdk.errors import ErrorCode, FileSystemError, ProtocolError
 from sdk.messages import Communication, MatchSeat
 from sdk.registration import RegistrationState
-from sdk.service import ExitSwitch
+from sdk.service import ExitSwitch, announce
 from sdk.tolerance import ProtocolMode
 
 __all__ = ["RefereeService", "RefereeState", "RefereeStatus"]
@@ -168,6 +168,10 @@ class RefereeService:
             )
             self.log.log.info(
                 "registered", referee_id=registration.referee_id, league_id=registration.league_id
+            )
+            announce(
+                f"Referee {self.settings.display_name} registered as "
+                f"{registration.referee_id} in league {registration.league_id}"
             )
             self._set_state("REGISTERED")
         self.registration_settled.set()

@@ -22,6 +22,8 @@ __all__ = [
     "FD_RESERVE",
     "LISTEN_FD_ENV",
     "ExitSwitch",
+    "announce",
+    "base_url",
     "inherited_socket",
     "listening_socket",
     "serve",
@@ -97,6 +99,20 @@ def inherited_socket(port: int) -> socket.socket | None:
     return sock
 
 
+def announce(line: str) -> None:
+    """Tell the person who started this process one line of its life (it listens, it has
+    registered) on stdout, at once: the launcher's output file or the terminal shows it
+    even while the process runs on. Every agent announces on stdout; what ends a process is
+    on stderr (``league_cli.main``)."""
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+def base_url(host: str, port: int) -> str:
+    """``http://HOST:PORT`` (an IPv6 address in brackets)."""
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
 class ExitSwitch:
     """How a task of an agent ends its whole process, when the agent cannot go on (the
     League Manager refused its registration for good): ``trip(error)`` stops the server as
@@ -122,13 +138,21 @@ class ExitSwitch:
 
 
 class _Server(uvicorn.Server):
-    """uvicorn's server that says when it starts closing, before it waits for the open
-    connections: a response that never ends by itself (a stream of server-sent events)
-    ends then, instead of holding the shutdown until the graceful timeout cancels it."""
+    """uvicorn's server that says in one line when it listens (``name``), and says when it
+    starts closing, before it waits for the open connections: a response that never ends
+    by itself (a stream of server-sent events) ends then, instead of holding the shutdown
+    until the graceful timeout cancels it."""
 
-    def __init__(self, config: uvicorn.Config, on_closing: Callable[[], None] | None):
+    def __init__(self, config: uvicorn.Config, on_closing: Callable[[], None] | None, name: str):
         super().__init__(config)
         self._on_closing = on_closing
+        self._name = name
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started:
+            port = self.servers[0].sockets[0].getsockname()[1]  # the bound one, even for 0
+            announce(f"{self._name} listening on {base_url(self.config.host, port)}")
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         if self._on_closing is not None:
@@ -141,11 +165,13 @@ def serve(
     host: str,
     port: int,
     *,
+    name: str,
     on_closing: Callable[[], None] | None = None,
     guard: ConnectionGuard | None = None,
     exit_switch: ExitSwitch | None = None,
 ) -> None:
-    """Run ``app`` until SIGINT/SIGTERM; quiet access logs (the agent log has the traffic).
+    """Run ``app`` until SIGINT/SIGTERM; quiet access logs (the agent log has the traffic),
+    one line once it listens (``NAME listening on http://HOST:PORT``, ``announce``).
     On the socket handed down in ``LISTEN_FD_ENV`` when there is one (``inherited_socket``),
     else on ``host:port``. ``on_closing`` is called once the server stops taking
     connections; ``guard`` bounds the connections and how long each may take to send a
@@ -175,7 +201,7 @@ def serve(
         timeout_keep_alive=KEEP_ALIVE_SEC,
         **extra,
     )
-    server = _Server(config, on_closing)
+    server = _Server(config, on_closing, name)
     if exit_switch is not None:
         exit_switch.attach(server)
     try:

@@ -21,11 +21,16 @@ __all__ = ["Classifier", "FunctionStrategy", "Say", "Strategy", "StrategyFunctio
 class Say:
     """A move with words, for leagues that let players talk: ``message`` goes to the other
     players with their next move call (cut to the league's bound); ``reasoning`` goes to
-    the match's record only, never to another player."""
+    the match's record only, never to another player; ``fallback`` says the move is the
+    strategy's default, not a decision."""
 
     move: Action
     message: str | None = None
     reasoning: str | None = None
+    fallback: str | None = None
+    """Set when the strategy could not decide and plays its own default move: why (the
+    ``llm`` strategy: its model's answer was ``invalid``, a ``timeout``…). The host counts
+    such a move among its fallbacks (``strategies.runner.DecisionStats``)."""
 
 
 class Strategy:
@@ -51,7 +56,7 @@ class Strategy:
 
     def report(self) -> dict[str, Any] | None:
         """What the strategy counts of itself, shown as ``strategy_report`` in ``/stats``
-        (the ``llm`` strategy: its calls, tokens and fallbacks); None: nothing."""
+        (the ``llm`` strategy: its calls, tokens and default moves); None: nothing."""
         return None
 
 

@@ -22,9 +22,13 @@ from sdk.timeutil import utc_now
 from strategies import MoveView, Say, Strategy
 from strategies.view import PastMatch
 
-__all__ = ["Decision", "DecisionStats", "FallbackReason", "StrategyRunner"]
+__all__ = ["STRATEGY_DEFAULT", "Decision", "DecisionStats", "FallbackReason", "StrategyRunner"]
 
 FallbackReason = Literal["illegal", "raised", "timeout"]
+"""Why the host replaced the strategy's answer with a random legal move."""
+STRATEGY_DEFAULT = "strategy:"
+"""The prefix of a fallback the strategy declared itself (``Say.fallback``): its own
+default move, ``strategy:invalid`` for an llm whose model answered no legal move."""
 MIN_BUDGET_SEC = 0.05
 """Even past its deadline (clock skew between machines) a strategy gets this long."""
 HOOK_BUDGET_SEC = 2.0
@@ -33,17 +37,25 @@ HOOK_BUDGET_SEC = 2.0
 
 @dataclass(frozen=True)
 class Decision:
-    """The move sent, and why it is not the strategy's own if it is a fallback."""
+    """The move sent, and why it is not the strategy's decision if it is a fallback: the
+    host's reason (``FallbackReason``), or ``strategy:<reason>`` for the strategy's own
+    default move."""
 
     choice: Action
     elapsed_ms: float
-    fallback: FallbackReason | None = None
+    fallback: str | None = None
     message: str | None = None
     reasoning: str | None = None
 
 
 class DecisionStats(BaseModel):
-    """Counters of this run's decisions (the history file keeps the lifetime results)."""
+    """Counters of this run's decisions (the history file keeps the lifetime results).
+
+    ``fallbacks`` has one meaning: moves sent that the strategy did not decide, each move
+    once, whoever chose it: the host, for an illegal, failed or late answer (``illegal``,
+    ``raised``, ``timeout``), or the strategy's declared default (``strategy:<reason>``). A
+    strategy's own report may count its defaults too (the llm's ``default_moves``), and
+    counts there an answer the host found too late, which this counts as ``timeout``."""
 
     decisions: int = 0
     choices: dict[str, int] = Field(default_factory=dict)
@@ -130,18 +142,19 @@ class StrategyRunner:
                 reason, detail = "illegal", {"answer": repr(answer)[:80]}
         choice = answer if reason is None else view.space().sample(self._fallback_rng)
         spoke = said if reason is None and said is not None else Say(choice)
+        fallback = reason or (STRATEGY_DEFAULT + spoke.fallback if spoke.fallback else None)
         decision = Decision(
             choice=choice,
-            fallback=reason,
+            fallback=fallback,
             elapsed_ms=(time.perf_counter() - started) * 1000,
             message=spoke.message,
             reasoning=spoke.reasoning,
         )
-        if reason is not None:
+        if fallback is not None:
             self._log.log.warning(
                 "strategy_fallback",
                 match_id=view.match_id,
-                reason=reason,
+                reason=fallback,
                 choice=choice,
                 legal_moves=list(view.legal_moves),
                 action_space=view.action_space,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -83,8 +84,8 @@ def api_router() -> APIRouter:
 
     @router.get("/overview")
     async def overview(request: Request) -> dict[str, Any]:
-        """What the dashboard shows, in one request: status, standings and the matches of
-        the round being played."""
+        """What the dashboard shows, in one request: status, standings, the matches of the
+        round being played, and how many results each referee decided."""
         manager = manager_of(request)
         current = manager.schedule.current_round()
         running = [
@@ -96,6 +97,7 @@ def api_router() -> APIRouter:
             "status": manager.status(),
             "standings": manager.standings.document(fresh=False),
             "running": running,
+            "refereed": dict(Counter(r.referee_id for r in manager.results.values())),
         }
 
     @router.get("/matches/{match_id:path}")
@@ -152,6 +154,7 @@ def api_router() -> APIRouter:
                 ),
                 "stats": manager.queries.player_stats(player_id),
                 "matches": matches,
+                "league_state": manager.schedule.status.value,
             }
         )
 

@@ -1,9 +1,10 @@
 // The /play page: picks a game and an opponent from /api/play/defaults, plays it through
-// /api/play, and shows only what the person's seat may see. No framework, no build step.
+// /api/play, and shows only what the person's seat may see: the game's rules, what each
+// move means and its payoff table (the game's guide), the observation in words and the
+// history as a table (as the server words them). No framework, no build step.
 "use strict";
 
 const API = "/api/play";
-const HIDDEN_KEYS = new Set(["legal_actions", "parameters", "history", "returns"]);
 const POLL_MS = 500;
 
 const $ = (id) => document.getElementById(id);
@@ -51,6 +52,57 @@ function showError(id, message) {
 
 function currentGame() {
   return defaults.games.find((g) => g.game_type === $("game").value);
+}
+
+// -- the rules: what each game is, what each move means, its payoff table ------------------
+
+function gameOf(gameType) {
+  return defaults.games.find((g) => g.game_type === gameType);
+}
+
+function moveLabel(guide, move) {
+  const shown = text(move);
+  const meaning = guide && guide.moves.find((m) => m.move === shown);
+  return meaning && meaning.name.toLowerCase() !== shown.toLowerCase() ? `${meaning.name} (${shown})` : shown;
+}
+
+function renderGuide(game) {
+  const guide = game.guide;
+  $("rules").textContent = guide ? guide.rules : "";
+  const moves = $("move-guide");
+  moves.replaceChildren();
+  if (guide && guide.moves.length) {
+    const head = element("tr");
+    head.append(element("th", "Move", { scope: "col" }), element("th", "What it does", { scope: "col" }));
+    moves.append(element("thead"), element("tbody"));
+    moves.tHead.append(head);
+    for (const meaning of guide.moves) {
+      const row = element("tr", null, { "data-move": meaning.move });
+      row.append(element("td", moveLabel(guide, meaning.move)), element("td", meaning.meaning));
+      moves.tBodies[0].append(row);
+    }
+  }
+  const box = $("payoffs");
+  box.replaceChildren();
+  const table = game.payoff_table;
+  if (!table) return;
+  const grid = element("table", null, { id: "payoff-table" });
+  grid.append(element("caption", "Payoffs: each cell is yours, then your opponent's"));
+  const head = element("tr");
+  head.append(element("th", "you \\ opponent", { scope: "col" }));
+  for (const column of table.column_actions) head.append(element("th", moveLabel(guide, column), { scope: "col" }));
+  grid.append(head);
+  table.row_actions.forEach((rowAction, i) => {
+    const row = element("tr");
+    row.append(element("th", moveLabel(guide, rowAction), { scope: "row" }));
+    for (const cell of table.payoffs[i]) row.append(element("td", `${cell[0]}, ${cell[1]}`));
+    grid.append(row);
+  });
+  box.append(grid);
+}
+
+function placeGuide(after) {
+  after.after($("guide"));
 }
 
 function fillOpponents() {
@@ -143,6 +195,7 @@ async function startGame(event) {
     render(created);
     $("setup").hidden = true;
     $("game-panel").hidden = false;
+    placeGuide($("result"));
     render(await call("POST", `${API}/${created.session_id}/start`));
   } catch (error) {
     showError("setup-error", error.message);
@@ -166,18 +219,31 @@ async function sendMove(move) {
   }
 }
 
-function moveControls(space) {
+function numberMove(guide, space, observation) {
+  // the guide's meaning of a number or list move: the one named by the stage, or the only one
+  if (!guide) return null;
+  const stage = (observation || {}).stage;
+  const free = guide.moves.filter((m) => !(space.choices || []).includes(m.move));
+  return guide.moves.find((m) => m.move === stage) || (free.length === 1 ? free[0] : null);
+}
+
+function moveControls(space, guide, observation) {
   const box = $("moves");
   box.replaceChildren();
   if (!space) return;
   if (space.kind === "choice") {
     for (const choice of space.choices) {
-      const button = element("button", text(choice), { type: "button", "data-move": text(choice) });
+      const meaning = guide && guide.moves.find((m) => m.move === text(choice));
+      const attrs = { type: "button", "data-move": text(choice) };
+      if (meaning) attrs.title = meaning.meaning;
+      const button = element("button", moveLabel(guide, choice), attrs);
       button.addEventListener("click", () => sendMove(choice));
       box.append(button);
     }
     return;
   }
+  const meaning = numberMove(guide, space, observation);
+  if (meaning) box.append(element("p", `${meaning.name}: ${meaning.meaning}`, { class: "move-meaning" }));
   const inputs = [];
   const count = space.kind === "number" ? 1 : space.size;
   for (let i = 0; i < count; i += 1) {
@@ -201,32 +267,29 @@ function moveControls(space) {
   box.append(send);
 }
 
-function renderObservation(observation) {
+function renderObservation(state) {
   const table = $("observation");
   table.replaceChildren();
-  for (const [key, value] of Object.entries(observation || {})) {
-    if (HIDDEN_KEYS.has(key)) continue;
+  for (const seen of state.seen || []) {
     const row = element("tr");
-    row.append(element("th", key, { scope: "row" }), element("td", value === null ? "—" : text(value)));
+    row.append(element("th", seen.label, { scope: "row" }), element("td", seen.text));
     table.append(row);
   }
   const box = $("history");
   box.replaceChildren();
-  const history = ((observation || {}).history || []).filter((h) => h && h.actions);
-  if (!history.length) return;
-  const others = Object.keys(history[0].actions).filter((p) => p !== "human");
-  const table2 = element("table", null, { id: "history-table" });
+  const history = state.history;
+  if (!history || !history.rows.length) return;
+  const grid = element("table", null, { id: "history-table" });
   const head = element("tr");
-  for (const title of ["round", "you", ...others, "your payoff"]) head.append(element("th", title));
-  table2.append(head);
-  history.forEach((entry, i) => {
+  for (const title of history.columns) head.append(element("th", title, { scope: "col" }));
+  grid.append(head);
+  for (const cells of history.rows) {
     const row = element("tr");
-    row.append(element("td", String(i + 1)), element("td", text(entry.actions.human)));
-    for (const p of others) row.append(element("td", text(entry.actions[p])));
-    row.append(element("td", text((entry.rewards || {}).human ?? "")));
-    table2.append(row);
-  });
-  box.append(element("h3", "History"), table2);
+    for (const cell of cells) row.append(element("td", cell));
+    grid.append(row);
+  }
+  box.append(element("h3", "History"), element("div", null, { class: "scroll" }));
+  box.lastChild.append(grid);
 }
 
 function renderScore(score) {
@@ -254,11 +317,12 @@ function render(state) {
   $("game-panel").dataset.status = state.status;
   $("game-panel").dataset.turn = state.turn || "";
   renderScore(state.score);
-  renderObservation(state.observation);
+  renderObservation(state);
+  const game = gameOf(state.config.game);
   const yourMove = state.status === "running" && state.turn === "you";
   $("play").hidden = !yourMove;
   $("hint").textContent = yourMove && state.hint ? `Legal moves: ${state.hint}` : "";
-  moveControls(yourMove ? state.action_space : null);
+  moveControls(yourMove ? state.action_space : null, game && game.guide, state.observation);
   const over = state.status === "finished" || state.status === "failed";
   $("result").hidden = !over;
   if (over) {
@@ -310,6 +374,8 @@ function newGame() {
   session = null;
   $("game-panel").hidden = true;
   $("setup").hidden = false;
+  placeGuide($("setup-form"));
+  renderGuide(currentGame());
 }
 
 async function init() {
@@ -325,9 +391,9 @@ async function init() {
   }
   select.value = defaults.games.some((g) => g.game_type === defaults.default_game)
     ? defaults.default_game : defaults.games[0].game_type;
-  select.addEventListener("change", () => { fillOpponents(); fillParams(); });
-  fillOpponents();
-  fillParams();
+  const chosen = () => { fillOpponents(); fillParams(); renderGuide(currentGame()); };
+  select.addEventListener("change", chosen);
+  chosen();
   $("setup-form").addEventListener("submit", startGame);
   $("new-game").addEventListener("click", newGame);
   document.body.dataset.ready = "true";

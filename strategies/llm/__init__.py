@@ -6,10 +6,11 @@ Importing this package registers the ``llm`` strategy.
 
 from __future__ import annotations
 
+from strategies.llm.careful import careful_move, default_move
 from strategies.llm.client import ChatClient, ChatReply
 from strategies.llm.errors import LlmBadResponse, LlmError, LlmHttpError, LlmTimeout
 from strategies.llm.options import ENV_PREFIX, LlmOptions
-from strategies.llm.parse import default_move, parse_move
+from strategies.llm.parse import parse_move
 from strategies.llm.prompts import PromptBook
 from strategies.llm.strategy import LlmStrategy
 from strategies.llm.usage import CallRecord, LlmReport, UsageBook, UsageTotals
@@ -29,6 +30,7 @@ __all__ = [
     "PromptBook",
     "UsageBook",
     "UsageTotals",
+    "careful_move",
     "default_move",
     "parse_move",
 ]

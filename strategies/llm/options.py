@@ -32,8 +32,8 @@ class LlmOptions(BaseModel):
     temperature: float = Field(default=0.0, ge=0, le=2)
     max_tokens: int = Field(default=256, ge=1, le=32_768)
     default_move: Any = None
-    """The declared fallback move; when unset or illegal at a stage, a deterministic legal
-    move (first choice, lowest number, an even allocation)."""
+    """The declared fallback move; when unset or illegal at a stage, what a careful player
+    would play there (``strategies.llm.careful``)."""
     safety_margin_sec: float = Field(default=2.0, ge=0, le=60)
     """Stop waiting for the model this long before the move's deadline (more than the
     host's ``decision_margin_sec``, so the declared default move is sent, not a random one)."""

@@ -2,19 +2,18 @@
 
 Models answer ``{"move": "C"}``, ```json fenced blocks, ``C``, ``"C"``, ``I bid 42.`` or
 ``[30, 30, 40]``; all are read. A reading that is not in the action space is None: the
-caller asks again, then falls back.
+caller asks again, then falls back (``strategies.llm.careful``).
 """
 
 from __future__ import annotations
 
 import json
-import math
 import re
 from typing import Any
 
 from games.spec import Action, ActionSpace
 
-__all__ = ["default_move", "parse_move"]
+__all__ = ["parse_move"]
 
 _MOVE_KEYS = ("move", "action", "choice", "bid", "offer", "allocation", "answer")
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
@@ -85,23 +84,3 @@ def parse_move(text: str, space: ActionSpace) -> Action | None:
         if move is not None:
             return move
     return None
-
-
-def default_move(space: ActionSpace, declared: Any = None) -> Action:
-    """``declared`` when it is legal here, else a deterministic legal move: the first
-    choice, the lowest number, or the total spread evenly (the remainder to the first
-    places).
-
-    Raises:
-        ValueError: the space is an empty choice (nothing is legal).
-    """
-    if declared is not None and space.contains(declared):
-        return declared
-    if space.kind == "choice":
-        if not space.choices:
-            raise ValueError("no move is legal now")
-        return space.choices[0]
-    if space.kind == "number":
-        return math.ceil(space.low) if space.integer else space.low
-    share, extra = divmod(space.total, space.size)
-    return [share + (1 if i < extra else 0) for i in range(space.size)]

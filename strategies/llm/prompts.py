@@ -7,27 +7,26 @@ Files (``string.Template``, ``$name`` placeholders), looked up first in the user
 - ``<game_type>.turn.txt``, else ``turn.txt``: the user message of each move;
 - ``clarify.txt``: the one follow-up after an answer that is not a legal move;
 - ``answer_format.txt``: how to answer (``$answer_format`` in the others);
-- ``rules/<game_type>.txt``, else the Rules, Payoff and Actions sections of the game
-  module's docstring: ``$rules``.
+- ``rules/<game_type>.txt``, else the game's guide (its rules and moves in words, and a
+  matrix game's payoff table: ``model_rules``): ``$rules``.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import string
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from games.matrix import two_player_table
 from games.registry import UnknownGameError, load_game
 from games.spec import ActionSpace
 from strategies.view import MoveView
 
-__all__ = ["SHIPPED_PROMPTS", "PromptBook", "describe_moves", "docstring_rules"]
+__all__ = ["SHIPPED_PROMPTS", "PromptBook", "describe_moves", "model_rules"]
 
 SHIPPED_PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
-_RULE_HEADINGS = ("Rules", "Payoff", "Payoffs", "Actions")
 
 SYSTEM_FIELDS = frozenset(
     {"game_type", "game_name", "rules", "player_id", "role", "opponent_id", "answer_format"}
@@ -48,22 +47,42 @@ CLARIFY_FIELDS = frozenset({"answer", "legal_moves", "answer_format"})
 FORMAT_FIELDS = frozenset({"example"})
 
 
-def docstring_rules(game_type: str) -> str:
-    """The public rules a game module states in its docstring (its Rules, Payoff and
-    Actions sections), or "" for a game this host does not know."""
+def model_rules(game_type: str) -> str:
+    """A game's rules as a model reads them: its guide's sentences (``games.guide``, the
+    text the ``/play`` page shows a person), each move and what it does, and a two-player
+    matrix game's payoff table; "" for a game this host does not know."""
     try:
         spec = load_game(game_type)
     except UnknownGameError:
         return ""
-    doc = importlib.import_module(spec.rules_module).__doc__ or ""
-    kept: list[str] = []
-    keep = False
-    for line in doc.splitlines():
-        if line and not line[0].isspace():
-            keep = line.split()[0] in _RULE_HEADINGS
-        if keep and line.strip():
-            kept.append(line.strip() if line[0].isspace() else f"{line.strip()}:")
-    return "\n".join(kept)
+    if spec.guide is None:
+        return ""
+    choices = {str(choice) for choice in spec.valid_choices}
+    lines = [spec.guide.rules]
+    if "first player" in spec.guide.rules:
+        lines.append("The first player is PLAYER_A, the second PLAYER_B.")
+    lines += ["", "Moves:"]
+    for meaning in spec.guide.moves:
+        move = json.dumps(meaning.move) if meaning.move in choices else "a number or list"
+        lines.append(f"- {meaning.name} ({move}): {meaning.meaning}")
+    table = two_player_table(spec)
+    if table is not None:
+        rows, columns = table.actions
+        lines += [
+            "",
+            "Payoffs: a row is the first player's move (PLAYER_A), a column the second "
+            "player's (PLAYER_B); each cell is the first player's payoff, then the second's.",
+            " | ".join(["A \\ B", *columns]),
+            *(
+                " | ".join([row, *(_pair(table.payoffs[row, column]) for column in columns)])
+                for row in rows
+            ),
+        ]
+    return "\n".join(lines)
+
+
+def _pair(payoff: tuple[float, ...]) -> str:
+    return ", ".join(f"{value:g}" for value in payoff)
 
 
 def describe_moves(space: ActionSpace) -> str:
@@ -138,7 +157,7 @@ class PromptBook:
 
     def rules(self, game_type: str) -> str:
         template = self._template(f"rules/{game_type}.txt")
-        return template.template.strip() if template else docstring_rules(game_type)
+        return template.template.strip() if template else model_rules(game_type)
 
     def answer_format(self, example: Any) -> str:
         return self._first("answer_format.txt").substitute(example=json.dumps(example)).strip()

@@ -4,7 +4,9 @@ Per match it keeps one conversation (system message, then a user message per mov
 model's answers), so the model remembers the match; nothing else goes in it, so it cannot
 learn what the referee did not send this player. An answer that is not a legal move gets
 one short clarification; a second bad answer, an HTTP error or no answer before the
-deadline (less ``safety_margin_sec``) plays the declared default move, counted and logged.
+deadline (less ``safety_margin_sec``) plays the declared default move, else what a careful
+player would (``strategies.llm.careful``: never accepting less than its reservation value),
+counted and logged.
 """
 
 from __future__ import annotations
@@ -20,11 +22,12 @@ from pydantic import ValidationError
 
 from games.spec import Action
 from sdk.timeutil import utc_now
-from strategies.base import Classifier, Strategy
+from strategies.base import Classifier, Say, Strategy
+from strategies.llm.careful import default_move
 from strategies.llm.client import ChatClient, ChatReply, Message
 from strategies.llm.errors import LlmError
 from strategies.llm.options import LlmOptions
-from strategies.llm.parse import default_move, parse_move
+from strategies.llm.parse import parse_move
 from strategies.llm.prompts import PromptBook
 from strategies.llm.usage import CallRecord, FallbackReason, LlmReport, UsageBook
 from strategies.registry import register_strategy
@@ -88,14 +91,21 @@ class LlmStrategy(Strategy):
 
     # -- one move -----------------------------------------------------------------------
 
-    def choose(self, view: MoveView) -> Action:
+    def choose(self, view: MoveView) -> Action | Say:
+        """The model's legal move, or ``Say(default, fallback=reason)`` when it gave none in
+        time (the host counts that move among its fallbacks, once)."""
         stop_at = (
             time.monotonic()
             + (view.deadline - utc_now()).total_seconds()
             - self.options.safety_margin_sec
         )
         space = view.space()
-        fallback = default_move(space, self.options.default_move)
+        fallback = default_move(
+            space,
+            self.options.default_move,
+            game_type=view.game_type,
+            observation=view.observation,
+        )
         conversation = self._conversation(view, fallback)
         conversation.append(
             {"role": "user", "content": self.prompts.turn(view, stop_at - time.monotonic())}
@@ -118,7 +128,7 @@ class LlmStrategy(Strategy):
         _log.warning("llm_fallback match_id=%s reason=%s move=%r", view.match_id, reason, fallback)
         conversation.append({"role": "assistant", "content": json.dumps({"move": fallback})})
         self.usage.add_move(view.match_id, view.league_id, reason)
-        return fallback
+        return Say(fallback, fallback=reason)
 
     def _conversation(self, view: MoveView, example: Action) -> list[Message]:
         """This match's conversation, started with its system message on the first move."""

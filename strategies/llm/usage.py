@@ -1,5 +1,10 @@
-"""The record of every LLM call and fallback, with totals per match and per league: what
-the player's ``/stats`` shows under ``strategy_report``.
+"""The record of every LLM call and default move, with totals per match and per league:
+what the player's ``/stats`` shows under ``strategy_report``.
+
+A *default move* is an answer the strategy gave without its model's decision (the model's
+answers were invalid, late or failed). The host also counts each one it sent among
+``/stats``' ``fallbacks`` (``strategies.runner.DecisionStats``): that is the one count of
+moves sent undecided; this one is the model's side, per match and league.
 
 Written from the strategy's worker thread, read from the event loop: one lock guards it.
 """
@@ -50,8 +55,9 @@ class UsageTotals(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     latency_ms: float = 0.0
-    fallbacks: int = 0
-    fallbacks_by_reason: dict[str, int] = Field(default_factory=dict)
+    default_moves: int = 0
+    """Moves answered with the default move: the model gave no legal move in time."""
+    default_moves_by_reason: dict[str, int] = Field(default_factory=dict)
 
     def add_call(self, call: CallRecord) -> None:
         self.calls += 1
@@ -64,8 +70,9 @@ class UsageTotals(BaseModel):
     def add_move(self, fallback: FallbackReason | None) -> None:
         self.moves += 1
         if fallback is not None:
-            self.fallbacks += 1
-            self.fallbacks_by_reason[fallback] = self.fallbacks_by_reason.get(fallback, 0) + 1
+            self.default_moves += 1
+            reasons = self.default_moves_by_reason
+            reasons[fallback] = reasons.get(fallback, 0) + 1
 
 
 class LlmReport(BaseModel):

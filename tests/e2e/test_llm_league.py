@@ -59,4 +59,4 @@ def test_a_league_of_llm_players_plays_to_its_end(
             report = client.get(f"{process.base_url}/stats").json()["strategy_report"]
             assert set(report["by_league"]) == {LEAGUE}, process.name
             assert report["totals"]["moves"] == 3 * rounds, "a move per round of 3 matches"
-            assert report["totals"]["fallbacks"] == 0 and report["totals"]["prompt_tokens"] > 0
+            assert report["totals"]["default_moves"] == 0 and report["totals"]["prompt_tokens"] > 0

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from league_cli.kept_leagues import STATE_DIR_ENV
 from tests.conftest import REPO_ROOT, make_shared_dir
 
 pytestmark = pytest.mark.e2e
@@ -47,6 +48,7 @@ def alive(pid: int) -> bool:
 
 def test_start_then_stop_exactly_what_was_started(tmp_path: Path) -> None:
     shared = make_shared_dir(tmp_path / "SHARED")
+    env = {**os.environ, STATE_DIR_ENV: str(tmp_path / "state")}  # the record of kept leagues
     base = free_port_block(6)
     started = subprocess.run(
         [
@@ -72,6 +74,7 @@ def test_start_then_stop_exactly_what_was_started(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         timeout=180,
+        env=env,
     )
     run_dir = shared.root / "run"
     pid_files = sorted(run_dir.glob("*.pid"))
@@ -86,15 +89,16 @@ def test_start_then_stop_exactly_what_was_started(tmp_path: Path) -> None:
             json.dumps({"pid": decoy.pid, "name": "decoy", "command": ["not", "what", "runs"]})
         )
 
-        stopped = subprocess.run(
-            ["bash", "scripts/stop_league.sh", "--shared-dir", str(shared.root)],
+        stopped = subprocess.run(  # no --shared-dir: start_league.sh recorded where it ran
+            ["bash", "scripts/stop_league.sh"],
             cwd=REPO_ROOT,
             capture_output=True,
             text=True,
             timeout=60,
+            env=env,
         )
         assert stopped.returncode == 0, stopped.stderr
-        assert "stopped 6 process(es)" in stopped.stdout
+        assert "stopped 6 process(es) in " in " ".join(stopped.stdout.split())
         assert not any(alive(pid) for pid in pids), "a league process survived stop_league.sh"
         assert decoy.poll() is None, "stop_league.sh killed a process it did not start"
         assert not list(run_dir.glob("*.pid")), "pid files are cleaned up"

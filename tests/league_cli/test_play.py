@@ -184,7 +184,10 @@ def test_against_a_real_player_over_the_protocol(
         "player_id": "remote",
     }
     assert [m.text for m in transcript.messages if m.role == "human"] == ["D", "2", "C"]
-    assert any(m.text.startswith("GAME_OVER") for m in transcript.visible())
+    assert any(m.text.startswith("GAME_OVER") for m in transcript.messages), "recorded"
+    assert not any(m.text.startswith("GAME_OVER") for m in transcript.visible()), (
+        "the whole result is internal: the person sees the end in words"
+    )
     log = (shared.root / "logs" / "agents").glob("*.log.jsonl")
     texts = "".join(path.read_text() for path in log)
     assert "GAME_INVITATION" in texts and "GAME_MOVE_CALL" in texts and "GAME_OVER" in texts
@@ -210,8 +213,8 @@ def test_even_odd_against_a_real_player_over_the_protocol(
         str(shared.root),
     )
     assert "Legal moves: one of: even, odd" in run.stdout, run.stdout
-    over = [m.text for m in transcript.visible() if m.text.startswith("GAME_OVER")]
-    assert len(over) == 1 and '"remote": "even"' in over[0], (
+    over = [m.text for m in transcript.visible() if m.text.startswith("Game over: what you see")]
+    assert len(over) == 1 and "opponent's choice even" in over[0], (
         "the fixed player's parity, over CHOOSE_PARITY_CALL, shown once the game is over"
     )
     assert "Winner:" in run.stdout or "draw" in run.stdout.lower()

@@ -132,7 +132,7 @@ def test_run_serves_the_app_on_the_configured_address(
     [(app, host, port, options)] = served
     assert (host, port) == ("127.0.0.1", 8123)
     assert app.state.player.settings is settings
-    assert options == {"exit_switch": app.state.player.exit_switch}, (
-        "a refused registration must be able to end the process"
+    assert options == {"exit_switch": app.state.player.exit_switch, "name": "Player Alice"}, (
+        "a refused registration must be able to end the process; it says where it listens"
     )
     app.state.player.log.close()

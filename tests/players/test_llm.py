@@ -4,6 +4,7 @@ accounting, options, every game's prompt, and the host's ``/stats``."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterator
 from datetime import timedelta
@@ -15,9 +16,9 @@ import pytest
 
 from games import ActionSpace, load_game, registered_games
 from sdk.timeutil import utc_now
-from strategies import MoveView, build_strategy
+from strategies import MoveView, Say, build_strategy
 from strategies.errors import StrategyError
-from strategies.llm import LlmStrategy, default_move, parse_move
+from strategies.llm import LlmStrategy, careful_move, default_move, parse_move
 from tests.conftest import free_port
 from tests.players.conftest import LEAGUE, SettingsFactory, move_call, serving
 from tests.strategies import llm_server
@@ -117,6 +118,70 @@ def test_parse_move_reads_json_and_bare_answers(text: str, space: ActionSpace, m
     assert parse_move(text, space) == move, f"{text!r} in {space.describe()}"
 
 
+def _bargaining(**seen: Any) -> dict[str, Any]:
+    return {"pie": 100, "discount": 0.95, "round": 1, "private": {"reservation_value": 25}, **seen}
+
+
+ACCEPT_REJECT = ActionSpace.of_choices(["accept", "reject"])
+OFFER = ActionSpace.number(0, 100, integer=True)
+
+
+@pytest.mark.parametrize(
+    ("game_type", "observation", "space", "move"),
+    [
+        ("bargaining", _bargaining(offer=20), ACCEPT_REJECT, "reject"),
+        ("bargaining", _bargaining(offer=25), ACCEPT_REJECT, "accept"),
+        ("bargaining", _bargaining(offer=27, round=3), ACCEPT_REJECT, "reject"),  # 24.4 < 25
+        (
+            "bargaining",
+            _bargaining(offer=0, private={"reservation_value": 0}),
+            ACCEPT_REJECT,
+            "reject",
+        ),
+        ("bargaining", _bargaining(), OFFER, 50),
+        ("bargaining", _bargaining(private={"reservation_value": 70}), OFFER, 30),
+        ("ultimatum", {"pie": 10, "offer": 0}, ACCEPT_REJECT, "reject"),
+        ("ultimatum", {"pie": 10, "offer": 1}, ACCEPT_REJECT, "accept"),
+        ("ultimatum", {"pie": 10}, ActionSpace.number(0, 10, integer=True), 5),
+        ("auction_second_price", {"private": {"value": 40}}, BID, 40),
+        ("auction_first_price", {"private": {"value": 41}}, BID, 20),
+        ("tic_tac_toe", {}, ActionSpace.of_choices(["0", "4", "8"]), "4"),
+        ("tic_tac_toe", {}, ActionSpace.of_choices(["1", "2", "7"]), "2"),
+        ("public_goods", {"stage": "punishment", "seat": 1}, TROOPS, [0, 10, 0]),
+        ("public_goods", {"stage": "contribution"}, ActionSpace.number(0, 20, integer=True), 0),
+        ("colonel_blotto", {}, TROOPS, [4, 3, 3]),
+        ("even_odd", {}, ActionSpace.of_choices(["even", "odd"]), "even"),
+        ("bargaining", {"offer": "not a number"}, ACCEPT_REJECT, "accept"),  # no more to go on
+    ],
+)
+def test_the_default_move_is_what_a_careful_player_would_play(
+    game_type: str, observation: dict[str, Any], space: ActionSpace, move: Any
+) -> None:
+    assert careful_move(game_type, observation, space) == move
+    assert default_move(space, game_type=game_type, observation=observation) == move
+
+
+@pytest.mark.parametrize(
+    ("game_type", "move"),
+    [("prisoners_dilemma", "D"), ("stag_hunt", "hare"), ("chicken", "swerve")],
+)
+def test_the_default_in_a_matrix_game_is_the_move_whose_worst_case_is_best(
+    game_type: str, move: str
+) -> None:
+    state = load_game(game_type).create(["P01", "P02"])
+    observation = state.observation("P01")
+    assert careful_move(game_type, observation, state.action_space("P01")) == move
+
+
+def test_a_failing_model_never_accepts_a_lowball_offer(server: llm_server.LlmServer) -> None:
+    """The greedy opponent offers 5 of 100; the model answers HTTP 500: the default is
+    to reject (the player's reservation value is 25), not to accept."""
+    strategy = llm(server, "error500", "lowball")
+    seen = _bargaining(offer=5, stage="response")
+    answer = strategy.choose(view(space=ACCEPT_REJECT, observation=seen, game_type="bargaining"))
+    assert answer == Say("reject", fallback="http_error")
+
+
 def test_default_move_is_the_declared_one_when_legal_else_deterministic() -> None:
     assert default_move(PD_SPACE, "D") == "D"
     assert default_move(PD_SPACE, "X") == "C", "an illegal declared move is not played"
@@ -140,7 +205,7 @@ def test_a_valid_answer_is_played_and_every_token_counted(server: llm_server.Llm
     assert report.totals.calls == 1 and report.totals.moves == 1
     assert report.totals.prompt_tokens == call.prompt_tokens
     assert report.by_match["M1"] == report.totals == report.by_league[LEAGUE]
-    assert report.totals.fallbacks == 0
+    assert report.totals.default_moves == 0
 
 
 def test_an_invalid_answer_gets_one_clarification(server: llm_server.LlmServer) -> None:
@@ -152,7 +217,7 @@ def test_an_invalid_answer_gets_one_clarification(server: llm_server.LlmServer) 
     assert asked[2] == {"role": "assistant", "content": "Let me think about the options first."}
     assert "is not a legal move" in asked[3]["content"] and asked[3]["role"] == "user"
     totals = strategy.llm_report().totals
-    assert (totals.calls, totals.clarifications, totals.fallbacks) == (2, 1, 0)
+    assert (totals.calls, totals.clarifications, totals.default_moves) == (2, 1, 0)
 
 
 @pytest.mark.parametrize(
@@ -162,9 +227,9 @@ def test_a_failed_answer_plays_the_declared_default(
     server: llm_server.LlmServer, behaviour: str, reason: str, calls: int
 ) -> None:
     strategy = llm(server, behaviour, f"fallback-{behaviour}", default_move="C")
-    assert strategy.choose(view()) == "C"
+    assert strategy.choose(view()) == Say("C", fallback=reason), "said to be a default"
     totals = strategy.llm_report().totals
-    assert totals.fallbacks_by_reason == {reason: 1}
+    assert totals.default_moves_by_reason == {reason: 1}
     assert totals.calls == calls == len(requests_of(server, f"fallback-{behaviour}"))
     assert totals.failed_calls == (1 if behaviour == "error500" else 0)
 
@@ -172,11 +237,11 @@ def test_a_failed_answer_plays_the_declared_default(
 def test_a_slow_model_times_out_before_the_deadline(server: llm_server.LlmServer) -> None:
     strategy = llm(server, "slow-3", "slow", default_move="C", safety_margin_sec=1.0)
     started = time.monotonic()
-    assert strategy.choose(view(deadline_in=2.0)) == "C"
+    assert strategy.choose(view(deadline_in=2.0)) == Say("C", fallback="timeout")
     elapsed = time.monotonic() - started
     assert elapsed < 1.8, f"the call took {elapsed:.2f} s; the deadline less the margin is 1 s"
     report = strategy.llm_report()
-    assert report.totals.fallbacks_by_reason == {"timeout": 1}
+    assert report.totals.default_moves_by_reason == {"timeout": 1}
     assert report.recent_calls[0].error is not None
     assert report.recent_calls[0].error.startswith("timeout")
 
@@ -251,9 +316,12 @@ def test_every_game_is_prompted_and_answered_legally(
         )
     )
     assert space.contains(move), f"{move!r} is not in {space.describe()}"
-    assert strategy.llm_report().totals.fallbacks == 0
+    assert strategy.llm_report().totals.default_moves == 0
     system, turn = requests_of(server, f"game-{game_type}")[0]["body"]["messages"]
-    assert "Rules" in system["content"] or "rules" in system["content"].lower()
+    assert "rules" in system["content"].lower()
+    if game_type != "even_odd":  # its prompt file states its own rules
+        assert spec.guide is not None and spec.guide.rules in system["content"]
+        assert "``" not in system["content"], "no Python docstring reaches the model"
     assert "Legal moves:" in turn["content"]
 
 
@@ -274,6 +342,51 @@ async def test_stats_show_the_llm_report(
     assert report["totals"]["calls"] == 1
     assert set(report["by_league"]) == {LEAGUE} and set(report["by_match"]) == {"R1M1"}
     assert report["recent_calls"][0]["text"] == '{"move": "D"}'
+
+
+async def test_stats_count_a_default_move_once_and_a_late_one_once(
+    server: llm_server.LlmServer, make_settings: SettingsFactory
+) -> None:
+    """``/stats``' ``fallbacks``: moves sent that the strategy did not decide, each once.
+    An invalid answer: the llm's default, ``strategy:invalid``. A model slower than the
+    host's budget: the host's random move (``timeout``), even though the strategy, still
+    thinking, later counts a default move of its own for it."""
+    invalid = make_settings(
+        strategy="llm",
+        game_types=["prisoners_dilemma"],
+        strategy_options={"base_url": base_url(server, "invalid", "once")},
+    )
+    call = move_call(PD_SPACE.describe(), ["C", "D"])
+    dilemma = load_game("prisoners_dilemma").create(["P01", "P02"])
+    call["move_request"]["context"]["observation"] = dilemma.observation("P01")
+    async with serving(invalid) as player:
+        answer = await player.rpc("make_move", call)
+        assert answer["move_data"]["move"] == "D", "the careful default of the dilemma"
+        stats = await player.get("/stats")
+    assert (stats["fallbacks"], stats["fallbacks_by_reason"]) == (1, {"strategy:invalid": 1})
+    assert stats["strategy_report"]["totals"]["default_moves"] == 1
+    assert "fallbacks" not in stats["strategy_report"]["totals"], "one name, one meaning"
+
+    late = make_settings(
+        strategy="llm",
+        game_types=["prisoners_dilemma"],
+        decision_margin_sec=3.0,
+        strategy_options={
+            "base_url": base_url(server, "slow-6", "late"),
+            "safety_margin_sec": 0.5,
+        },
+    )
+    call = move_call(PD_SPACE.describe(), ["C", "D"])
+    call["deadline"] = (utc_now() + timedelta(seconds=4)).isoformat()
+    async with serving(late) as player:
+        await player.rpc("make_move", call)  # the host's budget: 4 - 3 = 1 s
+        deadline = time.monotonic() + 10
+        while (await player.get("/stats"))["strategy_report"]["totals"]["default_moves"] < 1:
+            assert time.monotonic() < deadline, "the strategy never gave up on its model"
+            await asyncio.sleep(0.1)
+        stats = await player.get("/stats")
+    assert (stats["fallbacks"], stats["fallbacks_by_reason"]) == (1, {"timeout": 1})
+    assert stats["strategy_report"]["totals"]["default_moves_by_reason"] == {"timeout": 1}
 
 
 async def test_other_strategies_report_nothing(make_settings: SettingsFactory) -> None:

@@ -20,6 +20,7 @@ import pytest
 from fastapi import FastAPI
 from pydantic import SecretStr
 
+from games.bargaining import BargainingState
 from league_manager.app import create_app as create_league_manager
 from league_manager.config import LeagueManagerSettings
 from playroom import games_api
@@ -189,6 +190,80 @@ async def test_internal_messages_exist_but_never_leave(play: Client) -> None:
     as_json = (await call("GET", f"/api/play/{session_id}/transcript.json")).json()
     assert not [m for m in as_json["messages"] if m["role"] == "player"]
     assert not any("game_id" in text or "internal" in text for text in call.texts)
+
+
+async def test_the_games_come_with_their_rules_moves_and_payoff_tables(play: Client) -> None:
+    games = {g["game_type"]: g for g in (await play.get("/api/play/defaults")).json()["games"]}
+    dilemma = games["prisoners_dilemma"]
+    assert "cooperate (C) or to defect (D)" in dilemma["guide"]["rules"]
+    assert dilemma["guide"]["moves"][0] == {
+        "move": "C",
+        "name": "cooperate",
+        "meaning": "3 each if both cooperate; 0 for you if the other defects.",
+    }
+    assert dilemma["payoff_table"] == {
+        "row_actions": ["C", "D"],
+        "column_actions": ["C", "D"],
+        "payoffs": [[[3.0, 3.0], [0.0, 5.0]], [[5.0, 0.0], [1.0, 1.0]]],
+    }
+    assert games["bargaining"]["payoff_table"] is None
+    assert "reservation value" in games["bargaining"]["guide"]["rules"]
+    assert all(game["guide"]["rules"] and game["guide"]["moves"] for game in games.values())
+
+
+async def test_the_observation_and_history_are_in_words_not_json(play: Client) -> None:
+    call = Recorder(play)
+    session_id = await _started(call, PD_TFT)
+    answer = (await call("POST", f"/api/play/{session_id}/moves", json={"move": "D"})).json()
+    assert answer["history"] == {
+        "columns": ["round", "you", "opponent", "you got", "opponent got"],
+        "rows": [["1", "defect (D)", "cooperate (C)", "5", "0"]],
+    }
+    assert {"label": "round", "text": "2"} in answer["seen"]
+    assert {"label": "rounds played", "text": "1"} in answer["seen"]
+    assert not {row["label"] for row in answer["seen"]} & {"player_id", "seat", "legal actions"}
+    messages = (await call("GET", f"/api/play/{session_id}/messages")).json()["messages"]
+    referee = [m["text"] for m in messages if m["role"] == "referee"]
+    assert not any("{" in text or '"' in text for text in referee), referee
+    assert (
+        "Stage 2: what you see: round 2; rounds played 1; last: round 1, you defect (D), "
+        "opponent cooperate (C), you got 5, opponent got 0"
+    ) in referee
+
+
+BARGAINING_NO_DEAL = {
+    "game": "bargaining",
+    "opponent": {"kind": "builtin", "strategy": "random"},
+    "params": {"max_rounds": 1},
+    "seed": 25,
+}
+"""One round; the random opponent rejects the person's offer of 40 (with this seed): no
+deal, so each gets its own reservation value."""
+
+
+async def test_the_opponents_reservation_value_stays_private_to_the_end(play: Client) -> None:
+    state = BargainingState(["human", "opponent"], max_rounds=1)
+    state.reset(BARGAINING_NO_DEAL["seed"])
+    own, hidden = state.reservation_values["human"], state.reservation_values["opponent"]
+    call = Recorder(play)
+    session_id = await _started(call, BARGAINING_NO_DEAL)
+    final = (await call("POST", f"/api/play/{session_id}/moves", json={"move": 40})).json()
+    assert final["status"] == "finished" and final["observation"]["agreement"] is None
+    assert final["result"]["payoffs"] == {"human": own}, "the person's own payoff only"
+    assert "reason" not in final["result"], "its reason named both payoffs"
+    assert final["result_lines"] == [f"Final score: you {own}", "Winner: opponent"]
+    assert final["score"] == {"human": own}
+    assert {"label": "your private reservation value", "text": str(own)} in final["seen"]
+    await call("GET", f"/api/play/{session_id}/messages")
+    transcript = (await call("GET", f"/api/play/{session_id}/transcript.json")).json()
+    await call("GET", f"/api/play/{session_id}/transcript.csv")
+    assert transcript["result"]["payoffs"] == {"human": own}
+    leaks = [
+        text
+        for text in call.texts
+        if re.search(rf"opponent\W+{hidden}\b", text) or "reservation_values" in text
+    ]
+    assert not leaks, f"the opponent's reservation value {hidden} left the server: {leaks}"
 
 
 async def test_configs_change_before_the_start_and_not_after(play: Client) -> None:

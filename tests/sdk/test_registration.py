@@ -280,7 +280,7 @@ def test_the_exit_switch_ends_a_served_app_and_raises_its_error() -> None:
         stopped.append(True)
 
     with pytest.raises(RegistrationRefused) as raised:
-        serve(FastAPI(lifespan=lifespan), "127.0.0.1", free_port(), exit_switch=switch)
+        serve(FastAPI(lifespan=lifespan), "127.0.0.1", free_port(), name="Test", exit_switch=switch)
     assert raised.value is refusal
     assert stopped == [True], "the app's shutdown ran before the error was raised"
 

@@ -10,7 +10,7 @@ import pytest
 
 from sdk.agent_log import AgentLog
 from sdk.timeutil import utc_now
-from strategies import Classifier, MoveView, Strategy, build_strategy
+from strategies import Classifier, MoveView, Say, Strategy, build_strategy
 from strategies.runner import MIN_BUDGET_SEC, StrategyRunner
 
 
@@ -69,3 +69,28 @@ async def test_shipped_strategies_decide_on_the_event_loop_others_in_a_thread(
     log.close()
     assert seen[0] == threading.main_thread().name, "an inline strategy runs on the loop"
     assert seen[1] != threading.main_thread().name, "any other strategy runs in a thread"
+
+
+async def test_a_strategys_own_default_is_one_fallback_of_the_host(tmp_path: Path) -> None:
+    """A strategy that says its move is its default (``Say.fallback``) is counted once
+    among the host's fallbacks, as ``strategy:<why>``; its move is sent as it is."""
+
+    class Unsure(Strategy):
+        def choose(self, view: MoveView) -> Say:
+            return Say("even", fallback="unsure")
+
+    log = AgentLog(tmp_path / "P01.log.jsonl", "P01")
+    runner = StrategyRunner(Unsure(), log, margin_sec=0.1, max_budget_sec=5)
+    view = MoveView(
+        match_id="R1M1",
+        player_id="P01",
+        opponent_id="P02",
+        deadline=utc_now() + timedelta(seconds=10),
+    )
+    decision = await runner.choose(view)
+    log.close()
+    assert (decision.choice, decision.fallback) == ("even", "strategy:unsure")
+    assert (runner.stats.fallbacks, runner.stats.fallbacks_by_reason) == (
+        1,
+        {"strategy:unsure": 1},
+    )

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 import httpx
@@ -49,6 +50,17 @@ ALL_PLAYED = """() => {
   const done = document.getElementById("matches-done");
   return done && done.dataset.total !== "0" && done.dataset.done === done.dataset.total;
 }"""
+
+
+POINTS_EDGE = """() => Math.max(0, ...[...document.querySelectorAll(
+  "table.standings tr > :last-child, table.record tr > :last-child")]
+  .map((cell) => cell.getBoundingClientRect().right))"""
+"""Where the rightmost cell of a standings or record table's last column (Points) ends."""
+STANDINGS_SCROLL = """() => Math.max(0, ...[...document.querySelectorAll("table.standings")]
+  .map((table) => table.parentElement.scrollWidth - table.parentElement.clientWidth))"""
+"""How far the widest standings table would scroll sideways in its box (0: it fits)."""
+DEVELOPER_WORDS = re.compile(r"\bversion\b|\bTL\b|μ|σ|SHUTDOWN|\bW\b|\bD\b|\bL\b")
+"""Words of the code, not of the people who watch a league."""
 
 
 def completed(league: RunningLeague) -> RunningLeague:
@@ -133,8 +145,9 @@ def test_a_match_page_shows_the_transcript_moves_and_result(
     expect(page.locator("#winner")).to_contain_text(
         names[result["winner"]] if result["winner"] else "No winner"
     )
+    words = {"WIN": "won", "LOSS": "lost", "DRAW": "drawn", "TECHNICAL_LOSS": "lost by a fault"}
     for player_id, outcome in result["outcomes"].items():
-        expect(page.locator("#match-result")).to_contain_text(outcome)
+        expect(page.locator("#match-result")).to_contain_text(words[outcome])
         choice = result["details"]["choices"][player_id]
         expect(page.locator("#match-moves")).to_contain_text(choice)
     expect(page.locator("#match-moves")).to_contain_text("Drawn number")
@@ -148,7 +161,8 @@ def test_a_player_page_shows_record_state_and_matches(
     stats = league.get("/api/players/P02")
     page.goto(f"{league.url}/ui/players/P02")
     expect(page.locator("#player-name")).to_have_text(f"{stats['player']['display_name']} (P02)")
-    expect(page.locator("#player-state .badge")).to_have_text(stats["player"]["state"])
+    assert stats["player"]["state"] == "SHUTDOWN" and stats["league_state"] == "COMPLETED"
+    expect(page.locator("#player-state .badge")).to_have_text("finished")
     record = stats["stats"]["record"]
     cells = page.locator("#player-record td")
     expect(cells.first).to_have_text(str(record["played"]))
@@ -159,6 +173,50 @@ def test_a_player_page_shows_record_state_and_matches(
     page.screenshot(path=artifacts / "match-from-player.png", full_page=True)
     page.go_back()
     page.screenshot(path=artifacts / "player.png", full_page=True)
+
+
+@pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
+def test_a_finished_league_says_so_and_what_each_agent_did(
+    browser: Browser, league: RunningLeague, artifacts: Path, phone: bool
+) -> None:
+    """Once a league has ended its agents are told to stop (SHUTDOWN): the page says the
+    league finished and what each one did, in words, not a failure's state."""
+    completed(league)
+    status = league.get("/status")
+    standings = {row["player_id"]: row for row in league.get("/standings")["standings"]}
+    assert {agent["state"] for agent in status["players"] + status["referees"]} == {"SHUTDOWN"}
+    size = {"viewport": {"width": 390, "height": 844}, "is_mobile": True} if phone else {}
+    context = browser.new_context(**size)
+    try:
+        page = context.new_page()
+        errors = watched(page)
+        page.goto(f"{league.url}/")
+        expect(page.locator("#finished")).to_contain_text("The league has finished")
+        for agent in status["players"]:
+            row = standings[agent["agent_id"]]
+            expect(
+                page.locator(f"#players tr[data-agent='{agent['agent_id']}'] .state")
+            ).to_have_text(f"finished {row['played']} played, {row['wins']} won")
+        refereed = 0
+        for agent in status["referees"]:
+            state = page.locator(f"#referees tr[data-agent='{agent['agent_id']}'] .state")
+            expect(state).to_contain_text("finished")
+            refereed += int(re.search(r"(\d+) match", state.inner_text()).group(1))  # type: ignore[union-attr]
+        assert refereed == status["total_matches"], "every match was refereed by one of them"
+        expect(page.locator("#standings")).to_contain_text("Final standings")
+        head = page.locator("#standings-table thead th")
+        expect(head).to_have_text(
+            ["#", "Player", "Played", "Won", "Drawn", "Lost", "Faults", "Points"]
+        )
+        text = page.locator("main").inner_text()
+        assert not DEVELOPER_WORDS.search(text), DEVELOPER_WORDS.search(text)
+        page.screenshot(
+            path=artifacts / f"dashboard-finished-{'phone' if phone else 'desktop'}.png",
+            full_page=True,
+        )
+        assert not errors, errors
+    finally:
+        context.close()
 
 
 def test_admin_errors_are_shown_as_their_sentence(page: Page, league: RunningLeague) -> None:
@@ -206,10 +264,14 @@ def test_pages_fit_a_phone(
             assert not errors, f"the page's script failed: {errors}"
         if path == "/ui/analysis":
             expect(page.locator("#analysis")).not_to_contain_text("Computing", timeout=30_000)
-        overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+        # a phone's browser widens its viewport to fit a page too wide: both must stay 390
+        wide = page.evaluate("() => Math.max(document.documentElement.scrollWidth, innerWidth)")
         name = path.strip("/").replace("/", "-") or "dashboard"
         page.screenshot(path=artifacts / f"phone-{name}.png", full_page=True)
-        assert overflow <= 0, f"{path} is {overflow} px wider than a phone's screen"
+        assert wide <= 390, f"{path} is laid out {wide} px wide on a 390 px phone"
+        points = page.evaluate(POINTS_EDGE)
+        assert points <= 390, f"{path}: the Points column ends at {points} px, past 390 px"
+        assert page.evaluate(STANDINGS_SCROLL) <= 0, f"{path}: the standings scroll sideways"
         assert not errors, f"the page's script failed: {errors}"
     finally:
         context.close()
@@ -300,6 +362,12 @@ def test_the_analysis_shows_counts_intervals_and_unobserved_cells(
     expect(page.locator("#equilibrium-status")).to_contain_text(
         "Not computed: no player was ever observed against itself"
     )
+    ratings = page.locator("#analysis h2:text('Ratings') + div thead th")
+    expect(ratings).to_have_text(
+        ["Player", "Elo rating", "Skill", "Uncertainty", "Cautious rating", "Matches"]
+    )
+    text = page.locator("main").inner_text()
+    assert not DEVELOPER_WORDS.search(text), DEVELOPER_WORDS.search(text)
     page.screenshot(path=artifacts / "analysis-meta-game.png", full_page=True)
 
 

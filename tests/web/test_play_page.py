@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, Route, expect
 
+from games.bargaining import BargainingState
 from playroom.transcript import Transcript
 from tests.conftest import make_shared_dir
 from tests.playroom.processes import Running as League
@@ -60,6 +63,11 @@ def page(browser: Browser, league: League) -> Iterator[Page]:
 def phone_page(browser: Browser, league: League) -> Iterator[Page]:
     with opened_page(browser, league, phone=True) as phone:
         yield phone
+
+
+WIDEST = "() => Math.max(document.documentElement.scrollWidth, window.innerWidth)"
+"""How wide the page lays itself out (a phone's browser widens its viewport to fit a page
+that is too wide, so the scroll width alone does not show it)."""
 
 
 def shot(page: Page, name: str) -> None:
@@ -116,7 +124,7 @@ def test_a_person_plays_even_odd_against_a_builtin_strategy(phone_page: Page) ->
     page = phone_page
     choose(page, "even_odd", {"label": "fixed"}, seed=3)
     expect(page.locator("#hint")).to_have_text("Legal moves: one of: even, odd")
-    expect(page.locator("#observation")).to_contain_text("opponent_choice")
+    expect(page.locator("#observation")).to_contain_text("opponent's choice")
     shot(page, "even_odd-your-move-phone")
     move(page, "odd")
     finished(page)
@@ -175,7 +183,7 @@ def test_a_person_plays_even_odd_against_a_registered_player(page: Page, league:
     choose(page, "even_odd", {"label": f"Fixed ({league.player_id})"}, seed=5)
     move(page, "odd")
     finished(page)
-    expect(page.locator("#messages")).to_contain_text("GAME_OVER")
+    expect(page.locator("#messages")).to_contain_text("Game over")
     shot(page, "even_odd-registered-player")
     transcript, _ = downloads(page, "even_odd-registered-player")
     assert transcript.configs["opponent"] == {
@@ -183,7 +191,114 @@ def test_a_person_plays_even_odd_against_a_registered_player(page: Page, league:
         "player_id": league.player_id,
         "url": league.player.mcp_url,
     }
-    over = [m.text for m in transcript.messages if m.text.startswith("GAME_OVER")]
-    assert len(over) == 1 and f'"{league.player_id}": "even"' in over[0], (
+    over = [m.text for m in transcript.messages if m.text.startswith("Game over: what you see")]
+    assert len(over) == 1 and "opponent's choice even" in over[0], (
         "the fixed player's parity came over CHOOSE_PARITY_CALL, shown once the game is over"
     )
+
+
+@pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
+def test_the_page_says_the_rules_the_moves_and_the_payoffs_in_words(
+    browser: Browser, league: League, phone: bool
+) -> None:
+    """A newcomer reads what the game is before starting, plays moves named in words, sees
+    the rounds as a table and no JSON anywhere."""
+    size = "phone" if phone else "desktop"
+    with opened_page(browser, league, phone=phone) as page:
+        page.select_option("#game", "prisoners_dilemma")
+        expect(page.locator("#rules")).to_contain_text("cooperate (C) or to defect (D)")
+        expect(page.locator("#move-guide tbody tr")).to_have_count(2)
+        expect(page.locator("#move-guide tbody tr").first).to_contain_text("cooperate (C)")
+        table = page.locator("#payoff-table tr")
+        expect(table).to_have_count(3)  # the opponent's moves, then one row per move of yours
+        expect(table.nth(1)).to_have_text(re.compile(r"cooperate \(C\)\s*3, 3\s*0, 5"))
+        expect(table.nth(2)).to_have_text(re.compile(r"defect \(D\)\s*5, 0\s*1, 1"))
+        shot(page, f"rules-prisoners_dilemma-{size}")
+        choose(page, "prisoners_dilemma", {"label": "tit_for_tat"}, seed=2, params={"rounds": "2"})
+        expect(page.locator("#moves button[data-move='C']")).to_have_text("cooperate (C)")
+        expect(page.locator("#guide")).to_be_visible()
+        expect(page.locator("#payoff-table")).to_be_visible()
+        move(page, "D")
+        expect(page.locator("#status")).to_contain_text("stage 2, your move")
+        rows = page.locator("#history-table tr")
+        expect(rows.nth(0)).to_have_text(
+            re.compile(r"round\s*you\s*opponent\s*you got\s*opponent got")
+        )
+        expect(rows.nth(1)).to_have_text(re.compile(r"1\s*defect \(D\)\s*cooperate \(C\)\s*5\s*0"))
+        expect(page.locator("#observation")).to_contain_text("rounds played")
+        move(page, "C")
+        finished(page)
+        shot(page, f"prisoners_dilemma-words-{size}")
+        shown = page.locator("main").inner_text()
+        assert "{" not in shown and '"' not in shown, f"JSON on the page: {shown}"
+        wide = page.evaluate(WIDEST)
+        assert wide <= (390 if phone else 1280), f"the page is {wide} px wide"
+        history = page.locator("#history .scroll")
+        assert history.evaluate("(box) => box.scrollWidth - box.clientWidth") <= 0, (
+            "the history table fits the screen, with no sideways scrolling"
+        )
+
+
+@pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
+def test_the_opponents_reservation_value_never_reaches_the_page(
+    browser: Browser, league: League, phone: bool
+) -> None:
+    """Bargaining without a deal: each gets its own private reservation value; the person
+    sees theirs, and nothing of the opponent's, during the game or at its end."""
+    with opened_page(browser, league, phone=phone) as page:
+        _bargain_without_a_deal(page, "phone" if phone else "desktop")
+
+
+def _bargain_without_a_deal(page: Page, size: str) -> None:
+    seed = 25  # the random opponent rejects the person's offer of 40: no deal
+    state = BargainingState(["human", "opponent"], max_rounds=1)
+    state.reset(seed)
+    own, hidden = state.reservation_values["human"], state.reservation_values["opponent"]
+    choose(page, "bargaining", {"label": "random"}, seed=seed, params={"max_rounds": "1"})
+    expect(page.locator("#rules")).to_contain_text("reservation value")
+    expect(page.locator("#moves .move-meaning")).to_contain_text("offer: the whole share")
+    expect(page.locator("#observation")).to_contain_text(f"your private reservation value{own}")
+    page.fill("#moves input", "40")
+    page.click("#send-move")
+    finished(page)
+    expect(page.locator("#result-lines li")).to_have_text(
+        [f"Final score: you {own}", "Winner: opponent"]
+    )
+    expect(page.locator("#score")).to_have_text(f"Score: you {own}")
+    expect(page.locator("#history-table tr").nth(1)).to_contain_text("reject")
+    shot(page, f"bargaining-no-deal-{size}")
+    shown = page.locator("body").inner_text()
+    assert not re.search(rf"opponent\W+{hidden}\b", shown), shown
+    transcript, rows = downloads(page, f"bargaining-no-deal-{size}")
+    assert transcript.result["payoffs"] == {"human": own}
+    assert not any(re.search(rf"opponent\W+{hidden}\b", m.text) for m in transcript.messages)
+    assert not any(re.search(rf"opponent\W+{hidden}\b", row["text"]) for row in rows)
+
+
+@pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
+@pytest.mark.parametrize("service", ["manager", "play"])
+def test_the_api_docs_load_with_no_request_leaving_the_machine(
+    browser: Browser, league: League, service: str, phone: bool
+) -> None:
+    """``/docs`` (Swagger UI) of the League Manager and of the play service draws the API
+    from assets the service serves: every request the page makes goes to loopback (any
+    other is refused here, as offline)."""
+    base = (league.manager if service == "manager" else league.play).base_url
+    title = "League Manager" if service == "manager" else "play service"
+    with opened_page(browser, league, phone=phone) as page:
+        away: list[str] = []
+
+        def only_loopback(route: Route) -> None:
+            host = urlsplit(route.request.url).hostname
+            if host in ("127.0.0.1", "localhost", "::1"):
+                route.continue_()
+            else:
+                away.append(route.request.url)
+                route.abort()
+
+        page.route("**/*", only_loopback)
+        page.goto(f"{base}/docs")
+        expect(page.locator(".swagger-ui .info .title")).to_contain_text(title)
+        expect(page.locator(".swagger-ui .opblock").first).to_be_visible()
+        shot(page, f"docs-{service}-{'phone' if phone else 'desktop'}")
+        assert not away, f"the docs asked the network beyond this machine: {away}"

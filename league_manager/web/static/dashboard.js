@@ -25,6 +25,8 @@
   }
 
   const badge = (text, kind) => h("span", { class: `badge ${kind || text}` }, text);
+  const OUTCOMES = { WIN: "won", LOSS: "lost", DRAW: "drawn", TECHNICAL_LOSS: "lost by a fault" };
+  const outcomeBadge = (outcome) => badge(OUTCOMES[outcome] || outcome, outcome);
   const num = (value) => h("td", { class: "num" }, value === null || value === undefined ? "–" : value);
   const playerLink = (id, name) => h("a", { href: `/ui/players/${encodeURIComponent(id)}` }, name || id);
   const matchLink = (id) => h("a", { href: `/ui/matches/${encodeURIComponent(id)}` }, id);
@@ -72,7 +74,12 @@
     box.hidden = !message;
   }
 
-  // -- live updates: one EventSource, refetches coalesced to one per MIN_REFRESH_GAP_MS ---
+  // -- live updates: one EventSource, refetches coalesced to one per MIN_REFRESH_GAP_MS;
+  // polling (a refetch every POLL_MS) whenever the stream is down, or open but silent (a
+  // proxy that blocks or buffers server-sent events): the page never freezes ------------
+
+  const POLL_MS = 3000;
+  const HELLO_MS = 5000;  // the stream's first event comes at once; later than this, it is held
 
   function live(refresh) {
     let last = 0;
@@ -101,13 +108,31 @@
     }
 
     run();
-    if (!body.dataset.events || !window.EventSource) return run;
+    if (!body.dataset.events) return run;
     const indicator = document.getElementById("live");
+    let streaming = false;  // an event arrived on the open stream
+    const show = (text, kind, title) => {
+      indicator.textContent = text;
+      indicator.className = `badge ${kind}`;
+      indicator.title = title;
+    };
+    const polling = () => {
+      streaming = false;
+      show("updating every few seconds", "polling",
+        "The live event stream does not get through (a proxy may block it): the page asks for news every few seconds instead.");
+    };
+    setInterval(() => { if (!streaming && !document.hidden) run(); }, POLL_MS);
+    if (!window.EventSource) { polling(); return run; }
     const source = new EventSource("/events");
+    const heard = () => {
+      if (!streaming) show("live", "live", "Updated as soon as something happens.");
+      streaming = true;
+      soon();
+    };
     const names = ["hello", "resync", ...body.dataset.events.split(" ")];
-    for (const name of names) source.addEventListener(name, soon);
-    source.onopen = () => { indicator.textContent = "live"; indicator.className = "badge live"; };
-    source.onerror = () => { indicator.textContent = "reconnecting…"; indicator.className = "badge down"; };
+    for (const name of names) source.addEventListener(name, heard);
+    setTimeout(() => { if (!streaming) polling(); }, HELLO_MS);
+    source.onerror = polling;
     window.addEventListener("pagehide", () => source.close());
     return run;
   }
@@ -121,7 +146,11 @@
       ? `round ${status.current_round} of ${status.total_rounds}`
       : status.state === "COMPLETED" ? `all ${status.total_rounds} rounds played`
       : `${status.total_rounds} rounds scheduled`;
-    fill("progress",
+    const finished = status.state === "COMPLETED"
+      ? h("p", { id: "finished" }, `The league has finished: all ${total} matches of its ` +
+        `${status.total_rounds} rounds are played, and the standings below are final.`)
+      : null;
+    fill("progress", finished,
       h("div", { class: "facts" },
         h("span", {}, "State ", badge(status.state)),
         status.paused === true ? badge("paused") : null,
@@ -141,27 +170,39 @@
         h("td", {}, m.referee_id || "–"), h("td", {}, badge(m.status))))));
   }
 
-  function renderStandings(standings, states) {
+  const RECORD = ["#Played", "#Won", "#Drawn", "#Lost", "#Faults", "#Points"];
+  const FAULTS = "Faults: matches lost by a fault (no answer in time, or a move the rules refuse).";
+  const recordCells = (row) => [num(row.played), num(row.wins), num(row.draws), num(row.losses),
+    num(row.technical_losses), num(row.points)];
+
+  // An agent's state in words: after a league has finished every agent is told to stop,
+  // which is the end of its work, not a failure.
+  const stateBadge = (state, over) => (over && state === "SHUTDOWN" ? badge("finished", "FINISHED") : badge(state));
+
+  function renderStandings(standings, states, over) {
     const rows = standings.standings.map((row) => h("tr", { "data-player": row.player_id },
-      num(row.rank), h("td", {}, playerLink(row.player_id, row.display_name), " ",
-        states[row.player_id] && states[row.player_id] !== "ACTIVE" ? badge(states[row.player_id]) : null),
-      num(row.played), num(row.wins), num(row.draws), num(row.losses),
-      num(row.technical_losses), num(row.points)));
+      num(row.rank), h("td", { class: "name" }, playerLink(row.player_id, row.display_name), " ",
+        states[row.player_id] && !["ACTIVE", "SHUTDOWN"].includes(states[row.player_id]) ? badge(states[row.player_id]) : null),
+      recordCells(row)));
+    const rounds = standings.rounds_completed;
     const box = rows.length
-      ? table(["##", "Player", "#Played", "#W", "#D", "#L", "#TL", "#Points"], rows)
+      ? table(["##", "Player", ...RECORD], rows, { class: "standings" })
       : empty("No standings yet: the schedule is fixed when the league starts.");
     fill("standings", h("div", { id: "standings-table", "data-version": standings.version }, box,
-      h("p", { class: "muted" }, `version ${standings.version} · ${standings.rounds_completed} ` +
-        `round(s) completed`)));
+      h("p", { class: "muted" }, over ? "Final standings. " : `After ${rounds} completed round${rounds === 1 ? "" : "s"}. `,
+        rows.length ? [h("span", { class: "narrow-only" }, "On a narrow screen the drawn, lost and " +
+          "fault columns are on each player's page. "), FAULTS] : "")));
   }
 
-  function renderAgents(id, agents, referee) {
+  function renderAgents(id, agents, referee, over, done) {
     if (!agents.length) { fill(id, empty(referee ? "No referee has registered." : "No player has registered.")); return; }
-    const headers = referee ? ["Referee", "Name", "State", "#Running", "#Capacity"] : ["Player", "Name", "State"];
-    fill(id, table(headers, agents.map((a) => h("tr", {},
+    const load = referee && !over;  // matches running on a referee: none once the league is over
+    const headers = ["Referee", "Name", "State", "#Running now", "#At once, at most"];
+    fill(id, table(load ? headers : [referee ? "Referee" : "Player", "Name", "State"], agents.map((a) => h("tr", { "data-agent": a.agent_id },
       h("td", {}, referee ? a.agent_id : playerLink(a.agent_id, a.agent_id)),
-      h("td", {}, a.display_name), h("td", {}, badge(a.state)),
-      referee ? num(a.running_matches) : null, referee ? num(a.max_concurrent_matches) : null))));
+      h("td", {}, a.display_name),
+      h("td", { class: "state" }, stateBadge(a.state, over), over && a.state === "SHUTDOWN" ? [" ", done(a)] : null),
+      load ? num(a.running_matches) : null, load ? num(a.max_concurrent_matches) : null))));
   }
 
   async function dashboard() {
@@ -169,11 +210,19 @@
     const status = overview.status;
     document.getElementById("league-name").textContent = status.display_name;
     const states = Object.fromEntries(status.players.map((p) => [p.agent_id, p.state]));
+    const over = status.state === "COMPLETED";
+    const rows = Object.fromEntries(overview.standings.standings.map((row) => [row.player_id, row]));
     renderProgress(status);
     renderRunning(overview.running);
-    renderStandings(overview.standings, states);
-    renderAgents("referees", status.referees, true);
-    renderAgents("players", status.players, false);
+    renderStandings(overview.standings, states, over);
+    renderAgents("referees", status.referees, true, over, (a) => {
+      const count = (overview.refereed || {})[a.agent_id] || 0;
+      return `${count} match${count === 1 ? "" : "es"} refereed`;
+    });
+    renderAgents("players", status.players, false, over, (a) => {
+      const row = rows[a.agent_id];
+      return row ? `${row.played} played, ${row.wins} won` : "no match played";
+    });
   }
 
   // -- the schedule ------------------------------------------------------------------
@@ -254,7 +303,7 @@
       fill("match-result",
         h("p", { id: "winner" }, r.winner ? ["Winner: ", playerLink(r.winner, names[r.winner])] : "No winner (draw)."),
         table(["Player", "Outcome", "#Points"], Object.entries(r.outcomes).map(([pid, outcome]) => h("tr", {},
-          h("td", {}, playerLink(pid, names[pid])), h("td", {}, badge(outcome)), num(r.points[pid])))),
+          h("td", {}, playerLink(pid, names[pid])), h("td", {}, outcomeBadge(outcome)), num(r.points[pid])))),
         r.details && r.details.reason ? h("p", { class: "muted" }, r.details.reason) : null,
         h("details", {}, h("summary", {}, "Result details"), json(r.details)));
     } else {
@@ -273,21 +322,20 @@
     document.getElementById("player-name").textContent = `${p.player.display_name} (${p.player.agent_id})`;
     fill("player-summary",
       h("div", { class: "facts" },
-        h("span", { id: "player-state" }, "State ", badge(p.player.state)),
+        h("span", { id: "player-state" }, "State ", stateBadge(p.player.state, p.league_state === "COMPLETED")),
         h("span", {}, p.stats.rank ? `rank ${p.stats.rank}` : "not ranked yet"),
         h("span", { class: "muted" }, `registered ${clock(p.player.registered_at)}`),
         h("span", { class: "muted" }, p.player.contact_endpoint)),
       record
-        ? table(["#Played", "#W", "#D", "#L", "#TL", "#Points"], [h("tr", { id: "player-record" },
-          num(record.played), num(record.wins), num(record.draws), num(record.losses),
-          num(record.technical_losses), num(record.points))])
+        ? [table(RECORD, [h("tr", { id: "player-record" }, recordCells(record))], { class: "record" }),
+          h("p", { class: "muted" }, FAULTS)]
         : empty("No record yet: the schedule is fixed when the league starts."));
     if (!p.matches.length) { fill("player-matches", empty("No match scheduled.")); return; }
     fill("player-matches", table(["Round", "Match", "Opponents", "Status", "Outcome", "#Points"],
       p.matches.map((m) => h("tr", {},
         h("td", {}, m.round_id), h("td", {}, matchLink(m.match_id)),
         h("td", {}, m.players.filter((s) => s.player_id !== id).map((s, i) => [i ? ", " : "", playerLink(s.player_id, s.display_name)])),
-        h("td", {}, badge(m.status)), h("td", {}, m.outcome ? badge(m.outcome) : "–"), num(m.points)))));
+        h("td", {}, badge(m.status)), h("td", {}, m.outcome ? outcomeBadge(m.outcome) : "–"), num(m.points)))));
   }
 
   // -- the analysis ------------------------------------------------------------------
@@ -333,7 +381,7 @@
     const matrix = table(["Player", ...meta.players.map(name)], meta.players.map((row, i) => h("tr", {},
       h("th", { scope: "row" }, playerLink(row, name(row))),
       meta.cells[i].map(metaCell))), { id: "meta-game" });
-    const ratings = table(["Player", "#Elo", "#μ", "#σ", "#Ordinal", "#Matches"],
+    const ratings = table(["Player", "#Elo rating", "#Skill", "#Uncertainty", "#Cautious rating", "#Matches"],
       Object.entries(a.ratings.elo).map(([pid, elo]) => {
         const bayes = a.ratings.bayesian[pid] || {};
         return h("tr", {}, h("td", {}, playerLink(pid, name(pid))), num(fixed(elo.rating, 0)),
@@ -344,14 +392,18 @@
         num(m.matches), num(fixed(m.payoff_per_match, 3)), num(fixed(m.payoff_per_stage, 3)),
         num(fixed(m.cooperation, 3)), num(fixed(m.reciprocity, 3)))));
     fill("analysis",
-      h("p", { class: "muted" }, `${a.matches_analysed} match(es) analysed at standings version ` +
-        `${a.version}, in ${fixed(a.seconds, 2)} s`),
+      h("p", { class: "muted", "data-version": a.version }, `${a.matches_analysed} ` +
+        `match${a.matches_analysed === 1 ? "" : "es"} analysed, in ${fixed(a.seconds, 2)} s`),
       h("h2", {}, `Payoff matrix (${meta.measure}: row player against column player)`), matrix,
       h("p", { class: "muted" }, "Each cell: the row player's mean against the column player, " +
         `its ${Math.round(meta.confidence * 100)}% interval (none with one match) and its count. ` +
         "Hatched cells were never observed and hold no value; the diagonal is what a player " +
         "earns against itself, which no match of a league measures."),
       h("h2", {}, "Ratings"), ratings,
+      h("p", { class: "muted" }, "Elo: the chess rating, from every match's result. Skill and " +
+        "uncertainty: a Bayesian rating (Plackett-Luce, from openskill); the uncertainty shrinks " +
+        "as a player plays more. Cautious rating: the skill less three times the uncertainty, " +
+        "what the player is almost surely worth."),
       h("h2", {}, `Equilibria of the meta-game${solution.method ? ` (${solution.method})` : ""}`),
       renderSolution(solution, name),
       h("h2", {}, "Metrics"), metrics,
