@@ -103,15 +103,20 @@ def symmetric_equilibrium(battlefields: int, troops: int) -> BlottoEquilibrium:
         )
     matrix = payoff_matrix(battlefields, troops)
     # Variables (x_1..x_count, v): maximise v subject to v ≤ x·matrix[:, j] for every j.
+    constraints: dict[str, Any] = {
+        "A_ub": np.hstack([-matrix.T, np.ones((count, 1))]),
+        "b_ub": np.zeros(count),
+        "A_eq": np.concatenate([np.ones(count), [0.0]])[None, :],
+        "b_eq": [1.0],
+        # One pair per variable, as linprog takes them; scipy-stubs 1.15 (the last for
+        # Python 3.10) types a single pair only, hence the untyped mapping.
+        "bounds": [(0, None)] * count + [(None, None)],
+    }
     result = linprog(
         np.concatenate([np.zeros(count), [-1.0]]),
-        A_ub=np.hstack([-matrix.T, np.ones((count, 1))]),
-        b_ub=np.zeros(count),
-        A_eq=np.concatenate([np.ones(count), [0.0]])[None, :],
-        b_eq=[1.0],
-        bounds=[(0, None)] * count + [(None, None)],
         method="highs",
         options={"time_limit": _TIME_LIMIT},
+        **constraints,
     )
     if result.status != 0:
         raise RuntimeError(

@@ -132,7 +132,7 @@ def play_vectorized(
     played = np.full((_CHUNK + 1, slots), -1, dtype=np.int64)
     opponent_last = np.empty(slots, dtype=np.int64)
     state = np.empty(slots, dtype=np.int64)
-    totals = np.zeros((2, matches))
+    totals: NDArray[Any] = np.zeros((2, matches))
     for start in range(0, turns, _CHUNK):
         length = min(_CHUNK, turns - start)
         # The same numbers, in the same order, as one rng.random(n) per kind of draw and turn.
