@@ -9,17 +9,18 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 from fastapi import FastAPI
-from fastapi.responses import RedirectResponse
+from fastapi.responses import FileResponse, RedirectResponse
 
 from playroom.config import PlayServiceSettings
 from playroom.games_api import games_router
 from playroom.league_link import LeagueLink
 from playroom.prose.api import prose_router
 from playroom.session_store import PlayLimits
+from playroom.static_files import asset
 from sdk.agent_log import AgentLog
 from sdk.client import RpcClient
 from sdk.config import SharedDir
@@ -71,6 +72,10 @@ def create_app(
     app = service_app(title="Agent League: play service", lifespan=lifespan)
     app.include_router(games_router(league, shared, default_game=game_type, limits=limits))
     app.include_router(prose_router(shared, limits))
+
+    @app.get("/common/{name}", include_in_schema=False)
+    async def common_asset(name: Literal["common.js", "common.css"]) -> FileResponse:
+        return asset(name)
 
     @app.get("/health")
     async def health() -> dict[str, Any]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 from html import escape
-from pathlib import Path
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request, Response
@@ -57,6 +56,8 @@ from playroom.narration import history_table, seen_rows
 from playroom.play_sessions import MoveRefused, PlaySession, WebSeat
 from playroom.session import HUMAN_ID, OPPONENT_ID, Opponent, result_lines
 from playroom.session_store import PlayLimits, SessionsFull, SessionStore
+from playroom.static_files import STATIC
+from playroom.static_files import asset as static_asset
 from sdk.config import SharedDir
 from sdk.messages import PLAYABLE_STATES, Method
 from strategies import build_strategy, ready_strategies
@@ -65,7 +66,6 @@ from strategies.human import space_hint
 
 __all__ = ["games_router", "offered_strategies"]
 
-_STATIC = Path(__file__).resolve().parent / "static"
 _DASHBOARD_LINK = '<a href="/">Dashboard</a>'
 
 
@@ -400,13 +400,12 @@ def games_router(
 
     @router.get("/play", response_class=HTMLResponse, include_in_schema=False)
     async def play_page() -> HTMLResponse:
-        page = (_STATIC / "play.html").read_text(encoding="utf-8")
+        page = (STATIC / "play.html").read_text(encoding="utf-8")
         dashboard = f'<a href="{escape(league.base_url, quote=True)}/">Dashboard</a>'
         return HTMLResponse(page.replace(_DASHBOARD_LINK, dashboard))
 
     @router.get("/play/{asset}", include_in_schema=False)
     async def play_asset(asset: Literal["play.js", "play.css"]) -> FileResponse:
-        media = "text/javascript" if asset.endswith(".js") else "text/css"
-        return FileResponse(_STATIC / asset, media_type=media)
+        return static_asset(asset)
 
     return router

@@ -12,7 +12,6 @@ was not taken, the game goes on, and the same message may be sent again.
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Literal
 
 from fastapi import APIRouter, HTTPException, Request, Response
@@ -42,11 +41,12 @@ from playroom.prose.models import (
 from playroom.prose.sessions import ProseSession, build_game, for_person, shown, sides_of
 from playroom.prose.setup import example_names
 from playroom.session_store import PlayLimits, SessionsFull, SessionStore
+from playroom.static_files import STATIC
+from playroom.static_files import asset as static_asset
 from sdk.config import SharedDir
 
 __all__ = ["prose_router"]
 
-_STATIC = Path(__file__).resolve().parents[1] / "static"
 RETRY_AFTER_SEC = 5
 """What a 503 for a model that gave no answer tells the person to wait."""
 
@@ -248,11 +248,10 @@ def prose_router(shared: SharedDir, limits: PlayLimits) -> APIRouter:
 
     @router.get("/chat", include_in_schema=False)
     async def chat_page() -> FileResponse:
-        return FileResponse(_STATIC / "chat.html", media_type="text/html")
+        return FileResponse(STATIC / "chat.html", media_type="text/html")
 
     @router.get("/chat/{asset}", include_in_schema=False)
     async def chat_asset(asset: Literal["chat.js", "chat.css"]) -> FileResponse:
-        media = "text/javascript" if asset.endswith(".js") else "text/css"
-        return FileResponse(_STATIC / asset, media_type=media)
+        return static_asset(asset)
 
     return router

@@ -7,41 +7,8 @@ const API = "/api/games";
 const OWN = "__own__";
 const SIDES = ["manager", "player"];
 
-const $ = (id) => document.getElementById(id);
 let defaults = null;
 let session = null; // the last ProseState answered
-
-function element(tag, content, attrs = {}) {
-  const node = document.createElement(tag);
-  if (content !== undefined && content !== null) node.textContent = content;
-  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
-  return node;
-}
-
-async function call(method, path, body) {
-  const options = { method, headers: { Accept: "application/json" } };
-  if (body !== undefined) {
-    options.headers["Content-Type"] = "application/json";
-    options.body = JSON.stringify(body);
-  }
-  const response = await fetch(path, options);
-  const answer = response.status === 204 ? null : await response.json();
-  if (!response.ok) {
-    const detail = answer && typeof answer.detail === "string" ? answer.detail
-      : `the server answered ${response.status}`;
-    const error = new Error(detail);
-    error.status = response.status;
-    error.retryAfter = Number(response.headers.get("Retry-After")) || null;
-    throw error;
-  }
-  return answer;
-}
-
-function showError(id, message) {
-  const node = $(id);
-  node.textContent = message || "";
-  node.hidden = !message;
-}
 
 function sentenceOf(error) {
   const said = error.message.replace(/\.$/, "");

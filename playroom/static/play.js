@@ -7,7 +7,6 @@
 const API = "/api/play";
 const POLL_MS = 500;
 
-const $ = (id) => document.getElementById(id);
 let defaults = null;
 let session = null; // the last SessionState answered
 let nextMessage = 0;
@@ -15,37 +14,6 @@ let polling = null;
 
 function text(value) {
   return typeof value === "string" ? value : JSON.stringify(value);
-}
-
-function element(tag, content, attrs = {}) {
-  const node = document.createElement(tag);
-  if (content !== undefined && content !== null) node.textContent = content;
-  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
-  return node;
-}
-
-async function call(method, path, body) {
-  const options = { method, headers: { Accept: "application/json" } };
-  if (body !== undefined) {
-    options.headers["Content-Type"] = "application/json";
-    options.body = JSON.stringify(body);
-  }
-  const response = await fetch(path, options);
-  const answer = response.status === 204 ? null : await response.json();
-  if (!response.ok) {
-    const detail = answer && answer.detail;
-    const sentence = typeof detail === "string" ? detail
-      : Array.isArray(detail) ? detail.map((d) => `${(d.loc || []).join(".")}: ${d.msg}`).join("; ")
-        : `the server answered ${response.status}`;
-    throw new Error(sentence);
-  }
-  return answer;
-}
-
-function showError(id, message) {
-  const node = $(id);
-  node.textContent = message || "";
-  node.hidden = !message;
 }
 
 // -- setup -------------------------------------------------------------------------------
