@@ -1,11 +1,13 @@
 """What the league tells its agents as its rounds pass: a round's announcement, the
 standings and the round's completion to the scheduled players (unless the league turns
 broadcasts off), and the league's end, with the champion, to every agent. Each message is
-made once and sent to each agent with its own proof (``notifier.py`` sends them)."""
+made and encoded once and sent to each agent with its own proof (``notifier.py`` sends
+them)."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from league_manager.agents import AgentRegistry, RegisteredAgent
@@ -59,15 +61,16 @@ class LeagueNews:
         when broadcasts are off), not waiting for a slow one."""
         if not self._config.broadcasts:
             return {}
-        announced = [self._announced(m) for m in matches]
+        envelope = self._envelope(f"round-{round_record.round_id}")
         return await self._notifier.broadcast(
             Method.NOTIFY_ROUND,
             self._scheduled_players(),
-            lambda agent: RoundAnnouncement(
-                **self._envelope(agent, f"round-{round_record.round_id}"),
+            RoundAnnouncement(
+                **envelope,
                 round_id=round_record.round_id,
-                matches=announced,
+                matches=[self._announced(m) for m in matches],
             ),
+            self._proof(envelope),
             grace=0,
         )
 
@@ -77,25 +80,26 @@ class LeagueNews:
             return
         next_round = self._schedule.current_round()
         standings = self._standings.rows()
-        topic = f"round-{round_record.round_id}"
+        envelope = self._envelope(f"round-{round_record.round_id}")
+        proof = self._proof(envelope)
         await self._notifier.broadcast(
             Method.UPDATE_STANDINGS,
             self._scheduled_players(),
-            lambda agent: LeagueStandingsUpdate(
-                **self._envelope(agent, topic), round_id=round_record.round_id, standings=standings
-            ),
+            LeagueStandingsUpdate(**envelope, round_id=round_record.round_id, standings=standings),
+            proof,
             grace=0,
         )
         await self._notifier.broadcast(
             Method.NOTIFY_ROUND_COMPLETED,
             self._scheduled_players(),
-            lambda agent: RoundCompleted(
-                **self._envelope(agent, topic),
+            RoundCompleted(
+                **envelope,
                 round_id=round_record.round_id,
                 matches_completed=summary.total_matches,
                 next_round_id=next_round.round_id if next_round else None,
                 summary=summary,
             ),
+            proof,
             grace=0,
         )
 
@@ -132,11 +136,8 @@ class LeagueNews:
         await self._notifier.broadcast(
             Method.NOTIFY_LEAGUE_COMPLETED,
             everyone,
-            lambda agent: completed.model_copy(
-                update={
-                    "auth_token": self._agents.proof_for(agent.agent_id, completed.conversation_id)
-                }
-            ),
+            completed,
+            lambda agent: self._agents.proof_for(agent.agent_id, completed.conversation_id),
         )
         return everyone
 
@@ -151,15 +152,17 @@ class LeagueNews:
             **more,
         )
 
-    def _envelope(self, agent: RegisteredAgent, topic: str) -> dict[str, Any]:
-        league_id = self._league_id
-        conversation_id = f"{league_id}:{topic}"
+    def _envelope(self, topic: str) -> dict[str, Any]:
+        """The envelope every recipient's copy shares (each adds its own proof)."""
         return {
             "sender": self._sender,
-            "conversation_id": conversation_id,
-            "auth_token": self._agents.proof_for(agent.agent_id, conversation_id),
-            "league_id": league_id,
+            "conversation_id": f"{self._league_id}:{topic}",
+            "league_id": self._league_id,
         }
+
+    def _proof(self, envelope: dict[str, Any]) -> Callable[[RegisteredAgent], str]:
+        agents, conversation_id = self._agents, envelope["conversation_id"]
+        return lambda agent: agents.proof_for(agent.agent_id, conversation_id)
 
     def _scheduled_players(self) -> list[RegisteredAgent]:
         agents = self._agents

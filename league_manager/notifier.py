@@ -13,6 +13,7 @@ from league_manager.suspension import PlayerHealth
 from sdk.client import RpcClient
 from sdk.errors import RemoteError, TransportError
 from sdk.messages import Message
+from sdk.shared_message import SharedMessage, Signed
 
 __all__ = ["OUTBOX_LIMIT", "Notifier"]
 
@@ -47,15 +48,27 @@ class Notifier:
         self,
         method: str,
         recipients: list[RegisteredAgent],
-        build: Callable[[RegisteredAgent], Message],
+        message: Message,
+        proof: Callable[[RegisteredAgent], str],
         *,
         grace: float | None = None,
     ) -> dict[str, asyncio.Task[None]]:
-        """Send one notification to each recipient, at most ``concurrency`` at a time, each
-        once (no retry) within its method's timeout. Waits ``grace`` seconds at most (None:
-        until all are sent): a slow or dead player does not hold the round up for the
-        others, and what is still on its way goes on in the background, in order for each
-        recipient. Returns each recipient's sending, by agent id."""
+        """Send ``message`` to each recipient with its own ``proof`` as its auth_token, at
+        most ``concurrency`` at a time, each once (no retry) within its method's timeout.
+        The message is encoded and logged once, whatever the number of recipients. Waits
+        ``grace`` seconds at most (None: until all are sent): a slow or dead player does not
+        hold the round up for the others, and what is still on its way goes on in the
+        background, in order for each recipient. Returns each recipient's sending, by
+        agent id."""
+        shared = SharedMessage(message)
+        self._event(
+            "broadcast",
+            method=method,
+            recipients=len(recipients),
+            message_type=shared.message_type,
+            conversation_id=shared.conversation_id,
+            data=shared.wire,
+        )
         tasks: dict[str, asyncio.Task[None]] = {}
         for agent in recipients:
             if self._outbox[agent.agent_id] >= OUTBOX_LIMIT:
@@ -67,7 +80,7 @@ class Notifier:
                 )
                 continue
             self._outbox[agent.agent_id] += 1
-            task = asyncio.create_task(self._notify(agent, method, build(agent)))
+            task = asyncio.create_task(self._notify(agent, method, shared.signed(proof(agent))))
             self._sending.add(task)
             task.add_done_callback(self._sending.discard)
             tasks[agent.agent_id] = task
@@ -75,7 +88,7 @@ class Notifier:
             await asyncio.wait(tasks.values(), timeout=grace)
         return tasks
 
-    async def _notify(self, agent: RegisteredAgent, method: str, message: Message) -> None:
+    async def _notify(self, agent: RegisteredAgent, method: str, message: Signed) -> None:
         lock = self._in_order.setdefault(agent.agent_id, asyncio.Lock())
         try:
             async with lock, self._limit:

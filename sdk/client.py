@@ -16,12 +16,14 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx
+import orjson
 
 from sdk.agent_log import AgentLog
 from sdk.config import RetryPolicy, SystemConfig
 from sdk.errors import ErrorCode, RemoteError, TransportError
 from sdk.messages import LeagueError, Message
 from sdk.nesting import json_depth
+from sdk.shared_message import Signed
 
 __all__ = ["OnRetry", "Outgoing", "RpcClient", "answer_id_mismatch"]
 
@@ -38,9 +40,10 @@ _ERROR_SHOWN = 300
 OnRetry = Callable[[int, TransportError], Awaitable[None]]
 """Called before retry number N (1-based) with the failure that caused it."""
 
-Outgoing = Message | dict[str, Any] | Callable[[], Message | dict[str, Any]]
-"""What ``call`` sends: a message, its wire dict, or a zero-argument factory called before
-every attempt (so a retry carries a fresh timestamp or deadline)."""
+Outgoing = Message | dict[str, Any] | Signed | Callable[[], Message | dict[str, Any]]
+"""What ``call`` sends: a message, its wire dict, one recipient's copy of a message encoded
+once for many (``sdk.shared_message``), or a zero-argument factory called before every
+attempt (so a retry carries a fresh timestamp or deadline)."""
 
 
 KEEPALIVE_SEC = 4.0
@@ -152,7 +155,11 @@ class RpcClient:
             try:
                 return await self._call_once(endpoint, name, params, limit)
             except RemoteError as exc:
-                alias = params.get("message_type")
+                alias = (
+                    params.shared.message_type
+                    if isinstance(params, Signed)
+                    else params.get("message_type")
+                )
                 if not (
                     method_aliases
                     and exc.code == str(METHOD_NOT_FOUND)
@@ -183,14 +190,36 @@ class RpcClient:
                 await asyncio.sleep(self.retry_policy.delay(attempt))
 
     async def _call_once(
-        self, endpoint: str, method: str, params: dict[str, Any], limit: float
+        self, endpoint: str, method: str, params: dict[str, Any] | Signed, limit: float
     ) -> dict[str, Any]:
         request_id = next(self._ids)
-        request = {"jsonrpc": "2.0", "method": method, "params": params, "id": request_id}
-        self._log.message("message_sent", params, method=method, peer=endpoint)
+        content: str | bytes
+        if isinstance(params, Signed):
+            shared = params.shared
+            content = b"".join(
+                (
+                    b'{"jsonrpc":"2.0","method":',
+                    orjson.dumps(method),
+                    b',"params":',
+                    params.encoded(),
+                    b',"id":%d}' % request_id,
+                )
+            )
+            # its content is the same for every recipient: its sender logs that once
+            self._log.log.info(
+                "message_sent",
+                message_type=shared.message_type,
+                conversation_id=shared.conversation_id,
+                method=method,
+                peer=endpoint,
+            )
+        else:
+            request = {"jsonrpc": "2.0", "method": method, "params": params, "id": request_id}
+            content = json.dumps(request)
+            self._log.message("message_sent", params, method=method, peer=endpoint)
         try:
             status, body = await asyncio.wait_for(
-                self._post(endpoint, method, json.dumps(request)), timeout=limit
+                self._post(endpoint, method, content), timeout=limit
             )
         except (asyncio.TimeoutError, httpx.TimeoutException):
             raise TransportError(
@@ -207,7 +236,7 @@ class RpcClient:
             ) from None
         return self._result_of(status, body, endpoint, method, request_id)
 
-    async def _post(self, endpoint: str, method: str, content: str) -> tuple[int, bytes]:
+    async def _post(self, endpoint: str, method: str, content: str | bytes) -> tuple[int, bytes]:
         """The answer's status and body, read as a stream so that a body above
         ``http.max_response_bytes`` is refused before it is held (declared or not); of the
         body of a status other than 200, only the first ``ERROR_BODY_BYTES`` (the evidence

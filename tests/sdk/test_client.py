@@ -317,12 +317,13 @@ async def test_call_until_answered_gives_up_after_its_limit(
     started = loop.time()
     with pytest.raises(TransportError) as caught:
         await make_client(agent).call_until_answered(
-            ENDPOINT, "register_player", query(), interval=0.02, give_up_after=0.15
+            ENDPOINT, "register_player", query(), interval=0.02, give_up_after=0.5
         )
     elapsed = loop.time() - started
     assert caught.value.code is ErrorCode.CONNECTION_ERROR
-    assert 0.1 <= elapsed < 1.0
-    assert 2 <= len(agent.requests) <= 9
+    # a loaded machine may spend most of the limit on the first attempt (the pool's set-up)
+    assert 0.45 <= elapsed < 3.0
+    assert 2 <= len(agent.requests) <= 26
 
 
 async def test_call_until_answered_does_not_retry_a_refusal(

@@ -1,0 +1,54 @@
+"""One message sent to many agents, encoded once.
+
+A round's standings go to every player, each copy with its own proof and nothing else of
+its own: encoded once and the proof spliced into the bytes, a broadcast to n players costs
+one pydantic dump and one JSON encoding instead of n of each (and is logged once, by its
+sender, instead of n times)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from sdk.messages import Message
+
+__all__ = ["SharedMessage", "Signed"]
+
+
+class SharedMessage:
+    """A message's wire form without its ``auth_token``, encoded once; ``signed`` makes
+    each recipient's copy."""
+
+    def __init__(self, message: Message):
+        wire = message.to_wire()
+        wire.pop("auth_token", None)
+        self.wire: dict[str, Any] = wire
+        """The wire form every copy shares (what the sender logs, once)."""
+        self.message_type: str = message.message_type
+        self.conversation_id: str = message.conversation_id
+        self._encoded = orjson.dumps(wire)
+
+    def signed(self, proof: str | None) -> Signed:
+        """The copy that carries ``proof`` as its ``auth_token`` (None: the shared one)."""
+        return Signed(self, proof)
+
+    def encoded(self, proof: str | None) -> bytes:
+        """The copy's JSON: the shared object with ``"auth_token"`` first, when there is one."""
+        if proof is None:
+            return self._encoded
+        token = b'{"auth_token":' + orjson.dumps(proof)
+        rest = self._encoded[1:]
+        return token + (rest if rest == b"}" else b"," + rest)
+
+
+@dataclass(frozen=True)
+class Signed:
+    """One recipient's copy of a shared message (``RpcClient.call`` sends it as is)."""
+
+    shared: SharedMessage
+    proof: str | None
+
+    def encoded(self) -> bytes:
+        return self.shared.encoded(self.proof)
