@@ -18,6 +18,15 @@ from sdk.config import SharedDir
 from strategies import registry
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+BROWSER_TESTS = REPO_ROOT / "tests" / "web"
+"""Every test here drives a real browser and is e2e (``tests/test_layout.py`` checks it)."""
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """The fast lane (``-m "not e2e"``) does not even import the browser tests: Playwright
+    alone takes seconds to import, in every worker, for tests it would deselect."""
+    fast_lane = config.getoption("markexpr", "").replace(" ", "") == "note2e"
+    return True if fast_lane and collection_path == BROWSER_TESTS else None
 
 
 _HANDED_OUT: set[int] = set()

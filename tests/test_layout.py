@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.conftest import BROWSER_TESTS
+
 ROOT = Path(__file__).resolve().parents[1]
 MAX_LINES = 500
 
@@ -32,3 +34,14 @@ def test_no_module_is_over_500_lines() -> None:
         if (lines := len(module.read_text().splitlines())) > MAX_LINES
     }
     assert long == {}, f"modules over {MAX_LINES} lines: {long}"
+
+
+def test_every_browser_test_is_e2e() -> None:
+    """The fast lane skips ``tests/web`` unread (``tests/conftest.py``): a test there that
+    were not e2e would silently never run in it."""
+    unmarked = [
+        module.name
+        for module in BROWSER_TESTS.glob("test_*.py")
+        if "\npytestmark = pytest.mark.e2e\n" not in module.read_text()
+    ]
+    assert unmarked == []

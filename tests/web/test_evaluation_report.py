@@ -20,6 +20,7 @@ from league_cli.evaluation.suite_file import parse_suite
 from tests.evaluation.conftest import base_suite
 from tests.web.conftest import watched
 
+pytestmark = pytest.mark.e2e
 _LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 
 
