@@ -59,6 +59,7 @@ sys.path.insert(0, str(REPO))
 
 from league_cli.launcher import Launcher, LaunchError  # noqa: E402
 from league_cli.up import LeaguePlan, start_processes, wait_for  # noqa: E402
+from league_manager.registry_files import RegistryFiles  # noqa: E402
 from sdk.config import SharedDir  # noqa: E402
 from sdk.messages import (  # noqa: E402
     PROTOCOL_VERSION,
@@ -648,8 +649,9 @@ def league_run(
         load = None
         if rate:
             # The token of a registered player, from the League Manager's own records in
-            # this run's private folder: the players keep theirs in memory only.
-            tokens = json.loads((space.league_dir / "secrets.json").read_text())["tokens"]
+            # this run's private folder (snapshot and journal): the players keep theirs in
+            # memory only.
+            tokens = RegistryFiles(space.league_dir).read().tokens
             player_id = next(t for t in tokens if not t.startswith("REF"))
             load = QueryLoad(lm_url, rate, players, player_id, tokens[player_id], max_in_flight)
             if before_seconds:

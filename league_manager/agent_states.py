@@ -1,5 +1,5 @@
-"""Changing registered agents' states (ACTIVE, SUSPENDED, REMOVED, SHUTDOWN): the registry
-is saved once per change of several agents, and each change is a league event."""
+"""Changing registered agents' states (ACTIVE, SUSPENDED, REMOVED, SHUTDOWN): one journal
+line per change of several agents, and each change is a league event."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from league_manager.agents import AgentRegistry, AgentState
+from league_manager.registry_files import REGISTRY_JOURNAL
 
 __all__ = ["AgentStates", "Persist"]
 
@@ -26,9 +27,9 @@ class AgentStates:
         self.set_states([agent_id], state)
 
     def set_states(self, agent_ids: list[str], state: AgentState) -> None:
-        """Change agents' states, saving the registry once for all of them."""
-        changed = [agent_id for agent_id in agent_ids if self._agents.set_state(agent_id, state)]
-        if changed:
-            self._persist("agents.json", self._agents.save)  # if not now, once it can
+        """Change agents' states, journaled in one line for all of them."""
+        changed = self._agents.set_states(agent_ids, state)
+        if changed:  # if not now, a snapshot holds it once one can be written
+            self._persist(REGISTRY_JOURNAL, lambda: self._agents.journal_states(changed, state))
         for agent_id in changed:
             self._event("agent_state", agent_id=agent_id, state=state)

@@ -29,10 +29,10 @@ def method_table(manager: LeagueManager) -> dict[str, RpcMethod]:
     """Every method the League Manager serves, with the model that validates its params."""
 
     async def register_referee(request: RefereeRegisterRequest) -> RefereeRegisterResponse:
-        return manager.register_referee(request)
+        return await manager.register_referee(request)
 
     async def register_player(request: LeagueRegisterRequest) -> LeagueRegisterResponse:
-        return manager.register_player(request)
+        return await manager.register_player(request)
 
     async def report_match_result(report: MatchResultReport) -> MatchResultAck:
         return await manager.report_result(report)

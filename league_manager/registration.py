@@ -1,5 +1,6 @@
 """Registration of referees and players: who may join, the same agent registering again
-(a lost answer costs one retry), the referee secret and the per-address limit."""
+(a lost answer costs one retry), the referee secret and the per-address limit. An agent
+is answered ACCEPTED only once its registration is on disk (the registry's journal)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from league_manager.agents import AgentKind, AgentRegistry, RegisteredAgent
 from league_manager.answers import Answer
 from league_manager.records import LeagueStatus
 from league_manager.registration_limit import RegistrationLimit
+from league_manager.registry_files import REGISTRY_JOURNAL
 from league_manager.schedule_book import ScheduleBook
 from league_manager.upkeep import Upkeep
 from sdk.auth import PROOF_SCHEME, secret_matches
@@ -132,9 +134,9 @@ class Registrar:
             "conversation_id, or send the auth_token it was given"
         )
 
-    def register_referee(self, request: RefereeRegisterRequest) -> RefereeRegisterResponse:
+    async def register_referee(self, request: RefereeRegisterRequest) -> RefereeRegisterResponse:
         self.check_referee_secret(request.auth_token)
-        agent, token, refusal, wait = self._register(
+        agent, token, refusal, wait = await self._register(
             "referee", request.referee_meta, request.conversation_id, request.auth_token
         )
         common: Answer = {
@@ -155,8 +157,8 @@ class Registrar:
             **common,
         )
 
-    def register_player(self, request: LeagueRegisterRequest) -> LeagueRegisterResponse:
-        agent, token, refusal, wait = self._register(
+    async def register_player(self, request: LeagueRegisterRequest) -> LeagueRegisterResponse:
+        agent, token, refusal, wait = await self._register(
             "player", request.player_meta, request.conversation_id, request.auth_token
         )
         common: Answer = {
@@ -177,7 +179,36 @@ class Registrar:
             **common,
         )
 
-    def _register(
+    async def _register(
+        self,
+        kind: AgentKind,
+        meta: RefereeMeta | PlayerMeta,
+        conversation_id: str,
+        presented: str | None,
+    ) -> tuple[RegisteredAgent | None, str | None, str | None, float | None]:
+        """``_decide``, then, for an agent accepted (new, or registering again before its
+        first registration was on disk), wait until its registration is.
+
+        Raises:
+            ProtocolError: E022 the registration could not be journaled or synced.
+        """
+        agent, token, refusal, wait = self._decide(kind, meta, conversation_id, presented)
+        if agent is not None:
+            try:
+                await self._agents.durable()
+            except StoreError as exc:
+                raise self._unrecorded(exc) from None
+        return agent, token, refusal, wait
+
+    def _unrecorded(self, exc: BaseException) -> ProtocolError:
+        self._upkeep.failed(REGISTRY_JOURNAL, exc)
+        return ProtocolError(
+            ErrorCode.SERVICE_UNAVAILABLE,
+            "the League Manager cannot record a registration now (it cannot write its "
+            "registry); register again later, with the same conversation_id",
+        )
+
+    def _decide(
         self,
         kind: AgentKind,
         meta: RefereeMeta | PlayerMeta,
@@ -210,13 +241,7 @@ class Registrar:
         try:
             agent, token = self._agents.add(kind, meta, key)
         except (OSError, StoreError) as exc:
-            self._upkeep.failed("agents.json", exc)
-            raise ProtocolError(
-                ErrorCode.SERVICE_UNAVAILABLE,
-                "the League Manager cannot record a registration now (it "
-                "cannot write agents.json); nothing was recorded: register "
-                "again later",
-            ) from None
+            raise self._unrecorded(exc) from None
         self._event(
             f"{kind}_registered",
             agent_id=agent.agent_id,

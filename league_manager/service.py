@@ -29,6 +29,7 @@ from league_manager.records import LeagueStatus, ScheduleRecipe
 from league_manager.referee_watch import RefereeWatch
 from league_manager.registration import Registrar
 from league_manager.registration_limit import RegistrationLimit
+from league_manager.registry_files import AGENTS_FILE
 from league_manager.results import ResultDesk
 from league_manager.rounds import RoundRunner
 from league_manager.suspension import PlayerHealth
@@ -230,6 +231,7 @@ class LeagueManager:
                 self.system.security.token_bytes,
                 league_files=(league_dir / "journal.jsonl", league_dir / "rounds.json"),
             )
+            opened.callback(self.agents.close)
             book = LeagueBook.open(
                 league_dir,
                 league_id,
@@ -309,6 +311,9 @@ class LeagueManager:
             await asyncio.gather(self._run_task, return_exceptions=True)
         await self.notifier.close()
         await self.client.aclose()
+        if self.agents.snapshot_due(at_once=True):
+            self.upkeep.persist(AGENTS_FILE, self.agents.save)
+        self.agents.close()
         self.results.close()
         self.log.close()
         self.league_log.close()
@@ -322,11 +327,11 @@ class LeagueManager:
 
     # -- registration --------------------------------------------------------------
 
-    def register_referee(self, request: RefereeRegisterRequest) -> RefereeRegisterResponse:
-        return self.registrar.register_referee(request)
+    async def register_referee(self, request: RefereeRegisterRequest) -> RefereeRegisterResponse:
+        return await self.registrar.register_referee(request)
 
-    def register_player(self, request: LeagueRegisterRequest) -> LeagueRegisterResponse:
-        return self.registrar.register_player(request)
+    async def register_player(self, request: LeagueRegisterRequest) -> LeagueRegisterResponse:
+        return await self.registrar.register_player(request)
 
     def _joined(self, agent: RegisteredAgent) -> None:
         """A registration accepted: a referee gets its room for matches; the league

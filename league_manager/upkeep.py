@@ -8,6 +8,8 @@ reason, and each clears by itself once its cause is gone.
   snapshot again from memory (the journal, which is never rewritten, by a probe file).
 - **The registry deleted** (``agents.json``, ``secrets.json``): looked for once a second
   (two stats, never one per result) and written again from memory.
+- **The registry's snapshots**: written once they are due (``AgentRegistry.snapshot_due``),
+  never by a registration itself, which only appends to the registry's journal.
 - **A round without progress** for the league's ``stall_after_sec``: an alarm naming the
   matches waited for and their referees.
 - **A flood of connections or requests**: while the server closes connections or refuses
@@ -28,6 +30,7 @@ from league_manager.agents import AgentRegistry
 from league_manager.alarms import Alarms
 from league_manager.assignments import ASSIGNMENTS_FILE, AssignmentNumbers
 from league_manager.records import LeagueStatus
+from league_manager.registry_files import AGENTS_FILE, REGISTRY_JOURNAL, SECRETS_FILE
 from league_manager.results_book import ResultsBook
 from league_manager.schedule_book import ScheduleBook
 from league_manager.standings_book import StandingsBook
@@ -43,7 +46,7 @@ FLOOD = "flood"
 STALL = "stall"
 _LISTED_MATCHES = 10
 """Matches a stall alarm names; more are counted."""
-_REGISTRY = ("agents.json", "secrets.json")
+_REGISTRY = (AGENTS_FILE, SECRETS_FILE)
 _PROBE = ".write-probe.tmp"
 """Written and removed to learn that the disk takes writes again (a start-up removes a
 ``.*.tmp`` a kill left)."""
@@ -93,7 +96,8 @@ class Upkeep:
         self._rewrites: dict[str, Callable[[], Any]] = {
             "rounds.json": schedule.write,
             "standings.json": standings.write,
-            "agents.json": agents.save,
+            AGENTS_FILE: agents.save,
+            REGISTRY_JOURNAL: agents.save,  # a snapshot holds what the journal could not
             ASSIGNMENTS_FILE: assignments.reserve,
             JOURNAL: self._probe,
         }
@@ -163,6 +167,8 @@ class Upkeep:
         for name in sorted(self._unwritten):
             self.persist(name, self._rewrites[name])
         self._check_registry()
+        if self._agents.snapshot_due():
+            self.persist(AGENTS_FILE, self._agents.save)
         self._check_progress()
         flooded = self._connections.flooded()
         if flooded:
@@ -177,7 +183,7 @@ class Upkeep:
                 f"registry:{name}",
                 f"{name} was deleted (or is not a file); writing it again from memory",
             )
-        if missing and self.persist("agents.json", self._agents.save):
+        if missing and self.persist(AGENTS_FILE, self._agents.save):
             self._event("registry_rewritten", files=missing)
             missing = []
         for name in _REGISTRY:

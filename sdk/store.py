@@ -295,15 +295,25 @@ class Journal:
     by the next ``durable``: the records it covered stay written, unacknowledged until then.
     """
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, *, private: bool = False):
+        """``private``: the file is its owner's alone (mode 0600, made so if it was not),
+        for a journal that carries secrets."""
         self.path = path
-        with file_access(path, "write"):
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._drop_torn_tail()
-            self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._private = private
+        self._fd = self._open()
         self._written = 0
         self._synced = 0
         self._flight: asyncio.Future[None] | None = None
+
+    def _open(self) -> int:
+        with file_access(self.path, "write"):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._drop_torn_tail()
+            mode = 0o600 if self._private else 0o644
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, mode)
+            if self._private:
+                os.fchmod(fd, mode)
+        return fd
 
     def append(self, record: dict[str, Any], *, sync: bool = True) -> None:
         """Write one record (and fsync it, with ``sync``).
@@ -357,6 +367,26 @@ class Journal:
             with open(self.path, "r+b") as handle:
                 handle.truncate(data.rfind(b"\n") + 1)
                 os.fsync(handle.fileno())
+
+    def roll(self) -> None:
+        """Keep this journal as ``<name>.bak`` (dropping the one before) and go on in an empty
+        one, for a journal whose every record a snapshot now holds, fsynced: so they count
+        as durable. An fsync running meanwhile finishes on the file it began, which is closed
+        after it.
+
+        Raises:
+            FileSystemError: the file system refused the rename or the new file (records
+                appended then go on to ``<name>.bak``, where a reader finds them too).
+        """
+        with file_access(self.path, "write"):
+            os.replace(self.path, backup_path(self.path))
+            _fsync_dir(self.path.parent)
+        old, self._fd = self._fd, self._open()
+        self._synced = self._written
+        if self._flight is None:
+            os.close(old)
+        else:
+            self._flight.add_done_callback(lambda _: os.close(old))
 
     def close(self) -> None:
         if self._fd >= 0:

@@ -16,6 +16,7 @@ import pytest
 from league_manager.admin import ADMIN_FILE
 from league_manager.config import LeagueManagerSettings
 from league_manager.exports import RESULTS_COLUMNS, STANDINGS_COLUMNS
+from league_manager.registry_files import RegistryFiles
 from league_manager.service import LeagueManager
 from sdk.config import SharedDir
 from tests.league_manager.conftest import PLAYER, REFEREE, World, envelope, wait_until
@@ -329,8 +330,8 @@ async def test_a_removed_player_forfeits_what_it_has_not_played_and_hears_no_mor
         records
     )
     assert next(r for r in standings if r["player_id"] == "P04")["technical_losses"] == 2
-    agents = json.loads((world.manager.shared.league_dir(LEAGUE) / "agents.json").read_text())
-    assert {a["agent_id"]: a["state"] for a in agents["agents"]}["P04"] == "REMOVED"
+    agents = RegistryFiles(world.manager.shared.league_dir(LEAGUE)).read().agents
+    assert agents["P04"].state == "REMOVED", "and so do the registry's files"
     final = await world.lm.post("/admin/players/P01/remove", headers=admin(world))
     assert final.status_code == 409 and "completed" in final.json()["error"]
 

@@ -1,7 +1,7 @@
 """Start-up on damaged data files: the League Manager's book (rounds.json, standings.json,
-journal.jsonl) and its registry (agents.json, secrets.json) recover from the journal, the
-previous version of a file or the registered players, say which file and how, and refuse
-to start, naming the file, when nothing can be recovered; never a silent reset."""
+journal.jsonl) and its registry (agents.json, secrets.json, registry.jsonl) recover from a
+journal, the previous version of a file or the registered players, say which file and how,
+and refuse to start, naming the file, when nothing can be recovered; never a silent reset."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from league_manager.referee_watch import view_of
 from sdk.config import ScoringConfig
 from sdk.messages import PlayerMeta, RefereeMeta
 from sdk.store import StoreError, backup_path, read_json
+from tests.conftest import TinyDisk
 from tests.league_manager.conftest import record_result, schedule_league
 
 LEAGUE = "league_test"
@@ -324,6 +325,8 @@ def registry_dir(tmp_path: Path) -> Path:
     registry.add("referee", meta(0, "referee"), "key-ref")
     for n in range(1, 4):
         registry.add("player", meta(n), f"key-{n}")
+    registry.save()  # snapshots of every agent; the empty ones they replace are the backups
+    registry.close()
     return folder
 
 
@@ -343,12 +346,14 @@ def test_a_damaged_registry_file_comes_back_from_its_backup(registry_dir: Path, 
         for kind in ("referee", "player")
         for agent in sound.of_kind(kind)
     }
-    sound.set_state("P01", "ACTIVE")
-    sound.save()  # the backups now hold every agent
+    sound.journal_states(sound.set_states(["P01"], "ACTIVE"), "ACTIVE")
+    sound.save()  # the backups now hold every agent; the journal's backup, P01's change
+    sound.close()
     path = registry_dir / name
     path.write_bytes(path.read_bytes()[:20])
     registry = AgentRegistry(registry_dir, "league_test")
     assert [a.agent_id for a in registry.of_kind("player")] == ["P01", "P02", "P03"]
+    assert registry.get("P01").state == "ACTIVE", "the change after the backup, replayed"
     assert {agent_id: registry.token_of(agent_id) for agent_id in tokens} == tokens
     assert registry.authenticate("player:P02", tokens["P02"]).agent_id == "P02"
     notes = " ".join(registry.recovery_notes)
@@ -405,17 +410,26 @@ def test_an_empty_journal_beside_no_registry_is_still_a_new_league(tmp_path: Pat
     assert registry.count("player") == 0 and (folder / "agents.json").is_file()
 
 
-def test_a_registration_that_cannot_be_saved_is_not_kept(registry_dir: Path) -> None:
-    registry = AgentRegistry(registry_dir, "league_test")
-    (registry_dir / "agents.json").unlink()
-    (registry_dir / "agents.json").mkdir()  # a directory where the file should be
-    with pytest.raises(OSError):
+def test_a_registration_that_cannot_be_journaled_is_not_kept(
+    tmp_path: Path, tiny_disk: TinyDisk
+) -> None:
+    folder = tiny_disk.root / LEAGUE
+    registry = AgentRegistry(folder, "league_test")
+    registry.add("player", meta(1), "key-1")
+    registry.save()  # the journal rolls over: empty, its next line needs a page of its own
+    tiny_disk.fill()
+    with pytest.raises(StoreError, match="registry.jsonl"):
         registry.add("player", meta(7), "key-7")
     assert registry.find_by_endpoint(meta(7).contact_endpoint) is None
-    assert registry.count("player") == 3
-    (registry_dir / "agents.json").rmdir()
+    assert registry.count("player") == 1
+    tiny_disk.free()
     agent, _ = registry.add("player", meta(7), "key-7")
-    assert agent.agent_id == "P04"
+    assert agent.agent_id == "P02"
+    registry.close()
+    assert [a.agent_id for a in AgentRegistry(folder, "league_test").of_kind("player")] == [
+        "P01",
+        "P02",
+    ]
 
 
 def test_an_agent_whose_token_is_lost_refuses_to_start(registry_dir: Path) -> None:
@@ -427,11 +441,17 @@ def test_an_agent_whose_token_is_lost_refuses_to_start(registry_dir: Path) -> No
 
 
 def test_a_token_without_its_agent_is_a_registration_never_answered(registry_dir: Path) -> None:
-    """A crash between the two writes of a registration: secrets.json is written first and
-    agents.json is the commit point, so the half-done registration is forgotten."""
-    agents = read_json(registry_dir / "agents.json")
-    agents["agents"] = agents["agents"][:-1]
-    (registry_dir / "agents.json").write_text(json.dumps(agents))
+    """Files of a version before the registry's journal, cut short between the two writes
+    of a registration: secrets.json was written first and agents.json was the commit point,
+    so the half-done registration is forgotten."""
+    for name in ("agents.json", "secrets.json"):
+        document = read_json(registry_dir / name)
+        del document["seq"]
+        if name == "agents.json":
+            document["agents"] = document["agents"][:-1]
+        (registry_dir / name).write_text(json.dumps(document))
+    for journal in registry_dir.glob("registry.jsonl*"):
+        journal.unlink()
     registry = AgentRegistry(registry_dir, "league_test")
     assert [a.agent_id for a in registry.of_kind("player")] == ["P01", "P02"]
     assert registry.recovery_notes == []
@@ -439,10 +459,28 @@ def test_a_token_without_its_agent_is_a_registration_never_answered(registry_dir
     assert agent.agent_id == "P03", "the id is given again to the next registration"
 
 
+def test_a_snapshot_cut_short_loses_no_registration(registry_dir: Path) -> None:
+    """secrets.json written, agents.json not (a directory in its way, then gone): the
+    backup and the journal bring every registration back."""
+    registry = AgentRegistry(registry_dir, "league_test")
+    agent, token = registry.add("player", meta(4), "key-4")
+    (registry_dir / "agents.json").unlink()
+    (registry_dir / "agents.json").mkdir()
+    with pytest.raises(OSError):
+        registry.save()
+    registry.close()
+    (registry_dir / "agents.json").rmdir()
+    restarted = AgentRegistry(registry_dir, "league_test")
+    assert [a.agent_id for a in restarted.of_kind("player")] == ["P01", "P02", "P03", "P04"]
+    assert restarted.authenticate("player:P04", token).agent_id == agent.agent_id
+    assert "agents.json.bak" in " ".join(restarted.recovery_notes)
+
+
 def test_secrets_are_written_before_agents(
     registry_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     registry = AgentRegistry(registry_dir, "league_test")
+    registry.add("player", meta(7), "key-7")
     written: list[str] = []
     real_replace = os.replace
 
@@ -451,7 +489,7 @@ def test_secrets_are_written_before_agents(
         real_replace(src, dst)
 
     monkeypatch.setattr(os, "replace", record)
-    registry.add("player", meta(7), "key-7")
+    registry.save()
     names = [name for name in written if not name.endswith(".bak")]
     assert names == ["secrets.json", "agents.json"]
 

@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
+from league_manager.registry_files import RegistryFiles
 from tests.conftest import free_port
 from tests.interop.harness import LEAGUE, Agents, league_query, rpc, start_our_league
 
@@ -27,7 +28,15 @@ MAX_PLAYERS = 5
 PER_MINUTE = 10
 """Registrations from 127.0.0.1 in a minute: the referee, 3 players and the test's first six
 fill it; the seventh of the test's is one too many."""
-TOKEN_FILES = {"secrets.json", "secrets.json.bak", "admin_token", "referee_secret"}
+TOKEN_FILES = {
+    "secrets.json",
+    "secrets.json.bak",
+    "registry.jsonl",
+    "registry.jsonl.bak",
+    "admin_token",
+    "referee_secret",
+}
+"""The files that hold tokens, each mode 0600."""
 
 
 def stamp() -> str:
@@ -228,7 +237,7 @@ def test_only_the_referee_given_a_match_may_report_it(league: dict[str, Any]) ->
 def test_no_token_is_written_in_full_outside_the_secrets(league: dict[str, Any]) -> None:
     agents: Agents = league["agents"]
     league_dir = agents.shared.league_dir(LEAGUE)
-    tokens = json.loads((league_dir / "secrets.json").read_text())["tokens"]
+    tokens = RegistryFiles(league_dir).read().tokens
     assert len(tokens) == 2 + MAX_PLAYERS, "every registered agent has its token there"
     known = [token for token in tokens.values() if len(token) >= 20]
     scanned = 0

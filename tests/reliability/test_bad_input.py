@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from league_manager.registry_files import RegistryFiles
 from sdk.auth import match_proof
 from sdk.examples import example
 from sdk.messages import sender_id
@@ -181,8 +182,8 @@ def move_call(space: Any, valid_options: Any = ("C", "D")) -> Body:
         else:
             call["move_request"]["context"]["action_space"] = space
         shared = services.shared
-        secrets = shared.league_dir(shared.system().default_league_id) / "secrets.json"
-        token = json.loads(secrets.read_text())["tokens"][call["player_id"]]
+        league_dir = shared.league_dir(shared.system().default_league_id)
+        token = RegistryFiles(league_dir).read().tokens[call["player_id"]]
         call["auth_token"] = match_proof(
             token, call["league_id"], call["match_id"], sender_id(call["sender"])
         )

@@ -19,6 +19,7 @@ import pytest
 
 from league_cli.launcher import AgentProcess
 from league_cli.up import wait_for
+from league_manager.registry_files import RegistryFiles
 from sdk.auth import match_proof
 from sdk.examples import example
 from tests.interop.harness import LEAGUE, Agents, rpc
@@ -66,11 +67,11 @@ def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
             return status["player_id"] if verified else None
 
         player_id = wait_for(registered, 30, "Ann to register and verify her callers")
-        secrets = json.loads((agents.shared.league_dir(LEAGUE) / "secrets.json").read_text())
+        tokens = RegistryFiles(agents.shared.league_dir(LEAGUE)).read().tokens
         yield Target(
             player,
             player_id,
-            secrets["tokens"][player_id],
+            tokens[player_id],
             agents.shared.player_history_path(player_id),
         )
     finally:

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from league_cli.up import wait_for
+from league_manager.registry_files import RegistryFiles
 from league_manager.upkeep import FLOOD
 from sdk.config import SharedDir
 from sdk.messages import LeagueQuery
@@ -137,8 +138,9 @@ def test_a_full_disk_is_told_refused_and_recovered_from_with_nothing_lost(
     assert "alarm_raised" in events and "alarm_cleared" in events
 
 
-def registry(league: CrashLeague) -> list[dict[str, Any]]:
-    return json.loads((league.league_dir / "agents.json").read_text())["agents"]  # type: ignore[no-any-return]
+def registry(league: CrashLeague) -> list[str]:
+    """The ids of the agents the registry's files hold (snapshots and journal)."""
+    return list(RegistryFiles(league.league_dir).read().agents)
 
 
 def test_registry_files_deleted_mid_league_are_written_again_and_never_an_empty_league(
@@ -160,7 +162,7 @@ def test_registry_files_deleted_mid_league_are_written_again_and_never_an_empty_
             _SOON,
             "/status to tell that the registry was written again",
         )
-        assert [a["agent_id"] for a in registry(league)] == [a["agent_id"] for a in registered]
+        assert registry(league) == registered
         assert (league.league_dir / "secrets.json").is_file()
 
         # One that cannot be written again (a directory where the file should be) stays
@@ -250,7 +252,7 @@ def test_a_flood_of_requests_is_refused_told_and_the_league_completes_after_it(
     ) as league:
         total = league.start()
         port = league.lm.port
-        tokens = json.loads((league.league_dir / "secrets.json").read_text())["tokens"]
+        tokens = RegistryFiles(league.league_dir).read().tokens
         player_id = next(agent_id for agent_id in tokens if agent_id.startswith("P"))
         query = LeagueQuery(
             sender=f"player:{player_id}",

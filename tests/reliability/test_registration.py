@@ -12,11 +12,16 @@
   with the same request and gets the same id and token back.
 - ``league up`` (``start_processes``) stops at once, naming the agent and its line, when
   an agent it started is refused.
+- A League Manager SIGKILLed right after answering registrations restarts with every one
+  of them, and their tokens.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
+import signal
 import subprocess
 import sys
 import threading
@@ -36,6 +41,7 @@ import pytest
 
 from league_cli.launcher import AgentProcess, Launcher, LaunchError
 from league_cli.up import LeaguePlan, start_processes, wait_for
+from league_manager.registry_files import RegistryFiles
 from sdk.config import SharedDir
 from tests.conftest import free_port, make_shared_dir
 from tests.reliability.services import TRACEBACK_MARKS
@@ -424,3 +430,50 @@ def test_a_foreign_agent_that_loses_its_answer_gets_the_same_id_again(
         assert "must repeat its conversation_id" in other["reason"]
     else:  # a referee shows the league's secret: it is the operator's
         assert other[f"{kind}_id"] == issued[f"{kind}_id"]
+
+
+# -- registrations survive a League Manager killed right after them --------------------------
+
+KILLED_AFTER = 40
+"""Registrations answered, all at once (their journal lines committed in groups), before
+the League Manager is SIGKILLed: fewer than a snapshot waits for, so the journal alone
+holds them."""
+
+
+def test_a_league_manager_killed_after_registrations_restarts_with_every_one(
+    launcher: Launcher, shared: SharedDir
+) -> None:
+    port = free_port()
+    lm = launcher.manager(port)
+    launcher.wait_healthy(lm)
+
+    async def register_all() -> list[dict[str, Any]]:
+        async with httpx.AsyncClient(timeout=30) as client:
+            answers = await asyncio.gather(
+                *(
+                    client.post(
+                        lm.mcp_url,
+                        json=_registration(
+                            "player",
+                            f"Killed {n}",
+                            f"http://127.0.0.1:{20000 + n}/mcp",
+                            uuid.uuid4().hex,
+                        ),
+                    )
+                    for n in range(KILLED_AFTER)
+                )
+            )
+        return [answer.json()["result"] for answer in answers]
+
+    accepted = asyncio.run(register_all())
+    os.kill(lm.popen.pid, signal.SIGKILL)
+    lm.popen.wait(10)
+    assert all(answer["status"] == "ACCEPTED" for answer in accepted), accepted
+    league_dir = shared.league_dir(LEAGUE)
+    assert (league_dir / "registry.jsonl").stat().st_mode & 0o777 == 0o600
+    restarted = launcher.manager(port)
+    launcher.wait_healthy(restarted)
+    players = {p["agent_id"]: p["display_name"] for p in lm_status(restarted)["players"]}
+    assert players == {a["player_id"]: f"Killed {n}" for n, a in enumerate(accepted)}
+    tokens = RegistryFiles(league_dir).read().tokens
+    assert {a["player_id"]: a["auth_token"] for a in accepted} == tokens
