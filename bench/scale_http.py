@@ -15,9 +15,9 @@ registration and token, mounted under its own path and listening on a port of it
 player processes would: one connection pool each). The host runs every player's own
 lifespan, so each registers with the League Manager as a player process would. What the
 host shares is the process and the event loop: a player's blocking work holds up every
-player of its host (each rewrites and fsyncs its history file after every GAME_OVER, in the
-event loop), so when the disk is slow, calls wait; --player-hosts spreads the players over
-more processes.
+player of its host (its history file is rewritten and fsynced after every GAME_OVER in a
+worker thread, off the event loop, but the JSON of it and the rest of the player's work share
+the host's one core at a time); --player-hosts spreads the players over more processes.
 
 The window: from ``POST /start_league`` until ``--rounds`` rounds have completed (the whole
 league by default), polled on ``GET /status``; at that moment the results recorded and each
@@ -407,6 +407,12 @@ def run_league(run: LeagueRun) -> dict[str, Any]:
             "player_hosts": {p.name: cpu[p.name] for p in roles["hosts"]},
         },
         "lm_cpu_share": lm_cpu / wall,
+        "players_cpu_ms_per_result": (
+            1000 * sum(cpu[p.name] for p in roles["hosts"]) / matches if matches else None
+        ),
+        "first_result_s": (
+            phases["to_first_result"] / phases["rounds_timed"] if phases["rounds_timed"] else None
+        ),
         "lm_cpu_ms_per_result": 1000 * lm_cpu / matches if matches else None,
         "lm_ceiling_results_per_s": matches / lm_cpu if lm_cpu else None,
         "machine_cores": os.cpu_count(),
@@ -432,7 +438,8 @@ def round_phases(league_log: Path, rounds: int) -> dict[str, float]:
     """Where the first ``rounds`` rounds' time went, from the League Manager's league log:
     ``to_first_result`` (the round's announcement to every player and the first match),
     ``results`` (first to last result), ``between_rounds`` (last result to the next round's
-    start: the round's files, standings and completion broadcasts, the next schedule)."""
+    start: the round's files, standings and completion broadcasts, the next schedule), each
+    summed over the ``rounds_timed`` rounds found in the log."""
     starts: dict[int, float] = {}
     firsts: dict[int, float] = {}
     lasts: dict[int, float] = {}
@@ -453,6 +460,7 @@ def round_phases(league_log: Path, rounds: int) -> dict[str, float]:
         "to_first_result": sum(firsts[r] - starts[r] for r in played),
         "results": sum(lasts[r] - firsts[r] for r in played),
         "between_rounds": sum(starts[r + 1] - lasts[r] for r in played if r + 1 in starts),
+        "rounds_timed": len(played),
     }
 
 
@@ -523,6 +531,8 @@ def _table(rows: list[dict[str, Any]], title: str) -> None:
         "LM ceil/s",
         "refs cpu s",
         "players cpu s",
+        "players ms/res",
+        "1st result s",
         "ours",
         "busy",
         "LM MiB",
@@ -547,6 +557,8 @@ def _table(rows: list[dict[str, Any]], title: str) -> None:
             f"{row['lm_ceiling_results_per_s']:.0f}",
             " + ".join(f"{s:.1f}" for s in cpu["referees"].values()),
             " + ".join(f"{s:.1f}" for s in cpu["player_hosts"].values()),
+            f"{row['players_cpu_ms_per_result']:.2f}",
+            f"{row['first_result_s']:.2f}",
             f"{row['league_share']:.0%}",
             f"{row['machine_busy_share']:.0%}",
             f"{row['peak_rss_mb']['league_manager']:.0f}",
@@ -560,8 +572,10 @@ def _table(rows: list[dict[str, Any]], title: str) -> None:
     print(
         "LM ms/res: the League Manager's CPU per result; LM ceil/s: 1 / that (one core); "
         "ours: the league's processes' share of the machine's cores; busy: the machine's cores "
-        "busy (other work included); TL: technical losses; between rounds: the share of the "
-        "wall time from a round's last result to the next round's start"
+        "busy (other work included); players ms/res: the player hosts' CPU per result; 1st "
+        "result s: a round's start to its first result, on average; TL: technical losses; "
+        "between rounds: the share of the wall time from a round's last result to the next "
+        "round's start"
     )
 
 

@@ -1,7 +1,8 @@
 """The player's FastAPI app: JSON-RPC at ``POST /mcp`` and the ``/health``, ``/status``,
 ``/stats`` and ``/history`` routes. Nothing is built at import time. /health answers 200
 while the process serves, registered or not: its ``registration`` says which
-(``registered``, ``standalone``, ``not registered: <why>``)."""
+(``registered``, ``standalone``, ``not registered: <why>``), its ``status`` ``degraded``
+with ``reasons`` while the player cannot keep its history file (the host's fault)."""
 
 from __future__ import annotations
 
@@ -58,8 +59,10 @@ def create_app(
 
     @app.get("/health")
     async def health() -> dict[str, Any]:
+        fault = host.state.fault
         return {
-            "status": "ok",
+            "status": "degraded" if fault else "ok",
+            **({"reasons": [fault]} if fault else {}),
             "agent": "player",
             "player_id": host.state.player_id,
             "state": host.state.lifecycle.value,

@@ -2,8 +2,10 @@
 
 ``SHARED/data/players/<player_id>/history.json`` has one writer, this player, and is
 rewritten atomically after every GAME_OVER (``sdk.store.write_document`` stamps
-schema_version and last_updated). A restarted player loads it back; a file that is not
-JSON or not a history stops the player with an error naming the file, never a silent reset.
+schema_version and last_updated), in a worker thread: a host of hundreds of players keeps
+its event loop free, and the GAME_OVERs that arrive while a write runs share the next one
+(``sdk.store.DocumentWriter``). A restarted player loads it back; a file that is not JSON
+or not a history stops the player with an error naming the file, never a silent reset.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from players.errors import HistoryError
-from sdk.store import SCHEMA_VERSION, StoreError, read_json, write_document
+from sdk.store import SCHEMA_VERSION, DocumentWriter, StoreError, read_json
 from strategies.view import PastMatch
 
 __all__ = ["HistoryDocument", "PlayerHistory", "Totals"]
@@ -31,8 +33,9 @@ class Totals(BaseModel):
     technical_losses: int = 0
 
     @classmethod
-    def of(cls, matches: Iterable[PastMatch]) -> Totals:
-        totals = cls()
+    def of(cls, matches: Iterable[PastMatch], *, start: Totals | None = None) -> Totals:
+        """The counts of ``matches``, added to those of ``start`` (left as they are)."""
+        totals = cls() if start is None else start.model_copy()
         field_by_outcome = {
             "WIN": "wins",
             "DRAW": "draws",
@@ -76,9 +79,14 @@ class PlayerHistory:
         self.display_name = display_name
         self.strategy = strategy
         self.player_id = player_id
-        self.path = path
         self._matches = list(matches)
-        self._last_updated = last_updated
+        self._dumped = [m.model_dump(mode="json") for m in self._matches]
+        """Each match as the file holds it, dumped once (never changed in place: a write in
+        a worker thread serialises them while the event loop goes on)."""
+        self._totals = Totals.of(self._matches)
+        self._writer = (
+            None if path is None else DocumentWriter(path, self._payload, last_updated=last_updated)
+        )
 
     @classmethod
     def load(cls, path: Path, *, player_id: str, display_name: str, strategy: str) -> PlayerHistory:
@@ -116,48 +124,64 @@ class PlayerHistory:
         )
 
     @property
+    def path(self) -> Path | None:
+        return None if self._writer is None else self._writer.path
+
+    @property
     def matches(self) -> tuple[PastMatch, ...]:
         return tuple(self._matches)
 
     @property
     def totals(self) -> Totals:
-        return Totals.of(self._matches)
+        return self._totals.model_copy()
 
     def knows(self, league_id: str | None, match_id: str) -> bool:
         """Whether this match is recorded already (a referee may send GAME_OVER twice)."""
         return any(m.match_id == match_id and m.league_id == league_id for m in self._matches)
 
     def add(self, record: PastMatch) -> None:
-        """Record a finished match and rewrite the file (if bound to one)."""
-        self._matches.append(record)
-        self.save()
+        """Record a finished match in memory; ``durable`` writes it to the file."""
+        self._keep(record)
+        if self._writer is not None:
+            self._writer.changed()
+
+    async def durable(self) -> None:
+        """Return once the file (if bound to one) holds every match recorded so far; at
+        most one write at a time, in a worker thread.
+
+        Raises:
+            FileSystemError: the write failed; the matches stay in memory and the next call
+                writes them again.
+        """
+        if self._writer is not None:
+            await self._writer.durable()
 
     def absorb(self, records: Iterable[PastMatch]) -> None:
-        """Take over matches recorded before this history was loaded, skipping known ones."""
+        """Take over matches recorded before this history was loaded, skipping known ones,
+        and write them at once (taking an identity happens once; no write is in flight)."""
         new = [r for r in records if not self.knows(r.league_id, r.match_id)]
-        if new:
-            self._matches.extend(new)
-            self.save()
+        for record in new:
+            self._keep(record)
+        if new and self._writer is not None:
+            self._writer.write_now()
 
-    def save(self) -> None:
-        if self.path is None:
-            return
-        written = write_document(self.path, self._payload(), indent=None)
-        self._last_updated = written["last_updated"]
+    def _keep(self, record: PastMatch) -> None:
+        self._matches.append(record)
+        self._dumped.append(record.model_dump(mode="json"))
+        self._totals = Totals.of((record,), start=self._totals)
 
     def document(self) -> dict[str, Any]:
-        """The document as the file holds it (last_updated is None before the first write)."""
-        return {
-            "schema_version": SCHEMA_VERSION,
-            "last_updated": self._last_updated,
-            **self._payload(),
-        }
+        """The document as the file holds it once the writes asked for are done
+        (last_updated: that of the last write, None before the first)."""
+        last_updated = None if self._writer is None else self._writer.last_updated
+        return {"schema_version": SCHEMA_VERSION, "last_updated": last_updated, **self._payload()}
 
     def _payload(self) -> dict[str, Any]:
+        """A snapshot: fresh containers around records never changed in place."""
         return {
             "player_id": self.player_id,
             "display_name": self.display_name,
             "strategy": self.strategy,
-            "matches": [m.model_dump(mode="json") for m in self._matches],
-            "totals": self.totals.model_dump(),
+            "matches": list(self._dumped),
+            "totals": self._totals.model_dump(),
         }

@@ -76,6 +76,7 @@ class PlayerHost:
         self._registration: asyncio.Task[None] | None = None
         self.exit_switch = ExitSwitch()
         """Tripped when the League Manager refuses this player for good."""
+        self._write_fault: str | None = None  # set by a failed history write, until one works
         self._load_known_identity()
 
     def _load_known_identity(self) -> None:
@@ -184,6 +185,8 @@ class PlayerHost:
             self.state.player_id = player_id
             self.log.log.info("identity_taken", player_id=player_id, source=source)
         path = self.shared.player_history_path(player_id)
+        if self.history.path == path:  # loaded already, and written by this host since
+            return
         try:
             loaded = PlayerHistory.load(
                 path,
@@ -386,6 +389,7 @@ class PlayerHost:
             message.league_id or self.state.league_id, message.match_id
         ):
             self.log.log.info("game_over_repeated", match_id=message.match_id)
+            await self._history_durable(message.match_id)
             return None
         if self.callers.verifying and (known is None or known.referee_id != referee_id):
             raise ProtocolError(
@@ -416,12 +420,9 @@ class PlayerHost:
         record = record_of(message, player_id, known)
         if self.history.knows(record.league_id, record.match_id):
             self.log.log.info("game_over_repeated", match_id=message.match_id)
+            await self._history_durable(message.match_id)
             return None
-        try:
-            self.history.add(record)
-        except OSError as exc:
-            self.state.fault = f"cannot write {self.history.path}: {exc}"
-            self.log.log.error("history_write_failed", error=self.state.fault)
+        self.history.add(record)
         self.log.log.info(
             "match_recorded",
             match_id=record.match_id,
@@ -430,7 +431,31 @@ class PlayerHost:
             opponent_choice=record.opponent_choice,
         )
         await self.runner.match_over(record)
+        await self._history_durable(record.match_id)
         return record
+
+    async def _history_durable(self, match_id: str) -> None:
+        """Return once the history file holds ``match_id`` (and every match before it): a
+        GAME_OVER is acknowledged only then. A write that fails is this host's fault until
+        a later write succeeds; the match stays in memory, and the next write holds it.
+
+        Raises:
+            ProtocolError: E022, the file system refused the write.
+        """
+        try:
+            await self.history.durable()
+        except FileSystemError as exc:
+            self._write_fault = self.state.fault = f"cannot write the player history: {exc}"
+            self.log.log.error("history_write_failed", match_id=match_id, error=str(exc))
+            raise ProtocolError(
+                ErrorCode.SERVICE_UNAVAILABLE,
+                f"match {match_id} is recorded in this player's memory, but its history file "
+                f"cannot be written now ({exc}); the GAME_OVER is not acknowledged",
+            ) from None
+        if self._write_fault is not None:
+            self.log.log.info("history_write_recovered", match_id=match_id)
+            self.state.fault = None if self.state.fault == self._write_fault else self.state.fault
+            self._write_fault = None
 
     # -- league news and reports --------------------------------------------------------
 

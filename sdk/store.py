@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar, cast
 
 from sdk.errors import FileSystemError, LeagueSDKError, file_access
+from sdk.group_commit import GroupCommit
 from sdk.timeutil import utc_now, utc_now_str
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "RECOVERY_HINT",
     "SCHEMA_VERSION",
     "BadLine",
+    "DocumentWriter",
     "Journal",
     "Loaded",
     "LostFileError",
@@ -142,6 +144,55 @@ def write_document(
     document.update((key, value) for key, value in payload.items() if key not in document)
     atomic_write_json(path, document, indent=indent, keep_backup=keep_backup)
     return document
+
+
+class DocumentWriter:
+    """A data file rewritten whole (``write_document``: atomic, stamped, one compact line)
+    in a worker thread, never on the event loop, in group commits: ``changed()`` after each
+    change in memory, ``await durable()`` before acknowledging it. One write runs at a time;
+    the changes made while it runs are covered by ONE next write of the newest state.
+
+    ``payload`` is called on the event loop when a write begins; what it returns is
+    serialised in the worker thread, so it must be a snapshot that nothing mutates later
+    (fresh lists, records never changed in place).
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        payload: Callable[[], dict[str, Any]],
+        *,
+        last_updated: str | None = None,
+    ):
+        self.path = path
+        self._payload = payload
+        self._commits = GroupCommit(self._write)
+        self.last_updated = last_updated
+        """The stamp of the document in the file: the last one written, or the one found."""
+
+    def changed(self) -> None:
+        self._commits.changed()
+
+    async def durable(self) -> None:
+        """Return once the file holds every change counted so far.
+
+        Raises:
+            FileSystemError: the write failed; the next call writes again.
+        """
+        await self._commits.durable()
+
+    def write_now(self) -> None:
+        """Write the newest state at once, on the calling thread: for a rare write whose
+        caller cannot await (a history taken over with an identity); only while no write
+        is in flight."""
+        document = write_document(self.path, self._payload(), indent=None)
+        self.last_updated = document["last_updated"]
+        self._commits.settled()
+
+    async def _write(self) -> None:
+        payload = self._payload()
+        document = await asyncio.to_thread(write_document, self.path, payload, indent=None)
+        self.last_updated = document["last_updated"]
 
 
 def read_json(path: Path) -> Any:
@@ -301,9 +352,7 @@ class Journal:
         self.path = path
         self._private = private
         self._fd = self._open()
-        self._written = 0
-        self._synced = 0
-        self._flight: asyncio.Future[None] | None = None
+        self._commits = GroupCommit(self._fsync)
 
     def _open(self) -> int:
         with file_access(self.path, "write"):
@@ -325,13 +374,13 @@ class Journal:
             append_whole(self._fd, _journal_line(record).encode("utf-8"))
         except OSError as exc:
             raise self._failure("append to", exc) from exc
-        self._written += 1
+        self._commits.changed()
         if sync:
             try:
                 os.fsync(self._fd)
             except OSError as exc:
                 raise self._failure("sync", exc) from exc
-            self._synced = self._written
+            self._commits.settled()
 
     def _failure(self, what: str, exc: OSError) -> StoreError:
         return StoreError(f"cannot {what} {self.path}: {exc.strerror or exc}")
@@ -342,21 +391,13 @@ class Journal:
         Raises:
             StoreError: the fsync failed; the next call tries again.
         """
-        target = self._written
-        while self._synced < target:
-            if self._flight is None:
-                self._flight = asyncio.ensure_future(self._sync())
-            await asyncio.shield(self._flight)
+        await self._commits.durable()
 
-    async def _sync(self) -> None:
-        upto = self._written
+    async def _fsync(self) -> None:
         try:
             await asyncio.to_thread(os.fsync, self._fd)
-            self._synced = max(self._synced, upto)
         except OSError as exc:
             raise self._failure("sync", exc) from exc
-        finally:
-            self._flight = None
 
     def _drop_torn_tail(self) -> None:
         """Cut a half-written last line left by a crash, so the next record starts clean."""
@@ -382,11 +423,8 @@ class Journal:
             os.replace(self.path, backup_path(self.path))
             _fsync_dir(self.path.parent)
         old, self._fd = self._fd, self._open()
-        self._synced = self._written
-        if self._flight is None:
-            os.close(old)
-        else:
-            self._flight.add_done_callback(lambda _: os.close(old))
+        self._commits.settled()
+        self._commits.after_flight(lambda: os.close(old))
 
     def close(self) -> None:
         if self._fd >= 0:

@@ -9,7 +9,6 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -75,15 +74,6 @@ async def test_each_path_is_its_own_player(shared_dir: SharedDir) -> None:
 
 
 @pytest.fixture
-def temp_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The folder the benchmark's temporary folders go to (``tempfile.gettempdir()``)."""
-    root = tmp_path / "tmp"
-    root.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(root))
-    return root
-
-
-@pytest.fixture
 def started_pids(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     """The pid of every process the benchmark starts, also when it fails."""
     pids: list[int] = []
@@ -114,6 +104,11 @@ def test_a_small_league_is_measured_and_every_process_stopped(temp_root: Path) -
     assert row["lm_cpu_ms_per_result"] == pytest.approx(
         1000 * row["cpu_s"]["league_manager"] / row["matches"]
     )
+    assert row["players_cpu_ms_per_result"] == pytest.approx(
+        1000 * sum(row["cpu_s"]["player_hosts"].values()) / row["matches"]
+    )
+    assert row["phases_s"]["rounds_timed"] >= 1
+    assert 0 < row["first_result_s"] <= row["round_ends_s"][0]
     assert row["peak_rss_mb"]["league_manager"] > 10
     gone = [pid for pid in row["pids"].values() if Path(f"/proc/{pid}").exists()]
     assert gone == [], f"still running after the benchmark: {gone}"

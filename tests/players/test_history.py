@@ -32,12 +32,15 @@ def load(path: Path, player_id: str = "P01") -> PlayerHistory:
     return PlayerHistory.load(path, player_id=player_id, display_name="Alice", strategy="random")
 
 
-def test_each_match_rewrites_a_stamped_document(tmp_path: Path) -> None:
+async def test_each_match_rewrites_a_stamped_document(tmp_path: Path) -> None:
     path = tmp_path / "P01" / "history.json"
     history = load(path)
 
     history.add(record("R1M1"))
+    await history.durable()
+    assert [m["match_id"] for m in json.loads(path.read_text())["matches"]] == ["R1M1"]
     history.add(record("R2M1", "DRAW"))
+    await history.durable()
 
     document = json.loads(path.read_text())
     assert document["schema_version"] == "1.0.0" and document["last_updated"].endswith("Z")
@@ -97,20 +100,33 @@ def test_a_match_is_known_by_league_and_id(tmp_path: Path) -> None:
     assert not history.knows("L2", "R1M1"), "match ids repeat from one league to the next"
 
 
-def test_absorb_adds_only_unknown_matches(tmp_path: Path) -> None:
+async def test_absorb_adds_only_unknown_matches_and_writes_them(tmp_path: Path) -> None:
     path = tmp_path / "history.json"
     history = load(path)
     history.add(record("R1M1"))
+    await history.durable()
 
     history.absorb([record("R1M1"), record("R2M1")])
 
     assert [m.match_id for m in load(path).matches] == ["R1M1", "R2M1"]
 
 
-def test_an_unbound_history_writes_nothing(tmp_path: Path) -> None:
+async def test_an_unbound_history_writes_nothing(tmp_path: Path) -> None:
     history = PlayerHistory(display_name="Alice", strategy="random")
     history.add(record("R1M1"))
+    await history.durable()
     assert history.totals.played == 1 and list(tmp_path.iterdir()) == []
+
+
+def test_a_new_match_is_not_in_the_file_until_it_is_made_durable(tmp_path: Path) -> None:
+    path = tmp_path / "history.json"
+    history = load(path)
+
+    history.add(record("R1M1"))
+
+    assert not path.exists(), "add keeps the match in memory; durable writes it"
+    assert history.document()["totals"]["played"] == 1
+    assert history.document()["last_updated"] is None
 
 
 def test_totals_count_each_outcome() -> None:

@@ -353,16 +353,6 @@ async def running_referee(
             yield http, service
 
 
-async def eventually(condition: Callable[[], bool], timeout: float = 5.0) -> None:
-    """Wait until ``condition()`` holds, checking every 10 ms; fail after ``timeout``."""
-
-    async def poll() -> None:
-        while not condition():
-            await asyncio.sleep(0.01)
-
-    await asyncio.wait_for(poll(), timeout=timeout)
-
-
 async def registered(service: RefereeService) -> RefereeService:
     await asyncio.wait_for(service.registration_settled.wait(), timeout=5)
     return service

@@ -19,7 +19,6 @@ from tests.referee.conftest import (
     FakeLeagueManager,
     Network,
     ScriptedPlayer,
-    eventually,
     fast_shared_dir,
     referee_settings,
     registered,
@@ -27,6 +26,7 @@ from tests.referee.conftest import (
     running_referee,
     start_match,
 )
+from tests.waiting import eventually
 
 
 def patient_shared(tmp_path: Path, method: str) -> SharedDir:
