@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 
-from games import GameState
+from games import Action, GameState
 from match_engine.match_file import MatchFile, MatchState
 from match_engine.outcome import Fault, MatchOutcome, played_outcome, technical_outcome
 from match_engine.plan import MatchPlan
@@ -30,11 +30,15 @@ from sdk.agent_log import AgentLog
 from sdk.config import SystemConfig
 from sdk.messages import MatchResult, MoveData
 
-__all__ = ["Match", "Settle"]
+__all__ = ["Match", "Settle", "Watch"]
 
 Settle = Callable[[MatchResult], Awaitable[None]]
 """What happens to a decided result before the seats hear it (a referee's report); it
 supersedes the record when the result does not count."""
+Watch = Callable[[Mapping[str, Action] | None, GameState], None]
+"""Shown the game as it is played: the state after the reset (moves None), then after each
+stage with its joint move (``games.analysis.EpisodeRecorder`` keeps an evaluation's
+episode so, with what each stage paid)."""
 
 
 class Match:
@@ -51,6 +55,7 @@ class Match:
         log: AgentLog,
         record: MatchFile,
         settle: Settle | None = None,
+        watch: Watch | None = None,
     ):
         self._plan = plan
         self._rules = rules
@@ -59,6 +64,7 @@ class Match:
         self._log = log
         self._record = record
         self._settle = settle
+        self._watch = watch
         self.state: GameState | None = None
 
     async def run(self) -> MatchOutcome:
@@ -115,6 +121,8 @@ class Match:
         plan, shape = self._plan, self._rules.shape
         state = self.state = self._rules.spec.create(plan.player_ids, **plan.game_params)
         state.reset(plan.seed)
+        if self._watch is not None:
+            self._watch(None, state)
         self._enter(shape.collecting)
         talk = Talk(plan.communication)
         stage = 0
@@ -150,6 +158,8 @@ class Match:
                 self._enter(shape.deciding)
             joint = {player: move.move for player, move in moves.items()}
             state.step(joint)
+            if self._watch is not None:
+                self._watch(joint, state)
             said = talk.hear(stage, moves)
             for note in said["messages"]:
                 self._log.log.info("player_message", match_id=plan.match_id, **note)

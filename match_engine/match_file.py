@@ -83,8 +83,12 @@ class MatchFile:
         seats: list[MatchSeat],
         report_status: ReportStatus,
         assignment: int | None = None,
+        in_memory: bool = False,
     ):
         self.path = path
+        self.in_memory = in_memory
+        """Kept in memory only, never written: an evaluation's episode, read back from memory
+        by the evaluator alone, where writing it would cost more than playing it."""
         self.saved_path = path
         """Where the record was written last (the match file, or the superseded folder)."""
         self._written: tuple[int, int] | None = None
@@ -251,7 +255,10 @@ class MatchFile:
         )
 
     def save(self) -> None:
-        """Write the record where it belongs (see the module's docstring)."""
+        """Write the record where it belongs (see the module's docstring); a record kept in
+        memory is not written."""
+        if self.in_memory:
+            return
         with _folder_lock(self.path.parent):
             mine = self._holds_file()
             if self.report_status == "superseded":

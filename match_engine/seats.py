@@ -73,8 +73,12 @@ class StrategySeat:
         rules: GameRules,
         player_id: str,
         log: AgentLog,
+        fallback_seed: int | str | None = None,
     ):
-        self._runner = StrategyRunner(strategy, log, margin_sec=0.0, max_budget_sec=math.inf)
+        """``fallback_seed`` seeds the random legal moves that replace failed answers."""
+        self._runner = StrategyRunner(
+            strategy, log, margin_sec=0.0, max_budget_sec=math.inf, fallback_seed=fallback_seed
+        )
         """No margin: the answer has no trip back; the call's deadline bounds the budget."""
         self._plan = plan
         self._rules = rules

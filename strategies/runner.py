@@ -88,15 +88,23 @@ class StrategyRunner:
     """Calls one strategy for the host; its calls never overlap (strategies keep state)."""
 
     def __init__(
-        self, strategy: Strategy, log: AgentLog, *, margin_sec: float, max_budget_sec: float
+        self,
+        strategy: Strategy,
+        log: AgentLog,
+        *,
+        margin_sec: float,
+        max_budget_sec: float,
+        fallback_seed: int | str | None = None,
     ):
+        """``fallback_seed`` seeds the random legal moves that replace a failed answer (an
+        evaluation's episode repeats with its seed); None draws fresh."""
         self.strategy = strategy
         self.stats = DecisionStats()
         self._log = log
         self._margin = margin_sec
         self._max_budget = max_budget_sec
         self._lock = threading.Lock()
-        self._fallback_rng = random.Random()
+        self._fallback_rng = random.Random(fallback_seed)
 
     def _guarded(self, function: Callable[..., Any], *args: Any) -> _Outcome:
         with self._lock:
