@@ -212,8 +212,10 @@ class MatchFile:
         self._doc["stages"].append(entry)
 
     def set_result(self, result: dict[str, Any]) -> None:
-        """The result, written with the FINISHED state that follows it."""
-        self._doc["result"] = copy.deepcopy(result)
+        """The result, written with the FINISHED state that follows it. The record keeps
+        ``result`` itself: the engine builds it for the record (copying a repeated game's
+        final state would cost a tenth of playing it)."""
+        self._doc["result"] = result
 
     def set_report_status(
         self, status: ReportStatus, detail: str | None = None, *, save: bool = True
