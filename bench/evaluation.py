@@ -13,14 +13,18 @@
 
 Each run is ``league_cli.evaluation.report.evaluate`` (what ``league evaluate`` calls), timed
 with ``time.perf_counter``: ``play`` up to the last episode's end, ``total`` with the metrics
-and verdicts. Move calls are the moves the histories hold (stages × agents); for the remote
-runs they are also counted from the players' own logs (every GAME_MOVE_CALL a player served
-is logged once), so the figure is what really crossed HTTP. The player processes are
+and verdicts; the evaluator's CPU (``time.process_time``, every thread) is given in all and
+up to the last episode's end (the episodes alone: what the match loop costs). Move calls
+are the moves the histories hold (stages × agents); for the remote runs they are also
+counted from the players' own logs (every GAME_MOVE_CALL a player served is logged once),
+so the figure is what really crossed HTTP. The player processes are
 stopped by their pids at the end, also on errors.
 
     .venv/bin/python bench/evaluation.py                          # 50 episodes, --parallel 1,4,16
     .venv/bin/python bench/evaluation.py --episodes 20 --parallel 4 --json out.json
     .venv/bin/python bench/evaluation.py --profile remote.prof    # cProfile one remote run
+    .venv/bin/python bench/evaluation.py --modes local --parallel 4 --profile-local local.prof
+    .venv/bin/python bench/evaluation.py --modes local --parallel 1,4 --repeat 5   # spread
     .venv/bin/python bench/evaluation.py --modes remote --parallel 4 --full-transcript
 
 Each remote run writes its transcript (``league_cli.evaluation.transcript``: the summary, or
@@ -128,10 +132,16 @@ def timed(
     shared: SharedDir | None,
     profile: Path | None = None,
     transcript: Transcript | None = None,
-) -> tuple[Evaluation, float, float]:
-    """(the evaluation, seconds to the last episode's end, seconds in all)."""
-    last_done = [0.0]
+) -> tuple[Evaluation, float, float, float]:
+    """(the evaluation, seconds to the last episode's end, seconds in all, this process's
+    CPU seconds to the last episode's end)."""
+    last_done = [0.0, 0.0]
+
+    def done(_episode: object) -> None:
+        last_done[:] = [time.perf_counter(), time.process_time()]
+
     profiler = cProfile.Profile() if profile else None
+    cpu_started = time.process_time()
     started = time.perf_counter()
     if profiler:
         profiler.enable()
@@ -141,13 +151,13 @@ def timed(
         parallel=parallel,
         shared=shared,
         transcript=transcript,
-        on_done=lambda _episode: last_done.__setitem__(0, time.perf_counter()),
+        on_done=done,
     )
     if profiler and profile:
         profiler.disable()
         profiler.dump_stats(profile)
     total = time.perf_counter() - started
-    return evaluation, last_done[0] - started, total
+    return evaluation, last_done[0] - started, total, last_done[1] - cpu_started
 
 
 def row(
@@ -194,7 +204,7 @@ def show(result: dict[str, Any]) -> None:
         f"{result['mode']:<10} {result['parallel']:>8} {result['finished']:>4}/"
         f"{result['episodes']:<4} {result['play_s']:>7.2f} {result['total_s']:>7.2f} "
         f"{result['episodes_per_s']:>9.1f} {result['moves_per_s']:>9.0f}{served}  cpu s: "
-        + ", ".join(f"{who} {secs:.1f}" for who, secs in result["cpu_s"].items())
+        + ", ".join(f"{who} {secs:.2f}" for who, secs in result["cpu_s"].items())
         + _transcript_note(result.get("transcript")),
         flush=True,
     )
@@ -229,9 +239,10 @@ def run_served(
             suite.name,
             full=args.full_transcript,
         )
-        evaluation, play, total = timed(suite, parallel, shared, profile, transcript)
+        evaluation, play, total, play_cpu = timed(suite, parallel, shared, profile, transcript)
         cpu = {
             "evaluator": time.process_time() - cpu_before["evaluator"],
+            "evaluator to the last episode": play_cpu,
             **{p.name: cpu_seconds(p.popen.pid) - cpu_before[p.name] for p in players},
         }
         rows.append(
@@ -254,6 +265,9 @@ def main() -> int:
     parser.add_argument("--episodes", type=int, default=50)
     parser.add_argument("--parallel", default="1,4,16", help="comma-separated values")
     parser.add_argument(
+        "--repeat", type=int, default=1, help="in-process runs at each --parallel (noise)"
+    )
+    parser.add_argument(
         "--modes", default="local,remote", help="comma-separated: local, remote, mixed"
     )
     parser.add_argument("--json", type=Path, help="also write the figures here")
@@ -266,6 +280,11 @@ def main() -> int:
         "--profile",
         type=Path,
         help="cProfile the remote run at the largest --parallel into this file",
+    )
+    parser.add_argument(
+        "--profile-local",
+        type=Path,
+        help="cProfile the in-process run at the largest --parallel into this file",
     )
     args = parser.parse_args()
     levels = sorted({int(p) for p in args.parallel.split(",")})
@@ -281,9 +300,10 @@ def main() -> int:
     rows = []
     if "local" in modes:
         suite = load_suite(SUITE).model_copy(update={"episodes": args.episodes})
-        for parallel in levels:
+        for parallel in [level for level in levels for _ in range(args.repeat)]:
             before = time.process_time()
-            evaluation, play, total = timed(suite, parallel, None)
+            profile = args.profile_local if parallel == levels[-1] else None
+            evaluation, play, total, play_cpu = timed(suite, parallel, None, profile)
             rows.append(
                 row(
                     "in-process",
@@ -292,7 +312,10 @@ def main() -> int:
                     play,
                     total,
                     None,
-                    {"evaluator": time.process_time() - before},
+                    {
+                        "evaluator": time.process_time() - before,
+                        "evaluator to the last episode": play_cpu,
+                    },
                 )
             )
             show(rows[-1])
@@ -320,6 +343,8 @@ def main() -> int:
             shutil.rmtree(workdir, ignore_errors=True)
     if args.profile and "remote" in modes:
         print(f"profile of the remote run at --parallel {levels[-1]}: {args.profile}")
+    if args.profile_local and "local" in modes:
+        print(f"profile of the in-process run at --parallel {levels[-1]}: {args.profile_local}")
     if args.json:
         args.json.write_text(
             json.dumps(

@@ -17,24 +17,28 @@ the one outcome rule (``match_engine.outcome``).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 
-from games import GameState
+from games import Action, GameState
 from match_engine.match_file import MatchFile, MatchState
 from match_engine.outcome import Fault, MatchOutcome, played_outcome, technical_outcome
 from match_engine.plan import MatchPlan
 from match_engine.rules import GameRules
-from match_engine.seats import MoveCall, Seat
+from match_engine.seats import MoveCall, Seat, StrategySeat
 from match_engine.talk import Talk
 from sdk.agent_log import AgentLog
 from sdk.config import SystemConfig
 from sdk.messages import MatchResult, MoveData
 
-__all__ = ["Match", "Settle"]
+__all__ = ["Match", "Settle", "Watch"]
 
 Settle = Callable[[MatchResult], Awaitable[None]]
 """What happens to a decided result before the seats hear it (a referee's report); it
 supersedes the record when the result does not count."""
+Watch = Callable[[Mapping[str, Action] | None, GameState], None]
+"""Shown the game as it is played: the state after the reset (moves None), then after each
+stage with its joint move (``games.analysis.EpisodeRecorder`` keeps an evaluation's
+episode so, with what each stage paid)."""
 
 
 class Match:
@@ -51,6 +55,7 @@ class Match:
         log: AgentLog,
         record: MatchFile,
         settle: Settle | None = None,
+        watch: Watch | None = None,
     ):
         self._plan = plan
         self._rules = rules
@@ -59,6 +64,7 @@ class Match:
         self._log = log
         self._record = record
         self._settle = settle
+        self._watch = watch
         self.state: GameState | None = None
 
     async def run(self) -> MatchOutcome:
@@ -115,26 +121,25 @@ class Match:
         plan, shape = self._plan, self._rules.shape
         state = self.state = self._rules.spec.create(plan.player_ids, **plan.game_params)
         state.reset(plan.seed)
+        if self._watch is not None:
+            self._watch(None, state)
         self._enter(shape.collecting)
         talk = Talk(plan.communication)
         stage = 0
         while not state.is_terminal():
             stage += 1
             acting = state.acting_players()
-            answers = await asyncio.gather(
-                *(
-                    self._seats[player].ask(
-                        MoveCall(
-                            stage=stage,
-                            observation=state.observation(player),
-                            space=state.action_space(player),
-                            timeout=self._timeout,
-                            messages=talk.unseen_by(player),
-                        )
-                    )
-                    for player in acting
+
+            def call(player: str, stage: int = stage) -> MoveCall:
+                return MoveCall(
+                    stage=stage,
+                    observation=state.observation(player),
+                    space=state.action_space(player),
+                    timeout=self._timeout,
+                    messages=talk.unseen_by(player),
                 )
-            )
+
+            answers = await self._ask(acting, call)
             moves = {
                 player: answer
                 for player, answer in zip(acting, answers, strict=True)
@@ -150,12 +155,33 @@ class Match:
                 self._enter(shape.deciding)
             joint = {player: move.move for player, move in moves.items()}
             state.step(joint)
+            if self._watch is not None:
+                self._watch(joint, state)
             said = talk.hear(stage, moves)
             for note in said["messages"]:
                 self._log.log.info("player_message", match_id=plan.match_id, **note)
             if not shape.choices_in_result:
                 self._record.stage(stage, joint, **said)
         return played_outcome(self._rules.spec, state)
+
+    async def _ask(
+        self, acting: Sequence[str], call: Callable[[str], MoveCall]
+    ) -> list[MoveData | Fault]:
+        """Each acting player's answer to its ``call``, in the order of ``acting``; the seats
+        are asked at once. A strategy run inline in process answers on the spot, its call
+        made just before and dropped just after: it never waits, so a task for it would cost
+        more than its move (a built-in agent of ``league evaluate``), and one observation at
+        a time stays in the cache (a repeated game's holds its whole history)."""
+        answers: dict[str, MoveData | Fault] = {
+            player: seat.answer_now(call(player))
+            for player in acting
+            if isinstance(seat := self._seats[player], StrategySeat) and seat.answers_now
+        }
+        later = {player: call(player) for player in acting if player not in answers}
+        if later:
+            asked = await asyncio.gather(*(self._seats[p].ask(c) for p, c in later.items()))
+            answers.update(zip(later, asked, strict=True))
+        return [answers[player] for player in acting]
 
     # -- lifecycle ------------------------------------------------------------------
 

@@ -83,8 +83,12 @@ class MatchFile:
         seats: list[MatchSeat],
         report_status: ReportStatus,
         assignment: int | None = None,
+        in_memory: bool = False,
     ):
         self.path = path
+        self.in_memory = in_memory
+        """Kept in memory only, never written: an evaluation's episode, read back from memory
+        by the evaluator alone, where writing it would cost more than playing it."""
         self.saved_path = path
         """Where the record was written last (the match file, or the superseded folder)."""
         self._written: tuple[int, int] | None = None
@@ -208,8 +212,10 @@ class MatchFile:
         self._doc["stages"].append(entry)
 
     def set_result(self, result: dict[str, Any]) -> None:
-        """The result, written with the FINISHED state that follows it."""
-        self._doc["result"] = copy.deepcopy(result)
+        """The result, written with the FINISHED state that follows it. The record keeps
+        ``result`` itself: the engine builds it for the record (copying a repeated game's
+        final state would cost a tenth of playing it)."""
+        self._doc["result"] = result
 
     def set_report_status(
         self, status: ReportStatus, detail: str | None = None, *, save: bool = True
@@ -251,7 +257,10 @@ class MatchFile:
         )
 
     def save(self) -> None:
-        """Write the record where it belongs (see the module's docstring)."""
+        """Write the record where it belongs (see the module's docstring); a record kept in
+        memory is not written."""
+        if self.in_memory:
+            return
         with _folder_lock(self.path.parent):
             mine = self._holds_file()
             if self.report_status == "superseded":

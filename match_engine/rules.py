@@ -46,14 +46,17 @@ def move_method_of(spec: GameSpec) -> str:
 
 @dataclass(frozen=True)
 class GameRules:
-    """A game as a match plays it: its code spec and its games_registry.json entry."""
+    """A game as a match plays it: its code spec and its games_registry.json entry (None for
+    a match whose seats are all in process: no agent reads the file, so no copy of it is
+    needed, as ``league evaluate`` with built-in agents runs anywhere)."""
 
     spec: GameSpec
-    entry: GameEntry
+    entry: GameEntry | None = None
 
     @property
     def move_method(self) -> str:
-        return self.entry.move_method
+        """The method that asks for a move (``load_rules`` checked the entry names it)."""
+        return move_method_of(self.spec)
 
     @property
     def shape(self) -> MatchShape:

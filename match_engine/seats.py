@@ -19,7 +19,7 @@ from sdk.agent_log import AgentLog
 from sdk.messages import Method, MoveData
 from sdk.timeutil import utc_now
 from strategies import MoveView, Strategy
-from strategies.runner import StrategyRunner
+from strategies.runner import Decision, StrategyRunner
 
 __all__ = ["MoveCall", "Seat", "StrategySeat"]
 
@@ -73,22 +73,47 @@ class StrategySeat:
         rules: GameRules,
         player_id: str,
         log: AgentLog,
+        fallback_seed: int | str | None = None,
     ):
-        self._runner = StrategyRunner(strategy, log, margin_sec=0.0, max_budget_sec=math.inf)
+        """``fallback_seed`` seeds the random legal moves that replace failed answers."""
+        self._runner = StrategyRunner(
+            strategy, log, margin_sec=0.0, max_budget_sec=math.inf, fallback_seed=fallback_seed
+        )
         """No margin: the answer has no trip back; the call's deadline bounds the budget."""
-        self._plan = plan
-        self._rules = rules
-        self._player_id = player_id
-        self._opponent_id = next(p for p in plan.player_ids if p != player_id)
-        self._role = next(seat.role for seat in plan.seats if seat.player_id == player_id)
+        self._move_type = rules.spec.move_types[0]
+        self._parity = rules.move_method == Method.CHOOSE_PARITY
+        """Even/odd's choose_parity carries no observation: the view keeps its defaults."""
+        self._shown = MoveView(
+            game_type=plan.game_type,
+            match_id=plan.match_id,
+            league_id=plan.league_id,
+            round_id=plan.round_id,
+            player_id=player_id,
+            opponent_id=next(p for p in plan.player_ids if p != player_id),
+            role=next(seat.role for seat in plan.seats if seat.player_id == player_id),
+            deadline=utc_now(),
+        )
+        """The view's part that is the same at every call (the deadline is each call's)."""
 
     async def invite(self) -> Fault | None:
         return None
 
     async def ask(self, call: MoveCall) -> MoveData | Fault:
-        decision = await self._runner.choose(self.view(call))
+        return self._move(await self._runner.choose(self.view(call)))
+
+    @property
+    def answers_now(self) -> bool:
+        """The strategy runs inline (``StrategyRunner.inline``): ``answer_now`` gives its
+        move with no await, so the match needs no task to ask it."""
+        return self._runner.inline
+
+    def answer_now(self, call: MoveCall) -> MoveData:
+        """``ask`` for a seat that ``answers_now``."""
+        return self._move(self._runner.choose_now(self.view(call), call.space))
+
+    def _move(self, decision: Decision) -> MoveData:
         return MoveData(
-            move_type=self._rules.spec.move_types[0],
+            move_type=self._move_type,
             move=decision.choice,
             message=decision.message,
             reasoning=decision.reasoning,
@@ -98,24 +123,17 @@ class StrategySeat:
         return None
 
     def view(self, call: MoveCall) -> MoveView:
-        """What the player host shows its strategy for this call."""
-        plan, space = self._plan, call.space
-        common: dict[str, Any] = {
-            "game_type": plan.game_type,
-            "match_id": plan.match_id,
-            "league_id": plan.league_id,
-            "round_id": plan.round_id,
-            "player_id": self._player_id,
-            "opponent_id": self._opponent_id,
-            "role": self._role,
-            "deadline": call.deadline(),
-        }
-        if self._rules.move_method == Method.CHOOSE_PARITY:
-            return MoveView(**common)
-        return MoveView(
-            **common,
-            legal_moves=tuple(space.choices) if space.kind == "choice" else (),
-            action_space=space.describe(),
-            observation=dict(call.observation),
-            messages=tuple(call.messages),
+        """What the player host shows its strategy for this call: the seat's own part,
+        checked once, with this call's part, which the engine made (no check per move)."""
+        if self._parity:
+            return self._shown.model_copy(update={"deadline": call.deadline()})
+        space = call.space
+        return self._shown.model_copy(
+            update={
+                "deadline": call.deadline(),
+                "legal_moves": tuple(space.choices) if space.kind == "choice" else (),
+                "action_space": space.describe(),
+                "observation": dict(call.observation),
+                "messages": tuple(call.messages),
+            }
         )

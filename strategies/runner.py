@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from games import Action
+from games import Action, ActionSpace
 from sdk.agent_log import AgentLog
 from sdk.timeutil import utc_now
 from strategies import MoveView, Say, Strategy
@@ -88,15 +88,23 @@ class StrategyRunner:
     """Calls one strategy for the host; its calls never overlap (strategies keep state)."""
 
     def __init__(
-        self, strategy: Strategy, log: AgentLog, *, margin_sec: float, max_budget_sec: float
+        self,
+        strategy: Strategy,
+        log: AgentLog,
+        *,
+        margin_sec: float,
+        max_budget_sec: float,
+        fallback_seed: int | str | None = None,
     ):
+        """``fallback_seed`` seeds the random legal moves that replace a failed answer (an
+        evaluation's episode repeats with its seed); None draws fresh."""
         self.strategy = strategy
         self.stats = DecisionStats()
         self._log = log
         self._margin = margin_sec
         self._max_budget = max_budget_sec
         self._lock = threading.Lock()
-        self._fallback_rng = random.Random()
+        self._fallback_rng = random.Random(fallback_seed)
 
     def _guarded(self, function: Callable[..., Any], *args: Any) -> _Outcome:
         with self._lock:
@@ -110,7 +118,7 @@ class StrategyRunner:
         thread cannot be stopped; the lock keeps the next call waiting until it returns).
         A strategy classified ``inline`` runs here directly: a thread hop per move costs
         more than such a strategy's whole decision."""
-        if self.strategy.classifier.inline:
+        if self.inline:
             return self._guarded(function, *args)
         return await asyncio.wait_for(asyncio.to_thread(self._guarded, function, *args), budget)
 
@@ -120,35 +128,63 @@ class StrategyRunner:
         left = min((view.deadline - utc_now()).total_seconds(), self._max_budget)
         return max(left - self._margin, MIN_BUDGET_SEC)
 
+    @property
+    def inline(self) -> bool:
+        """The strategy runs on the caller's thread (``Classifier.inline``): ``choose_now``
+        decides without awaiting anything."""
+        return self.strategy.classifier.inline
+
     async def choose(self, view: MoveView) -> Decision:
         started = time.perf_counter()
         budget = self.budget(view)
-        reason: FallbackReason | None = None
-        detail: dict[str, Any] = {}
-        answer: Any = None
-        said: Say | None = None
         try:
             outcome = await self._run(budget, self.strategy.choose, view)
         except asyncio.TimeoutError:
-            reason, detail = "timeout", {"budget_sec": round(budget, 3)}
-        else:
+            return self._decided(view, started, None, detail={"budget_sec": round(budget, 3)})
+        return self._decided(view, started, outcome)
+
+    def choose_now(self, view: MoveView, space: ActionSpace) -> Decision:
+        """``choose`` for an ``inline`` strategy, on this thread with no await (an inline
+        strategy has no deadline enforced either way: it is never abandoned), by a caller
+        that holds the ``space`` the view describes (no rebuilding it from the view)."""
+        started = time.perf_counter()
+        return self._decided(view, started, self._guarded(self.strategy.choose, view), space)
+
+    def _decided(
+        self,
+        view: MoveView,
+        started: float,
+        outcome: _Outcome | None,
+        space: ActionSpace | None = None,
+        detail: dict[str, Any] | None = None,
+    ) -> Decision:
+        """The move sent for the strategy's ``outcome`` (None: it answered too late), its
+        fallback logged and every decision counted."""
+        space = space or view.space()
+        reason: FallbackReason | None = "timeout" if outcome is None else None
+        detail = detail or {}
+        answer: Any = None
+        said: Say | None = None
+        if outcome is not None:
             answer = outcome.value
             said = answer if isinstance(answer, Say) else None
             if said is not None:
                 answer = said.move
             if outcome.error is not None:
                 reason, detail = "raised", {"exc_info": outcome.error}
-            elif not view.is_legal(answer):
+            elif not space.contains(answer):
                 reason, detail = "illegal", {"answer": repr(answer)[:80]}
-        choice = answer if reason is None else view.space().sample(self._fallback_rng)
-        spoke = said if reason is None and said is not None else Say(choice)
-        fallback = reason or (STRATEGY_DEFAULT + spoke.fallback if spoke.fallback else None)
+        choice = answer if reason is None else space.sample(self._fallback_rng)
+        spoke = said if reason is None else None
+        fallback = reason or (
+            STRATEGY_DEFAULT + spoke.fallback if spoke and spoke.fallback else None
+        )
         decision = Decision(
             choice=choice,
             fallback=fallback,
             elapsed_ms=(time.perf_counter() - started) * 1000,
-            message=spoke.message,
-            reasoning=spoke.reasoning,
+            message=spoke.message if spoke else None,
+            reasoning=spoke.reasoning if spoke else None,
         )
         if fallback is not None:
             self._log.log.warning(

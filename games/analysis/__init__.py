@@ -42,6 +42,7 @@ from games.analysis.exploitability import (
     strategy_exploitability,
 )
 from games.analysis.history import (
+    EpisodeRecorder,
     History,
     Stage,
     history_from_match,
@@ -99,6 +100,7 @@ __all__ = [
     "CooperationNotion",
     "Deviation",
     "EloRatings",
+    "EpisodeRecorder",
     "Equilibrium",
     "EquilibriumSet",
     "Fairness",

@@ -7,7 +7,8 @@ stage when it is known, the final payoffs, and the final state's ``to_json()`` w
 kept (it holds the parameters: the payoff table, the endowment, the pie).
 
 - ``record_episode`` plays an episode in process, as ``games.episode.play_episode`` does,
-  and keeps every stage.
+  and keeps every stage (``EpisodeRecorder``, which also keeps an episode the match engine
+  plays in process).
 - ``history_from_match`` reads a match file (``SHARED/data/matches/<league>/<match>.json``):
   moves from its ``stages`` (even/odd: the two ``choices`` of its result), payoffs from its
   result, the final state from ``result.game_state``. Stage payoffs are filled when
@@ -27,10 +28,17 @@ from games import even_odd
 from games.analysis.errors import AnalysisError
 from games.episode import play_stages
 from games.registry import load_game
-from games.spec import Action, GameSpec
+from games.spec import Action, GameSpec, GameState
 from games.strategies.observation import ObservationBaseline
 
-__all__ = ["History", "Stage", "history_from_match", "match_players", "record_episode"]
+__all__ = [
+    "EpisodeRecorder",
+    "History",
+    "Stage",
+    "history_from_match",
+    "match_players",
+    "record_episode",
+]
 
 _REPLAY_SEEDS = (0, 1)
 _SAME_PAYOFF = 1e-9
@@ -89,6 +97,47 @@ class History(BaseModel):
         return dict(nested) if isinstance(nested, Mapping) else dict(self.state)
 
 
+class EpisodeRecorder:
+    """Keeps an episode as it is played: called with the state after the reset (moves
+    ``None``), then after each stage with its joint move, as ``games.episode.play_stages``
+    yields them; ``history`` is the episode once it is over, every stage with what it paid.
+
+    ``record_episode`` feeds it from ``play_stages``; an in-process evaluation from the
+    match engine (``match_engine.match.Match``'s ``watch``), so both keep the same history.
+    """
+
+    def __init__(self) -> None:
+        self._stages: list[Stage] = []
+        self._before: dict[str, float] = {}
+        self._state: GameState | None = None
+
+    def __call__(self, moves: Mapping[str, Action] | None, state: GameState) -> None:
+        after = state.returns()
+        if moves is not None:
+            self._stages.append(
+                Stage(moves=dict(moves), payoffs={p: after[p] - self._before[p] for p in after})
+            )
+        self._before = after
+        self._state = state
+
+    def history(self, spec: GameSpec) -> History:
+        """The episode of ``spec`` as played: its stages, final payoffs and final state.
+
+        Raises:
+            ValueError: nothing was recorded (the recorder never saw the reset).
+        """
+        state = self._state
+        if state is None:
+            raise ValueError("no episode was recorded: the recorder never saw its state")
+        return History(
+            game_type=spec.game_type,
+            players=state.players,
+            stages=tuple(self._stages),
+            payoffs=state.payoffs(),
+            state=state.to_json(),
+        )
+
+
 def record_episode(
     spec: GameSpec,
     strategies_by_player: Mapping[str, ObservationBaseline],
@@ -110,20 +159,10 @@ def record_episode(
     Raises:
         ValueError: a wrong number of players, an unknown parameter, an illegal move.
     """
-    stages = []
-    before: dict[str, float] = {}
+    recorder = EpisodeRecorder()
     for moves, state in play_stages(spec, strategies_by_player, seed, **parameters):
-        after = state.returns()
-        if moves is not None:
-            stages.append(Stage(moves=moves, payoffs={p: after[p] - before[p] for p in after}))
-        before = after
-    return History(
-        game_type=spec.game_type,
-        players=state.players,
-        stages=tuple(stages),
-        payoffs=state.payoffs(),
-        state=state.to_json(),
-    )
+        recorder(moves, state)
+    return recorder.history(spec)
 
 
 def match_players(document: Mapping[str, Any]) -> tuple[str, ...]:

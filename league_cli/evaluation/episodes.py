@@ -1,18 +1,20 @@
-"""Playing a suite's episodes: in process when every agent is built in, through the match
-engine when one is remote.
+"""Playing a suite's episodes, each a match of the match engine.
 
-A remote agent is called exactly as a referee calls it (GAME_INVITATION, GAME_MOVE_CALL per
-stage with the observation and action space, GAME_OVER; retries announced with GAME_ERROR,
-faults as technical losses): the engine's remote seat (``match_engine.remote``), beside the
-built-in agents' in-process seats (``match_engine.seats.StrategySeat``). Episode ``i`` is seeded
-``suite.seed + i`` in both paths, so a seeded suite repeats. A suite with ``bias`` seats
-the opponent under the episode's label, in both paths (``league_cli.evaluation.bias``).
+A built-in agent plays in the engine's in-process seat (``match_engine.seats.StrategySeat``:
+a ``strategies.Baseline``, shown what a player host would show it, run by the host's
+``StrategyRunner``, so a move it fails to give is replaced by a random legal one, as a host
+replaces it). A remote agent is called exactly as a referee calls it (GAME_INVITATION,
+GAME_MOVE_CALL per stage with the observation and action space, GAME_OVER; retries
+announced with GAME_ERROR, faults as technical losses): the engine's remote seat
+(``match_engine.remote``). Each episode's history is kept as the engine plays it
+(``games.analysis.EpisodeRecorder``: every stage with what it paid). Episode ``i`` is seeded
+``suite.seed + i``, so a seeded suite repeats. A suite with ``bias`` seats the opponent
+under the episode's label (``league_cli.evaluation.bias``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -20,20 +22,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from games import load_game
-from games.analysis import AnalysisError, History, history_from_match, record_episode
-from games.strategies import ObservationBaseline
-from league_cli.evaluation.agents import build_local
+from games.analysis import EpisodeRecorder, History
 from league_cli.evaluation.bias import episode_label, with_real_ids
-from league_cli.evaluation.suite import Suite
+from league_cli.evaluation.suite import AgentSpec, Suite
 from league_cli.evaluation.transcript import Transcript, episode_summary
 from match_engine.match import Match
 from match_engine.match_file import MatchFile
 from match_engine.plan import MatchPlan
 from match_engine.remote import RemotePlayers
-from match_engine.rules import load_rules
+from match_engine.rules import GameRules, load_rules
 from match_engine.seats import Seat, StrategySeat
 from sdk.client import RpcClient
-from sdk.config import ScoringConfig, SharedDir
+from sdk.config import ScoringConfig, SharedDir, SystemConfig
 from sdk.messages import Communication, MatchSeat, seat_role
 from strategies import Baseline
 
@@ -72,132 +72,152 @@ def _real_ids(history: History, ids: dict[str, str]) -> History:
 
 
 def _local_seed(seed: int, player: str) -> str:
-    """A built-in agent's seed in an episode, as ``record_episode`` seeds it, so an agent
-    plays the same beside a remote one as among built-in ones."""
+    """A built-in agent's seed in an episode, as ``games.episode.play_stages`` seeds a
+    player's generator, so an agent plays the same here as in the games library's episodes."""
     return f"{seed}/{player}"
 
 
-def _local_strategies(suite: Suite, ids: dict[str, str]) -> dict[str, ObservationBaseline]:
-    return {
-        ids[agent.id]: build_local(suite.game.type, agent.strategy, agent.options)
-        for agent in suite.agents
-        if agent.strategy is not None
-    }
+class _Run:
+    """What one run's episodes share: the rules, the log, and when an agent is remote the
+    client and the transcript. The match records stay in memory: each episode's history is
+    kept as it is played, and a remote one's transcript summary read from its record.
 
+    A run of built-in agents only reads no SHARED folder: the rules come from the code
+    (no agent reads games_registry.json) and the timeouts are the defaults."""
 
-class _Remote:
-    """What the referee path needs for one run: rules, client, the transcript's log, a
-    folder for match files (deleted after the run)."""
-
-    def __init__(self, suite: Suite, shared: SharedDir, transcript: Transcript, parallel: int):
+    def __init__(
+        self, suite: Suite, shared: SharedDir | None, transcript: Transcript | None, parallel: int
+    ):
         self.suite = suite
-        self.rules = load_rules(shared, suite.game.type)
-        self.system = shared.system()
-        self.transcript = transcript
-        self.log = transcript.open()
-        self.log.log.info(
-            "evaluation_started",
-            suite=suite.name,
-            game=suite.game.type,
-            episodes=suite.episodes,
-            seed=suite.seed,
-            parallel=parallel,
-            remote={a.id: a.endpoint for a in suite.agents if a.endpoint},
-            transcript=transcript.mode,
-            max_bytes=transcript.max_bytes,
-        )
-        self.started = time.perf_counter()
         self.outcomes: Counter[str] = Counter()
-        self.client = RpcClient(self.system, self.log)
-        self.folder = tempfile.TemporaryDirectory(prefix="league-evaluation-")
+        self.started = time.perf_counter()
+        self.transcript = transcript or Transcript(None, suite.name)
+        self.client: RpcClient | None = None
+        if suite.has_remote:
+            shared = shared or SharedDir()
+            self.rules = load_rules(shared, suite.game.type)
+            self.system = shared.system()
+        else:
+            self.rules = GameRules(load_game(suite.game.type))
+            self.system = SystemConfig(default_league_id=EVALUATION_LEAGUE)
+        self.log = self.transcript.open()
+        if suite.has_remote:
+            self.log.log.info(
+                "evaluation_started",
+                suite=suite.name,
+                game=suite.game.type,
+                episodes=suite.episodes,
+                seed=suite.seed,
+                parallel=parallel,
+                remote={a.id: a.endpoint for a in suite.agents if a.endpoint},
+                transcript=self.transcript.mode,
+                max_bytes=self.transcript.max_bytes,
+            )
+            self.client = RpcClient(self.system, self.log)
+
+    def _plan(self, match_id: str, seed: int, ids: dict[str, str]) -> MatchPlan:
+        suite = self.suite
+        return MatchPlan(
+            league_id=EVALUATION_LEAGUE,
+            round_id=0,
+            match_id=match_id,
+            game_type=suite.game.type,
+            seats=tuple(
+                MatchSeat(
+                    player_id=ids[agent.id],
+                    contact_endpoint=agent.endpoint or f"http://in-process.invalid/{agent.id}",
+                    role=seat_role(i),
+                )
+                for i, agent in enumerate(suite.agents)
+            ),
+            seed=seed,
+            scoring=ScoringConfig(),
+            game_params=dict(suite.game.params),
+            communication=Communication(enabled=suite.game.communication),
+        )
+
+    def _seat(
+        self,
+        agent: AgentSpec,
+        player_id: str,
+        plan: MatchPlan,
+        seed: int,
+        remote: RemotePlayers | None,
+    ) -> Seat:
+        """A built-in agent's in-process seat, or a remote agent's seat over HTTP."""
+        if agent.strategy is None:
+            if remote is None:
+                raise ValueError(f"agent {agent.id} is remote, but the run has no client")
+            return remote.seat(player_id)
+        own_seed = _local_seed(seed, player_id)
+        return StrategySeat(
+            Baseline(agent.strategy, seed=own_seed, **agent.options),
+            plan=plan,
+            rules=self.rules,
+            player_id=player_id,
+            log=self.log,
+            fallback_seed=f"{own_seed}/fallback",
+        )
 
     async def play(self, index: int, seed: int) -> Episode:
         suite = self.suite
         match_id = f"{suite.name}-{index:05d}"
         label = episode_label(suite.bias, index)
         ids = _seat_ids(suite, label)
-        seats = tuple(
-            MatchSeat(
-                player_id=ids[agent.id],
-                contact_endpoint=agent.endpoint or f"http://in-process.invalid/{agent.id}",
-                role=seat_role(i),
-            )
-            for i, agent in enumerate(suite.agents)
-        )
-        plan = MatchPlan(
-            league_id=EVALUATION_LEAGUE,
-            round_id=0,
-            match_id=match_id,
-            game_type=suite.game.type,
-            seats=seats,
-            seed=seed,
-            scoring=ScoringConfig(),
-            game_params=dict(suite.game.params),
-            communication=Communication(enabled=suite.game.communication),
-        )
+        plan = self._plan(match_id, seed, ids)
         record = MatchFile(
-            Path(self.folder.name) / f"{match_id}.json",
+            Path(f"{match_id}.json"),
             match_id=match_id,
             league_id=EVALUATION_LEAGUE,
             round_id=0,
             game_type=suite.game.type,
             referee_id="evaluation",
             conversation_id=plan.conversation_id,
-            seats=list(seats),
+            seats=list(plan.seats),
             report_status="not_required",
+            in_memory=True,
         )
-        remote = RemotePlayers(
-            plan,
-            self.rules,
-            client=self.client,
-            system=self.system,
-            log=self.log,
-            record=record,
-            sender=_SENDER,
-        )
-        players: dict[str, Seat] = {
-            ids[agent.id]: StrategySeat(
-                Baseline(agent.strategy, seed=_local_seed(seed, ids[agent.id]), **agent.options),
-                plan=plan,
-                rules=self.rules,
-                player_id=ids[agent.id],
+        remote = (
+            None
+            if self.client is None
+            else RemotePlayers(
+                plan,
+                self.rules,
+                client=self.client,
+                system=self.system,
                 log=self.log,
+                record=record,
+                sender=_SENDER,
             )
-            if agent.strategy is not None
-            else remote.seat(agent.id)
+        )
+        seats = {
+            ids[agent.id]: self._seat(agent, ids[agent.id], plan, seed, remote)
             for agent in suite.agents
         }
-        match = Match(plan, self.rules, players, system=self.system, log=self.log, record=record)
+        recorder = EpisodeRecorder()
+        match = Match(
+            plan, self.rules, seats, system=self.system, log=self.log, record=record, watch=recorder
+        )
         outcome = await match.run()
-        snapshot = record.snapshot()
-        self.log.log.info("episode", episode=index, seed=seed, **episode_summary(snapshot, outcome))
         self.outcomes[outcome.status] += 1
-        try:
-            history = history_from_match(snapshot)
-        except AnalysisError:
+        if remote is not None:
+            summary = episode_summary(record.snapshot(), outcome)
+            self.log.log.info("episode", episode=index, seed=seed, **summary)
+        if outcome.technical_losers:
             return Episode(index, seed, None, f"{match_id}: {outcome.reason}", label)
-        return Episode(index, seed, _real_ids(history, ids), label=label)
+        return Episode(index, seed, _real_ids(recorder.history(self.rules.spec), ids), label=label)
 
     async def close(self) -> None:
-        self.log.log.info(
-            "evaluation_finished",
-            suite=self.suite.name,
-            episodes=sum(self.outcomes.values()),
-            outcomes=dict(self.outcomes),
-            seconds=round(time.perf_counter() - self.started, 3),
-        )
-        await self.client.aclose()
+        if self.client is not None:
+            self.log.log.info(
+                "evaluation_finished",
+                suite=self.suite.name,
+                episodes=sum(self.outcomes.values()),
+                outcomes=dict(self.outcomes),
+                seconds=round(time.perf_counter() - self.started, 3),
+            )
+            await self.client.aclose()
         self.transcript.close()
-        self.folder.cleanup()
-
-
-def _play_local(suite: Suite, index: int, seed: int) -> Episode:
-    label = episode_label(suite.bias, index)
-    ids = _seat_ids(suite, label)
-    history = record_episode(
-        load_game(suite.game.type), _local_strategies(suite, ids), seed=seed, **suite.game.params
-    )
-    return Episode(index, seed, _real_ids(history, ids), label=label)
 
 
 async def play_episodes(
@@ -210,9 +230,9 @@ async def play_episodes(
 ) -> list[Episode]:
     """Every episode of ``suite``, at most ``parallel`` at a time, in episode order.
 
-    In-process episodes run in worker threads (the bound keeps memory flat; the GIL keeps
-    them from running faster than one core); remote ones are concurrent calls, recorded in
-    ``transcript`` (``league_cli.evaluation.transcript``; None: no transcript is written).
+    Every episode is a match of the engine on this event loop: built-in agents' moves are
+    computed on it (one core), remote ones are concurrent calls, recorded in ``transcript``
+    (``league_cli.evaluation.transcript``; None: no transcript is written).
 
     Raises:
         ConfigError, UnknownGameError: a remote suite whose SHARED config cannot be read
@@ -220,19 +240,11 @@ async def play_episodes(
         FileSystemError: the transcript's file cannot be created.
     """
     gate = asyncio.Semaphore(parallel)
-    remote = (
-        _Remote(suite, shared or SharedDir(), transcript or Transcript(None, suite.name), parallel)
-        if suite.has_remote
-        else None
-    )
+    run = _Run(suite, shared, transcript, parallel)
 
     async def one(index: int) -> Episode:
-        seed = suite.seed + index
         async with gate:
-            if remote is not None:
-                episode = await remote.play(index, seed)
-            else:
-                episode = await asyncio.to_thread(_play_local, suite, index, seed)
+            episode = await run.play(index, suite.seed + index)
         if on_done is not None:
             on_done(episode)
         return episode
@@ -240,5 +252,4 @@ async def play_episodes(
     try:
         return list(await asyncio.gather(*(one(i) for i in range(suite.episodes))))
     finally:
-        if remote is not None:
-            await remote.close()
+        await run.close()
