@@ -17,6 +17,8 @@ from sdk.config import SharedDir
 from tests.conftest import REPO_ROOT, free_port, make_shared_dir
 from tests.strategies.llm_server import start_in_thread
 
+pytestmark = pytest.mark.e2e
+
 
 def _play(
     tmp_path: Path, script: str, *args: str
@@ -155,7 +157,6 @@ def remote_player(shared: SharedDir, request: pytest.FixtureRequest) -> Iterator
         launcher.stop_all()
 
 
-@pytest.mark.e2e
 def test_against_a_real_player_over_the_protocol(
     tmp_path: Path, shared: SharedDir, remote_player: AgentProcess
 ) -> None:
@@ -193,7 +194,6 @@ def test_against_a_real_player_over_the_protocol(
     assert "GAME_INVITATION" in texts and "GAME_MOVE_CALL" in texts and "GAME_OVER" in texts
 
 
-@pytest.mark.e2e
 @pytest.mark.parametrize("remote_player", [("fixed", "even_odd")], indirect=True)
 def test_even_odd_against_a_real_player_over_the_protocol(
     tmp_path: Path, shared: SharedDir, remote_player: AgentProcess

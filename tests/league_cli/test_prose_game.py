@@ -46,6 +46,7 @@ def _prompts(tmp_path: Path) -> tuple[Path, Path]:
     return manager, player
 
 
+@pytest.mark.e2e
 def test_the_command_keeps_each_side_in_its_own_context(
     tmp_path: Path, llm: tuple[LlmServer, str]
 ) -> None:

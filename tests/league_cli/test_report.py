@@ -159,6 +159,7 @@ def render_in_chromium(report: Path, tmp_path: Path) -> None:
     assert screenshot.exists() and screenshot.stat().st_size > 10_000, "an empty screenshot"
 
 
+@pytest.mark.e2e
 def test_the_report_renders_in_a_browser(tmp_path: Path) -> None:
     analysis = pd_analysis()
     report = write_report(analysis, tmp_path / "report.html")

@@ -397,6 +397,7 @@ async def test_other_strategies_report_nothing(make_settings: SettingsFactory) -
     assert stats["strategy_report"] is None
 
 
+@pytest.mark.e2e
 def test_the_server_runs_as_a_process() -> None:
     """The e2e tests run it so; here only that it answers and records."""
     import subprocess

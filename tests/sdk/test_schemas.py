@@ -108,6 +108,7 @@ def test_the_reference_shows_every_message_with_a_valid_example() -> None:
         MESSAGE_MODELS[wire["message_type"]].from_wire(wire)
 
 
+@pytest.mark.e2e
 def test_the_league_schemas_command_writes_them(tmp_path: Path) -> None:
     done = subprocess.run(
         [

@@ -17,6 +17,7 @@ import games.analysis
 REPO = Path(__file__).resolve().parents[3]
 
 
+@pytest.mark.e2e
 def test_importing_games_loads_no_analysis_and_none_of_its_libraries() -> None:
     probe = (
         "import sys, games, games.registry, games.tournament; "
@@ -29,6 +30,7 @@ def test_importing_games_loads_no_analysis_and_none_of_its_libraries() -> None:
     assert loaded == "[]"
 
 
+@pytest.mark.e2e
 def test_importing_the_analysis_does_not_load_pygambit() -> None:
     probe = "import sys, games.analysis; print('pygambit' in sys.modules)"
     assert (
