@@ -24,6 +24,7 @@ from league_manager.config import LeagueManagerSettings
 from league_manager.records import ResultRecord
 from league_manager.service import LeagueManager
 from sdk.config import SharedDir
+from sdk.messages import PlayerMeta, RefereeMeta
 
 REFEREE = "http://referee-{n}.test/mcp"
 PLAYER = "http://player-{n}.test/mcp"
@@ -228,3 +229,14 @@ def record_result(book: LeagueBook, result: ResultRecord) -> None:
     book.results.record(result)
     book.standings.count(result)
     book.schedule.mark_decided(result)
+
+
+def meta(n: int, kind: str = "player") -> PlayerMeta | RefereeMeta:
+    """Agent ``n``'s registration meta, as a ``kind`` sends it (its endpoint unique)."""
+    fields = {
+        "display_name": f"Agent {n}",
+        "version": "1.0.0",
+        "game_types": ["even_odd"],
+        "contact_endpoint": f"http://127.0.0.1:{9000 + n}/mcp",
+    }
+    return RefereeMeta(**fields) if kind == "referee" else PlayerMeta(**fields)

@@ -18,10 +18,9 @@ from league_manager.book import LeagueBook
 from league_manager.records import LeagueStatus, ResultRecord, ScheduleRecipe
 from league_manager.referee_watch import view_of
 from sdk.config import ScoringConfig
-from sdk.messages import PlayerMeta, RefereeMeta
 from sdk.store import StoreError, backup_path, read_json
 from tests.conftest import TinyDisk
-from tests.league_manager.conftest import record_result, schedule_league
+from tests.league_manager.conftest import meta, record_result, schedule_league
 
 LEAGUE = "league_test"
 SCORING = ScoringConfig()
@@ -306,16 +305,6 @@ def test_a_journal_with_no_result_left_is_refused(league_dir: Path) -> None:
 
 
 # --- agents.json and secrets.json ---------------------------------------------------------------
-
-
-def meta(n: int, kind: str = "player") -> PlayerMeta | RefereeMeta:
-    fields = {
-        "display_name": f"Agent {n}",
-        "version": "1.0.0",
-        "game_types": ["even_odd"],
-        "contact_endpoint": f"http://127.0.0.1:{9000 + n}/mcp",
-    }
-    return RefereeMeta(**fields) if kind == "referee" else PlayerMeta(**fields)
 
 
 @pytest.fixture

@@ -11,21 +11,10 @@ from typing import Any
 import pytest
 
 from league_manager.agents import SNAPSHOT_MIN_CHANGES, AgentRegistry
-from sdk.messages import PlayerMeta, RefereeMeta
 from sdk.store import StoreError, backup_path, read_json
-from tests.league_manager.conftest import World
+from tests.league_manager.conftest import World, meta
 
 LEAGUE = "league_test"
-
-
-def meta(n: int, kind: str = "player") -> PlayerMeta | RefereeMeta:
-    fields = {
-        "display_name": f"Agent {n}",
-        "version": "1.0.0",
-        "game_types": ["even_odd"],
-        "contact_endpoint": f"http://127.0.0.1:{9000 + n}/mcp",
-    }
-    return RefereeMeta(**fields) if kind == "referee" else PlayerMeta(**fields)
 
 
 def view(registry: AgentRegistry) -> dict[str, Any]:
