@@ -1,7 +1,7 @@
 """Where a process's extra CPU went between two cProfile runs of it (say the League Manager
 with broadcasts off, then on: ``bench/scale_http.py --profile-lm``): each function's own time
 (tottime) grouped by what it is, a builtin's charged to its callers in proportion, per
-result the League Manager recorded (calls of ``LeagueManager._record``).
+result the League Manager recorded (calls of ``ResultDesk._record``).
 
     .venv/bin/python bench/profile_diff.py off.prof on.prof
 
@@ -14,9 +14,13 @@ import argparse
 import pstats
 from collections import defaultdict
 
-HTTP_CLIENT = "HTTP client (httpx, httpcore, h11, anyio)"
+HTTP_CLIENT = "HTTP client (aiohttp, httpx, httpcore, h11, anyio)"
 LOGGING = "logging (sdk.agent_log, structlog, redaction, orjson)"
 GROUPS = (
+    ("/aiohttp/", HTTP_CLIENT),
+    ("/yarl/", HTTP_CLIENT),
+    ("/multidict/", HTTP_CLIENT),
+    ("sdk/posting.py", HTTP_CLIENT),
     ("/httpx/", HTTP_CLIENT),
     ("/httpcore/", HTTP_CLIENT),
     ("/h11/", HTTP_CLIENT),
@@ -38,7 +42,7 @@ GROUPS = (
 )
 IDLE = "idle (waiting for I/O)"
 BUILTIN = "builtins (caller unknown)"
-RESULT = ("league_manager/service.py", "_record")
+RESULT = ("league_manager/results.py", "_record")
 
 
 def group(path: str, name: str) -> str:
@@ -84,7 +88,7 @@ def main() -> None:
     before, before_results = grouped(args.before)
     after, after_results = grouped(args.after)
     if not before_results or not after_results:
-        parser.error("a profile records no result (LeagueManager._record)")
+        parser.error("a profile records no result (ResultDesk._record)")
 
     def ms(seconds: dict[str, float], results: int, label: str) -> float:
         return 1000 * seconds.get(label, 0.0) / results

@@ -1,4 +1,5 @@
-"""JSON-RPC 2.0 on the client side: an async httpx caller with the per-method timeouts of
+"""JSON-RPC 2.0 on the client side: an async caller (``sdk.posting``: aiohttp on the network)
+with the per-method timeouts of
 ``system.json`` and the protocol's retry policy (timeouts and connection errors only).
 
 The timeout bounds a whole exchange (connect, send, every byte of the answer), so a peer
@@ -11,8 +12,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-import ssl
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import httpx
@@ -23,6 +23,7 @@ from sdk.config import RetryPolicy, SystemConfig
 from sdk.errors import ErrorCode, RemoteError, TransportError
 from sdk.messages import LeagueError, Message
 from sdk.nesting import json_depth
+from sdk.posting import AiohttpPoster, HttpxPoster, Poster, Unreachable, UnusableURL
 from sdk.shared_message import Signed
 
 __all__ = ["OnRetry", "Outgoing", "RpcClient", "answer_id_mismatch"]
@@ -44,9 +45,6 @@ Outgoing = Message | dict[str, Any] | Signed | Callable[[], Message | dict[str, 
 """What ``call`` sends: a message, its wire dict, one recipient's copy of a message encoded
 once for many (``sdk.shared_message``), or a zero-argument factory called before every
 attempt (so a retry carries a fresh timestamp or deadline)."""
-
-
-KEEPALIVE_SEC = 4.0
 
 
 def answer_id_mismatch(body: dict[str, Any], request_id: int) -> str | None:
@@ -83,45 +81,18 @@ class RpcClient:
         self._system = system
         self._log = log
         self._ids = itertools.count(1)
-        # An idle connection is dropped after 4 s, before the 5 s after which uvicorn (the
-        # usual server of agents) closes it: reusing one the server is closing resets the
-        # request in it.
-        self._limits = httpx.Limits(
-            max_connections=system.http.max_connections,
-            max_keepalive_connections=system.http.max_connections,
-            keepalive_expiry=KEEPALIVE_SEC,
+        connections = system.http.max_connections
+        self._poster: Poster = (
+            AiohttpPoster(connections) if transport is None else HttpxPoster(connections, transport)
         )
-        self._transport = transport
-        self._pools: dict[str, httpx.AsyncClient] = {}
         self._method_names: dict[tuple[str, str], str] = {}
-        self._ssl_context: ssl.SSLContext | None = None
-
-    def _pool_for(self, endpoint: str) -> httpx.AsyncClient:
-        """One connection pool per peer: httpcore checks every pooled connection on each
-        request, so a single pool shared by hundreds of peers makes every call slower."""
-        url = httpx.URL(endpoint)
-        origin = f"{url.scheme}://{url.host}:{url.port}"
-        pool = self._pools.get(origin)
-        if pool is None:
-            if self._ssl_context is None:  # loading the CA store costs milliseconds: once
-                self._ssl_context = httpx.create_ssl_context()
-            pool = httpx.AsyncClient(
-                limits=self._limits,
-                timeout=None,
-                transport=self._transport,
-                verify=self._ssl_context,
-            )
-            self._pools[origin] = pool
-        return pool
 
     @property
     def retry_policy(self) -> RetryPolicy:
         return self._system.retry_policy
 
     async def aclose(self) -> None:
-        pools, self._pools = list(self._pools.values()), {}
-        for pool in pools:
-            await pool.aclose()
+        await self._poster.aclose()
 
     async def call(
         self,
@@ -193,7 +164,7 @@ class RpcClient:
         self, endpoint: str, method: str, params: dict[str, Any] | Signed, limit: float
     ) -> dict[str, Any]:
         request_id = next(self._ids)
-        content: str | bytes
+        content: bytes
         if isinstance(params, Signed):
             shared = params.shared
             content = b"".join(
@@ -215,28 +186,27 @@ class RpcClient:
             )
         else:
             request = {"jsonrpc": "2.0", "method": method, "params": params, "id": request_id}
-            content = json.dumps(request)
+            content = json.dumps(request).encode()
             self._log.message("message_sent", params, method=method, peer=endpoint)
         try:
             status, body = await asyncio.wait_for(
                 self._post(endpoint, method, content), timeout=limit
             )
-        except (asyncio.TimeoutError, httpx.TimeoutException):
+        except asyncio.TimeoutError:
             raise TransportError(
                 ErrorCode.TIMEOUT_ERROR, f"{endpoint} did not answer {method} within {limit:g} s"
             ) from None
-        except httpx.InvalidURL:
+        except UnusableURL:
             raise TransportError(
                 ErrorCode.CONNECTION_ERROR, f"{endpoint!r} is not a URL we can call for {method}"
             ) from None
-        except (httpx.TransportError, OSError) as exc:
+        except Unreachable as exc:
             raise TransportError(
-                ErrorCode.CONNECTION_ERROR,
-                f"could not reach {endpoint} for {method}: {type(exc).__name__}",
+                ErrorCode.CONNECTION_ERROR, f"could not reach {endpoint} for {method}: {exc}"
             ) from None
         return self._result_of(status, body, endpoint, method, request_id)
 
-    async def _post(self, endpoint: str, method: str, content: str | bytes) -> tuple[int, bytes]:
+    async def _post(self, endpoint: str, method: str, content: bytes) -> tuple[int, bytes]:
         """The answer's status and body, read as a stream so that a body above
         ``http.max_response_bytes`` is refused before it is held (declared or not); of the
         body of a status other than 200, only the first ``ERROR_BODY_BYTES`` (the evidence
@@ -246,20 +216,18 @@ class RpcClient:
             RemoteError: E002, the answer is larger than the limit.
         """
         cap = self._system.http.max_response_bytes
-        async with self._pool_for(endpoint).stream(
-            "POST", endpoint, content=content, headers={"content-type": "application/json"}
-        ) as response:
-            if response.status_code != 200:
-                return response.status_code, await _first_bytes(response, ERROR_BODY_BYTES)
-            declared = response.headers.get("content-length", "")
-            if declared.isdigit() and int(declared) > cap:
-                raise self._too_large(endpoint, method, f"of {int(declared)} bytes")
+        async with self._poster.post(endpoint, content) as answer:
+            if answer.status != 200:
+                return answer.status, await _first_bytes(answer.chunks, ERROR_BODY_BYTES)
+            declared = answer.declared_length
+            if declared is not None and declared > cap:
+                raise self._too_large(endpoint, method, f"of {declared} bytes")
             body = bytearray()
-            async for chunk in response.aiter_bytes():
+            async for chunk in answer.chunks:
                 body += chunk
                 if len(body) > cap:
                     raise self._too_large(endpoint, method, f"of more than {cap} bytes")
-            return response.status_code, bytes(body)
+            return answer.status, bytes(body)
 
     def _too_large(self, endpoint: str, method: str, size: str) -> RemoteError:
         cap = self._system.http.max_response_bytes
@@ -351,10 +319,10 @@ class RpcClient:
                 await asyncio.sleep(interval)
 
 
-async def _first_bytes(response: httpx.Response, limit: int) -> bytes:
+async def _first_bytes(chunks: AsyncIterator[bytes], limit: int) -> bytes:
     """At most ``limit`` bytes of a streamed body; the rest is never read."""
     body = bytearray()
-    async for chunk in response.aiter_bytes():
+    async for chunk in chunks:
         body += chunk[: limit - len(body)]
         if len(body) >= limit:
             break

@@ -11,6 +11,7 @@ the method names they serve, and lost no match by a technical loss."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,6 +99,17 @@ class LeagueRun:
     entrants: list[Entrant]
 
 
+def told_league_completed(client: httpx.Client, base_url: str, timeout: float = 10) -> Any:
+    """The player's /status once it says SHUTDOWN, or as it stands after ``timeout``: the
+    League Manager shows COMPLETED before its LEAGUE_COMPLETED broadcast has gone out."""
+    deadline = time.monotonic() + timeout
+    while (status := client.get(f"{base_url}/status").json())["state"] != "SHUTDOWN":
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    return status
+
+
 def play(root: Path, labels: tuple[str, ...]) -> LeagueRun:
     agents = Agents(root)
     try:
@@ -118,8 +130,8 @@ def play(root: Path, labels: tuple[str, ...]) -> LeagueRun:
         status = start_our_league(agents, manager, referees=1, players=1 + accepted)
         with httpx.Client(timeout=10) as client:
             standings = client.get(f"{manager.base_url}/standings").json()["standings"]
-            our_player = client.get(f"{ours.base_url}/status").json()
             schedule = client.get(f"{manager.base_url}/schedule").json()
+            our_player = told_league_completed(client, ours.base_url)
         return LeagueRun(
             agents.shared,
             status,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,13 +43,6 @@ class Recorder:
     async def __call__(self, request: httpx.Request) -> httpx.Response:
         self.requests.append(json.loads(request.content))
         return await self.reply(request)
-
-
-@pytest.fixture
-def agent_log(tmp_path: Path) -> Iterator[AgentLog]:
-    log = AgentLog(tmp_path / "agent.log.jsonl", "REF01")
-    yield log
-    log.close()
 
 
 @pytest.fixture
