@@ -7,6 +7,7 @@ no caller can forget to (and no peer can make one record much larger than what i
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 from collections.abc import Callable, Mapping
@@ -17,7 +18,7 @@ from typing import Any, BinaryIO, cast
 import orjson
 import structlog
 
-from sdk.auth import redact_tokens
+from sdk.auth import is_secret_key, redact
 from sdk.errors import file_access
 from sdk.store import append_whole
 
@@ -35,34 +36,41 @@ LOG_STRING_MAX = 1024
 the two limits above, what anyone sends is logged bounded, whatever its shape."""
 
 
-def _abridged(value: Any) -> Any:
+_secret = functools.lru_cache(maxsize=4096)(is_secret_key)
+"""``is_secret_key``, remembered: a record's keys are mostly the protocol's few names."""
+
+
+def _logged(value: Any, secret: bool = False) -> Any:
+    """``value`` as a record shows it, in one walk: abridged (``LOG_*_MAX``), and redacted
+    where it is ``secret`` (under a secret-named key, ``sdk.auth.is_secret_key``)."""
     if isinstance(value, str):
+        if secret:
+            return redact(value)
         dropped = len(value) - LOG_STRING_MAX
         if dropped <= 0:
             return value
         return f"{value[:LOG_STRING_MAX]}… {dropped} more characters (not logged)"
     if isinstance(value, dict):
         kept = {
-            _abridged(key): _abridged(item) for key, item in islice(value.items(), LOG_KEYS_MAX)
+            key if type(key) is str and len(key) <= LOG_STRING_MAX else _logged(key): _logged(
+                item, secret or _secret(key)
+            )
+            for key, item in islice(value.items(), LOG_KEYS_MAX)
         }
         if len(value) > LOG_KEYS_MAX:
             kept["…"] = f"{len(value) - LOG_KEYS_MAX} more keys (not logged)"
         return kept
     if isinstance(value, list):
-        listed = [_abridged(item) for item in value[:LOG_LIST_MAX]]
+        listed = [_logged(item, secret) for item in value[:LOG_LIST_MAX]]
         if len(value) > LOG_LIST_MAX:
             listed.append(f"… {len(value) - LOG_LIST_MAX} more (not logged)")
         return listed
     return value
 
 
-def _abridge(_: Any, __: str, event_dict: dict[str, Any]) -> dict[str, Any]:
-    return {key: _abridged(value) for key, value in event_dict.items()}
-
-
-def _redact(_: Any, __: str, event_dict: dict[str, Any]) -> dict[str, Any]:
-    redacted: dict[str, Any] = redact_tokens(event_dict)
-    return redacted
+def _abridge_and_redact(_: Any, __: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+    """Every field of the record through ``_logged`` (all of them: the caller chose them)."""
+    return {key: _logged(value, _secret(key)) for key, value in event_dict.items()}
 
 
 Keep = Callable[[str, Mapping[str, Any]], bool]
@@ -77,8 +85,7 @@ _STAMP = structlog.processors.TimeStamper(fmt="iso", utc=True, key="timestamp")
 _PROCESSORS: list[Any] = [
     structlog.processors.add_log_level,
     _STAMP,
-    _abridge,
-    _redact,
+    _abridge_and_redact,
     structlog.processors.format_exc_info,
     structlog.processors.JSONRenderer(
         serializer=orjson.dumps, default=str, option=orjson.OPT_NON_STR_KEYS

@@ -96,14 +96,17 @@ def redact(token: str | None) -> str | None:
     return "sha256:" + token_digest(token)[:8]
 
 
+def is_secret_key(key: object) -> bool:
+    """Whether a field of this name holds a secret (a token, a proof, a key), in any case."""
+    return isinstance(key, str) and key.lower() in _SECRET_KEYS
+
+
 def redact_tokens(value: Any) -> Any:
     """A copy of a JSON-like value with every secret-named field redacted (all of it, where
     it holds more than one string: ``player_proofs``)."""
     if isinstance(value, dict):
         return {
-            key: _redact_all(item)
-            if isinstance(key, str) and key.lower() in _SECRET_KEYS
-            else redact_tokens(item)
+            key: _redact_all(item) if is_secret_key(key) else redact_tokens(item)
             for key, item in value.items()
         }
     if isinstance(value, list):
