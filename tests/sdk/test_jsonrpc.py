@@ -584,3 +584,15 @@ async def test_what_the_protocol_forbids_is_refused_in_both_modes(
     params = {**example("CHOOSE_PARITY_CALL"), "timestamp": "2025-01-15T12:30:00+02:00"}
     result = (await answer(client, request("choose_parity", params)))["result"]
     assert result["error_code"] == "E021"
+
+
+async def test_the_endpoint_is_documented_and_answers_other_methods_405(
+    client: httpx.AsyncClient,
+) -> None:
+    """It is served by a plain route ahead of the FastAPI one that documents it."""
+    operation = (await client.get("/openapi.json")).json()["paths"]["/mcp"]
+    assert list(operation) == ["post"]
+    assert operation["post"]["summary"] == "JSON-RPC 2.0 endpoint (league.v2 messages)"
+    refused = await client.get("/mcp")
+    assert refused.status_code == 405 and refused.json() == {"detail": "Method Not Allowed"}
+    assert refused.headers["allow"] == "POST"
