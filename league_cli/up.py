@@ -92,6 +92,22 @@ def start_processes(plan: LeaguePlan, launcher: Launcher, client: httpx.Client) 
     return manager.base_url
 
 
+def _wait_until_told(client: httpx.Client, lm_url: str, timeout: float = 15) -> None:
+    """Wait until the League Manager has told every agent the league is over (it shows
+    COMPLETED before its LEAGUE_COMPLETED broadcast, and marks each agent it told
+    SHUTDOWN after), so that stopping them does not cut the news off."""
+
+    def told() -> bool:
+        status = _status(client, lm_url)
+        agents = status["players"] + status["referees"]
+        return all(agent["state"] in ("SHUTDOWN", "REMOVED") for agent in agents)
+
+    try:
+        wait_for(told, timeout, "the agents to be told the league is over")
+    except LaunchError as late:
+        console.print(f"[yellow]{late}; stopping them anyway[/yellow]")
+
+
 def run_league(
     plan: LeaguePlan, admin_token: Callable[[], str], *, stop_at_end: bool, timeout: float = 3600
 ) -> dict[str, Any]:
@@ -139,6 +155,8 @@ def run_league(
                         description=f"round {current}/{status['total_rounds']}",
                     )
             standings: dict[str, Any] = client.get(f"{lm_url}/standings").json()
+            if stop_at_end:
+                _wait_until_told(client, lm_url)
         console.print(standings_table(standings, "Final standings"))
         failed = False
         return standings

@@ -155,10 +155,19 @@ def test_agents_say_where_they_listen_and_down_finds_the_kept_league(
 def test_a_league_up_that_cannot_start_stops_every_process_it_started(
     tmp_path: Path, state_dir: Path
 ) -> None:
-    """The data folder of a league that has completed: its League Manager refuses the new
-    referee and players, and ``league up`` fails, stopping all it started."""
+    """A league run with ``--stop`` stops its players once they are told it is over. Then
+    the data folder of that league: its League Manager refuses the new referee and
+    players, and ``league up`` fails, stopping all it started."""
     shared = make_shared_dir(tmp_path / "SHARED")
     run_league(_plan(shared), lambda: _admin_token(shared), stop_at_end=True)
+    logs = sorted((shared.logs_dir / "agents").glob("P*.log.jsonl"))
+    assert len(logs) == 2, logs
+    for log in logs:
+        received = [json.loads(line) for line in log.read_text().splitlines()]
+        assert any(
+            r["event"] == "message_received" and r.get("message_type") == "LEAGUE_COMPLETED"
+            for r in received
+        ), f"{log.name}: stopped before it was told the league is over"
     with pytest.raises(LaunchError, match="the league has completed"):
         run_league(_plan(shared), lambda: _admin_token(shared), stop_at_end=False)
     assert not list((shared.root / "run").glob("*.pid")), "every process was stopped"
