@@ -1,6 +1,6 @@
-"""JSON-RPC 2.0 on the client side: an async caller (``sdk.posting``: aiohttp on the network)
-with the per-method timeouts of
-``system.json`` and the protocol's retry policy (timeouts and connection errors only).
+"""JSON-RPC 2.0 on the client side: an async caller (``sdk.posting``: aiohttp on the
+network) with the per-method timeouts of ``system.json`` and the protocol's retry policy
+(timeouts and connection errors only).
 
 The timeout bounds a whole exchange (connect, send, every byte of the answer), so a peer
 that trickles its answer costs no more than one that never answers; an answer is read up
@@ -81,9 +81,10 @@ class RpcClient:
         self._system = system
         self._log = log
         self._ids = itertools.count(1)
-        connections = system.http.max_connections
         self._poster: Poster = (
-            AiohttpPoster(connections) if transport is None else HttpxPoster(connections, transport)
+            AiohttpPoster(system.http.max_connections)
+            if transport is None
+            else HttpxPoster(transport)
         )
         self._method_names: dict[tuple[str, str], str] = {}
 

@@ -9,7 +9,6 @@ the declared length and the body as chunks; a URL that cannot be called raises
 
 from __future__ import annotations
 
-import ssl
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
@@ -19,7 +18,6 @@ import aiohttp
 import httpx
 
 __all__ = [
-    "KEEPALIVE_SEC",
     "AiohttpPoster",
     "Answer",
     "HttpxPoster",
@@ -96,40 +94,18 @@ class AiohttpPoster:
 
 
 class HttpxPoster:
-    """httpx over the caller's transport, one pool per peer: httpcore checks every pooled
-    connection on each request, so one pool shared by hundreds of peers slows every call."""
+    """httpx over the caller's transport (an app in process, a mock): one client, since the
+    transport, not httpx's connection pool, decides where each request goes."""
 
-    def __init__(self, max_connections: int, transport: httpx.AsyncBaseTransport):
-        self._limits = httpx.Limits(
-            max_connections=max_connections,
-            max_keepalive_connections=max_connections,
-            keepalive_expiry=KEEPALIVE_SEC,
-        )
-        self._transport = transport
-        self._pools: dict[str, httpx.AsyncClient] = {}
-        self._ssl_context: ssl.SSLContext | None = None
-
-    def _pool_for(self, url: httpx.URL) -> httpx.AsyncClient:
-        origin = f"{url.scheme}://{url.host}:{url.port}"
-        pool = self._pools.get(origin)
-        if pool is None:
-            if self._ssl_context is None:  # loading the CA store costs milliseconds: once
-                self._ssl_context = httpx.create_ssl_context()
-            pool = httpx.AsyncClient(
-                limits=self._limits,
-                timeout=None,
-                transport=self._transport,
-                verify=self._ssl_context,
-            )
-            self._pools[origin] = pool
-        return pool
+    def __init__(self, transport: httpx.AsyncBaseTransport):
+        self._client = httpx.AsyncClient(transport=transport, timeout=None)
 
     @asynccontextmanager
     async def post(self, url: str, content: bytes) -> AsyncIterator[Answer]:
         try:
-            target = httpx.URL(url)
-            pool = self._pool_for(target)
-            async with pool.stream("POST", target, content=content, headers=_HEADERS) as response:
+            async with self._client.stream(
+                "POST", url, content=content, headers=_HEADERS
+            ) as response:
                 declared = response.headers.get("content-length", "")
                 length = int(declared) if declared.isdigit() else None
                 yield Answer(response.status_code, length, response.aiter_bytes())
@@ -139,6 +115,4 @@ class HttpxPoster:
             raise Unreachable(type(exc).__name__) from None
 
     async def aclose(self) -> None:
-        pools, self._pools = list(self._pools.values()), {}
-        for pool in pools:
-            await pool.aclose()
+        await self._client.aclose()
