@@ -54,6 +54,41 @@ def free_port() -> int:
             return port
 
 
+def _ephemeral_floor() -> int:
+    """The lowest port the system hands to a bind to port 0 or to an outgoing connection."""
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+def free_port_block(size: int) -> int:
+    """The first of ``size`` consecutive free loopback ports, for scripts that number their
+    agents from one base port. The blocks lie below the system's ephemeral range, where
+    ``free_port`` and every outgoing connection take theirs, so nothing else of the run
+    can take one of them between this check and the script's bind; each xdist worker
+    searches its own slice."""
+    floor = 20000
+    span = (_ephemeral_floor() - floor) // _WORKERS
+    start = floor + _WORKER * span
+    offset = os.getpid() % max(span - size, 1)
+    for step in range(0, span - size, size + 1):
+        base = start + (offset + step) % (span - size)
+        sockets = []
+        try:
+            for port in range(base, base + size):
+                sock = socket.socket()
+                sockets.append(sock)
+                sock.bind(("127.0.0.1", port))
+            return base
+        except OSError:
+            continue
+        finally:
+            for sock in sockets:
+                sock.close()
+    raise RuntimeError(f"no block of {size} free ports between {start} and {start + span}")
+
+
 class Clock:
     """A monotonic clock that the test moves (``now``), for code that takes its clock:
     play sessions' idle time, the refusal log's windows."""

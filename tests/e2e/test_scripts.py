@@ -7,7 +7,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -15,27 +14,9 @@ from pathlib import Path
 import pytest
 
 from league_cli.kept_leagues import STATE_DIR_ENV
-from tests.conftest import REPO_ROOT, make_shared_dir
+from tests.conftest import REPO_ROOT, free_port_block, make_shared_dir
 
 pytestmark = pytest.mark.e2e
-
-
-def free_port_block(size: int) -> int:
-    """The first of ``size`` consecutive free loopback ports (the script numbers agents)."""
-    for base in range(20000 + os.getpid() % 20000, 60000, 97):
-        sockets = []
-        try:
-            for port in range(base, base + size):
-                sock = socket.socket()
-                sockets.append(sock)
-                sock.bind(("127.0.0.1", port))
-            return base
-        except OSError:
-            continue
-        finally:
-            for sock in sockets:
-                sock.close()
-    raise RuntimeError("no block of free ports")
 
 
 def alive(pid: int) -> bool:
@@ -66,6 +47,8 @@ def test_start_then_stop_exactly_what_was_started(tmp_path: Path) -> None:
             str(base + 1),
             "--player-port",
             str(base + 2),
+            "--play-port",
+            str(base + 5),
             "--strategies",
             "random,fixed",
             "--keep",

@@ -22,8 +22,7 @@ from league_cli.launcher import LaunchError
 from league_cli.main import app
 from league_cli.up import LeaguePlan, run_league
 from sdk.config import SharedDir
-from tests.conftest import free_port, make_shared_dir
-from tests.e2e.test_scripts import free_port_block
+from tests.conftest import free_port, free_port_block, make_shared_dir
 
 pytestmark = pytest.mark.e2e
 
