@@ -16,6 +16,7 @@ from league_cli.admin import export, pause, remove, resume, standings, start, st
 from league_cli.conformance.cli import check_league, check_player
 from league_cli.console import console
 from league_cli.console import fail as _fail
+from league_cli.db import db_app
 from league_cli.kept_leagues import forget, kept
 from league_cli.launcher import LaunchError, stop_from_pid_files
 from league_cli.options import (
@@ -387,6 +388,9 @@ app.command()(remove)
 app.command()(export)
 app.command()(standings)
 app.command()(status)
+
+# The PostgreSQL store's schema (league_manager/pg).
+app.add_typer(db_app, name="db")
 
 # The conformance kit (doc/conformance.md).
 app.command("check-player")(check_player)

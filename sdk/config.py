@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 
 from sdk.errors import LeagueSDKError
 from sdk.messages.match import Outcome
@@ -186,6 +186,12 @@ class SystemConfig(_File):
     retry_policy: RetryPolicy = RetryPolicy()
     security: SecurityConfig = SecurityConfig()
     http: HttpConfig = HttpConfig()
+    store_url: SecretStr | None = Field(
+        default=None,
+        description="where the League Manager keeps its state: a postgresql:// URL, or none "
+        "for the JSON files under SHARED/data (the default); --store and $LEAGUE_STORE_URL "
+        "come first. Secret: it may hold the database's password",
+    )
 
     @model_validator(mode="after")
     def _positive_timeouts(self) -> SystemConfig:

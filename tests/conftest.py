@@ -192,3 +192,8 @@ def tiny_disk(tmp_path: Path) -> Iterator[TinyDisk]:
 def registry_snapshot(monkeypatch: pytest.MonkeyPatch) -> None:
     """Strategies a test registers disappear after it (the registry is one per process)."""
     monkeypatch.setattr(registry, "_STRATEGIES", dict(registry._STRATEGIES))
+
+
+# A real PostgreSQL (the ``postgres`` and ``database_url`` fixtures) for the PostgreSQL
+# store's tests; imported last, since tests/postgres.py takes free_port from here.
+from tests.postgres import database_url, postgres  # noqa: E402, F401

@@ -1,0 +1,101 @@
+"""Connecting to the PostgreSQL store with psycopg 3's async API (the League Manager serves
+from an event loop), and saying each way it fails in one sentence of ours: the driver
+missing, the server unreachable, the login or the database refused. A sentence names the
+server by host and port, never by its URL: the password stays out of every message.
+
+psycopg is imported when a connection is made, never with this module: a league on JSON
+files runs without it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from league_manager.pg.errors import MISSING_DRIVER, PgStoreError
+from league_manager.pg.store_url import redact_url
+
+if TYPE_CHECKING:
+    from psycopg import AsyncConnection
+    from psycopg.rows import TupleRow
+
+__all__ = ["CONNECT_TIMEOUT_SEC", "connect", "server_of", "statements"]
+
+CONNECT_TIMEOUT_SEC = 10
+"""How long a connection may take to open where the URL sets no ``connect_timeout``: a
+server behind a firewall that drops packets is reported, not waited for."""
+
+
+async def connect(url: str) -> AsyncConnection[TupleRow]:
+    """An open connection to ``url`` in autocommit mode (transactions are explicit:
+    ``connection.transaction()``).
+
+    Raises:
+        PgStoreError: the driver is not installed, the URL cannot be read, the server cannot
+            be reached, or it refuses the login or the database.
+    """
+    try:
+        import psycopg
+        from psycopg.conninfo import conninfo_to_dict
+    except ImportError:
+        raise PgStoreError(MISSING_DRIVER) from None
+    try:
+        params = conninfo_to_dict(url)
+    except psycopg.ProgrammingError as exc:
+        reason = _first_line(str(exc)).replace(url, redact_url(url))
+        raise PgStoreError(f"the store URL {redact_url(url)} cannot be read: {reason}") from None
+    timeout = params.get("connect_timeout", CONNECT_TIMEOUT_SEC)
+    try:
+        return await psycopg.AsyncConnection.connect(url, autocommit=True, connect_timeout=timeout)
+    except psycopg.OperationalError as exc:
+        raise PgStoreError(_refusal(str(exc), params)) from exc
+
+
+def _refusal(message: str, params: Mapping[str, object]) -> str:
+    """libpq's failure to connect as a sentence of ours: the server's words (in English)
+    tell a refused login and a missing database from an unreachable server."""
+    server = f"{params.get('host') or 'localhost'}:{params.get('port') or 5432}"
+    user, database = params.get("user"), params.get("dbname") or params.get("user")
+    reason = _first_line(message).rpartition(" failed: ")[2].removeprefix("FATAL:").strip()
+    password = params.get("password")
+    if isinstance(password, str) and password:
+        reason = reason.replace(password, "***")
+    if "authentication failed" in reason or "pg_hba.conf" in reason:
+        return (
+            f"PostgreSQL at {server} refused the login of user {user}: check the user and "
+            f"password of the store URL ({reason})"
+        )
+    if f'database "{database}" does not exist' in reason:
+        return (
+            f"PostgreSQL at {server} has no database {database}: create it "
+            f"(createdb {database}) or name another in the store URL"
+        )
+    return f"cannot reach PostgreSQL at {server}: {reason or 'no answer'}"
+
+
+def _first_line(message: str) -> str:
+    return message.strip().splitlines()[0] if message.strip() else ""
+
+
+def server_of(connection: AsyncConnection[TupleRow]) -> str:
+    """The server and database a connection is to, for messages (no user, no password)."""
+    info = connection.info
+    return f"{info.host}:{info.port}/{info.dbname}"
+
+
+@contextmanager
+def statements(connection: AsyncConnection[TupleRow], doing: str) -> Iterator[None]:
+    """Turn a failure of the statements run inside into one sentence: ``doing`` (what they
+    were for) and the server's reason.
+
+    Raises:
+        PgStoreError: a statement failed or the connection was lost.
+    """
+    import psycopg
+
+    where = server_of(connection)  # asked now: a lost connection no longer tells
+    try:
+        yield
+    except psycopg.Error as exc:
+        reason = exc.diag.message_primary or _first_line(str(exc)) or type(exc).__name__
+        raise PgStoreError(f"PostgreSQL at {where} failed {doing}: {reason}") from exc

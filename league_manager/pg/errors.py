@@ -1,0 +1,16 @@
+"""The one exception of the PostgreSQL store, so that a caller (``league db upgrade``, a
+starting League Manager) turns every way the database can fail it into one line."""
+
+from __future__ import annotations
+
+__all__ = ["MISSING_DRIVER", "PgStoreError"]
+
+MISSING_DRIVER = (
+    "a postgresql:// store needs the PostgreSQL driver: pip install 'agent-league[postgresql]'"
+)
+
+
+class PgStoreError(Exception):
+    """The PostgreSQL store cannot be used: a store URL that is not PostgreSQL's, the driver
+    missing, the server unreachable, the login or the database refused, or a schema newer
+    than this code knows. The message is one sentence and never holds a password."""

@@ -1,0 +1,175 @@
+"""A throw-away PostgreSQL for the tests of the PostgreSQL store: a cluster made by
+``initdb`` in a temporary folder and served by ``pg_ctl`` on a free loopback port, one per
+test session (per xdist worker), and a fresh database per test. Never a mock.
+
+``initdb`` refuses to run as root: where the tests run as root, the cluster's programs run
+as the ``postgres`` system user (``runuser``), in a folder it owns. The superuser is
+``postgres`` with a password made for the session (so the URLs carry one, as real ones
+do, and a wrong one is refused)."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import subprocess
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from tests.conftest import free_port
+
+SUPERUSER = "postgres"
+SYSTEM_USER = "postgres"
+"""Who runs the cluster's programs when the tests run as root."""
+
+
+def server_bindir() -> Path | None:
+    """The folder of PostgreSQL's server programs (initdb, pg_ctl): ``pg_config --bindir``
+    where it holds them (Debian's points at the client's folder), else the newest
+    ``/usr/lib/postgresql/<version>/bin``; None where there is none."""
+    candidates: list[Path] = []
+    if shutil.which("pg_config"):
+        found = subprocess.run(
+            ["pg_config", "--bindir"], capture_output=True, text=True, check=False
+        ).stdout.strip()
+        if found:
+            candidates.append(Path(found))
+    candidates += sorted(
+        Path("/usr/lib/postgresql").glob("*/bin"),
+        key=lambda path: int(path.parent.name) if path.parent.name.isdigit() else 0,
+        reverse=True,
+    )
+    for folder in candidates:
+        if (folder / "initdb").is_file() and (folder / "pg_ctl").is_file():
+            return folder
+    return None
+
+
+@dataclass
+class PostgresServer:
+    """A running cluster: its port, its superuser's password, and how to reach it."""
+
+    bindir: Path
+    root: Path
+    port: int
+    password: str
+    startup_sec: float = 0.0
+    """How long initdb and the start took (the fixture's cost, per worker)."""
+
+    @property
+    def data_dir(self) -> Path:
+        return self.root / "data"
+
+    def url(self, database: str = "postgres", password: str | None = None) -> str:
+        secret = self.password if password is None else password
+        return f"postgresql://{SUPERUSER}:{secret}@127.0.0.1:{self.port}/{database}"
+
+    def _run(self, *args: str) -> None:
+        """Run one of the cluster's programs (as the postgres user under root).
+
+        Raises:
+            RuntimeError: it failed; the message holds its output.
+        """
+        command = [str(self.bindir / args[0]), *args[1:]]
+        if os.geteuid() == 0:
+            command = ["runuser", "-u", SYSTEM_USER, "--", *command]
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            log = self.root / "server.log"
+            tail = log.read_text(errors="replace")[-2000:] if log.is_file() else ""
+            raise RuntimeError(
+                f"{args[0]} exited {done.returncode}: {done.stdout}{done.stderr}{tail}"
+            )
+
+    def start(self) -> None:
+        started = time.monotonic()
+        pwfile = self.root / "pwfile"
+        pwfile.write_text(self.password + "\n")
+        if os.geteuid() == 0:
+            shutil.chown(self.root, SYSTEM_USER, SYSTEM_USER)
+            shutil.chown(pwfile, SYSTEM_USER, SYSTEM_USER)
+        self._run(
+            "initdb",
+            "-D",
+            str(self.data_dir),
+            "-U",
+            SUPERUSER,
+            "--auth=scram-sha-256",
+            f"--pwfile={pwfile}",
+            "--encoding=UTF8",
+            "--locale=C",
+            "--no-sync",
+        )
+        pwfile.unlink()
+        options = (
+            f"-c port={self.port} -c listen_addresses=127.0.0.1 "
+            f"-c unix_socket_directories={self.root} -c fsync=off "
+            "-c synchronous_commit=off -c full_page_writes=off"
+        )
+        self._run(
+            "pg_ctl", "start", "-w", "-t", "60", "-D", str(self.data_dir),
+            "-l", str(self.root / "server.log"), "-o", options,
+        )  # fmt: skip
+        self.startup_sec = time.monotonic() - started
+
+    def stop(self) -> None:
+        """Stop the cluster by its own data folder (fast: its sessions are cut)."""
+        if (self.data_dir / "postmaster.pid").exists():
+            self._run("pg_ctl", "stop", "-w", "-m", "fast", "-D", str(self.data_dir))
+
+    def create_database(self) -> str:
+        name = f"league_{uuid.uuid4().hex[:12]}"
+        with psycopg.connect(self.url(), autocommit=True) as connection:
+            connection.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
+        return name
+
+    def drop_database(self, name: str) -> None:
+        with psycopg.connect(self.url(), autocommit=True) as connection:
+            connection.execute(
+                sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name))
+            )
+
+
+@contextmanager
+def postgres_server() -> Iterator[PostgresServer]:
+    """A cluster for as long as the context lasts, stopped and deleted after, or a skip
+    where this machine has no PostgreSQL server programs."""
+    bindir = server_bindir()
+    if bindir is None:
+        pytest.skip("no PostgreSQL server programs (initdb, pg_ctl) on this machine")
+    root = Path(tempfile.mkdtemp(prefix="league-pg-"))  # not under pytest's 0700 folders
+    server = PostgresServer(bindir, root, free_port(), secrets.token_urlsafe(16))
+    try:
+        server.start()
+        yield server
+    finally:
+        try:
+            server.stop()
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """One PostgreSQL per test session (per xdist worker)."""
+    with postgres_server() as server:
+        yield server
+
+
+@pytest.fixture
+def database_url(postgres: PostgresServer) -> Iterator[str]:
+    """A URL to a fresh, empty database of its own for one test, dropped after it."""
+    name = postgres.create_database()
+    try:
+        yield postgres.url(name)
+    finally:
+        postgres.drop_database(name)
