@@ -9,6 +9,7 @@ the declared length and the body as chunks; a URL that cannot be called raises
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
@@ -37,8 +38,30 @@ class UnusableURL(Exception):
 
 
 class Unreachable(Exception):
-    """No answer: the connection was refused, reset or closed mid-answer (the message names
-    the library's error)."""
+    """No answer: the connection was refused, reset or closed mid-answer. The message says
+    why in plain words, then names the library's error: "connection refused
+    (ClientConnectorError)"."""
+
+    @classmethod
+    def of(cls, exc: BaseException) -> Unreachable:
+        return cls(f"{_plain_reason(exc)} ({type(exc).__name__})")
+
+
+def _plain_reason(exc: BaseException) -> str:
+    """Why a call got no answer, as a person reads it: the system's words for an errno
+    (refused, reset, unreachable network), else what the library's error means."""
+    if isinstance(exc, aiohttp.ClientConnectorDNSError):
+        return "its host name could not be resolved"
+    errno = getattr(getattr(exc, "os_error", exc), "errno", None)
+    if isinstance(errno, int) and errno > 0:
+        return os.strerror(errno).lower()
+    if isinstance(exc, (aiohttp.ServerDisconnectedError, httpx.RemoteProtocolError)):
+        return "the peer closed the connection before its answer ended"
+    if isinstance(exc, aiohttp.ClientPayloadError):
+        return "the answer was cut short"
+    if isinstance(exc, (aiohttp.ClientConnectionError, httpx.ConnectError)):
+        return "the connection failed"
+    return "no answer"
 
 
 @dataclass
@@ -85,7 +108,7 @@ class AiohttpPoster:
         except (aiohttp.InvalidURL, aiohttp.NonHttpUrlClientError):
             raise UnusableURL(url) from None
         except (aiohttp.ClientError, OSError) as exc:
-            raise Unreachable(type(exc).__name__) from None
+            raise Unreachable.of(exc) from None
 
     async def aclose(self) -> None:
         session, self._session = self._session, None
@@ -112,7 +135,7 @@ class HttpxPoster:
         except httpx.InvalidURL:
             raise UnusableURL(url) from None
         except (httpx.TransportError, OSError) as exc:
-            raise Unreachable(type(exc).__name__) from None
+            raise Unreachable.of(exc) from None
 
     async def aclose(self) -> None:
         await self._client.aclose()

@@ -222,7 +222,7 @@ def test_an_unreachable_remote_agent_fails_every_episode_and_exits_1(
         assert fault["player_id"] == PLAYER_ID and fault["code"] == "E009"
         assert fault["description"] == (
             f"no answer to handle_game_invitation after 3 retries (could not reach {endpoint} "
-            f"for handle_game_invitation: ClientConnectorError)"
+            "for handle_game_invitation: connection refused (ClientConnectorError))"
         )
     assert REPO_ROOT.joinpath("SHARED", "logs", "evaluations").exists() is False or not any(
         REPO_ROOT.joinpath("SHARED", "logs", "evaluations").iterdir()

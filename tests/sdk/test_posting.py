@@ -157,7 +157,9 @@ async def test_an_answer_cut_short_is_a_connection_error(client: RpcClient, peer
     with pytest.raises(TransportError) as caught:
         await call(client, (await peer(cut)).url)
     assert caught.value.code == ErrorCode.CONNECTION_ERROR
-    assert "could not reach" in caught.value.description
+    assert caught.value.description.endswith("the answer was cut short (ClientPayloadError)"), (
+        caught.value.description
+    )
 
 
 @pytest.mark.parametrize("trickle", [False, True], ids=["silent", "trickling"])
@@ -187,7 +189,9 @@ async def test_a_refused_connection_is_a_connection_error(client: RpcClient) -> 
     with pytest.raises(TransportError) as caught:
         await call(client, url)
     assert caught.value.code == ErrorCode.CONNECTION_ERROR
-    assert f"could not reach {url} for league_query" in caught.value.description
+    assert caught.value.description == (
+        f"could not reach {url} for league_query: connection refused (ClientConnectorError)"
+    )
 
 
 @pytest.mark.parametrize(
