@@ -9,7 +9,6 @@ here (a referee found holding a match after a restart joins it, so its report co
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable
 
 from league_manager.agents import RegisteredAgent
@@ -34,11 +33,13 @@ class Fencing:
         self._numbers = numbers
         self._upkeep = upkeep
         self._event = event
-        self._given: dict[str, set[str]] = defaultdict(set)
+        self._given: dict[str, tuple[str, ...]] = {}
+        """Kept for every match of the league, so a tuple (almost always of one referee):
+        a set would cost four times its memory."""
         for round_record in rounds:
             for match in round_record.matches:  # the live rounds' records
                 if match.referee_id:
-                    self._given[match.match_id].add(match.referee_id)
+                    self.gave(match.match_id, match.referee_id)
 
     def referees_of(self, match_id: str) -> set[str]:
         """Every referee this match was ever given to (only the one holding it now may
@@ -47,7 +48,9 @@ class Fencing:
 
     def gave(self, match_id: str, referee_id: str) -> None:
         """The referee was found holding the match: a report of it is its to make."""
-        self._given[match_id].add(referee_id)
+        given = self._given.get(match_id, ())
+        if referee_id not in given:
+            self._given[match_id] = (*given, referee_id)
 
     def assign(self, match: MatchProgress, referee: RegisteredAgent) -> bool:
         """Give the match to ``referee`` under a new assignment number; False if no number

@@ -9,7 +9,6 @@ assignment may report it (``fencing.py``)."""
 from __future__ import annotations
 
 import asyncio
-from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -61,11 +60,18 @@ class ResultDesk:
         self._upkeep = upkeep
         self._event = event
         self._suspend_after_failures = suspend_after_failures
-        self._done: dict[str, asyncio.Event] = defaultdict(asyncio.Event)
+        self._done: dict[str, asyncio.Event] = {}
 
     def waiter(self, match_id: str) -> asyncio.Event:
         """Set once the match's result is recorded."""
-        return self._done[match_id]
+        return self._done.setdefault(match_id, asyncio.Event())
+
+    @property
+    def waiting(self) -> int:
+        """How many matches' waiters are kept: the round's being played only, so a league
+        of any length keeps one round's (a result recorded after its round is over makes
+        none)."""
+        return len(self._done)
 
     def forget(self, match_ids: Iterable[str]) -> None:
         """Drop the waiters of a finished round's matches."""
@@ -177,7 +183,7 @@ class ResultDesk:
                 not acknowledged; a line that could not be written is not in the journal.
         """
         standings = self._standings
-        result = ResultRecord(
+        result = ResultRecord.of(
             match_id=match.match_id,
             round_id=match.round_id,
             referee_id=decided_by,
@@ -202,7 +208,9 @@ class ResultDesk:
                 "write",
             ) from None
         self._upkeep.written(JOURNAL)
-        self._done[match.match_id].set()
+        waiter = self._done.get(match.match_id)
+        if waiter is not None:  # none for a round already over: its flow saw the result
+            waiter.set()
         self._event(
             "result_recorded", match_id=match.match_id, referee_id=decided_by, outcomes=outcomes
         )

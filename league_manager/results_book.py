@@ -86,7 +86,7 @@ class ResultsBook(Mapping[str, ResultRecord]):
             StoreError: the line could not be written (it is not in the journal) or synced.
         """
         assert self._journal is not None, "record after open"
-        self._journal.append(result.model_dump(), sync=sync)
+        self._journal.append(result.to_line(), sync=sync)
         self._index(result)
 
     async def durable(self) -> None:

@@ -117,7 +117,7 @@ def api_router() -> APIRouter:
                 "league_id": manager.league_id,
                 "game_type": manager.config.game_type,
                 "attempts": match.attempts,
-                "result": result.model_dump() if result else None,
+                "result": result.to_line() if result else None,
                 "match_file": document,
                 "match_file_problem": problem,
             }

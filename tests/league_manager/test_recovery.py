@@ -33,7 +33,7 @@ def result_of(book: LeagueBook, match_id: str) -> ResultRecord:
     match = book.schedule.match(match_id)
     assert match is not None
     winner, loser = match.player_ids
-    return ResultRecord(
+    return ResultRecord.of(
         match_id=match_id,
         round_id=match.round_id,
         referee_id="REF01",
@@ -245,8 +245,11 @@ def test_standings_json_edited_to_disagree_with_the_journal_is_replaced_and_said
         '{"match_id": "R1M2", "round_id": 1, "refer',
         "\x00\x00\x00\x00",
         '{"match_id": "R1M2", "round_id": "one"}',
+        '{"match_id": "R1M2", "round_id": 1, "referee_id": "REF01", "outcomes": {"P1": "WIN", '
+        '"P2": "LOSS"}, "points": {"P1": 3, "P9": 0}, "winner": "P1", "details": {}, '
+        '"recorded_at": "2026-01-01T00:00:00Z"}',
     ],
-    ids=["torn", "zeros", "not-a-result"],
+    ids=["torn", "zeros", "not-a-result", "points-of-others"],
 )
 def test_a_damaged_line_in_the_middle_of_the_journal_loses_only_its_match(
     league_dir: Path, bad_line: str

@@ -95,7 +95,7 @@ def result(match_id: str, round_id: int, players: list[str], winner: str | None)
         p: {"WIN": SCORING.win, "DRAW": SCORING.draw, "LOSS": SCORING.loss}[o]
         for p, o in outcomes.items()
     }
-    return ResultRecord(
+    return ResultRecord.of(
         match_id=match_id,
         round_id=round_id,
         referee_id="REF01",
@@ -105,6 +105,17 @@ def result(match_id: str, round_id: int, players: list[str], winner: str | None)
         details={},
         recorded_at="2026-01-01T00:00:00Z",
     )
+
+
+def test_a_kept_result_gives_back_the_line_it_was_read_from() -> None:
+    line = result("R1M1", 1, ["P1", "P2"], "P1").to_line() | {
+        "details": {"drawn_number": 7, "choices": {"P1": "even", "P2": "odd"}, "note": "é"}
+    }
+    kept = ResultRecord.from_line(json.loads(json.dumps(line)))
+    assert kept.to_line() == line
+    assert kept.outcomes == {"P1": "WIN", "P2": "LOSS"} and kept.points["P1"] == SCORING.win
+    kept.details["note"] = "changed"
+    assert kept.details["note"] == "é", "each read is a copy: the kept result cannot change"
 
 
 def play_round(book: LeagueBook, index: int) -> None:
@@ -177,7 +188,7 @@ def test_a_schedule_file_listing_every_match_still_loads(tmp_path: Path) -> None
     )
     journal = Journal(tmp_path / "journal.jsonl")
     for match in rounds[0]["matches"]:
-        journal.append(result(match["match_id"], 1, match["player_ids"], None).model_dump())
+        journal.append(result(match["match_id"], 1, match["player_ids"], None).to_line())
     journal.close()
     book = LeagueBook.open(tmp_path, "old", SCORING)
     try:
@@ -312,6 +323,7 @@ async def test_a_league_with_broadcasts_off_sends_only_its_end(shared_dir: Share
         player = "http://player-1.test/mcp"
         assert world.methods_to(player) == ["notify_league_completed"]
         assert len(world.manager.results) == 6
+        assert world.manager.result_desk.waiting == 0, "a finished round's waiters are dropped"
 
 
 async def test_a_player_slow_to_take_notifications_delays_nobody(
