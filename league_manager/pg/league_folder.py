@@ -56,6 +56,8 @@ class LeagueState:
     """In registration order."""
     tokens: dict[str, str]
     registration_keys: dict[str, str]
+    """Each agent's registration key digest; an agent registered before the League Manager
+    kept them has none (its retries are told to send their token)."""
     players: list[tuple[str, str]]
     """The players the schedule was made from, in order: (player_id, display_name)."""
     rounds: list[RoundRecord]

@@ -143,21 +143,15 @@ async def _insert(connection: AsyncConnection[TupleRow], state: LeagueState) -> 
         "registered_at) values (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
         [_agent_row(league_id, agent) for agent in state.agents],
     )
-    missing = [a.agent_id for a in state.agents if a.agent_id not in state.registration_keys]
-    if missing:
-        raise TransferError(
-            f"league {league_id}'s secrets.json has no registration key for "
-            f"{', '.join(missing)} (written before keys were kept): the database needs one "
-            "per agent"
-        )
     await cursor.executemany(
         "insert into agent_secrets (league_id, agent_id, token, registration_key) "
         "values (%s, %s, %s, %s)",
         [
-            (league_id, a.agent_id, state.tokens[a.agent_id], state.registration_keys[a.agent_id])
+            (league_id, a.agent_id, state.tokens[a.agent_id],
+             state.registration_keys.get(a.agent_id))
             for a in state.agents
         ],
-    )
+    )  # fmt: skip
     await cursor.executemany(
         "insert into schedule_players (league_id, position, player_id, display_name) "
         "values (%s, %s, %s, %s)",
@@ -325,7 +319,7 @@ async def read_league_rows(connection: AsyncConnection[TupleRow], league_id: str
         paused=paused,
         agents=registered,
         tokens={row[0]: row[9] for row in agents},
-        registration_keys={row[0]: row[10] for row in agents},
+        registration_keys={row[0]: row[10] for row in agents if row[10] is not None},
         players=[(p, name) for p, name in players],
         rounds=round_records,
         results=accepted,

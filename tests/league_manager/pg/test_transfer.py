@@ -24,7 +24,7 @@ from league_manager.pg.league_folder import LeagueState, read_league_folder
 from league_manager.pg.transfer import export_league, import_league
 from league_manager.records import LeagueStatus, MatchProgress, ResultRecord
 from sdk.config import SharedDir
-from sdk.store import read_json
+from sdk.store import atomic_write_json, read_json
 from sdk.timeutil import utc_now_str
 from tests.conftest import make_shared_dir
 from tests.league_manager.conftest import meta, record_result, schedule_league
@@ -245,6 +245,25 @@ async def test_importing_a_league_the_database_lacks_is_refused(
     with pytest.raises(TransferError, match=f"holds no league {LEAGUE}$"):
         await import_league(database_url, target, LEAGUE)
     assert not target.league_dir(LEAGUE).exists()
+
+
+async def test_agents_registered_before_registration_keys_were_kept_move_without_one(
+    league: SharedDir, tmp_path: Path, database_url: str
+) -> None:
+    """secrets.json as a League Manager wrote it before it kept the keys' digests."""
+    path = league.league_dir(LEAGUE) / "secrets.json"
+    secrets = read_json(path)
+    del secrets["registration_keys"]
+    atomic_write_json(path, secrets)
+    original = read_league_folder(league, LEAGUE)
+    assert original.registration_keys == {} and len(original.tokens) == 5
+
+    await export_league(database_url, league, LEAGUE)
+    target = make_shared_dir(tmp_path / "moved")
+    await import_league(database_url, target, LEAGUE)
+    imported = read_league_folder(target, LEAGUE)
+    assert imported.notes == []
+    assert fields(imported) == fields(original)
 
 
 def test_exporting_a_folder_without_the_league_is_refused(tmp_path: Path) -> None:
