@@ -9,10 +9,10 @@ import typer
 
 from league_cli.console import console, fail
 from league_cli.options import SharedOpt, shared_of
-from league_manager.pg import PgStoreError, resolve_store_url, upgrade_database
-from sdk.config import ConfigError
+from league_manager.pg import PgStoreError, StoreUrl, resolve_store_url, upgrade_database
+from sdk.config import ConfigError, SharedDir
 
-__all__ = ["EXIT_NO_DATABASE", "db_app"]
+__all__ = ["EXIT_NO_DATABASE", "StoreOpt", "db_app", "store_target"]
 
 EXIT_NO_DATABASE = 2
 """The exit code when there is no database to use: no store URL anywhere, one that is not
@@ -33,21 +33,31 @@ db_app = typer.Typer(
 )
 
 
-@db_app.command()
-def upgrade(store: StoreOpt = None, shared_dir: SharedOpt = None) -> None:
-    """Apply the schema migrations the database lacks, each once, in order."""
+def store_target(store: str | None, shared: SharedDir) -> StoreUrl:
+    """The database to use (``--store``, else $LEAGUE_STORE_URL, else system.json), or exit:
+    1 where system.json is wrong, 2 where no PostgreSQL URL is given."""
     try:
-        system = shared_of(shared_dir).system()
+        system = shared.system()
     except ConfigError as exc:
         fail(str(exc))
     try:
         target = resolve_store_url(store, system)
-        if target is None:
-            fail(
-                "no store URL: give --store postgresql://USER:PASSWORD@HOST:PORT/DATABASE, "
-                "or set $LEAGUE_STORE_URL or store_url in system.json",
-                EXIT_NO_DATABASE,
-            )
+    except PgStoreError as exc:
+        fail(str(exc), EXIT_NO_DATABASE)
+    if target is None:
+        fail(
+            "no store URL: give --store postgresql://USER:PASSWORD@HOST:PORT/DATABASE, "
+            "or set $LEAGUE_STORE_URL or store_url in system.json",
+            EXIT_NO_DATABASE,
+        )
+    return target
+
+
+@db_app.command()
+def upgrade(store: StoreOpt = None, shared_dir: SharedOpt = None) -> None:
+    """Apply the schema migrations the database lacks, each once, in order."""
+    target = store_target(store, shared_of(shared_dir))
+    try:
         done = asyncio.run(upgrade_database(target.url))
     except PgStoreError as exc:
         fail(str(exc), EXIT_NO_DATABASE)

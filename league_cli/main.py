@@ -30,6 +30,7 @@ from league_cli.options import (
     lm_base,
     shared_of,
 )
+from league_cli.store import store_app
 from league_cli.up import LeaguePlan, run_league
 from sdk.config import ConfigError
 from sdk.errors import FileSystemError, RegistrationRefused
@@ -391,6 +392,7 @@ app.command()(status)
 
 # The PostgreSQL store's schema (league_manager/pg).
 app.add_typer(db_app, name="db")
+app.add_typer(store_app, name="store")
 
 # The conformance kit (doc/conformance.md).
 app.command("check-player")(check_player)

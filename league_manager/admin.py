@@ -33,7 +33,7 @@ from league_manager.results_book import ResultsBook
 from league_manager.schedule_book import ScheduleBook
 from sdk.store import StoreError, load_with_backup, quarantine, write_document
 
-__all__ = ["ADMIN_FILE", "AdminError", "LeagueControl", "PlayerRemoval"]
+__all__ = ["ADMIN_FILE", "AdminError", "LeagueControl", "PlayerRemoval", "save_pause"]
 
 ADMIN_FILE = "admin.json"
 """The admin's switches, in the league's data folder."""
@@ -94,9 +94,7 @@ class LeagueControl:
         return loaded.value
 
     def _save(self, paused: bool) -> None:
-        write_document(
-            self._path, {"league_id": self._league_id, "paused": paused}, keep_backup=True
-        )
+        save_pause(self._path.parent, self._league_id, paused)
 
     async def resumed(self) -> None:
         """Return at once unless paused; then when the admin resumes."""
@@ -174,6 +172,17 @@ class PlayerRemoval:
         self._states.set_state(player_id, "REMOVED")
         self._event("player_removed", player_id=player_id, unplayed_matches=len(unplayed))
         return {"player_id": player_id, "state": "REMOVED", "unplayed_matches": unplayed}
+
+
+def save_pause(league_dir: Path, league_id: str, paused: bool) -> None:
+    """Write admin.json's pause switch (the version replaced kept as .bak).
+
+    Raises:
+        FileSystemError: the file system refused the file.
+    """
+    write_document(
+        league_dir / ADMIN_FILE, {"league_id": league_id, "paused": paused}, keep_backup=True
+    )
 
 
 def _refusal(description: str) -> AdminError:

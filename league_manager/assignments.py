@@ -18,7 +18,7 @@ from typing import Any
 
 from sdk.store import load_with_backup, quarantine, write_document
 
-__all__ = ["ASSIGNMENTS_FILE", "BLOCK", "AssignmentNumbers"]
+__all__ = ["ASSIGNMENTS_FILE", "BLOCK", "AssignmentNumbers", "write_reservation"]
 
 ASSIGNMENTS_FILE = "assignments.json"
 BLOCK = 1024
@@ -65,11 +65,28 @@ class AssignmentNumbers:
         self._next += 1
         return number
 
+    @property
+    def next_number(self) -> int:
+        """The number the next hand-over gets: every number given out so far is below it."""
+        return self._next
+
     def reserve(self) -> None:
         """Reserve the block from the next number on (the League Manager's watchdog calls
         it again after a failed write, to learn that the disk takes writes again)."""
         ceiling = self._next + BLOCK
-        write_document(
-            self._path, {"league_id": self._league_id, "reserved_up_to": ceiling}, keep_backup=True
-        )
+        write_reservation(self._path.parent, self._league_id, ceiling)
         self._ceiling = ceiling
+
+
+def write_reservation(league_dir: Path, league_id: str, reserved_up_to: int) -> None:
+    """Write assignments.json: numbers below ``reserved_up_to`` may have been given out, so
+    a League Manager starting on it begins there (the version replaced kept as .bak).
+
+    Raises:
+        FileSystemError: the file system refused the file.
+    """
+    write_document(
+        league_dir / ASSIGNMENTS_FILE,
+        {"league_id": league_id, "reserved_up_to": reserved_up_to},
+        keep_backup=True,
+    )

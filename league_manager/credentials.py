@@ -13,7 +13,7 @@ from pathlib import Path
 from sdk.auth import issue_token
 from sdk.errors import file_access
 
-__all__ = ["secret_file"]
+__all__ = ["keep_secret", "secret_file"]
 
 
 def secret_file(path: Path, nbytes: int) -> tuple[str, bool]:
@@ -33,8 +33,27 @@ def secret_file(path: Path, nbytes: int) -> tuple[str, bool]:
                 return secret, False
             fd = os.open(path, os.O_WRONLY | os.O_TRUNC)  # an empty file: a start cut short
         secret = issue_token(nbytes)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(secret + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
+        _write_secret(fd, secret)
     return secret, True
+
+
+def keep_secret(path: Path, secret: str) -> None:
+    """Write ``secret`` to ``path`` (mode 0600, replacing what it held): a secret the league
+    already has, brought from elsewhere (``league store import``).
+
+    Raises:
+        FileSystemError: the file system refused (read-only, full, a directory in the way).
+    """
+    with file_access(path, "write"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.fchmod(fd, 0o600)
+        _write_secret(fd, secret)
+
+
+def _write_secret(fd: int, secret: str) -> None:
+    """Write the secret as the file's one line and fsync it (closes ``fd``)."""
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(secret + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())

@@ -37,7 +37,7 @@ from league_manager.upkeep import Upkeep
 from sdk.agent_log import AgentLog
 from sdk.auth import secret_matches
 from sdk.client import RpcClient
-from sdk.config import ConfigError, SharedDir
+from sdk.config import ConfigError, GameEntry, LeagueConfig, SharedDir
 from sdk.connections import ConnectionGuard
 from sdk.messages import (
     LeagueRegisterRequest,
@@ -48,12 +48,35 @@ from sdk.messages import (
     RefereeRegisterResponse,
 )
 
-__all__ = ["AdminError", "LeagueManager"]
+__all__ = ["AdminError", "LeagueManager", "league_game"]
 
 UNBOUNDED_PATHS = ("/health", "/status", "/events")
 """Paths whose requests are neither counted against ``http.max_requests_in_progress`` nor
 timed: the health and status that must tell of a flood while it lasts (answered from
 memory), and the dashboard's event stream, which never ends (bounded by its own count)."""
+
+
+def league_game(shared: SharedDir, league_id: str, config: LeagueConfig) -> tuple[GameEntry, int]:
+    """The league's game and its match size (configured, or the fewest the game allows).
+
+    Raises:
+        ConfigError: the game is not in games_registry.json, or the size is outside what it
+            allows.
+    """
+    games = shared.games().games
+    if config.game_type not in games:
+        raise ConfigError(
+            f"league {league_id}: game_type {config.game_type!r} is not in "
+            f"games_registry.json (known: {', '.join(sorted(games))})"
+        )
+    game = games[config.game_type]
+    size = config.players_per_match or max(2, game.min_players)
+    if not game.min_players <= size <= game.max_players:
+        raise ConfigError(
+            f"league {league_id}: players_per_match {size} is outside what "
+            f"{config.game_type} allows ({game.min_players} to {game.max_players})"
+        )
+    return game, size
 
 
 class LeagueManager:
@@ -69,14 +92,7 @@ class LeagueManager:
         self.system = self.shared.system()
         league_id = settings.league_id or self.system.default_league_id
         self.config = self.shared.league(league_id)
-        games = self.shared.games().games
-        if self.config.game_type not in games:
-            raise ConfigError(
-                f"league {league_id}: game_type {self.config.game_type!r} is not in "
-                f"games_registry.json (known: {', '.join(sorted(games))})"
-            )
-        self.game = games[self.config.game_type]
-        self.players_per_match = self._players_per_match(league_id)
+        self.game, self.players_per_match = league_game(self.shared, league_id, self.config)
         self.league_id = league_id
         self.sender = self.system.league_manager_sender
         self.auto_start_players = settings.auto_start_players or self.config.auto_start_players
@@ -263,17 +279,6 @@ class LeagueManager:
                 self.shared.referee_secret_path(league_id), "referee_secret_written"
             )
             opened.pop_all()  # started: the files stay open until shutdown
-
-    def _players_per_match(self, league_id: str) -> int:
-        """The league's match size: configured, or the fewest the game allows."""
-        game, wanted = self.game, self.config.players_per_match
-        size = wanted or max(2, game.min_players)
-        if not game.min_players <= size <= game.max_players:
-            raise ConfigError(
-                f"league {league_id}: players_per_match {size} is outside what "
-                f"{self.config.game_type} allows ({game.min_players} to {game.max_players})"
-            )
-        return size
 
     def _secret_file(self, path: Path, event: str) -> str:
         """A secret kept in a 0600 file beside the league's data, made at the first start

@@ -3,7 +3,7 @@ starting League Manager) turns every way the database can fail it into one line.
 
 from __future__ import annotations
 
-__all__ = ["MISSING_DRIVER", "PgStoreError"]
+__all__ = ["MISSING_DRIVER", "PgStoreError", "TransferError"]
 
 MISSING_DRIVER = (
     "a postgresql:// store needs the PostgreSQL driver: pip install 'agent-league[postgresql]'"
@@ -14,3 +14,9 @@ class PgStoreError(Exception):
     """The PostgreSQL store cannot be used: a store URL that is not PostgreSQL's, the driver
     missing, the server unreachable, the login or the database refused, or a schema newer
     than this code knows. The message is one sentence and never holds a password."""
+
+
+class TransferError(PgStoreError):
+    """A move of a league between the JSON files and PostgreSQL that is refused: the league
+    is missing where it is taken from, or already where it would go (``--replace`` says to
+    overwrite it). One sentence."""

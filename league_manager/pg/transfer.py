@@ -1,0 +1,371 @@
+"""Moving a league between its JSON files and PostgreSQL (``league store export`` and
+``league store import``): a ``LeagueState`` (``league_folder.py``) written as schema 0001's
+rows in one transaction, or read from them.
+
+A move never merges: a league already at the destination is refused unless ``replace``
+says to delete it first (in the same transaction, for the database). Assignment numbers
+never go backwards: the database's sequence is raised to at least the highest number the
+files hold, and the files are given a reservation above the highest the sequence gave."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from league_manager.agent_records import RegisteredAgent
+from league_manager.pg.connection import connect, server_of, statements
+from league_manager.pg.errors import TransferError
+from league_manager.pg.league_folder import LeagueState, read_league_folder, write_league_folder
+from league_manager.pg.migrations import upgrade
+from league_manager.records import LeagueStatus, MatchProgress, ResultRecord, RoundRecord
+from league_manager.scheduler import make_schedule
+from sdk.config import SharedDir
+from sdk.identity import canonical_endpoint, name_key
+from sdk.timeutil import format_utc, parse_utc
+
+if TYPE_CHECKING:
+    from psycopg import AsyncConnection
+    from psycopg.rows import TupleRow
+
+__all__ = ["Moved", "export_league", "import_league", "read_league_rows", "write_league_rows"]
+
+
+_DELETE_ORDER = ("matches", "results", "schedule_players", "leagues")
+"""How a league's rows are deleted: deleting the league cascades to every table, but the
+rows that refer to its agents and rounds without cascading (a match's referee, a result's
+round, a schedule's player) must go first."""
+
+
+@dataclass(frozen=True)
+class Moved:
+    """What a move carried, for its one line of output, and what reading recovered."""
+
+    league_id: str
+    agents: int
+    rounds: int
+    results: int
+    notes: list[str]
+
+
+def _moved(state: LeagueState) -> Moved:
+    return Moved(
+        state.league_id, len(state.agents), len(state.rounds), len(state.results), state.notes
+    )
+
+
+async def export_league(
+    url: str, shared: SharedDir, league_id: str, *, replace: bool = False
+) -> Moved:
+    """Write the league's files into the database at ``url`` (its schema upgraded first).
+
+    Raises:
+        TransferError: no such league in the folder, or the database holds it already.
+        PgStoreError: the database cannot be reached or used.
+        StoreError, ConfigError: the league's files or configuration cannot be read.
+    """
+    state = read_league_folder(shared, league_id)
+    async with _upgraded(url) as connection:
+        await write_league_rows(connection, state, replace=replace)
+    return _moved(state)
+
+
+async def import_league(
+    url: str, shared: SharedDir, league_id: str, *, replace: bool = False
+) -> Moved:
+    """Write the league the database at ``url`` holds into its folder under ``shared``.
+
+    Raises:
+        TransferError: no such league in the database, or the folder holds it already.
+        PgStoreError: the database cannot be reached or used.
+        ConfigError, FileSystemError: the league's configuration, or the folder, refused.
+    """
+    async with _upgraded(url) as connection:
+        state = await read_league_rows(connection, league_id)
+    write_league_folder(shared, state, replace=replace)
+    return _moved(state)
+
+
+@asynccontextmanager
+async def _upgraded(url: str) -> AsyncIterator[AsyncConnection[TupleRow]]:
+    """A connection to ``url`` whose schema is current (a move needs every table)."""
+    connection = await connect(url)
+    async with connection:
+        await upgrade(connection)
+        yield connection
+
+
+async def write_league_rows(
+    connection: AsyncConnection[TupleRow], state: LeagueState, *, replace: bool = False
+) -> None:
+    """Insert the league's rows in one transaction.
+
+    Raises:
+        TransferError: the database holds the league already and ``replace`` is off.
+        PgStoreError: a statement failed (nothing of the league is written).
+    """
+    league_id = state.league_id
+    with statements(connection, f"writing league {league_id}"):
+        async with connection.transaction():
+            cursor = await connection.execute(
+                "select 1 from leagues where league_id = %s for update", (league_id,)
+            )
+            if await cursor.fetchone() is not None:
+                if not replace:
+                    raise TransferError(
+                        f"the database {server_of(connection)} holds league {league_id} "
+                        "already: give --replace to overwrite it"
+                    )
+                for table in _DELETE_ORDER:
+                    await connection.execute(
+                        f"delete from {table} where league_id = %s",  # noqa: S608
+                        (league_id,),
+                    )
+            await _insert(connection, state)
+
+
+async def _insert(connection: AsyncConnection[TupleRow], state: LeagueState) -> None:
+    league_id = state.league_id
+    await connection.execute(
+        "insert into leagues (league_id, status, players_per_match, paused) "
+        "values (%s, %s, %s, %s)",
+        (league_id, state.status.value, state.players_per_match, state.paused),
+    )
+    await connection.execute(
+        "insert into league_secrets (league_id, admin_token, referee_secret) values (%s, %s, %s)",
+        (league_id, state.admin_token, state.referee_secret),
+    )
+    cursor = connection.cursor()
+    await cursor.executemany(
+        "insert into agents (league_id, agent_id, kind, display_name, name_key, "
+        "contact_endpoint, endpoint_key, version, game_types, max_concurrent_matches, state, "
+        "registered_at) values (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        [_agent_row(league_id, agent) for agent in state.agents],
+    )
+    await cursor.executemany(
+        "insert into agent_secrets (league_id, agent_id, token, registration_key) "
+        "values (%s, %s, %s, %s)",
+        [
+            (league_id, a.agent_id, state.tokens[a.agent_id],
+             state.registration_keys.get(a.agent_id))
+            for a in state.agents
+        ],
+    )  # fmt: skip
+    await cursor.executemany(
+        "insert into schedule_players (league_id, position, player_id, display_name) "
+        "values (%s, %s, %s, %s)",
+        [(league_id, n, p, name) for n, (p, name) in enumerate(state.players, start=1)],
+    )
+    await cursor.executemany(
+        "insert into rounds (league_id, round_id, status, byes, started_at, completed_at) "
+        "values (%s, %s, %s, %s::text[], %s, %s)",
+        [
+            (league_id, r.round_id, r.status, r.byes, _moment(r.started_at),
+             _moment(r.completed_at))
+            for r in state.rounds
+        ],
+    )  # fmt: skip
+    live = [match for r in state.rounds for match in r.matches]
+    await cursor.executemany(
+        "insert into matches (league_id, match_id, round_id, player_ids, status, referee_id, "
+        "referee_endpoint, assignment, attempts) values (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        [
+            (league_id, m.match_id, m.round_id, m.player_ids, m.status, m.referee_id,
+             m.referee_endpoint, m.assignment, m.attempts)
+            for m in live
+        ],
+    )  # fmt: skip
+    await cursor.executemany(
+        "insert into match_referees (league_id, match_id, referee_id) values (%s, %s, %s)",
+        [(league_id, m.match_id, m.referee_id) for m in live if m.referee_id],
+    )
+    await _insert_results(connection, league_id, state.results)
+    await connection.execute(
+        "select setval('assignment_numbers', greatest(%s, "
+        "(select case when is_called then last_value else 0 end from assignment_numbers)))",
+        (max(state.highest_assignment, 1),),
+    )
+
+
+def _agent_row(league_id: str, agent: RegisteredAgent) -> tuple[Any, ...]:
+    return (
+        league_id, agent.agent_id, agent.kind, agent.display_name, name_key(agent.display_name),
+        agent.contact_endpoint, canonical_endpoint(agent.contact_endpoint), agent.version,
+        agent.game_types, agent.max_concurrent_matches, agent.state, parse_utc(agent.registered_at),
+    )  # fmt: skip
+
+
+async def _insert_results(
+    connection: AsyncConnection[TupleRow], league_id: str, results: list[ResultRecord]
+) -> None:
+    """The results in the order they were accepted (``seq`` numbers them so), each
+    player's outcome and points in seat order."""
+    from psycopg.types.json import Jsonb
+
+    cursor = connection.cursor()
+    await cursor.executemany(
+        "insert into results (league_id, match_id, round_id, referee_id, winner, details, "
+        "recorded_at) values (%s, %s, %s, %s, %s, %s, %s)",
+        [
+            (league_id, r.match_id, r.round_id, r.referee_id, r.winner, Jsonb(r.details),
+             parse_utc(r.recorded_at))
+            for r in results
+        ],
+    )  # fmt: skip
+    await cursor.executemany(
+        "insert into result_outcomes (league_id, match_id, seat, player_id, outcome, points) "
+        "values (%s, %s, %s, %s, %s, %s)",
+        [
+            (league_id, r.match_id, seat, player, outcome, r.points[player])
+            for r in results
+            for seat, (player, outcome) in enumerate(r.outcomes.items())
+        ],
+    )
+
+
+def _moment(text: str | None) -> Any:
+    return None if text is None else parse_utc(text)
+
+
+def _text(moment: Any) -> str | None:
+    return None if moment is None else format_utc(moment)
+
+
+async def read_league_rows(connection: AsyncConnection[TupleRow], league_id: str) -> LeagueState:
+    """The league's state as the database holds it, read in one transaction.
+
+    Raises:
+        TransferError: the database holds no such league.
+        PgStoreError: a statement failed.
+    """
+    with statements(connection, f"reading league {league_id}"):
+        async with connection.transaction():
+            await connection.execute("set transaction isolation level repeatable read")
+            rows = await _select(
+                connection,
+                "select l.status, l.players_per_match, l.paused, s.admin_token, "
+                "s.referee_secret from leagues l left join league_secrets s using (league_id) "
+                "where league_id = %s",
+                league_id,
+            )
+            if not rows:
+                raise TransferError(
+                    f"the database {server_of(connection)} holds no league {league_id}"
+                )
+            status, size, paused, admin_token, referee_secret = rows[0]
+            agents = await _select(
+                connection,
+                "select a.agent_id, a.kind, a.display_name, a.version, a.game_types, "
+                "a.contact_endpoint, a.max_concurrent_matches, a.state, a.registered_at, "
+                "s.token, s.registration_key from agents a join agent_secrets s "
+                "using (league_id, agent_id) where league_id = %s order by a.registered_seq",
+                league_id,
+            )
+            players = await _select(
+                connection,
+                "select player_id, display_name from schedule_players where league_id = %s "
+                "order by position",
+                league_id,
+            )
+            rounds = await _select(
+                connection,
+                "select round_id, status, byes, started_at, completed_at from rounds "
+                "where league_id = %s order by round_id",
+                league_id,
+            )
+            matches = await _select(
+                connection,
+                "select match_id, round_id, player_ids, status, referee_id, referee_endpoint, "
+                "assignment, attempts from matches where league_id = %s",
+                league_id,
+            )
+            results = await _select(
+                connection,
+                "select r.match_id, r.round_id, r.referee_id, r.winner, r.details, "
+                "r.recorded_at, array_agg(o.player_id order by o.seat), "
+                "array_agg(o.outcome order by o.seat), array_agg(o.points order by o.seat) "
+                "from results r join result_outcomes o using (league_id, match_id) "
+                "where league_id = %s group by r.league_id, r.match_id order by r.seq",
+                league_id,
+            )
+            cursor = await connection.execute(
+                "select case when is_called then last_value else 0 end from assignment_numbers"
+            )
+            given = await cursor.fetchone()
+    registered = [
+        RegisteredAgent(
+            agent_id=row[0], kind=row[1], display_name=row[2], version=row[3],
+            game_types=row[4], contact_endpoint=row[5], max_concurrent_matches=row[6],
+            state=row[7], registered_at=format_utc(row[8]),
+        )
+        for row in agents
+    ]  # fmt: skip
+    accepted = [
+        ResultRecord(
+            match_id=m, round_id=r, referee_id=ref, winner=winner, details=details,
+            recorded_at=format_utc(at), outcomes=dict(zip(seats, outcomes, strict=True)),
+            points=dict(zip(seats, points, strict=True)),
+        )
+        for m, r, ref, winner, details, at, seats, outcomes, points in results
+    ]  # fmt: skip
+    winners = {result.match_id: result.winner for result in accepted}
+    round_records = _round_records(rounds, matches, [p for p, _ in players], size, winners)
+    live = [m.assignment or 0 for r in round_records for m in r.matches]
+    return LeagueState(
+        league_id=league_id,
+        status=LeagueStatus(status),
+        players_per_match=size,
+        paused=paused,
+        agents=registered,
+        tokens={row[0]: row[9] for row in agents},
+        registration_keys={row[0]: row[10] for row in agents if row[10] is not None},
+        players=[(p, name) for p, name in players],
+        rounds=round_records,
+        results=accepted,
+        highest_assignment=max([int(given[0]) if given else 0, *live]),
+        admin_token=admin_token,
+        referee_secret=referee_secret,
+    )
+
+
+async def _select(
+    connection: AsyncConnection[TupleRow], query: str, league_id: str
+) -> list[tuple[Any, ...]]:
+    cursor = await connection.execute(query, (league_id,))
+    return await cursor.fetchall()
+
+
+def _round_records(
+    rounds: list[tuple[Any, ...]],
+    matches: list[tuple[Any, ...]],
+    players: list[str],
+    size: int,
+    winners: dict[str, str | None],
+) -> list[RoundRecord]:
+    """The rounds with their live matches, each round's listed in the schedule's order (as
+    rounds.json lists them), a decided one showing its winner."""
+    records = [
+        RoundRecord(round_id=r, status=status, byes=list(byes), started_at=_text(started),
+                    completed_at=_text(completed))
+        for r, status, byes, started, completed in rounds
+    ]  # fmt: skip
+    if not matches:
+        return records
+    schedule = make_schedule(players, size, len(records))
+    by_id = {row[0]: row for row in matches}
+    for record in records:
+        for planned in schedule.round(record.round_id).matches:
+            row = by_id.get(planned.match_id)
+            if row is None:
+                continue
+            match_id, round_id, seats, status, referee, endpoint, assignment, attempts = row
+            record.matches.append(
+                MatchProgress(
+                    match_id=match_id, round_id=round_id, player_A_id=seats[0],
+                    player_B_id=seats[1], player_ids=list(seats), status=status,
+                    referee_id=referee, referee_endpoint=endpoint, assignment=assignment,
+                    attempts=attempts, winner=winners.get(match_id),
+                )
+            )  # fmt: skip
+    return records
