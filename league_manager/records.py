@@ -107,10 +107,11 @@ _NO_DETAILS = b"{}"
 
 def _json_of(details: dict[str, Any]) -> bytes:
     """Compact JSON, kept: the standard library's, since orjson's bytes each hold a 4 KB
-    buffer (measured with tracemalloc), and most results have no details at all."""
+    buffer (measured with tracemalloc), and most results have no details at all. Keys
+    sorted, so equal details are equal bytes (PostgreSQL's jsonb does not keep key order)."""
     if not details:
         return _NO_DETAILS
-    return json.dumps(details, separators=(",", ":"), ensure_ascii=False).encode()
+    return json.dumps(details, separators=(",", ":"), ensure_ascii=False, sort_keys=True).encode()
 
 
 _POINTS: dict[float, float] = {}

@@ -160,7 +160,7 @@ def write_league_folder(shared: SharedDir, state: LeagueState, *, replace: bool 
     journal = Journal(staging / JOURNAL_FILE)
     try:
         for number, result in enumerate(state.results, start=1):
-            journal.append(result.model_dump(), sync=number == len(state.results))
+            journal.append(result.to_line(), sync=number == len(state.results))
     finally:
         journal.close()
     if state.status != LeagueStatus.REGISTRATION:

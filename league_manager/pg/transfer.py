@@ -302,7 +302,7 @@ async def read_league_rows(connection: AsyncConnection[TupleRow], league_id: str
         for row in agents
     ]  # fmt: skip
     accepted = [
-        ResultRecord(
+        ResultRecord.of(
             match_id=m, round_id=r, referee_id=ref, winner=winner, details=details,
             recorded_at=format_utc(at), outcomes=dict(zip(seats, outcomes, strict=True)),
             points=dict(zip(seats, points, strict=True)),

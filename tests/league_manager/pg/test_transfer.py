@@ -54,7 +54,7 @@ def decided(book: LeagueBook, match: MatchProgress, referee_id: str) -> ResultRe
     """Seat A wins, as a referee would report it."""
     first, *others = match.player_ids
     outcomes: dict[str, Any] = {first: "WIN"} | {p: "LOSS" for p in others}
-    return ResultRecord(
+    return ResultRecord.of(
         match_id=match.match_id,
         round_id=match.round_id,
         referee_id=referee_id,
