@@ -16,6 +16,7 @@ def test_a_small_run_is_measured_and_its_host_stopped(temp_root: Path) -> None:
 
     assert (row["results"], len(row["per_round"])) == (4, 2)
     assert 0 < row["first_result_s"]["mean"] <= row["last_result_s_mean"]
-    assert row["host_cpu_ms_per_result"] > 0 and row["health_max_s"] > 0
+    # /proc counts CPU in clock ticks (10 ms): four results may fit in less than one.
+    assert row["host_cpu_ms_per_result"] >= 0 and row["health_max_s"] > 0
     assert not Path(f"/proc/{row['pid']}").exists(), "the player host is still running"
     assert list(temp_root.iterdir()) == [], "the run's temporary folder is left behind"
