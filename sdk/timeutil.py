@@ -10,7 +10,9 @@ the basic form only from Python 3.11 on), and RFC 3339's space for the ``T`` (wh
 
 from __future__ import annotations
 
+import functools
 import re
+import time
 from datetime import datetime, timezone
 
 from dateutil.parser import isoparser
@@ -46,8 +48,14 @@ def format_utc(moment: datetime) -> str:
 
 
 def utc_now_str() -> str:
-    """The current time in wire form."""
-    return format_utc(utc_now())
+    """The current time in wire form. The text has whole seconds, so each second's is made
+    once: formatting costs ten times reading the clock, and a match stamps every stage."""
+    return _second_str(int(time.time()))
+
+
+@functools.lru_cache(maxsize=1)
+def _second_str(second: int) -> str:
+    return format_utc(datetime.fromtimestamp(second, timezone.utc))
 
 
 def ensure_utc(moment: datetime) -> datetime:
