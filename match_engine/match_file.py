@@ -52,6 +52,8 @@ ReportStatus = Literal[
 Direction = Literal["sent", "received", "failed"]
 
 HIDDEN = "hidden until GAME_OVER"
+_ATOMS = (str, int, float, bool, type(None))
+"""Values the record may share with the caller: they cannot change."""
 _SAVED_STATES: frozenset[str] = frozenset({"FINISHED", "ABORTED"})
 _SECRET_MOVE_FIELDS = frozenset({"parity_choice", "move_data"})
 
@@ -65,6 +67,16 @@ def _hide_moves(value: Any) -> Any:
     if isinstance(value, list):
         return [_hide_moves(item) for item in value]
     return value
+
+
+def _copy_moves(moves: dict[str, Any]) -> dict[str, Any]:
+    """The record's own copy of a stage's moves: a move that cannot change (a choice, a
+    number) is kept as it is, only the others (an allocation, an offer) deep-copied, since
+    a stage of a repeated game is recorded on every turn."""
+    return {
+        player: move if isinstance(move, _ATOMS) else copy.deepcopy(move)
+        for player, move in moves.items()
+    }
 
 
 class MatchFile:
@@ -203,7 +215,7 @@ class MatchFile:
         entry: dict[str, Any] = {
             "stage": number,
             "at": utc_now_str(),
-            "moves": copy.deepcopy(moves),
+            "moves": _copy_moves(moves),
         }
         if messages:
             entry["messages"] = copy.deepcopy(messages)
