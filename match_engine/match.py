@@ -60,6 +60,12 @@ class Match:
         self._plan = plan
         self._rules = rules
         self._seats = {player: seats[player] for player in plan.player_ids}
+        self._inline = {
+            player: seat
+            for player, seat in self._seats.items()
+            if isinstance(seat, StrategySeat) and seat.answers_now
+        }
+        """The seats that answer on the spot (``_ask``), found once: a seat stays what it is."""
         self._timeout = system.timeout_for(rules.move_method)
         self._log = log
         self._record = record
@@ -172,10 +178,9 @@ class Match:
         made just before and dropped just after: it never waits, so a task for it would cost
         more than its move (a built-in agent of ``league evaluate``), and one observation at
         a time stays in the cache (a repeated game's holds its whole history)."""
+        inline = self._inline
         answers: dict[str, MoveData | Fault] = {
-            player: seat.answer_now(call(player))
-            for player in acting
-            if isinstance(seat := self._seats[player], StrategySeat) and seat.answers_now
+            player: inline[player].answer_now(call(player)) for player in acting if player in inline
         }
         later = {player: call(player) for player in acting if player not in answers}
         if later:

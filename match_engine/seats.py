@@ -5,6 +5,7 @@ person behind a terminal or a web page (the playroom's) plays a seat of the same
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -38,7 +39,13 @@ class MoveCall:
 
     def deadline(self) -> datetime:
         """The deadline of an attempt that starts now."""
-        return utc_now() + timedelta(seconds=self.timeout)
+        return utc_now() + _span(self.timeout)
+
+
+@functools.lru_cache(maxsize=8)
+def _span(seconds: float) -> timedelta:
+    """A call's timeout as a duration: a match's calls share one (made once, not per move)."""
+    return timedelta(seconds=seconds)
 
 
 class Seat(Protocol):
