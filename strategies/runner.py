@@ -11,10 +11,8 @@ import random
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
-
-from pydantic import BaseModel, Field
 
 from games import Action, ActionSpace
 from sdk.agent_log import AgentLog
@@ -48,19 +46,23 @@ class Decision:
     reasoning: str | None = None
 
 
-class DecisionStats(BaseModel):
+@dataclass
+class DecisionStats:
     """Counters of this run's decisions (the history file keeps the lifetime results).
 
     ``fallbacks`` has one meaning: moves sent that the strategy did not decide, each move
     once, whoever chose it: the host, for an illegal, failed or late answer (``illegal``,
     ``raised``, ``timeout``), or the strategy's declared default (``strategy:<reason>``). A
     strategy's own report may count its defaults too (the llm's ``default_moves``), and
-    counts there an answer the host found too late, which this counts as ``timeout``."""
+    counts there an answer the host found too late, which this counts as ``timeout``.
+
+    A plain dataclass, read by attribute (``players.reports``): it counts every move, and a
+    pydantic model's assignment costs more than the counting."""
 
     decisions: int = 0
-    choices: dict[str, int] = Field(default_factory=dict)
+    choices: dict[str, int] = field(default_factory=dict)
     fallbacks: int = 0
-    fallbacks_by_reason: dict[str, int] = Field(default_factory=dict)
+    fallbacks_by_reason: dict[str, int] = field(default_factory=dict)
     total_ms: float = 0.0
 
     def add(self, decision: Decision) -> None:
