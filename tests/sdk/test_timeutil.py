@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from sdk import timeutil
 from sdk.timeutil import (
     ensure_utc,
     format_utc,
@@ -31,6 +32,22 @@ def test_utc_now_str_is_wire_form_and_close_to_now() -> None:
     text = utc_now_str()
     assert WIRE_TIMESTAMP.match(text), text
     assert abs(parse_utc(text) - utc_now()) < timedelta(seconds=5)
+
+
+def test_utc_now_str_follows_the_clock_from_one_second_to_the_next(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each second's text is made once: the next second gets its own."""
+    seen = []
+    for now in (1_700_000_000.2, 1_700_000_000.9, 1_700_000_001.0, 1_700_000_000.5):
+        monkeypatch.setattr(timeutil.time, "time", lambda now=now: now)
+        seen.append(utc_now_str())
+    assert seen == [
+        "2023-11-14T22:13:20Z",
+        "2023-11-14T22:13:20Z",
+        "2023-11-14T22:13:21Z",
+        "2023-11-14T22:13:20Z",
+    ]
 
 
 @pytest.mark.parametrize(
