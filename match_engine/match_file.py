@@ -12,8 +12,10 @@ the second when the first went silent), and share the folder: the file holds the
 the run whose result the League Manager counted. A record may always replace a file of its
 own assignment, or none; only a counted result replaces another run's file; a run the
 League Manager refused as superseded, and any write that may not replace the file, goes
-to ``superseded/<match_id>.<assignment>.<referee_id>.json`` beside it. Each decision is
-taken under an exclusive lock on the folder, so two referees never interleave.
+to ``superseded/<match_id>.<assignment>.<referee_id>.json`` beside it. Each decision, and
+the rename that carries it out, is taken under an exclusive lock on the folder, so two
+referees never interleave; the record is written and fsynced before the lock is taken, and
+the folder fsynced after it is let go, so no referee waits on another's disk syncs.
 
 Fields: match_id, league_id, round_id, game_type, referee_id, assignment (the League
 Manager's number of the hand-over, or null), conversation_id, players
@@ -39,9 +41,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from sdk.auth import redact_tokens
+from sdk.errors import file_access
 from sdk.group_commit import GroupCommit
 from sdk.messages import MatchSeat
-from sdk.store import StoreError, read_json, write_document
+from sdk.store import StoreError, read_json, stage_document, sync_folder
 from sdk.timeutil import utc_now_str
 
 __all__ = ["HIDDEN", "MatchFile", "MatchState", "ReportStatus"]
@@ -278,24 +281,35 @@ class MatchFile:
         await asyncio.to_thread(self._write, document)
 
     def _write(self, document: dict[str, Any]) -> None:
-        """Under the folder's lock (another referee may share the folder): decide where the
-        record goes and write it. Runs in a worker thread, one write at a time per record,
-        so ``_written`` and ``saved_path`` are only changed here."""
-        with _folder_lock(self.path.parent):
-            mine = self._holds_file()
-            status = document["report_status"]
-            if status == "superseded":
-                if mine and self._written is not None:
-                    self.path.unlink(missing_ok=True)
-                path = self.superseded_path
-            else:
-                path = self.path if mine or status == "reported" else self.superseded_path
-            write_document(path, document, indent=None)
-            if path == self.path:
-                self._written = _identity(path)
-                if self.saved_path != path:  # its earlier copy there is out of date
-                    self.saved_path.unlink(missing_ok=True)
-            self.saved_path = path
+        """Write the record where it belongs. Runs in a worker thread, one write at a time
+        per record, so ``_written`` and ``saved_path`` are only changed here. The record is
+        written and fsynced to a temp file first; only choosing its place and renaming it
+        there are under the folder's lock (another referee may share the folder), so the
+        referees' fsyncs overlap instead of queueing on the lock."""
+        staged = stage_document(self.path, document)
+        try:
+            with _folder_lock(self.path.parent):
+                mine = self._holds_file()
+                status = document["report_status"]
+                if status == "superseded":
+                    if mine and self._written is not None:
+                        self.path.unlink(missing_ok=True)
+                    path = self.superseded_path
+                else:
+                    path = self.path if mine or status == "reported" else self.superseded_path
+                with file_access(path, "write"):
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    os.replace(staged, path)
+                if path == self.path:
+                    self._written = _identity(path)
+                    if self.saved_path != path:  # its earlier copy there is out of date
+                        self.saved_path.unlink(missing_ok=True)
+        except BaseException:
+            staged.unlink(missing_ok=True)
+            raise
+        for folder in {path.parent, self.path.parent, self.saved_path.parent}:
+            sync_folder(folder)
+        self.saved_path = path
 
     def _holds_file(self) -> bool:
         """True when the match file is absent or holds this run's record: the file this
