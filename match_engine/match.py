@@ -78,11 +78,11 @@ class Match:
         try:
             return await self._play()
         except asyncio.CancelledError:
-            self._abort("the referee stopped before the match ended")
+            await self._abort("the referee stopped before the match ended")
             raise
         except Exception:
             self._log.log.exception("match_failed", match_id=self._plan.match_id)
-            self._abort("the referee failed during the match; see its log")
+            await self._abort("the referee failed during the match; see its log")
             raise
 
     async def _play(self) -> MatchOutcome:
@@ -110,15 +110,17 @@ class Match:
             winner=outcome.winner,
             reason=outcome.reason,
         )
+        await self._record.save()  # decided: on disk before anyone is told
         if self._settle is not None:
             await self._settle(result)
         if self._record.report_status == "superseded":
+            await self._record.save()
             return outcome
         faulty = set(outcome.technical_losers)
         await asyncio.gather(
             *(seat.announce(outcome, player in faulty) for player, seat in self._seats.items())
         )
-        self._record.save()  # the report's status with the GAME_OVERs, one write
+        await self._record.save()  # the report's status with the GAME_OVERs, one write
         return outcome
 
     async def _play_stages(self) -> MatchOutcome:
@@ -194,9 +196,11 @@ class Match:
         self._record.enter(state)
         self._log.log.info("match_state", match_id=self._plan.match_id, state=state)
 
-    def _abort(self, detail: str) -> None:
+    async def _abort(self, detail: str) -> None:
         """A finished match keeps its result (unreported); an unfinished one is ABORTED;
-        a run replaced by a newer assignment is superseded."""
+        a run replaced by a newer assignment is superseded. The record is saved even if
+        the match is cancelled again meanwhile, as a write on the event loop would have
+        been: the cancellation is raised once the file holds it."""
         record = self._record
         if record.replacement is not None:
             self._log.log.warning(
@@ -208,12 +212,20 @@ class Match:
             if record.state != "FINISHED":
                 record.enter("ABORTED")
             record.supersede(f"replaced on this referee by assignment {record.replacement}")
-            return
-        self._log.log.warning("match_aborted", match_id=self._plan.match_id, reason=detail)
-        if self._record.state != "FINISHED":
-            self._record.set_report_status("aborted", detail)
-            self._enter("ABORTED")
-        elif self._record.report_status == "pending":
-            self._record.set_report_status("unreported", detail)
-        else:  # stopped while telling the players: the report's status is not saved yet
-            self._record.save()
+        else:
+            self._log.log.warning("match_aborted", match_id=self._plan.match_id, reason=detail)
+            if record.state != "FINISHED":
+                record.set_report_status("aborted", detail)
+                self._enter("ABORTED")
+            elif record.report_status == "pending":
+                record.set_report_status("unreported", detail)
+        saving = asyncio.ensure_future(record.save())
+        cancelled = False
+        while not saving.done():
+            try:
+                await asyncio.shield(saving)
+            except asyncio.CancelledError:
+                cancelled = True
+        if cancelled:
+            raise asyncio.CancelledError
+        saving.result()

@@ -1,13 +1,21 @@
 """The match file ``SHARED/data/matches/<league_id>/<match_id>.json``: the referee's record of
 one match, written atomically when it is decided and again once its players are told.
 
+Every write runs in a worker thread, never on the event loop (a write and its fsyncs cost
+more than the rest of a match's work): ``await save()`` returns once the file holds what
+was recorded before it, so the engine tells no one of a decision before it is on disk.
+One write runs at a time per record; the saves asked for during one share the next
+(``sdk.group_commit.GroupCommit``, as a player's history does).
+
 Two referees on one machine may each have played the match (the League Manager gave it to
 the second when the first went silent), and share the folder: the file holds the record of
 the run whose result the League Manager counted. A record may always replace a file of its
 own assignment, or none; only a counted result replaces another run's file; a run the
 League Manager refused as superseded, and any write that may not replace the file, goes
-to ``superseded/<match_id>.<assignment>.<referee_id>.json`` beside it. Each decision is
-taken under an exclusive lock on the folder, so two referees never interleave.
+to ``superseded/<match_id>.<assignment>.<referee_id>.json`` beside it. Each decision, and
+the rename that carries it out, is taken under an exclusive lock on the folder, so two
+referees never interleave; the record is written and fsynced before the lock is taken, and
+the folder fsynced after it is let go, so no referee waits on another's disk syncs.
 
 Fields: match_id, league_id, round_id, game_type, referee_id, assignment (the League
 Manager's number of the hand-over, or null), conversation_id, players
@@ -23,6 +31,7 @@ Tokens are redacted before anything enters the record.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import fcntl
 import os
@@ -32,8 +41,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from sdk.auth import redact_tokens
+from sdk.errors import file_access
+from sdk.group_commit import GroupCommit
 from sdk.messages import MatchSeat
-from sdk.store import StoreError, read_json, write_document
+from sdk.store import StoreError, read_json, stage_document, sync_folder
 from sdk.timeutil import utc_now_str
 
 __all__ = ["HIDDEN", "MatchFile", "MatchState", "ReportStatus"]
@@ -54,7 +65,6 @@ Direction = Literal["sent", "received", "failed"]
 HIDDEN = "hidden until GAME_OVER"
 _ATOMS = (str, int, float, bool, type(None))
 """Values the record may share with the caller: they cannot change."""
-_SAVED_STATES: frozenset[str] = frozenset({"FINISHED", "ABORTED"})
 _SECRET_MOVE_FIELDS = frozenset({"parity_choice", "move_data"})
 
 
@@ -80,7 +90,7 @@ def _copy_moves(moves: dict[str, Any]) -> dict[str, Any]:
 
 
 class MatchFile:
-    """What happened in one match, in order; saved to its file at every state change."""
+    """What happened in one match, in order, in memory; written to its file by ``save``."""
 
     def __init__(
         self,
@@ -105,6 +115,7 @@ class MatchFile:
         """Where the record was written last (the match file, or the superseded folder)."""
         self._written: tuple[int, int] | None = None
         """The match file as this record last wrote it (``_identity``)."""
+        self._commits = GroupCommit(self._commit)
         self.replacement: int | None = None
         """The newer assignment that replaced this run on this referee (``replaced_by``)."""
         self._doc: dict[str, Any] = {
@@ -166,13 +177,11 @@ class MatchFile:
         return result
 
     def enter(self, state: MatchState) -> None:
-        """A lifecycle change, timed. The file is written when the match is decided (before
-        anyone is told) and after its GAME_OVERs; the states before live in memory, as the
-        transcript does (``get_match_state`` shows them), because a write costs more than
-        the rest of a match's work. A match cut short is written as ABORTED."""
+        """A lifecycle change, timed. The engine saves the file when the match is decided
+        (before anyone is told) and after its GAME_OVERs; the states before live in memory,
+        as the transcript does (``get_match_state`` shows them). A match cut short is saved
+        as ABORTED."""
         self._doc["lifecycle"].append({"state": state, "at": utc_now_str()})
-        if state in _SAVED_STATES:
-            self.save()
 
     def note(
         self,
@@ -229,14 +238,10 @@ class MatchFile:
         final state would cost a tenth of playing it)."""
         self._doc["result"] = result
 
-    def set_report_status(
-        self, status: ReportStatus, detail: str | None = None, *, save: bool = True
-    ) -> None:
-        """``save=False``: the file is written with what comes next (the GAME_OVERs)."""
+    def set_report_status(self, status: ReportStatus, detail: str | None = None) -> None:
+        """In memory: the file holds it from the next ``save``."""
         self._doc["report_status"] = status
         self._doc["report_detail"] = detail
-        if save:
-            self.save()
 
     def snapshot(self) -> dict[str, Any]:
         """A copy for a debugging query: moves stay hidden until the match is over, so a
@@ -253,11 +258,9 @@ class MatchFile:
         self.replacement = assignment
 
     def supersede(self, detail: str) -> None:
-        """The League Manager counts another run of this match: this record leaves the
-        match file (if it is there) for the superseded folder."""
-        self._doc["report_status"] = "superseded"
-        self._doc["report_detail"] = detail
-        self.save()
+        """The League Manager counts another run of this match: at the next ``save`` this
+        record leaves the match file (if it is there) for the superseded folder."""
+        self.set_report_status("superseded", detail)
 
     @property
     def superseded_path(self) -> Path:
@@ -268,27 +271,57 @@ class MatchFile:
             / f"{self.match_id}.{doc['assignment']}.{doc['referee_id']}.json"
         )
 
-    def save(self) -> None:
-        """Write the record where it belongs (see the module's docstring); a record kept in
-        memory is not written."""
+    async def save(self) -> None:
+        """Return once the record, as it is now, is written where it belongs (see the
+        module's docstring); a record kept in memory is not written.
+
+        Raises:
+            FileSystemError: the write failed; the next ``save`` writes again.
+        """
         if self.in_memory:
             return
-        with _folder_lock(self.path.parent):
-            mine = self._holds_file()
-            if self.report_status == "superseded":
-                if mine and self._written is not None:
-                    self.path.unlink(missing_ok=True)
-                path = self.superseded_path
-            else:
-                path = (
-                    self.path if mine or self.report_status == "reported" else self.superseded_path
-                )
-            write_document(path, self._doc, indent=None)
-            if path == self.path:
-                self._written = _identity(path)
-                if self.saved_path != path:  # its earlier copy there is out of date
-                    self.saved_path.unlink(missing_ok=True)
-            self.saved_path = path
+        self._commits.changed()
+        await self._commits.durable()
+
+    async def _commit(self) -> None:
+        """One write of the newest state, in a worker thread. The snapshot is taken first:
+        the lists the record appends to are copied, their entries are never changed."""
+        document = {
+            key: list(value) if isinstance(value, list) else value
+            for key, value in self._doc.items()
+        }
+        await asyncio.to_thread(self._write, document)
+
+    def _write(self, document: dict[str, Any]) -> None:
+        """Write the record where it belongs. Runs in a worker thread, one write at a time
+        per record, so ``_written`` and ``saved_path`` are only changed here. The record is
+        written and fsynced to a temp file first; only choosing its place and renaming it
+        there are under the folder's lock (another referee may share the folder), so the
+        referees' fsyncs overlap instead of queueing on the lock."""
+        staged = stage_document(self.path, document)
+        try:
+            with _folder_lock(self.path.parent):
+                mine = self._holds_file()
+                status = document["report_status"]
+                if status == "superseded":
+                    if mine and self._written is not None:
+                        self.path.unlink(missing_ok=True)
+                    path = self.superseded_path
+                else:
+                    path = self.path if mine or status == "reported" else self.superseded_path
+                with file_access(path, "write"):
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    os.replace(staged, path)
+                if path == self.path:
+                    self._written = _identity(path)
+                    if self.saved_path != path:  # its earlier copy there is out of date
+                        self.saved_path.unlink(missing_ok=True)
+        except BaseException:
+            staged.unlink(missing_ok=True)
+            raise
+        for folder in {path.parent, self.path.parent, self.saved_path.parent}:
+            sync_folder(folder)
+        self.saved_path = path
 
     def _holds_file(self) -> bool:
         """True when the match file is absent or holds this run's record: the file this

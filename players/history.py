@@ -4,7 +4,7 @@
 rewritten atomically after every GAME_OVER (``sdk.store.write_document`` stamps
 schema_version and last_updated), in a worker thread: a host of hundreds of players keeps
 its event loop free, and the GAME_OVERs that arrive while a write runs share the next one
-(``sdk.store.DocumentWriter``). A restarted player loads it back; a file that is not JSON
+(``sdk.document_writer.DocumentWriter``). A restarted player loads it back; a file that is not JSON
 or not a history stops the player with an error naming the file, never a silent reset.
 """
 
@@ -17,7 +17,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from players.errors import HistoryError
-from sdk.store import SCHEMA_VERSION, DocumentWriter, StoreError, read_json
+from sdk.document_writer import DocumentWriter
+from sdk.store import SCHEMA_VERSION, StoreError, read_json
 from strategies.view import PastMatch
 
 __all__ = ["HistoryDocument", "PlayerHistory", "Totals"]

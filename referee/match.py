@@ -56,7 +56,7 @@ class ResultReport:
     async def __call__(self, result: MatchResult) -> None:
         plan, target = self._plan, self._target
         if target is None:
-            self._record.set_report_status("not_required", save=False)
+            self._record.set_report_status("not_required")
             return
 
         def build() -> MatchResultReport:
@@ -73,7 +73,7 @@ class ResultReport:
                 LEAGUE_MANAGER_PEER, target.endpoint, Method.REPORT_MATCH_RESULT, build
             )
         except TransportError as exc:
-            self._record.set_report_status("unreported", exc.description, save=False)
+            self._record.set_report_status("unreported", exc.description)
             self._log.log.error(
                 "result_unreported",
                 match_id=plan.match_id,
@@ -92,7 +92,7 @@ class ResultReport:
                     reason=exc.description,
                 )
                 return
-            self._record.set_report_status("rejected", detail, save=False)
+            self._record.set_report_status("rejected", detail)
             self._log.log.error(
                 "result_rejected",
                 match_id=plan.match_id,
@@ -101,7 +101,7 @@ class ResultReport:
                 match_file=str(self._record.path),
             )
         else:
-            self._record.set_report_status("reported", save=False)
+            self._record.set_report_status("reported")
 
 
 def referee_match(players: RemotePlayers, report_to: LeagueReport | None) -> Match:

@@ -22,7 +22,7 @@ from sdk.agent_log import AgentLog
 from sdk.config import RetryPolicy, SystemConfig
 from sdk.errors import ErrorCode, RemoteError, TransportError
 from sdk.messages import LeagueError, Message
-from sdk.nesting import json_depth
+from sdk.nesting import nests_deeper
 from sdk.posting import AiohttpPoster, HttpxPoster, Poster, Unreachable, UnusableURL
 from sdk.shared_message import Signed
 
@@ -205,7 +205,9 @@ class RpcClient:
             raise TransportError(
                 ErrorCode.CONNECTION_ERROR, f"could not reach {endpoint} for {method}: {exc}"
             ) from None
-        return self._result_of(status, body, endpoint, method, request_id)
+        return self._result_of(
+            status, body, endpoint, method, request_id, brief=isinstance(params, Signed)
+        )
 
     async def _post(self, endpoint: str, method: str, content: bytes) -> tuple[int, bytes]:
         """The answer's status and body, read as a stream so that a body above
@@ -239,8 +241,18 @@ class RpcClient:
         )
 
     def _result_of(
-        self, status: int, content: bytes, endpoint: str, method: str, request_id: int
+        self,
+        status: int,
+        content: bytes,
+        endpoint: str,
+        method: str,
+        request_id: int,
+        *,
+        brief: bool = False,
     ) -> dict[str, Any]:
+        """``brief``: the answer to a broadcast's copy is logged as its sending was, in one
+        short line without its data (one per recipient: 6 per result in a league that
+        broadcasts); a LEAGUE_ERROR answer is logged whole all the same."""
         if status != 200:
             why, evidence = _error_evidence(content)
             raise RemoteError(
@@ -255,7 +267,7 @@ class RpcClient:
         except RecursionError:  # deeper than the parser goes: the peer's fault, not ours
             body = _TOO_DEEP
         depth = self._system.http.max_json_depth
-        if body is _TOO_DEEP or json_depth(body) > depth:
+        if body is _TOO_DEEP or nests_deeper(content, body, depth):
             raise RemoteError(
                 ErrorCode.INVALID_FIELD_VALUE.value,
                 f"{endpoint} answered {method} with JSON nested more than {depth} levels deep "
@@ -289,8 +301,18 @@ class RpcClient:
         result = body["result"]
         if not isinstance(result, dict):
             result = {"value": result}
-        self._log.message("message_received", result, method=method, peer=endpoint)
-        if result.get("message_type") == LeagueError.MESSAGE_TYPE:
+        refused = result.get("message_type") == LeagueError.MESSAGE_TYPE
+        if brief and not refused:
+            self._log.log.info(
+                "message_received",
+                message_type=result.get("message_type"),
+                conversation_id=result.get("conversation_id"),
+                method=method,
+                peer=endpoint,
+            )
+        else:
+            self._log.message("message_received", result, method=method, peer=endpoint)
+        if refused:
             raise RemoteError(
                 str(result.get("error_code", "")),
                 str(result.get("error_description", "")),

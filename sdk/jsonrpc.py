@@ -46,7 +46,7 @@ from sdk.agent_log import AgentLog
 from sdk.config import HttpConfig
 from sdk.errors import ErrorCode, ProtocolError
 from sdk.messages import LeagueError, Message, protocol_error_from_validation
-from sdk.nesting import json_depth
+from sdk.nesting import nests_deeper
 from sdk.refusal_log import RefusalBudget
 from sdk.tolerance import Deviation, ProtocolMode, repair, request_defaults, strict_refusal
 
@@ -275,7 +275,7 @@ class JsonRpcEndpoint:
                 PARSE_ERROR, "Parse error", f"the body cannot be parsed as JSON: {exc}"
             )
         depth = self._limits.max_json_depth
-        if json_depth(parsed) > depth:
+        if nests_deeper(body, parsed, depth):
             return error_response(
                 INVALID_REQUEST,
                 "Invalid request",

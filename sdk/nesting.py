@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["json_depth"]
+__all__ = ["json_depth", "nests_deeper"]
 
 
 def json_depth(value: Any) -> int:
@@ -20,3 +20,14 @@ def json_depth(value: Any) -> int:
                 (child, depth + 1) for child in (item.values() if isinstance(item, dict) else item)
             )
     return deepest
+
+
+def nests_deeper(text: bytes | str, value: Any, limit: int) -> bool:
+    """Whether ``value``, parsed from ``text``, nests more than ``limit`` levels. Each level
+    opens with ``[`` or ``{`` in the text, so a text holding no more of them than ``limit``
+    (most messages) is answered by counting them, without walking the value."""
+    if isinstance(text, str):
+        text = text.encode()
+    if text.count(b"[") + text.count(b"{") <= limit:
+        return False
+    return json_depth(value) > limit

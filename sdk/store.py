@@ -25,7 +25,6 @@ __all__ = [
     "RECOVERY_HINT",
     "SCHEMA_VERSION",
     "BadLine",
-    "DocumentWriter",
     "Journal",
     "Loaded",
     "LostFileError",
@@ -37,6 +36,8 @@ __all__ = [
     "quarantine",
     "read_json",
     "remove_temp_files",
+    "stage_document",
+    "sync_folder",
     "write_document",
 ]
 
@@ -97,21 +98,31 @@ def _keep_previous(path: Path) -> None:
         raise
 
 
+def _staged_text(path: Path, text: str) -> Path:
+    """``text`` in a temp file beside ``path``, its data fsynced (removed if that fails)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException:
+        Path(temp_name).unlink(missing_ok=True)
+        raise
+    return Path(temp_name)
+
+
 def _atomic_write_text(path: Path, text: str, *, keep_backup: bool) -> None:
     """Raises FileSystemError naming ``path`` when the file system refuses the write."""
     with file_access(path, "write"):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        temp = _staged_text(path, text)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-                handle.flush()
-                os.fsync(handle.fileno())
             if keep_backup:
                 _keep_previous(path)
-            os.replace(temp_name, path)
+            os.replace(temp, path)
         except BaseException:
-            Path(temp_name).unlink(missing_ok=True)
+            temp.unlink(missing_ok=True)
             raise
         _fsync_dir(path.parent)
 
@@ -135,64 +146,35 @@ def atomic_write_json(
     _atomic_write_text(path, text, keep_backup=keep_backup)
 
 
+def _stamped(payload: dict[str, Any]) -> dict[str, Any]:
+    document = {"schema_version": SCHEMA_VERSION, "last_updated": utc_now_str()}
+    return document | {key: value for key, value in payload.items() if key not in document}
+
+
 def write_document(
     path: Path, payload: dict[str, Any], *, indent: int | None = 2, keep_backup: bool = False
 ) -> dict[str, Any]:
     """Atomically write a data file stamped with schema_version and last_updated
     (``keep_backup`` as in ``atomic_write_json``)."""
-    document = {"schema_version": SCHEMA_VERSION, "last_updated": utc_now_str()}
-    document.update((key, value) for key, value in payload.items() if key not in document)
+    document = _stamped(payload)
     atomic_write_json(path, document, indent=indent, keep_backup=keep_backup)
     return document
 
 
-class DocumentWriter:
-    """A data file rewritten whole (``write_document``: atomic, stamped, one compact line)
-    in a worker thread, never on the event loop, in group commits: ``changed()`` after each
-    change in memory, ``await durable()`` before acknowledging it. One write runs at a time;
-    the changes made while it runs are covered by ONE next write of the newest state.
+def stage_document(path: Path, payload: dict[str, Any]) -> Path:
+    """``write_document``'s first half, for a writer that chooses where the file goes under a
+    lock it should not hold through an fsync: the stamped document (one line) fsynced in a
+    temp file beside ``path``, for the caller to ``os.replace`` (within ``path``'s file
+    system) and ``sync_folder``, or unlink. Raises FileSystemError as ``write_document``."""
+    text = json.dumps(_stamped(payload), ensure_ascii=False) + "\n"
+    with file_access(path, "write"):
+        return _staged_text(path, text)
 
-    ``payload`` is called on the event loop when a write begins; what it returns is
-    serialised in the worker thread, so it must be a snapshot that nothing mutates later
-    (fresh lists, records never changed in place).
-    """
 
-    def __init__(
-        self,
-        path: Path,
-        payload: Callable[[], dict[str, Any]],
-        *,
-        last_updated: str | None = None,
-    ):
-        self.path = path
-        self._payload = payload
-        self._commits = GroupCommit(self._write)
-        self.last_updated = last_updated
-        """The stamp of the document in the file: the last one written, or the one found."""
-
-    def changed(self) -> None:
-        self._commits.changed()
-
-    async def durable(self) -> None:
-        """Return once the file holds every change counted so far.
-
-        Raises:
-            FileSystemError: the write failed; the next call writes again.
-        """
-        await self._commits.durable()
-
-    def write_now(self) -> None:
-        """Write the newest state at once, on the calling thread: for a rare write whose
-        caller cannot await (a history taken over with an identity); only while no write
-        is in flight."""
-        document = write_document(self.path, self._payload(), indent=None)
-        self.last_updated = document["last_updated"]
-        self._commits.settled()
-
-    async def _write(self) -> None:
-        payload = self._payload()
-        document = await asyncio.to_thread(write_document, self.path, payload, indent=None)
-        self.last_updated = document["last_updated"]
+def sync_folder(folder: Path) -> None:
+    """Make the renames and removals in ``folder`` durable; raises FileSystemError."""
+    with file_access(folder, "write"):
+        _fsync_dir(folder)
 
 
 def read_json(path: Path) -> Any:

@@ -15,8 +15,10 @@ from match_engine.plan import match_seed
 from sdk.messages import WinLossRecord
 from sdk.timeutil import parse_utc
 from tests.referee.conftest import (
+    LEAGUE_ID,
     FakeLeagueManager,
     MatchHarness,
+    ScriptedAgent,
     ScriptedPlayer,
     seed_drawing,
 )
@@ -71,6 +73,40 @@ async def test_a_normal_win_is_announced_recorded_and_reported(
     assert details["choices"] == {"P01": "even", "P02": "odd"} and details["drawn_number"] == drawn
     assert record.report_status == "reported"
     assert game_errors(a) == [] and game_errors(b) == []
+
+
+async def test_a_decided_match_is_on_disk_before_the_league_manager_or_a_player_hears_it(
+    harness: MatchHarness, lm: FakeLeagueManager
+) -> None:
+    """The match file is written off the event loop, and still durably before the report
+    is sent and before the GAME_OVERs; the report's status is written after them."""
+    a, b = ScriptedPlayer("P01", "even"), ScriptedPlayer("P02", "odd")
+    path = harness.shared.match_path(LEAGUE_ID, "R1M1")
+    seen: dict[str, dict[str, Any]] = {}
+
+    def on_disk_then(agent: ScriptedAgent, method: str) -> None:
+        def answer(params: dict[str, Any]) -> dict[str, Any]:
+            seen[agent.agent_id] = json.loads(path.read_text())
+            return type(agent).answer(agent, method, params)
+
+        agent.overrides[method] = answer
+
+    on_disk_then(lm, "report_match_result")
+    on_disk_then(a, "notify_match_result")
+    on_disk_then(b, "notify_match_result")
+    _, record = await harness.run(a, b, seed=EVEN_SEED)
+
+    for agent_id in ("league_manager", "P01", "P02"):
+        document = seen[agent_id]
+        assert document["lifecycle"][-1]["state"] == "FINISHED", agent_id
+        assert document["result"]["report"]["winner"] == "P01", agent_id
+        assert document["report_status"] == "pending", agent_id
+    final = harness.match_file(record)
+    assert final["report_status"] == "reported"
+    assert [entry["method"] for entry in final["transcript"]][-2:] == [
+        "notify_match_result",
+        "notify_match_result",
+    ]
 
 
 async def test_both_right_is_a_draw_worth_a_point_each(

@@ -17,7 +17,8 @@ from sdk.client import ERROR_BODY_BYTES, RpcClient
 from sdk.errors import ErrorCode, RemoteError, TransportError
 from sdk.examples import example
 from sdk.messages import Acknowledgement, LeagueQuery, Message
-from sdk.nesting import json_depth
+from sdk.nesting import json_depth, nests_deeper
+from sdk.shared_message import SharedMessage
 from tests.conftest import make_shared_dir
 
 ENDPOINT = "http://127.0.0.1:8000/mcp"
@@ -357,6 +358,39 @@ async def test_traffic_is_logged_with_tokens_redacted(
     ]
 
 
+@pytest.mark.parametrize("refused", [False, True], ids=["acknowledged", "league-error"])
+async def test_the_answer_to_a_broadcast_copy_is_one_short_line_unless_refused(
+    make_client: Callable[..., RpcClient], agent_log: AgentLog, refused: bool
+) -> None:
+    """A broadcast's copies are logged short, sent and answered alike (one line each per
+    recipient); a refusal keeps its whole answer as evidence."""
+    answer = (
+        example("LEAGUE_ERROR", conversation_id="conv-42")
+        if refused
+        else example("ACK", conversation_id="conv-42")
+    )
+
+    async def reply(request: httpx.Request) -> httpx.Response:
+        return ok(request, answer)
+
+    copy = SharedMessage(query().model_copy(update={"conversation_id": "conv-42"})).signed("p")
+    client = make_client(Recorder(reply))
+    if refused:
+        with pytest.raises(RemoteError):
+            await client.call(ENDPOINT, "league_query", copy)
+    else:
+        await client.call(ENDPOINT, "league_query", copy)
+    records = [json.loads(line) for line in agent_log.path.read_text().splitlines()]
+    sent, received = records
+    assert (sent["event"], "data" in sent) == ("message_sent", False)
+    assert (received["event"], received["message_type"], received["conversation_id"]) == (
+        "message_received",
+        answer["message_type"],
+        "conv-42",
+    )
+    assert ("data" in received) is refused
+
+
 # --- peers that name methods by message_type ------------------------------------------------
 
 
@@ -604,6 +638,25 @@ def test_json_depth_counts_arrays_and_objects() -> None:
         3,
     ]
     assert json_depth(json.loads("[" * 900 + "]" * 900)) == 900, "no recursion limit"
+
+
+@pytest.mark.parametrize(
+    ("text", "limit", "deeper"),
+    [
+        ('{"a": [1, {"b": 2}]}', 3, False),
+        ('{"a": [1, {"b": 2}]}', 2, True),
+        ('{"a": "[[[[[[", "b": "{{{{"}', 1, False),  # brackets in strings: walked, not deeper
+        ("[" * 900 + "]" * 900, 64, True),
+        ('"no brackets"', 0, False),
+    ],
+)
+def test_nests_deeper_counts_brackets_first_and_walks_only_when_they_might_be_too_many(
+    text: str, limit: int, deeper: bool
+) -> None:
+    value = json.loads(text)
+    assert nests_deeper(text.encode(), value, limit) is deeper
+    assert nests_deeper(text, value, limit) is deeper
+    assert (json_depth(value) > limit) is deeper
 
 
 DEPTH = 16

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
+from sdk.document_writer import DocumentWriter
 from sdk.errors import FileSystemError
 from sdk.group_commit import GroupCommit
-from sdk.store import DocumentWriter
 
 
 class Book:

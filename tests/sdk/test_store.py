@@ -24,6 +24,8 @@ from sdk.store import (
     quarantine,
     read_json,
     remove_temp_files,
+    stage_document,
+    sync_folder,
     write_document,
 )
 from sdk.timeutil import parse_utc, utc_now
@@ -91,6 +93,28 @@ def test_write_document_stamps_schema_version_and_last_updated(tmp_path: Path) -
     stamp = document["last_updated"]
     assert re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", stamp), stamp
     assert abs(parse_utc(stamp) - utc_now()) < timedelta(seconds=5)
+
+
+def test_a_staged_document_is_whole_on_disk_beside_its_file_until_moved_into_place(
+    tmp_path: Path,
+) -> None:
+    """The match file's write: staged (and fsynced) outside the folder's lock, renamed into
+    place under it, the folder synced after."""
+    path = tmp_path / "matches" / "R1M1.json"
+    staged = stage_document(path, {"match_id": "R1M1"})
+    assert staged.parent == path.parent and staged.name.startswith(".R1M1.json.")
+    assert not path.exists()
+    document = read_json(staged)
+    assert (document["schema_version"], document["match_id"]) == (SCHEMA_VERSION, "R1M1")
+    os.replace(staged, path)
+    sync_folder(path.parent)
+    assert read_json(path) == document and leftovers(path.parent) == []
+
+
+def test_staging_over_a_file_where_the_folder_should_be_names_it(tmp_path: Path) -> None:
+    (tmp_path / "matches").write_text("a file")
+    with pytest.raises(FileSystemError, match="is a file where a folder should be"):
+        stage_document(tmp_path / "matches" / "R1M1.json", {"match_id": "R1M1"})
 
 
 # --- read_json ------------------------------------------------------------------------------
