@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Literal
 
 from league_manager.records import ScheduleRecipe, check_results_fit, parse_schedule
+from league_manager.result_log import KeptResults, ResultJournal
 from league_manager.results_book import ResultsBook
 from league_manager.schedule_book import ScheduleBook
 from league_manager.standings_book import StandingsBook
@@ -77,7 +78,8 @@ class LeagueBook:
         scoring: ScoringConfig,
         recipe: ScheduleRecipe | None = None,
     ) -> LeagueBook:
-        """Read, check and recover the league's files, and open the journal to append to.
+        """Read, check and recover the league's files, and open the journal to append to
+        (the results log of the JSON files, ``result_log.ResultJournal``).
 
         Raises:
             StoreError: a file that cannot be recovered (see the class).
@@ -89,23 +91,25 @@ class LeagueBook:
             _log.warning(text)
 
         remove_temp_files(league_dir)  # writes a kill cut short; the files are whole
-        results = ResultsBook(league_dir / "journal.jsonl")
+        journal = ResultJournal(league_dir / "journal.jsonl")
+        kept = journal.read_now()
+        results = ResultsBook(journal, kept.results)
         schedule, source = _read_schedule(
-            league_dir / "rounds.json", league_id, results, recipe, note
+            league_dir / "rounds.json", league_id, results, journal.path, kept, recipe, note
         )
         standings = StandingsBook(league_dir / "standings.json", league_id, scoring, schedule)
         if source == "players":
             standings.write()  # as for any schedule just made
-        check_results_fit(list(results.values()), schedule.match, results.path, schedule.path)
+        check_results_fit(list(results.values()), schedule.match, journal.path, schedule.path)
         for result in results.values():
             standings.count(result)
         unsettled, settled = schedule.settle(source == "file", note)
-        results.drop_damaged(note)
+        journal.drop_damaged(kept, note)
         if source != "file" or settled:
             schedule.write(keep_backup=source == "file")
         if schedule.rounds:
             standings.check_file(note)
-        results.open()
+        journal.open()
         return cls(schedule, results, standings, notes, frozenset(unsettled))
 
     def close(self) -> None:
@@ -116,6 +120,8 @@ def _read_schedule(
     path: Path,
     league_id: str,
     results: ResultsBook,
+    journal_path: Path,
+    kept: KeptResults,
     recipe: ScheduleRecipe | None,
     note: Callable[[str], None],
 ) -> tuple[ScheduleBook, _Source]:
@@ -131,7 +137,7 @@ def _read_schedule(
     except StoreError as exc:
         problem = str(exc)
     else:
-        if loaded is None and not results.journaled:
+        if loaded is None and not kept.anything:
             return ScheduleBook(path, league_id, results, players_per_match=size), "file"
         if loaded is not None:
             schedule = ScheduleBook(path, league_id, results, loaded=loaded.value)
@@ -144,7 +150,7 @@ def _read_schedule(
                 "version; the journal brings the results since"
             )
             return schedule, "backup"
-        problem = f"{path} is missing but {results.path} holds results"
+        problem = f"{path} is missing but {journal_path} holds results"
     if recipe is None or not recipe.players:
         raise StoreError(
             f"cannot start: {problem}; no registered players to make the "

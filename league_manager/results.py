@@ -194,7 +194,7 @@ class ResultDesk:
             recorded_at=utc_now_str(),
         )
         try:
-            self._results.record(result, sync=False)
+            self._results.record(result)
             standings.count(result)
             self._schedule.mark_decided(result)
             await self._results.durable()

@@ -110,6 +110,11 @@ class PostgresServer:
             "--no-sync",
         )
         pwfile.unlink()
+        self.resume()
+        self.startup_sec = time.monotonic() - started
+
+    def resume(self) -> None:
+        """Serve the cluster (made by ``start``; again after ``stop``, its data kept)."""
         options = (
             f"-c port={self.port} -c listen_addresses=127.0.0.1 "
             f"-c unix_socket_directories={self.root} -c fsync=off "
@@ -119,7 +124,6 @@ class PostgresServer:
             "pg_ctl", "start", "-w", "-t", "60", "-D", str(self.data_dir),
             "-l", str(self.root / "server.log"), "-o", options,
         )  # fmt: skip
-        self.startup_sec = time.monotonic() - started
 
     def stop(self) -> None:
         """Stop the cluster by its own data folder (fast: its sessions are cut)."""

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from psycopg import AsyncConnection
     from psycopg.rows import TupleRow
 
-__all__ = ["CONNECT_TIMEOUT_SEC", "connect", "server_of", "statements"]
+__all__ = ["CONNECT_TIMEOUT_SEC", "OnDemand", "connect", "server_of", "statements"]
 
 CONNECT_TIMEOUT_SEC = 10
 """How long a connection may take to open where the URL sets no ``connect_timeout``: a
@@ -99,3 +99,38 @@ def statements(connection: AsyncConnection[TupleRow], doing: str) -> Iterator[No
     except psycopg.Error as exc:
         reason = exc.diag.message_primary or _first_line(str(exc)) or type(exc).__name__
         raise PgStoreError(f"PostgreSQL at {where} failed {doing}: {reason}") from exc
+
+
+class OnDemand:
+    """One connection to the store, made when it is first needed and made again when the
+    last one was lost (the server restarted, the network cut): a League Manager whose
+    database went away refuses work meanwhile and goes on by itself once it is back, with
+    no restart. The connection is not shared between tasks: one caller uses it at a time
+    (the results log's group commit runs one commit at a time)."""
+
+    def __init__(self, url: str):
+        self._url = url
+        self._connection: AsyncConnection[TupleRow] | None = None
+
+    @property
+    def reused(self) -> bool:
+        """Whether ``connection()`` would hand out one made earlier (which the server may
+        have dropped since, unseen until it is used)."""
+        return self._connection is not None and not self._connection.closed
+
+    async def connection(self) -> AsyncConnection[TupleRow]:
+        """The open connection, or a new one if there is none or the last was lost.
+
+        Raises:
+            PgStoreError: the server cannot be reached, or refuses the login or database.
+        """
+        if self._connection is not None and self._connection.closed:
+            self._connection = None
+        if self._connection is None:
+            self._connection = await connect(self._url)
+        return self._connection
+
+    async def close(self) -> None:
+        if self._connection is not None:
+            await self._connection.close()
+            self._connection = None

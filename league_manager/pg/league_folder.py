@@ -28,6 +28,7 @@ from league_manager.records import (
     ScheduleRecipe,
 )
 from league_manager.registry_files import RegistryFiles
+from league_manager.result_log import ResultJournal
 from league_manager.results_book import ResultsBook
 from league_manager.schedule_book import ScheduleBook
 from league_manager.scheduler import make_schedule
@@ -164,7 +165,8 @@ def write_league_folder(shared: SharedDir, state: LeagueState, *, replace: bool 
     finally:
         journal.close()
     if state.status != LeagueStatus.REGISTRATION:
-        results = ResultsBook(staging / JOURNAL_FILE)
+        written = ResultJournal(staging / JOURNAL_FILE)
+        results = ResultsBook(written, written.read_now().results)
         ids = [player_id for player_id, _ in state.players]
         loaded = LoadedSchedule(
             state.status,

@@ -19,7 +19,8 @@ from league_manager.pg.connection import connect, server_of, statements
 from league_manager.pg.errors import TransferError
 from league_manager.pg.league_folder import LeagueState, read_league_folder, write_league_folder
 from league_manager.pg.migrations import upgrade
-from league_manager.records import LeagueStatus, MatchProgress, ResultRecord, RoundRecord
+from league_manager.pg.result_rows import insert_results, select_results
+from league_manager.records import LeagueStatus, MatchProgress, RoundRecord
 from league_manager.scheduler import make_schedule
 from sdk.config import SharedDir
 from sdk.identity import canonical_endpoint, name_key
@@ -180,7 +181,7 @@ async def _insert(connection: AsyncConnection[TupleRow], state: LeagueState) -> 
         "insert into match_referees (league_id, match_id, referee_id) values (%s, %s, %s)",
         [(league_id, m.match_id, m.referee_id) for m in live if m.referee_id],
     )
-    await _insert_results(connection, league_id, state.results)
+    await insert_results(connection, league_id, state.results)
     await connection.execute(
         "select setval('assignment_numbers', greatest(%s, "
         "(select case when is_called then last_value else 0 end from assignment_numbers)))",
@@ -194,34 +195,6 @@ def _agent_row(league_id: str, agent: RegisteredAgent) -> tuple[Any, ...]:
         agent.contact_endpoint, canonical_endpoint(agent.contact_endpoint), agent.version,
         agent.game_types, agent.max_concurrent_matches, agent.state, parse_utc(agent.registered_at),
     )  # fmt: skip
-
-
-async def _insert_results(
-    connection: AsyncConnection[TupleRow], league_id: str, results: list[ResultRecord]
-) -> None:
-    """The results in the order they were accepted (``seq`` numbers them so), each
-    player's outcome and points in seat order."""
-    from psycopg.types.json import Jsonb
-
-    cursor = connection.cursor()
-    await cursor.executemany(
-        "insert into results (league_id, match_id, round_id, referee_id, winner, details, "
-        "recorded_at) values (%s, %s, %s, %s, %s, %s, %s)",
-        [
-            (league_id, r.match_id, r.round_id, r.referee_id, r.winner, Jsonb(r.details),
-             parse_utc(r.recorded_at))
-            for r in results
-        ],
-    )  # fmt: skip
-    await cursor.executemany(
-        "insert into result_outcomes (league_id, match_id, seat, player_id, outcome, points) "
-        "values (%s, %s, %s, %s, %s, %s)",
-        [
-            (league_id, r.match_id, seat, player, outcome, r.points[player])
-            for r in results
-            for seat, (player, outcome) in enumerate(r.outcomes.items())
-        ],
-    )
 
 
 def _moment(text: str | None) -> Any:
@@ -280,15 +253,7 @@ async def read_league_rows(connection: AsyncConnection[TupleRow], league_id: str
                 "assignment, attempts from matches where league_id = %s",
                 league_id,
             )
-            results = await _select(
-                connection,
-                "select r.match_id, r.round_id, r.referee_id, r.winner, r.details, "
-                "r.recorded_at, array_agg(o.player_id order by o.seat), "
-                "array_agg(o.outcome order by o.seat), array_agg(o.points order by o.seat) "
-                "from results r join result_outcomes o using (league_id, match_id) "
-                "where league_id = %s group by r.league_id, r.match_id order by r.seq",
-                league_id,
-            )
+            accepted = await select_results(connection, league_id)
             cursor = await connection.execute(
                 "select case when is_called then last_value else 0 end from assignment_numbers"
             )
@@ -300,14 +265,6 @@ async def read_league_rows(connection: AsyncConnection[TupleRow], league_id: str
             state=row[7], registered_at=format_utc(row[8]),
         )
         for row in agents
-    ]  # fmt: skip
-    accepted = [
-        ResultRecord.of(
-            match_id=m, round_id=r, referee_id=ref, winner=winner, details=details,
-            recorded_at=format_utc(at), outcomes=dict(zip(seats, outcomes, strict=True)),
-            points=dict(zip(seats, points, strict=True)),
-        )
-        for m, r, ref, winner, details, at, seats, outcomes, points in results
     ]  # fmt: skip
     winners = {result.match_id: result.winner for result in accepted}
     round_records = _round_records(rounds, matches, [p for p, _ in players], size, winners)

@@ -1,0 +1,90 @@
+"""A league's accepted results as schema 0001's rows (``results`` and ``result_outcomes``),
+written and read in one place for the two that need them: a league's move between its
+files and the database (``transfer.py``) and the results log (``result_log.py``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from league_manager.records import ResultRecord
+from sdk.timeutil import format_utc, parse_utc
+
+if TYPE_CHECKING:
+    from psycopg import AsyncConnection
+    from psycopg.rows import TupleRow
+
+__all__ = ["insert_results", "select_results"]
+
+_INSERT_RESULT = (
+    "insert into results (league_id, match_id, round_id, referee_id, winner, details, "
+    "recorded_at) values (%s, %s, %s, %s, %s, %s, %s) "
+    "on conflict (league_id, match_id) do nothing returning match_id"
+)
+_INSERT_OUTCOME = (
+    "insert into result_outcomes (league_id, match_id, seat, player_id, outcome, points) "
+    "values (%s, %s, %s, %s, %s, %s)"
+)
+_SELECT_RESULTS = (
+    "select r.match_id, r.round_id, r.referee_id, r.winner, r.details, r.recorded_at, "
+    "array_agg(o.player_id order by o.seat), array_agg(o.outcome order by o.seat), "
+    "array_agg(o.points order by o.seat) "
+    "from results r join result_outcomes o using (league_id, match_id) "
+    "where league_id = %s group by r.league_id, r.match_id order by r.seq"
+)
+
+
+async def insert_results(
+    connection: AsyncConnection[TupleRow], league_id: str, results: list[ResultRecord]
+) -> list[ResultRecord]:
+    """Insert the results in the order given (``seq`` numbers them so), each new one's
+    outcomes and points in seat order, inside the caller's transaction. A result whose
+    match has one already is not inserted: the primary key decides, not memory, so a
+    report delivered to two League Managers counts once.
+
+    Returns:
+        The results inserted (the others' matches had a result already).
+    """
+    from psycopg.types.json import Jsonb
+
+    if not results:
+        return []
+    cursor = connection.cursor()
+    await cursor.executemany(
+        _INSERT_RESULT,
+        [
+            (league_id, r.match_id, r.round_id, r.referee_id, r.winner, Jsonb(r.details),
+             parse_utc(r.recorded_at))
+            for r in results
+        ],
+        returning=True,
+    )  # fmt: skip
+    inserted: list[ResultRecord] = []
+    for result in results:  # one result set per row, in order: the match id, or none
+        if await cursor.fetchone() is not None:
+            inserted.append(result)
+        cursor.nextset()
+    await cursor.executemany(
+        _INSERT_OUTCOME,
+        [
+            (league_id, r.match_id, seat, player, outcome, r.points[player])
+            for r in inserted
+            for seat, (player, outcome) in enumerate(r.outcomes.items())
+        ],
+    )
+    return inserted
+
+
+async def select_results(
+    connection: AsyncConnection[TupleRow], league_id: str
+) -> list[ResultRecord]:
+    """The league's results in the order they were accepted, each equal to the record
+    that was inserted."""
+    cursor = await connection.execute(_SELECT_RESULTS, (league_id,))
+    return [
+        ResultRecord.of(
+            match_id=m, round_id=r, referee_id=ref, winner=winner, details=details,
+            recorded_at=format_utc(at), outcomes=dict(zip(seats, outcomes, strict=True)),
+            points=dict(zip(seats, points, strict=True)),
+        )
+        for m, r, ref, winner, details, at, seats, outcomes, points in await cursor.fetchall()
+    ]  # fmt: skip

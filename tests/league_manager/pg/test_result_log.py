@@ -1,0 +1,93 @@
+"""The results log in a real PostgreSQL (tests/postgres.py) as several League Managers
+use it: one result per match whoever delivers it, told to exactly one of them, and a
+database lost mid-league refusing work until it is back, with no new log."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from league_manager.pg.connection import OnDemand, connect
+from league_manager.pg.errors import PgWriteError
+from league_manager.pg.result_log import PgResultLog
+from sdk.store import StoreError
+from tests.league_manager.result_logs import LEAGUE, league_in, result
+from tests.postgres import PostgresServer
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+async def league_url(database_url: str) -> str:
+    await league_in(database_url)
+    return database_url
+
+
+@pytest.fixture
+async def links(league_url: str) -> AsyncIterator[tuple[OnDemand, OnDemand]]:
+    """Two League Managers' connections to one league's database."""
+    pair = OnDemand(league_url), OnDemand(league_url)
+    yield pair
+    for link in pair:
+        await link.close()
+
+
+async def test_two_league_managers_taking_one_match_keep_one_row(
+    league_url: str, links: tuple[OnDemand, OnDemand]
+) -> None:
+    logs = [PgResultLog(link, LEAGUE) for link in links]
+    theirs = [result(1, referee="REF01", second=1), result(1, referee="REF02", second=2)]
+    for log, one in zip(logs, theirs, strict=True):
+        log.append(one)
+
+    await asyncio.gather(*(log.durable() for log in logs))
+
+    told_new = [not log.duplicate(theirs[0].match_id) for log in logs]
+    assert sorted(told_new) == [False, True]
+    kept = (await logs[0].read()).results
+    assert kept == [theirs[told_new.index(True)]]
+    async with await connect(league_url) as connection:
+        cursor = await connection.execute("select count(*) from result_outcomes")
+        assert await cursor.fetchone() == (2,)  # the kept result's two players, once each
+
+
+async def test_a_lost_database_refuses_the_commit_and_the_log_goes_on_once_it_is_back(
+    postgres: PostgresServer, links: tuple[OnDemand, OnDemand]
+) -> None:
+    log = PgResultLog(links[0], LEAGUE)
+    first, second = result(1, second=1), result(2, second=2)
+    await log.read()  # connected before the server goes away
+    postgres.stop()
+    try:
+        log.append(first)
+        with pytest.raises(PgWriteError) as refused:
+            await log.durable()
+    finally:
+        postgres.resume()
+
+    assert isinstance(refused.value, StoreError)  # the results desk refuses the report
+    message = str(refused.value)
+    assert message.startswith(f"league {LEAGUE}'s results are not kept: cannot reach PostgreSQL")
+    assert "\n" not in message and postgres.password not in message
+    log.append(second)
+    await log.durable()  # on a new connection, the refused result with it
+    assert (await log.read()).results == [first, second]
+
+
+async def test_a_connection_the_server_dropped_unseen_is_made_again_at_once(
+    postgres: PostgresServer, links: tuple[OnDemand, OnDemand]
+) -> None:
+    """A server restarted between two commits: the next commit's stale connection fails
+    and it is made again on the spot, so nothing is refused."""
+    log = PgResultLog(links[0], LEAGUE)
+    log.append(result(1))
+    await log.durable()
+    postgres.stop()
+    postgres.resume()
+
+    log.append(result(2))
+    await log.durable()
+
+    assert [r.match_id for r in (await log.read()).results] == ["R2M1", "R3M2"]
