@@ -40,7 +40,9 @@ Observation (``observation(player)``, a dict)
     that round's undiscounted payoffs by id; ``own_intended``, what this player chose),
     ``returns`` (everyone's, public since the table and the actions are), ``parameters``,
     ``terminal``. Nobody sees another player's intended action, and a round's moves are
-    only seen once the round is resolved.
+    only seen once the round is resolved. The ``history`` list is new at every call; its
+    entries are made once, when their round resolves, and shared by that player's later
+    observations (read them, do not change them).
 
 Payoffs
     ``rewards()``: the last round's payoffs, undiscounted. ``returns()``: Σ δ^t · r_t.
@@ -239,6 +241,11 @@ class MatrixState(Game):
         self._rounds = check_int("rounds", rounds, 1)
         self._noise = check_number("noise", noise, 0.0, 1.0)
         self._discount = _check_discount(discount)
+        # Made once: the engine asks for a seat's space several times a move.
+        self._spaces = {
+            player: ActionSpace.of_choices(table.actions[seat])
+            for seat, player in enumerate(self._players)
+        }
         self.reset()
 
     @property
@@ -259,6 +266,10 @@ class MatrixState(Game):
         self._played: list[dict[str, str]] = []
         self._rewards: list[dict[str, float]] = []
         self._returns = dict.fromkeys(self._players, 0.0)
+        # Each player's history entries, made once as its round resolves: an observation
+        # lists them (a repeated game's every move would otherwise copy the whole history
+        # again, the most of an episode's cost). Each player's entries are its own.
+        self._seen: dict[str, list[dict[str, Any]]] = {p: [] for p in self._players}
 
     def is_terminal(self) -> bool:
         return len(self._played) >= self._rounds
@@ -270,7 +281,7 @@ class MatrixState(Game):
         self._check_player(player)
         if self.is_terminal():
             return NO_MOVE
-        return ActionSpace.of_choices(self._table.actions[self._players.index(player)])
+        return self._spaces[player]
 
     def _tremble(self, seat: int, action: str) -> str:
         """``action``, or with probability ``noise`` one of the seat's other actions."""
@@ -297,6 +308,14 @@ class MatrixState(Game):
         self._intended.append(intended)
         self._played.append(played)
         self._rewards.append(rewards)
+        for player, seen in self._seen.items():
+            seen.append(
+                {
+                    "actions": dict(played),
+                    "rewards": dict(rewards),
+                    "own_intended": intended[player],
+                }
+            )
 
     def rewards(self) -> dict[str, float]:
         return dict(self._rewards[-1]) if self._rewards else dict.fromkeys(self._players, 0.0)
@@ -324,16 +343,7 @@ class MatrixState(Game):
             "round": None if self.is_terminal() else played + 1,
             "rounds_played": played,
             "legal_actions": self.legal_actions(player),
-            "history": [
-                {
-                    "actions": dict(actual),
-                    "rewards": dict(rewards),
-                    "own_intended": intended[player],
-                }
-                for actual, rewards, intended in zip(
-                    self._played, self._rewards, self._intended, strict=True
-                )
-            ],
+            "history": list(self._seen[player]),
             "returns": self.returns(),
             "parameters": self.parameters(),
             "terminal": self.is_terminal(),

@@ -160,8 +160,10 @@ def plays_from_history(
     theirs: list[str] = []
     for turn in history:
         actions = turn.get("actions", {})
-        others = [action for player, action in actions.items() if player != player_id]
-        if player_id in actions and len(others) == 1:
-            own.append(str(actions[player_id]))
-            theirs.append(str(others[0]))
+        if len(actions) != 2 or player_id not in actions:
+            continue
+        for player, action in actions.items():
+            if player != player_id:
+                theirs.append(str(action))
+        own.append(str(actions[player_id]))
     return own, theirs

@@ -167,6 +167,22 @@ def test_observation_shows_played_actions_and_only_own_intention() -> None:
     assert state.observation(A)["round"] is None and state.observation(A)["terminal"]
 
 
+def test_a_players_history_is_its_own_and_each_observation_lists_it_anew() -> None:
+    state = _pd(rounds=3)
+    state.step({A: "C", B: "D"})
+    first = state.observation(A)["history"]
+    first.append({"actions": {}})
+    first[0]["actions"][B] = "C"
+    assert state.observation(B)["history"] == [
+        {"actions": {A: "C", B: "D"}, "rewards": {A: 0.0, B: 5.0}, "own_intended": "D"}
+    ], "another player's change is not seen by B, nor by the record"
+    assert state.to_json()["history"][0]["actions"] == {A: "C", B: "D"}
+    state.step({A: "D", B: "D"})
+    assert len(first) == 2 and len(state.observation(A)["history"]) == 2, (
+        "an observation's list does not grow with the game, nor with its reader's appends"
+    )
+
+
 def test_step_refuses_bad_joint_actions() -> None:
     state = _pd()
     with pytest.raises(ValueError, match="P02 is missing"):
