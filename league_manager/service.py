@@ -103,6 +103,7 @@ class LeagueManager:
             connections=self.connections,
             paused=lambda: control.paused,
             stall_after_sec=config.stall_after_sec,
+            results_retry=None if self._store_link is None else results.durable,
         )
         self.states = AgentStates(agents, self.upkeep.persist, event)
         self.removal = PlayerRemoval(schedule, results, agents, self.states, event)
