@@ -16,7 +16,7 @@ from league_cli.admin import export, pause, remove, resume, standings, start, st
 from league_cli.conformance.cli import check_league, check_player
 from league_cli.console import console
 from league_cli.console import fail as _fail
-from league_cli.db import EXIT_NO_DATABASE, StoreOpt, db_app
+from league_cli.db import EXIT_NO_DATABASE, ResultsStoreOpt, db_app
 from league_cli.kept_leagues import forget, kept
 from league_cli.launcher import LaunchError, stop_from_pid_files
 from league_cli.options import (
@@ -113,7 +113,7 @@ def manager(
             "link; 'league play-service' starts one, 'league up' both)"
         ),
     ] = None,
-    store: StoreOpt = None,
+    store: ResultsStoreOpt = None,
 ) -> None:
     """Run the League Manager; its results in PostgreSQL where a store URL is given
     (--store, $LEAGUE_STORE_URL, store_url in system.json), else in journal.jsonl."""
@@ -333,7 +333,7 @@ def up(
     league_id: Annotated[str | None, typer.Option()] = None,
     seed: Annotated[int | None, typer.Option(help="seed for reproducible draws")] = None,
     stop: Annotated[bool, typer.Option("--stop/--keep", help="stop everything at the end")] = False,
-    store: StoreOpt = None,
+    store: ResultsStoreOpt = None,
 ) -> None:
     """Start a League Manager, the play service, referees and players, run the league,
     print the standings."""
