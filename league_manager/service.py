@@ -33,6 +33,7 @@ from league_manager.referee_watch import RefereeWatch
 from league_manager.registration import Registrar
 from league_manager.registration_limit import RegistrationLimit
 from league_manager.registry_files import AGENTS_FILE
+from league_manager.result_log import KeptResults
 from league_manager.results import ResultDesk
 from league_manager.rounds import RoundRunner
 from league_manager.suspension import PlayerHealth
@@ -50,6 +51,7 @@ from sdk.messages import (
     RefereeRegisterRequest,
     RefereeRegisterResponse,
 )
+from sdk.store import StoreError
 
 __all__ = ["AdminError", "LeagueManager"]
 
@@ -57,6 +59,22 @@ UNBOUNDED_PATHS = ("/health", "/status", "/events")
 """Paths whose requests are neither counted against ``http.max_requests_in_progress`` nor
 timed: the health and status that must tell of a flood while it lasts (answered from
 memory), and the dashboard's event stream, which never ends (bounded by its own count)."""
+
+
+def _refuse_a_journal_left_behind(journal: Path, kept: KeptResults, store_url: str) -> None:
+    """A league run on its files, started with a store whose database holds none of its
+    results: refused, rather than replaying the league from no results.
+
+    Raises:
+        StoreError: the journal holds results and the database none.
+    """
+    if kept.results or not journal.is_file() or journal.stat().st_size == 0:
+        return
+    raise StoreError(
+        f"cannot start: {journal} holds this league's results but the database "
+        f"{redact_url(store_url)} holds none: move the league into it first (league store "
+        "export --store URL), or start without a store URL"
+    )
 
 
 class LeagueManager:
@@ -241,6 +259,7 @@ class LeagueManager:
             read = None
             if store_url is not None:
                 kept = read_before_serving(store_url, league_id)
+                _refuse_a_journal_left_behind(league_dir / "journal.jsonl", kept, store_url)
                 self._store_link = OnDemand(store_url)
                 read = ReadLog(
                     PgResultLog(self._store_link, league_id),
