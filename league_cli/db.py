@@ -12,7 +12,7 @@ from league_cli.options import SharedOpt, shared_of
 from league_manager.pg import PgStoreError, StoreUrl, resolve_store_url, upgrade_database
 from sdk.config import ConfigError, SharedDir
 
-__all__ = ["EXIT_NO_DATABASE", "StoreOpt", "db_app", "store_target"]
+__all__ = ["EXIT_NO_DATABASE", "ResultsStoreOpt", "StoreOpt", "db_app", "store_target"]
 
 EXIT_NO_DATABASE = 2
 """The exit code when there is no database to use: no store URL anywhere, one that is not
@@ -27,6 +27,17 @@ StoreOpt = Annotated[
         "$LEAGUE_STORE_URL, else store_url in system.json)",
     ),
 ]
+
+ResultsStoreOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--store",
+        help="keep the League Manager's results in PostgreSQL: "
+        "postgresql://USER:PASSWORD@HOST:PORT/DATABASE (default: $LEAGUE_STORE_URL, else "
+        "store_url in system.json, else the JSON files under SHARED/data)",
+    ),
+]
+"""``--store`` where no URL is an answer too: the League Manager's JSON files."""
 
 db_app = typer.Typer(
     help="The League Manager's PostgreSQL database.", no_args_is_help=True, add_completion=False

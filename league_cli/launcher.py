@@ -15,6 +15,7 @@ from pathlib import Path
 
 import httpx
 
+from league_manager.pg.store_url import STORE_URL_ENV
 from sdk.service import LISTEN_FD_ENV
 
 __all__ = ["AgentProcess", "Launcher", "LaunchError", "Port", "port_number", "stop_from_pid_files"]
@@ -157,8 +158,11 @@ class Launcher:
         league_id: str | None = None,
         auto_start_players: int | None = None,
         play_url: str | None = None,
+        store_url: str | None = None,
     ) -> AgentProcess:
-        """``play_url``: the play service's /play page, which the dashboard links to."""
+        """``play_url``: the play service's /play page, which the dashboard links to;
+        ``store_url``: its PostgreSQL store, handed over in its environment
+        ($LEAGUE_STORE_URL), never its command line, which any user of the machine sees."""
         args = []
         if league_id:
             args += ["--league-id", league_id]
@@ -167,7 +171,8 @@ class Launcher:
             args += ["--auto-start-players", str(auto_start_players)]
         if play_url:
             args += ["--play-url", play_url]
-        return self._spawn("manager", "league_manager", port, args)
+        env = None if store_url is None else {STORE_URL_ENV: store_url}
+        return self._spawn("manager", "league_manager", port, args, env)
 
     def play_service(
         self, port: Port, lm_url: str, env: dict[str, str] | None = None

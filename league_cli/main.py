@@ -16,7 +16,7 @@ from league_cli.admin import export, pause, remove, resume, standings, start, st
 from league_cli.conformance.cli import check_league, check_player
 from league_cli.console import console
 from league_cli.console import fail as _fail
-from league_cli.db import db_app
+from league_cli.db import EXIT_NO_DATABASE, ResultsStoreOpt, db_app
 from league_cli.kept_leagues import forget, kept
 from league_cli.launcher import LaunchError, stop_from_pid_files
 from league_cli.options import (
@@ -32,6 +32,7 @@ from league_cli.options import (
 )
 from league_cli.store import store_app
 from league_cli.up import LeaguePlan, run_league
+from league_manager.pg import PgStoreError, resolve_store_url
 from sdk.config import ConfigError
 from sdk.errors import FileSystemError, RegistrationRefused
 from sdk.store import LostFileError, StoreError
@@ -81,10 +82,13 @@ def _serve_agent(run: Callable[[_S], None], settings: _S, *refusals: type[Except
     """Serve an agent until it stops; what keeps it from starting is one line, never a
     traceback: exit 2 when the file system refuses its files or one of them is lost, 1 for
     a bad configuration or a data file it cannot use (``refusals``: the agent's own kinds
-    of those), 4 (on stderr) when the League Manager refused its registration for good."""
+    of those), 4 (on stderr) when the League Manager refused its registration for good,
+    2 (on stderr) when the League Manager's PostgreSQL store cannot be used."""
     refused: tuple[type[Exception], ...] = (ConfigError, StoreError, *refusals)
     try:
         run(settings)
+    except PgStoreError as exc:
+        _fail(str(exc), EXIT_NO_DATABASE, stderr=True)
     except (FileSystemError, LostFileError) as exc:
         _fail(str(exc), EXIT_FILE_SYSTEM)
     except RegistrationRefused as exc:
@@ -109,21 +113,29 @@ def manager(
             "link; 'league play-service' starts one, 'league up' both)"
         ),
     ] = None,
+    store: ResultsStoreOpt = None,
 ) -> None:
-    """Run the League Manager."""
+    """Run the League Manager; its results in PostgreSQL where a store URL is given
+    (--store, $LEAGUE_STORE_URL, store_url in system.json), else in journal.jsonl."""
     from league_manager.app import run
     from league_manager.config import LeagueManagerSettings
 
     shared = shared_of(shared_dir)
 
     def make() -> LeagueManagerSettings:
+        system = shared.system()
+        try:
+            target = resolve_store_url(store, system)
+        except PgStoreError as exc:
+            _fail(str(exc), EXIT_NO_DATABASE, stderr=True)
         return LeagueManagerSettings(
             shared_dir=shared.root,
             host=host,
-            port=shared.system().league_manager.port if port is None else port,
+            port=system.league_manager.port if port is None else port,
             league_id=league_id,
             auto_start_players=auto_start_players,
             play_url=play_url,
+            store_url=None if target is None else SecretStr(target.url),
         )
 
     _serve_agent(run, _settings(make))
@@ -321,6 +333,7 @@ def up(
     league_id: Annotated[str | None, typer.Option()] = None,
     seed: Annotated[int | None, typer.Option(help="seed for reproducible draws")] = None,
     stop: Annotated[bool, typer.Option("--stop/--keep", help="stop everything at the end")] = False,
+    store: ResultsStoreOpt = None,
 ) -> None:
     """Start a League Manager, the play service, referees and players, run the league,
     print the standings."""
@@ -349,6 +362,7 @@ def up(
         seed=seed,
         game_type=league.game_type,
         play_port=play_port or system.play_service.port,
+        store_url=store,
     )
     token_file = shared.admin_token_path(league_id or system.default_league_id)
     configured = system.security.configured_admin_token()

@@ -32,6 +32,9 @@ class LeaguePlan:
     """The league's game; None: the referees' and players' defaults (even/odd)."""
     play_port: int | None = None
     """Where the play service (the /play page) listens; None: no play service."""
+    store_url: str | None = None
+    """The League Manager's PostgreSQL store (--store); None: it resolves its own
+    ($LEAGUE_STORE_URL, system.json's store_url, else the JSON files)."""
 
     @property
     def play_url(self) -> str | None:
@@ -61,7 +64,9 @@ def start_processes(plan: LeaguePlan, launcher: Launcher, client: httpx.Client) 
     """Start the League Manager, the play service (when ``plan.play_port`` says where), the
     referees and the players; wait until every one is healthy and registered. Returns the
     League Manager's base URL."""
-    manager = launcher.manager(plan.lm_port, plan.league_id, play_url=plan.play_url)
+    manager = launcher.manager(
+        plan.lm_port, plan.league_id, play_url=plan.play_url, store_url=plan.store_url
+    )
     launcher.wait_healthy(manager)
     lm_mcp = manager.mcp_url
     services = [] if plan.play_port is None else [launcher.play_service(plan.play_port, lm_mcp)]

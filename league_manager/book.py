@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Literal
 
 from league_manager.records import ScheduleRecipe, check_results_fit, parse_schedule
-from league_manager.result_log import KeptResults, ResultJournal
+from league_manager.result_log import KeptResults, ResultJournal, ResultLog
 from league_manager.results_book import ResultsBook
 from league_manager.schedule_book import ScheduleBook
 from league_manager.standings_book import StandingsBook
@@ -35,12 +35,23 @@ from sdk.store import (
     remove_temp_files,
 )
 
-__all__ = ["LeagueBook"]
+__all__ = ["LeagueBook", "ReadLog"]
 
 _log = logging.getLogger(__name__)
 
 _Source = Literal["file", "backup", "players"]
 """Where start-up found the schedule: rounds.json, its backup, or made again."""
+
+
+@dataclass(frozen=True)
+class ReadLog:
+    """A results log other than the league's journal (the PostgreSQL store), read already:
+    a starting League Manager reads a database before its event loop runs."""
+
+    log: ResultLog
+    kept: KeptResults
+    name: str
+    """How messages name where the results are (no password)."""
 
 
 @dataclass(frozen=True)
@@ -77,9 +88,11 @@ class LeagueBook:
         league_id: str,
         scoring: ScoringConfig,
         recipe: ScheduleRecipe | None = None,
+        read: ReadLog | None = None,
     ) -> LeagueBook:
         """Read, check and recover the league's files, and open the journal to append to
-        (the results log of the JSON files, ``result_log.ResultJournal``).
+        (the results log of the JSON files, ``result_log.ResultJournal``), or take the
+        results from ``read``, a log read already (the PostgreSQL store's).
 
         Raises:
             StoreError: a file that cannot be recovered (see the class).
@@ -91,25 +104,30 @@ class LeagueBook:
             _log.warning(text)
 
         remove_temp_files(league_dir)  # writes a kill cut short; the files are whole
-        journal = ResultJournal(league_dir / "journal.jsonl")
-        kept = journal.read_now()
-        results = ResultsBook(journal, kept.results)
+        journal: ResultJournal | None = None
+        if read is None:
+            journal = ResultJournal(league_dir / "journal.jsonl")
+            read = ReadLog(journal, journal.read_now(), str(journal.path))
+        kept = read.kept
+        results = ResultsBook(read.log, kept.results)
         schedule, source = _read_schedule(
-            league_dir / "rounds.json", league_id, results, journal.path, kept, recipe, note
+            league_dir / "rounds.json", league_id, results, read.name, kept, recipe, note
         )
         standings = StandingsBook(league_dir / "standings.json", league_id, scoring, schedule)
         if source == "players":
             standings.write()  # as for any schedule just made
-        check_results_fit(list(results.values()), schedule.match, journal.path, schedule.path)
+        check_results_fit(list(results.values()), schedule.match, read.name, schedule.path)
         for result in results.values():
             standings.count(result)
         unsettled, settled = schedule.settle(source == "file", note)
-        journal.drop_damaged(kept, note)
+        if journal is not None:
+            journal.drop_damaged(kept, note)
         if source != "file" or settled:
             schedule.write(keep_backup=source == "file")
         if schedule.rounds:
             standings.check_file(note)
-        journal.open()
+        if journal is not None:
+            journal.open()
         return cls(schedule, results, standings, notes, frozenset(unsettled))
 
     def close(self) -> None:
@@ -120,7 +138,7 @@ def _read_schedule(
     path: Path,
     league_id: str,
     results: ResultsBook,
-    journal_path: Path,
+    journal_path: str,
     kept: KeptResults,
     recipe: ScheduleRecipe | None,
     note: Callable[[str], None],

@@ -284,7 +284,7 @@ def read_journal(
 def check_results_fit(
     results: list[ResultRecord],
     match_of: Callable[[str], MatchProgress | None],
-    journal_path: Path,
+    journal_path: Path | str,
     rounds_path: Path,
 ) -> None:
     """Every journaled result is of a scheduled match and between its players: files

@@ -42,8 +42,8 @@ class ResultLog(Protocol):
     once every result appended before it is kept (many appends share one commit), or
     raises ``StoreError`` (nothing was acknowledged; the next ``durable`` tries again).
     With several League Managers on one store another may have kept a result of the same
-    match first: ``duplicate`` says so once ``durable`` has returned, and the store kept
-    only the first."""
+    match first: ``duplicate`` says so once ``durable`` has returned, with the result the
+    store kept (only the first)."""
 
     async def read(self) -> KeptResults:
         """Everything the log holds, for start-up (before the first append)."""
@@ -53,9 +53,9 @@ class ResultLog(Protocol):
 
     async def durable(self) -> None: ...
 
-    def duplicate(self, match_id: str) -> bool:
-        """Whether the store already held a result of ``match_id`` when this log's was
-        made durable, so it kept that one and not this log's."""
+    def duplicate(self, match_id: str) -> ResultRecord | None:
+        """The result of ``match_id`` the store already held when this log's was made
+        durable, and kept instead of this log's; None where it kept this log's."""
         ...
 
     def close(self) -> None: ...
@@ -120,9 +120,9 @@ class ResultJournal:
         assert self._journal is not None, "durable after open"
         await self._journal.durable()
 
-    def duplicate(self, match_id: str) -> bool:
+    def duplicate(self, match_id: str) -> ResultRecord | None:
         """Never: one League Manager writes a journal, and appends only new results."""
-        return False
+        return None
 
     def close(self) -> None:
         if self._journal is not None:

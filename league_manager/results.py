@@ -4,7 +4,12 @@ recorded, and each counted result made known to the match's waiter.
 A result is journaled and counted at once (so a second report of it meanwhile is a
 duplicate) and acknowledged once its journal line is on disk (an fsync shared with the
 reports that arrived meanwhile). Only the referee that holds the match's current
-assignment may report it (``fencing.py``)."""
+assignment may report it (``fencing.py``).
+
+With several League Managers on one PostgreSQL store, another may have kept a result of the
+match first: the store keeps one row, and this League Manager answers the report as a
+duplicate and counts the kept result in place of its own, so its standings are the
+database's."""
 
 from __future__ import annotations
 
@@ -118,7 +123,7 @@ class ResultDesk:
             "match_id": report.match_id,
         }
         if report.match_id in self._results:
-            await self._results.durable()  # the first report of it may still be on its way
+            await self._durable(match)  # the first report of it may still be on its way
             return MatchResultAck(status="DUPLICATE", **common)
         if report.round_id != match.round_id:
             raise ProtocolError(
@@ -129,7 +134,8 @@ class ResultDesk:
             outcomes = outcomes_of(report.result, match.player_ids)
         except ValueError as exc:
             raise ProtocolError(ErrorCode.INVALID_FIELD_VALUE, str(exc)) from None
-        await self._record(match, referee_id, outcomes, report.result.details)
+        if not await self._record(match, referee_id, outcomes, report.result.details):
+            return MatchResultAck(status="DUPLICATE", **common)
         for player_id, outcome in outcomes.items():
             if outcome == "TECHNICAL_LOSS":
                 self._health.failed(player_id, f"technical loss in {match.match_id}")
@@ -173,10 +179,11 @@ class ResultDesk:
         decided_by: str,
         outcomes: dict[str, Outcome],
         details: dict[str, Any],
-    ) -> None:
+    ) -> bool:
         """Journal a result, count it in the standings and show it on the match's record;
         once it is on disk, the match's waiter learns it. (Counted at once, so a second
-        report of it meanwhile is a duplicate.)
+        report of it meanwhile is a duplicate.) False where the store kept another League
+        Manager's result of the match instead (counted in its place).
 
         Raises:
             ProtocolError: E022 the journal cannot be written (a full disk): the result is
@@ -195,22 +202,56 @@ class ResultDesk:
         )
         try:
             self._results.record(result)
-            standings.count(result)
-            self._schedule.mark_decided(result)
-            await self._results.durable()
         except StoreError as exc:
-            self._upkeep.failed(JOURNAL, exc)
-            raise ProtocolError(
-                ErrorCode.SERVICE_UNAVAILABLE,
-                f"the League Manager cannot record the result of "
-                f"{match.match_id} now ({exc}); it is not acknowledged: the "
-                "League Manager asks its referee for it again once it can "
-                "write",
-            ) from None
-        self._upkeep.written(JOURNAL)
+            raise self._refusal(match, exc) from None
+        standings.count(result)
+        self._schedule.mark_decided(result)
+        await self._durable(match)
+        ours = self._results.get(match.match_id) is result
         waiter = self._done.get(match.match_id)
         if waiter is not None:  # none for a round already over: its flow saw the result
             waiter.set()
+        if ours:
+            self._event(
+                "result_recorded",
+                match_id=match.match_id,
+                referee_id=decided_by,
+                outcomes=outcomes,
+            )
+        return ours
+
+    async def _durable(self, match: MatchProgress) -> None:
+        """Wait until the match's result is kept by the results log; where the log kept
+        another League Manager's result of it, count that one instead.
+
+        Raises:
+            ProtocolError: E022 the log cannot keep it now (not acknowledged).
+        """
+        try:
+            await self._results.durable()
+        except StoreError as exc:
+            raise self._refusal(match, exc) from None
+        self._upkeep.written(JOURNAL)
+        replaced = self._results.take_kept(match.match_id)
+        if replaced is None:
+            return
+        counted, kept = replaced
+        self._standings.replace(counted, kept)
+        self._schedule.mark_decided(kept)
         self._event(
-            "result_recorded", match_id=match.match_id, referee_id=decided_by, outcomes=outcomes
+            "result_kept_elsewhere",
+            match_id=match.match_id,
+            referee_id=kept.referee_id,
+            outcomes=kept.outcomes,
+        )
+
+    def _refusal(self, match: MatchProgress, exc: StoreError) -> ProtocolError:
+        """The answer to a result the log could not keep: E022, not acknowledged."""
+        self._upkeep.failed(JOURNAL, exc)
+        return ProtocolError(
+            ErrorCode.SERVICE_UNAVAILABLE,
+            f"the League Manager cannot record the result of "
+            f"{match.match_id} now ({exc}); it is not acknowledged: the "
+            "League Manager asks its referee for it again once it can "
+            "write",
         )

@@ -66,6 +66,19 @@ class ResultsBook(Mapping[str, ResultRecord]):
         """
         await self._log.durable()
 
+    def take_kept(self, match_id: str) -> tuple[ResultRecord, ResultRecord] | None:
+        """After ``durable``: where the log kept another League Manager's result of the
+        match instead of this book's, that one replaces it here, so the book says what the
+        store says. Returns (the replaced, the kept), or None where there is nothing to
+        replace (this book's was kept, or was replaced already).
+        """
+        kept = self._log.duplicate(match_id)
+        mine = self._results.get(match_id)
+        if kept is None or mine is None or mine == kept:
+            return None
+        self._results[match_id] = kept  # the same match: the same players' lists
+        return mine, kept
+
     def _index(self, result: ResultRecord) -> None:
         if result.match_id in self._results:
             return  # a result counts once, however often it was written

@@ -16,20 +16,24 @@ from league_manager.agent_states import AgentStates
 from league_manager.agents import AgentRegistry, RegisteredAgent
 from league_manager.alarms import Alarms
 from league_manager.assignments import AssignmentNumbers
-from league_manager.book import LeagueBook
-from league_manager.config import LeagueManagerSettings
+from league_manager.book import LeagueBook, ReadLog
+from league_manager.config import LeagueManagerSettings, league_game
 from league_manager.credentials import secret_file
 from league_manager.fencing import Fencing
 from league_manager.handover import RefereeDesk
 from league_manager.match_flow import MatchFlow
 from league_manager.news import LeagueNews
 from league_manager.notifier import Notifier
+from league_manager.pg.connection import OnDemand
+from league_manager.pg.result_log import PgResultLog, read_before_serving
+from league_manager.pg.store_url import redact_url
 from league_manager.queries import LeagueQueries
 from league_manager.records import LeagueStatus, ScheduleRecipe
 from league_manager.referee_watch import RefereeWatch
 from league_manager.registration import Registrar
 from league_manager.registration_limit import RegistrationLimit
 from league_manager.registry_files import AGENTS_FILE
+from league_manager.result_log import KeptResults
 from league_manager.results import ResultDesk
 from league_manager.rounds import RoundRunner
 from league_manager.suspension import PlayerHealth
@@ -37,7 +41,7 @@ from league_manager.upkeep import Upkeep
 from sdk.agent_log import AgentLog
 from sdk.auth import secret_matches
 from sdk.client import RpcClient
-from sdk.config import ConfigError, GameEntry, LeagueConfig, SharedDir
+from sdk.config import SharedDir
 from sdk.connections import ConnectionGuard
 from sdk.messages import (
     LeagueRegisterRequest,
@@ -47,8 +51,9 @@ from sdk.messages import (
     RefereeRegisterRequest,
     RefereeRegisterResponse,
 )
+from sdk.store import StoreError
 
-__all__ = ["AdminError", "LeagueManager", "league_game"]
+__all__ = ["AdminError", "LeagueManager"]
 
 UNBOUNDED_PATHS = ("/health", "/status", "/events")
 """Paths whose requests are neither counted against ``http.max_requests_in_progress`` nor
@@ -56,27 +61,20 @@ timed: the health and status that must tell of a flood while it lasts (answered 
 memory), and the dashboard's event stream, which never ends (bounded by its own count)."""
 
 
-def league_game(shared: SharedDir, league_id: str, config: LeagueConfig) -> tuple[GameEntry, int]:
-    """The league's game and its match size (configured, or the fewest the game allows).
+def _refuse_a_journal_left_behind(journal: Path, kept: KeptResults, store_url: str) -> None:
+    """A league run on its files, started with a store whose database holds none of its
+    results: refused, rather than replaying the league from no results.
 
     Raises:
-        ConfigError: the game is not in games_registry.json, or the size is outside what it
-            allows.
+        StoreError: the journal holds results and the database none.
     """
-    games = shared.games().games
-    if config.game_type not in games:
-        raise ConfigError(
-            f"league {league_id}: game_type {config.game_type!r} is not in "
-            f"games_registry.json (known: {', '.join(sorted(games))})"
-        )
-    game = games[config.game_type]
-    size = config.players_per_match or max(2, game.min_players)
-    if not game.min_players <= size <= game.max_players:
-        raise ConfigError(
-            f"league {league_id}: players_per_match {size} is outside what "
-            f"{config.game_type} allows ({game.min_players} to {game.max_players})"
-        )
-    return game, size
+    if kept.results or not journal.is_file() or journal.stat().st_size == 0:
+        return
+    raise StoreError(
+        f"cannot start: {journal} holds this league's results but the database "
+        f"{redact_url(store_url)} holds none: move the league into it first (league store "
+        "export --store URL), or start without a store URL"
+    )
 
 
 class LeagueManager:
@@ -96,7 +94,10 @@ class LeagueManager:
         self.league_id = league_id
         self.sender = self.system.league_manager_sender
         self.auto_start_players = settings.auto_start_players or self.config.auto_start_players
-        self._open_files(league_id)
+        store_url = settings.store_url.get_secret_value() if settings.store_url else None
+        self._store_link: OnDemand | None = None
+        """The PostgreSQL store's connection (None: the results are in journal.jsonl)."""
+        self._open_files(league_id, store_url)
         self.alarms = Alarms(self.event)
         self.client = RpcClient(self.system, self.log, transport=transport)
         self.connections = ConnectionGuard(self.system.http, unbounded_paths=UNBOUNDED_PATHS)
@@ -120,6 +121,7 @@ class LeagueManager:
             connections=self.connections,
             paused=lambda: control.paused,
             stall_after_sec=config.stall_after_sec,
+            results_retry=None if self._store_link is None else results.durable,
         )
         self.states = AgentStates(agents, self.upkeep.persist, event)
         self.removal = PlayerRemoval(schedule, results, agents, self.states, event)
@@ -224,12 +226,14 @@ class LeagueManager:
             health=self.health,
         )
 
-    def _open_files(self, league_id: str) -> None:
-        """Open the logs and the league's data files, recovering what a crash damaged. The
-        first records are written here, so a full disk stops the start, not the first
-        request; a start that fails closes what it opened.
+    def _open_files(self, league_id: str, store_url: str | None) -> None:
+        """Open the logs and the league's data files, recovering what a crash damaged, and
+        the results in the PostgreSQL store at ``store_url`` (its schema upgraded first)
+        where one is given. The first records are written here, so a full disk stops the
+        start, not the first request; a start that fails closes what it opened.
 
         Raises:
+            PgStoreError: the store cannot be used (the driver, the server, the database).
             StoreError: a data file that cannot be recovered.
             FileSystemError: the file system refuses one (read-only, full, a directory in
                 the way).
@@ -240,7 +244,11 @@ class LeagueManager:
             opened.callback(self.log.close)
             self.league_log = AgentLog(self.shared.league_log_path(league_id), "league_manager")
             opened.callback(self.league_log.close)
-            self.event("league_manager_starting", data_dir=str(league_dir))
+            self.event(
+                "league_manager_starting",
+                data_dir=str(league_dir),
+                results_store=redact_url(store_url) if store_url else "journal.jsonl",
+            )
             self.agents = AgentRegistry(
                 league_dir,
                 league_id,
@@ -248,6 +256,16 @@ class LeagueManager:
                 league_files=(league_dir / "journal.jsonl", league_dir / "rounds.json"),
             )
             opened.callback(self.agents.close)
+            read = None
+            if store_url is not None:
+                kept = read_before_serving(store_url, league_id)
+                _refuse_a_journal_left_behind(league_dir / "journal.jsonl", kept, store_url)
+                self._store_link = OnDemand(store_url)
+                read = ReadLog(
+                    PgResultLog(self._store_link, league_id),
+                    kept,
+                    f"the results in PostgreSQL ({redact_url(store_url)})",
+                )
             book = LeagueBook.open(
                 league_dir,
                 league_id,
@@ -257,6 +275,7 @@ class LeagueManager:
                     self.players_per_match,
                     self.config.rounds,
                 ),
+                read,
             )
             opened.callback(book.close)
             # The book's parts, each handed on alone to the parts that use it.
@@ -320,6 +339,8 @@ class LeagueManager:
             self.upkeep.persist(AGENTS_FILE, self.agents.save)
         self.agents.close()
         self.results.close()
+        if self._store_link is not None:
+            await self._store_link.close()
         self.log.close()
         self.league_log.close()
 

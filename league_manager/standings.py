@@ -92,28 +92,30 @@ class StandingsTable:
     def points_for(self, outcome: Outcome) -> float:
         return self._scoring.points(outcome)
 
-    def apply(self, outcomes: dict[str, Outcome]) -> dict[str, float]:
-        """Count one match; returns the points each player earned in it."""
+    def apply(self, outcomes: dict[str, Outcome], times: int = 1) -> dict[str, float]:
+        """Count one match (``times=-1``: take back one counted before, which another
+        League Manager's result of it replaces); returns the points each player earned in
+        it."""
         earned: dict[str, float] = {}
         for player_id, outcome in outcomes.items():
             record = self._records[player_id]
             points = self.points_for(outcome)
-            record.played += 1
-            record.points += points
+            record.played += times
+            record.points += times * points
             if outcome == "WIN":
-                record.wins += 1
+                record.wins += times
             elif outcome == "DRAW":
-                record.draws += 1
+                record.draws += times
             else:
-                record.losses += 1
+                record.losses += times
                 if outcome == "TECHNICAL_LOSS":
-                    record.technical_losses += 1
+                    record.technical_losses += times
             earned[player_id] = points
         for player_id in outcomes:
             taken = self._head_to_head[player_id]
             for other in outcomes:
                 if other != player_id:
-                    taken[other] = taken.get(other, 0.0) + earned[player_id]
+                    taken[other] = taken.get(other, 0.0) + times * earned[player_id]
         return earned
 
     def record(self, player_id: str) -> PlayerRecord:

@@ -47,6 +47,14 @@ class StandingsBook:
         self._table.apply(result.outcomes)
         self._counted += 1
 
+    def replace(self, counted: ResultRecord, kept: ResultRecord) -> None:
+        """Count ``kept`` in place of ``counted``, a result of the same match (another
+        League Manager's was kept first in the store): the number of results, so the
+        version, stays; the ranking is made again."""
+        self._table.apply(counted.outcomes, times=-1)
+        self._table.apply(kept.outcomes)
+        self._ranker.clear()
+
     @property
     def version(self) -> int:
         return self._counted

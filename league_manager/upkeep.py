@@ -2,10 +2,11 @@
 that make no progress. Never silently stuck: each is an alarm (``alarms.py``) with its
 reason, and each clears by itself once its cause is gone.
 
-- **A write that failed** (a full disk): the file is marked unwritten, its alarm raised,
-  and no match is handed out nor forfeited until every file is written again: work that
-  could not be recorded is not started. Once a second the watchdog writes each unwritten
-  snapshot again from memory (the journal, which is never rewritten, by a probe file).
+- **A write that failed** (a full disk, a database gone): the file is marked unwritten,
+  its alarm raised, and no match is handed out nor forfeited until every file is written
+  again: work that could not be recorded is not started. Once a second the watchdog writes
+  each unwritten snapshot again from memory (the journal, which is never rewritten, by a
+  probe file; results kept in PostgreSQL by committing the results not yet kept).
 - **The registry deleted** (``agents.json``, ``secrets.json``): looked for once a second
   (two stats, never one per result) and written again from memory.
 - **The registry's snapshots**: written once they are due (``AgentRegistry.snapshot_due``),
@@ -22,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +78,13 @@ class Upkeep:
         connections: ConnectionGuard,
         paused: Callable[[], bool],
         stall_after_sec: float,
+        results_retry: Callable[[], Awaitable[None]] | None = None,
     ):
+        """``results_retry``: where the results are not in the journal file (PostgreSQL),
+        how the watchdog learns the store keeps them again: it commits those not yet kept
+        (a result is refused only with some left so), raising StoreError while it cannot.
+        """
+        self._results_retry = results_retry
         self._dir = league_dir
         self._alarms = alarms
         self._event = event
@@ -160,12 +167,20 @@ class Upkeep:
     async def _watch(self) -> None:
         while True:
             await asyncio.sleep(WATCH_SEC)
+            if self._results_retry is not None and JOURNAL in self._unwritten:
+                try:
+                    await self._results_retry()
+                except StoreError as exc:
+                    self.failed(JOURNAL, exc)
+                else:
+                    self.written(JOURNAL)
             self.look()
 
     def look(self) -> None:
         """One look: write again what is unwritten, check the registry and the progress."""
         for name in sorted(self._unwritten):
-            self.persist(name, self._rewrites[name])
+            if name != JOURNAL or self._results_retry is None:
+                self.persist(name, self._rewrites[name])
         self._check_registry()
         if self._agents.snapshot_due():
             self.persist(AGENTS_FILE, self._agents.save)

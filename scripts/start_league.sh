@@ -8,7 +8,8 @@
 #
 # Every flag of `league up` works here (see --help): --players, --referees, --lm-port,
 # --referee-port, --player-port, --play-port, --league-id, --strategies, --max-concurrent, --seed,
-# --shared-dir, and --stop to stop everything at the end. Without --stop the processes
+# --shared-dir, --store postgresql://… (the results in PostgreSQL), and --stop to stop
+# everything at the end. Without --stop the processes
 # keep serving (standings at http://127.0.0.1:8000/, games at http://127.0.0.1:8090/play)
 # until scripts/stop_league.sh.
 set -euo pipefail
@@ -34,6 +35,10 @@ Options (those of `league up`):
   --max-concurrent <int>  matches per referee [default: 4]
   --league-id <str>
   --seed <int>            seed for reproducible draws
+  --store <url>           the League Manager's results in PostgreSQL:
+                          postgresql://USER:PASSWORD@HOST:PORT/DATABASE
+                          [default: $LEAGUE_STORE_URL, else system.json store_url,
+                          else the JSON files under SHARED/data]
   --stop / --keep         stop everything at the end [default: keep]
   --help                  show this message and exit
 

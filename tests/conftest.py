@@ -196,4 +196,4 @@ def registry_snapshot(monkeypatch: pytest.MonkeyPatch) -> None:
 
 # A real PostgreSQL (the ``postgres`` and ``database_url`` fixtures) for the PostgreSQL
 # store's tests; imported last, since tests/postgres.py takes free_port from here.
-from tests.postgres import database_url, postgres  # noqa: E402, F401
+from tests.postgres import database_url, postgres, store_url  # noqa: E402, F401

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -167,6 +168,38 @@ def postgres() -> Iterator[PostgresServer]:
     """One PostgreSQL per test session (per xdist worker)."""
     with postgres_server() as server:
         yield server
+
+
+@pytest.fixture(params=["files", "postgresql"])
+def store_url(request: pytest.FixtureRequest) -> str | None:
+    """The League Manager's store, for a test of a league on either: None (the JSON files)
+    or a fresh PostgreSQL database's URL (``indirect`` parametrization picks one)."""
+    if request.param == "files":
+        return None
+    url: str = request.getfixturevalue("database_url")
+    return url
+
+
+def accepted_rows(url: str, league_id: str) -> list[dict[str, Any]]:
+    """The league's results as the database keeps them, in the order they were accepted:
+    each one's match id, winner, and every player's outcome and points."""
+    with psycopg.connect(url) as connection:
+        rows = connection.execute(
+            "select r.match_id, r.winner, array_agg(o.player_id), array_agg(o.outcome), "
+            "array_agg(o.points) from results r join result_outcomes o "
+            "using (league_id, match_id) where league_id = %s group by r.league_id, "
+            "r.match_id, r.seq, r.winner order by r.seq",
+            (league_id,),
+        ).fetchall()
+    return [
+        {
+            "match_id": match_id,
+            "winner": winner,
+            "outcomes": dict(zip(players, outcomes, strict=True)),
+            "points": dict(zip(players, points, strict=True)),
+        }
+        for match_id, winner, players, outcomes, points in rows
+    ]
 
 
 @pytest.fixture

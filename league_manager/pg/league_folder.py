@@ -18,6 +18,7 @@ from league_manager.admin import LeagueControl, save_pause
 from league_manager.agent_records import RegisteredAgent, RegistryState
 from league_manager.assignments import AssignmentNumbers, write_reservation
 from league_manager.book import LeagueBook
+from league_manager.config import league_game
 from league_manager.credentials import keep_secret
 from league_manager.pg.errors import TransferError
 from league_manager.records import (
@@ -32,7 +33,6 @@ from league_manager.result_log import ResultJournal
 from league_manager.results_book import ResultsBook
 from league_manager.schedule_book import ScheduleBook
 from league_manager.scheduler import make_schedule
-from league_manager.service import league_game
 from league_manager.standings_book import StandingsBook
 from sdk.config import SharedDir
 from sdk.store import Journal

@@ -7,19 +7,56 @@ holds every result appended before it began, and the appends that arrive while i
 share the next one. A result whose match has a row already is not written again (the
 primary key, ``on conflict do nothing``): the database, not one process's memory, makes a
 report delivered to two League Managers count once, and ``duplicate`` tells the one whose
-result was not kept. The league and its rounds must have their rows already (their
-foreign keys): the store that wires this log into a League Manager writes them first."""
+result was not kept, with the result that was. Each row is marked with the writing log's
+``writer`` (``recorded_by``): a commit tried again after its reply was lost finds its own
+rows, which are no duplicates. The league's row and its rounds' (their foreign keys) are
+written by the commit that first needs them: the rest of a league's state is in its files.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import os
+import secrets
+import socket
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
+
 from league_manager.pg.connection import OnDemand, statements
 from league_manager.pg.errors import PgStoreError, PgWriteError
-from league_manager.pg.result_rows import insert_results, select_results
+from league_manager.pg.migrations import upgrade_database
+from league_manager.pg.result_rows import insert_results, recorded_by, select_results
 from league_manager.records import ResultRecord
 from league_manager.result_log import KeptResults
 from sdk.group_commit import GroupCommit
 
-__all__ = ["PgResultLog"]
+if TYPE_CHECKING:
+    from psycopg import AsyncConnection
+    from psycopg.rows import TupleRow
+
+__all__ = ["PgResultLog", "read_before_serving"]
+
+
+def read_before_serving(url: str, league_id: str) -> KeptResults:
+    """Upgrade the schema and read the league's results for a starting League Manager,
+    which opens its book before its server's event loop runs: on a loop of its own, in a
+    worker thread, its connection closed after (the log connects again in the server's).
+
+    Raises:
+        PgStoreError: the driver missing, the database missing or unreachable, the login
+            refused, or a schema newer than this code.
+    """
+
+    async def read() -> KeptResults:
+        await upgrade_database(url)
+        link = OnDemand(url)
+        try:
+            return await PgResultLog(link, league_id).read()
+        finally:
+            await link.close()
+
+    with ThreadPoolExecutor(max_workers=1) as worker:
+        return worker.submit(lambda: asyncio.run(read())).result()
 
 
 class PgResultLog:
@@ -29,8 +66,12 @@ class PgResultLog:
     def __init__(self, link: OnDemand, league_id: str):
         self._link = link
         self._league_id = league_id
+        self.writer = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+        """This log's mark on its rows: one per League Manager process, never reused."""
         self._queued: list[ResultRecord] = []
-        self._duplicates: set[str] = set()
+        self._duplicates: dict[str, ResultRecord] = {}
+        self._rounds: set[int] = set()
+        """Rounds whose rows (and the league's) a commit of this log has seen written."""
         self._commits = GroupCommit(self._commit)
         self._closed = False
 
@@ -60,8 +101,8 @@ class PgResultLog:
         """
         await self._commits.durable()
 
-    def duplicate(self, match_id: str) -> bool:
-        return match_id in self._duplicates
+    def duplicate(self, match_id: str) -> ResultRecord | None:
+        return self._duplicates.get(match_id)
 
     def close(self) -> None:
         """Take no more appends; results queued and not yet durable were never acknowledged."""
@@ -70,25 +111,58 @@ class PgResultLog:
     async def _commit(self) -> None:
         batch, self._queued = self._queued, []  # taken before the first await
         try:
-            inserted = await self._insert(batch)
+            kept_instead = await self._insert(batch)
         except PgStoreError as exc:
             self._queued[:0] = batch
             raise PgWriteError(f"league {self._league_id}'s results are not kept: {exc}") from exc
-        kept = {id(result) for result in inserted}
-        self._duplicates.update(r.match_id for r in batch if id(r) not in kept)
+        self._rounds.update(result.round_id for result in batch)
+        self._duplicates.update((result.match_id, result) for result in kept_instead)
 
     async def _insert(self, batch: list[ResultRecord]) -> list[ResultRecord]:
         """Write the batch in one transaction; once more on a new connection when the one
         made earlier turns out lost (a server restarted since it was last used): the
-        primary key makes a second try harmless."""
+        primary key makes a second try harmless, and ``recorded_by`` tells its own rows.
+
+        Returns:
+            The results other writers kept of the batch's matches instead of this log's.
+        """
         retry = self._link.reused
         while True:
             connection = await self._link.connection()
             try:
                 with statements(connection, f"recording {len(batch)} result(s)"):
                     async with connection.transaction():
-                        return await insert_results(connection, self._league_id, batch)
+                        await self._rows_for(connection, {r.round_id for r in batch})
+                        return await self._kept_instead(connection, batch)
             except PgStoreError:
                 if not (retry and connection.closed):
                     raise
                 retry = False
+
+    async def _rows_for(self, connection: AsyncConnection[TupleRow], rounds: set[int]) -> None:
+        """The league's row and its rounds' (a result's foreign keys), where not yet seen."""
+        new = sorted(rounds - self._rounds)
+        if not new:
+            return
+        await connection.execute(
+            "insert into leagues (league_id) values (%s) on conflict do nothing",
+            (self._league_id,),
+        )
+        await connection.execute(
+            "insert into rounds (league_id, round_id) select %s, unnest(%s::int[]) "
+            "on conflict do nothing",
+            (self._league_id, new),
+        )
+
+    async def _kept_instead(
+        self, connection: AsyncConnection[TupleRow], batch: list[ResultRecord]
+    ) -> list[ResultRecord]:
+        """Insert the batch; the rows another writer had kept of its matches."""
+        inserted = await insert_results(connection, self._league_id, batch, writer=self.writer)
+        new = {id(result) for result in inserted}
+        refused = [result.match_id for result in batch if id(result) not in new]
+        if not refused:
+            return []
+        writers = await recorded_by(connection, self._league_id, refused)
+        theirs = [match_id for match_id in refused if writers.get(match_id) != self.writer]
+        return await select_results(connection, self._league_id, theirs) if theirs else []

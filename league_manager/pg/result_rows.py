@@ -1,6 +1,7 @@
-"""A league's accepted results as schema 0001's rows (``results`` and ``result_outcomes``),
-written and read in one place for the two that need them: a league's move between its
-files and the database (``transfer.py``) and the results log (``result_log.py``)."""
+"""A league's accepted results as schema 0001's rows (``results`` and ``result_outcomes``,
+with 0003's ``recorded_by``), written and read in one place for the two that need them: a
+league's move between its files and the database (``transfer.py``) and the results log
+(``result_log.py``)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,11 @@ if TYPE_CHECKING:
     from psycopg import AsyncConnection
     from psycopg.rows import TupleRow
 
-__all__ = ["insert_results", "select_results"]
+__all__ = ["insert_results", "recorded_by", "select_results"]
 
 _INSERT_RESULT = (
     "insert into results (league_id, match_id, round_id, referee_id, winner, details, "
-    "recorded_at) values (%s, %s, %s, %s, %s, %s, %s) "
+    "recorded_at, recorded_by) values (%s, %s, %s, %s, %s, %s, %s, %s) "
     "on conflict (league_id, match_id) do nothing returning match_id"
 )
 _INSERT_OUTCOME = (
@@ -29,17 +30,22 @@ _SELECT_RESULTS = (
     "array_agg(o.player_id order by o.seat), array_agg(o.outcome order by o.seat), "
     "array_agg(o.points order by o.seat) "
     "from results r join result_outcomes o using (league_id, match_id) "
-    "where league_id = %s group by r.league_id, r.match_id order by r.seq"
+    "where league_id = %s {only} group by r.league_id, r.match_id order by r.seq"
 )
 
 
 async def insert_results(
-    connection: AsyncConnection[TupleRow], league_id: str, results: list[ResultRecord]
+    connection: AsyncConnection[TupleRow],
+    league_id: str,
+    results: list[ResultRecord],
+    *,
+    writer: str | None = None,
 ) -> list[ResultRecord]:
     """Insert the results in the order given (``seq`` numbers them so), each new one's
-    outcomes and points in seat order, inside the caller's transaction. A result whose
-    match has one already is not inserted: the primary key decides, not memory, so a
-    report delivered to two League Managers counts once.
+    outcomes and points in seat order, inside the caller's transaction, marked as
+    ``writer``'s (a League Manager process: ``recorded_by``). A result whose match has one
+    already is not inserted: the primary key decides, not memory, so a report delivered to
+    two League Managers counts once.
 
     Returns:
         The results inserted (the others' matches had a result already).
@@ -53,7 +59,7 @@ async def insert_results(
         _INSERT_RESULT,
         [
             (league_id, r.match_id, r.round_id, r.referee_id, r.winner, Jsonb(r.details),
-             parse_utc(r.recorded_at))
+             parse_utc(r.recorded_at), writer)
             for r in results
         ],
         returning=True,
@@ -75,11 +81,13 @@ async def insert_results(
 
 
 async def select_results(
-    connection: AsyncConnection[TupleRow], league_id: str
+    connection: AsyncConnection[TupleRow], league_id: str, match_ids: list[str] | None = None
 ) -> list[ResultRecord]:
-    """The league's results in the order they were accepted, each equal to the record
-    that was inserted."""
-    cursor = await connection.execute(_SELECT_RESULTS, (league_id,))
+    """The league's results (only those of ``match_ids`` where given) in the order they
+    were accepted, each equal to the record that was inserted."""
+    only = "" if match_ids is None else "and r.match_id = any(%s)"
+    params: tuple[object, ...] = (league_id,) if match_ids is None else (league_id, match_ids)
+    cursor = await connection.execute(_SELECT_RESULTS.format(only=only), params)
     return [
         ResultRecord.of(
             match_id=m, round_id=r, referee_id=ref, winner=winner, details=details,
@@ -88,3 +96,14 @@ async def select_results(
         )
         for m, r, ref, winner, details, at, seats, outcomes, points in await cursor.fetchall()
     ]  # fmt: skip
+
+
+async def recorded_by(
+    connection: AsyncConnection[TupleRow], league_id: str, match_ids: list[str]
+) -> dict[str, str | None]:
+    """Who wrote the rows of ``match_ids`` (None: a row from before 0003, or an import)."""
+    cursor = await connection.execute(
+        "select match_id, recorded_by from results where league_id = %s and match_id = any(%s)",
+        (league_id, match_ids),
+    )
+    return {match_id: writer for match_id, writer in await cursor.fetchall()}

@@ -21,6 +21,7 @@ from league_cli.up import LeaguePlan, start_processes, wait_for
 from sdk.config import SharedDir
 from tests.conftest import free_port, make_shared_dir
 from tests.match_files import match_files, recompute_standings, scheduled_rounds
+from tests.postgres import accepted_rows
 
 pytestmark = pytest.mark.e2e
 
@@ -44,6 +45,7 @@ def play_league(
     league_id: str = LEAGUE,
     game_type: str | None = None,
     strategies: list[str] = STRATEGIES,
+    store_url: str | None = None,
 ) -> tuple[str, dict[str, Any]]:
     plan = LeaguePlan(
         shared_dir=launcher.shared_dir,
@@ -54,6 +56,7 @@ def play_league(
         lm_port=free_port(),
         league_id=league_id,
         game_type=game_type,
+        store_url=store_url,
     )
     with httpx.Client(timeout=10) as client:
         lm_url = start_processes(plan, launcher, client)
@@ -106,9 +109,14 @@ def check_transcript(match: dict[str, Any]) -> None:
     ), "a token appears in full in a match file"
 
 
-@pytest.mark.parametrize("players", [4, 5])
-def test_a_whole_league_over_http(launcher: Launcher, players: int) -> None:
-    lm_url, standings = play_league(launcher, players)
+@pytest.mark.parametrize(
+    ("players", "store_url"),
+    [(4, "files"), (5, "files"), (4, "postgresql")],
+    indirect=["store_url"],
+)
+def test_a_whole_league_over_http(launcher: Launcher, players: int, store_url: str | None) -> None:
+    """On either store: on PostgreSQL the results are rows, and the standings are theirs."""
+    lm_url, standings = play_league(launcher, players, store_url=store_url)
     shared = SharedDir(launcher.shared_dir)
     schedule = json.loads((shared.league_dir(LEAGUE) / "rounds.json").read_text())
     rounds = scheduled_rounds(shared, LEAGUE)
@@ -138,6 +146,14 @@ def test_a_whole_league_over_http(launcher: Launcher, players: int) -> None:
         assert row["played"] == players - 1
     on_disk = json.loads((shared.league_dir(LEAGUE) / "standings.json").read_text())
     assert on_disk["standings"] == standings["standings"]
+    if store_url is not None:
+        rows = accepted_rows(store_url, LEAGUE)
+        assert sorted(row["match_id"] for row in rows) == sorted(m["match_id"] for m in matches)
+        assert not (shared.league_dir(LEAGUE) / "journal.jsonl").exists()
+        for row in standings["standings"]:
+            points = sum(r["points"].get(row["player_id"], 0) for r in rows)
+            played = sum(row["player_id"] in r["outcomes"] for r in rows)
+            assert (row["points"], row["played"]) == (points, played), row["player_id"]
 
     shown = league_command(launcher, "standings", "--lm-url", lm_url)
     assert shown.returncode == 0 and "Player1" in shown.stdout, shown.stdout + shown.stderr

@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
+from pydantic import SecretStr
 
 from league_manager.app import create_app
 from league_manager.book import LeagueBook
@@ -173,13 +174,17 @@ class World:
 
 
 @asynccontextmanager
-async def running_world(shared: SharedDir) -> AsyncIterator[World]:
+async def running_world(shared: SharedDir, store_url: str | None = None) -> AsyncIterator[World]:
+    """A League Manager on ``shared`` (its results in the PostgreSQL store at
+    ``store_url``, where given) and the scripted agents around it."""
     holder: dict[str, World] = {}
 
     async def route(request: httpx.Request) -> httpx.Response:
         return await holder["world"].handle(request)
 
-    settings = LeagueManagerSettings(shared_dir=shared.root)
+    settings = LeagueManagerSettings(
+        shared_dir=shared.root, store_url=None if store_url is None else SecretStr(store_url)
+    )
     app = create_app(settings, transport=httpx.MockTransport(route))
     manager: LeagueManager = app.state.manager
     await manager.startup()

@@ -133,6 +133,18 @@ def test_fewer_technical_losses_break_a_remaining_tie() -> None:
     assert order(t)[2:] == ["B", "A"], "A lost technically, B on the board"
 
 
+def test_a_match_taken_back_and_counted_again_is_as_if_counted_so_once() -> None:
+    """Another League Manager's result of a match replaces the one counted here."""
+    replaced, direct = table("A", "B", "C"), table("A", "B", "C")
+    for t in (replaced, direct):
+        t.apply({"A": "WIN", "C": "LOSS"})
+    replaced.apply({"A": "TECHNICAL_LOSS", "B": "WIN"})
+    replaced.apply({"A": "TECHNICAL_LOSS", "B": "WIN"}, times=-1)
+    replaced.apply({"A": "WIN", "B": "LOSS"})
+    direct.apply({"A": "WIN", "B": "LOSS"})
+    assert replaced.ranked() == direct.ranked()
+
+
 def test_ranking_is_deterministic_for_the_same_results() -> None:
     results = [{"A": "WIN", "B": "LOSS"}, {"C": "DRAW", "D": "DRAW"}, {"A": "DRAW", "C": "DRAW"}]
     first, second = table("A", "B", "C", "D"), table("A", "B", "C", "D")

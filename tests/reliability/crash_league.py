@@ -30,6 +30,7 @@ from league_cli.up import LeaguePlan, start_processes, wait_for
 from sdk.config import SharedDir
 from tests.conftest import free_port, make_shared_dir
 from tests.match_files import match_files, recompute_standings, scheduled_rounds
+from tests.postgres import accepted_rows
 
 __all__ = [
     "FAST_STRATEGIES",
@@ -57,6 +58,8 @@ class CrashLeague:
     launcher: Launcher
     client: httpx.Client
     lm: AgentProcess
+    store_url: str | None = None
+    """The League Manager's PostgreSQL store (None: its JSON files)."""
     restarts_sec: list[float] = field(default_factory=list)
     """How long each restart took, from the kill to a healthy League Manager."""
 
@@ -97,7 +100,7 @@ class CrashLeague:
 
     def start_manager(self, *, healthy: bool = True) -> AgentProcess:
         """Start the League Manager again on the same port and data folder."""
-        self.lm = self.launcher.manager(self.lm.port, LEAGUE)
+        self.lm = self.launcher.manager(self.lm.port, LEAGUE, store_url=self.store_url)
         if healthy:
             self.launcher.wait_healthy(self.lm)
         return self.lm
@@ -161,11 +164,13 @@ def running_league(
     match_timeout_sec: float = 10,
     system: dict[str, Any] | None = None,
     league: dict[str, Any] | None = None,
+    store_url: str | None = None,
 ) -> Iterator[CrashLeague]:
     """A League Manager, ``referees`` referees (``Ref1``…) and ``players`` players
     (``Player1``…, strategies in turn), all registered; every process stopped by its pid
     on the way out. ``match_timeout_sec`` is the league's; ``system`` and ``league``
-    override entries of ``system.json`` and of the league's config."""
+    override entries of ``system.json`` and of the league's config; ``store_url`` is the
+    League Manager's PostgreSQL store (None: its JSON files)."""
     shared = make_shared_dir(root / "SHARED", **(system or {}))
     league_path = shared.config_dir / "leagues" / f"{LEAGUE}.json"
     config = json.loads(league_path.read_text())
@@ -181,12 +186,13 @@ def running_league(
             (f"Player{i + 1}", free_port(), strategies[i % len(strategies)]) for i in range(players)
         ],
         referees=[(f"Ref{i + 1}", free_port(), capacity) for i in range(referees)],
+        store_url=store_url,
     )
     try:
         with httpx.Client(timeout=10) as client:
             start_processes(plan, launcher, client)
             manager = next(p for p in launcher.processes if p.kind == "manager")
-            yield CrashLeague(shared, launcher, client, manager)
+            yield CrashLeague(shared, launcher, client, manager, store_url)
     finally:
         launcher.stop_all()
 
@@ -197,7 +203,7 @@ class LeagueCheck:
 
     scheduled: int
     counted: int
-    """Results in the journal (each match must be there exactly once)."""
+    """Results in the journal or the database (each match must be there exactly once)."""
     double_counts: list[str]
     """Matches journaled more than once."""
     mismatches: list[str]
@@ -210,16 +216,23 @@ class LeagueCheck:
         return not self.double_counts and not self.mismatches
 
 
-def check_league(shared: SharedDir, final: dict[str, Any]) -> LeagueCheck:
-    """Check a finished league's journal, match files and standings against each other and
-    against ``final``, the League Manager's last ``GET /standings``."""
+def check_league(
+    shared: SharedDir, final: dict[str, Any], store_url: str | None = None
+) -> LeagueCheck:
+    """Check a finished league's results (its journal, or the rows of the PostgreSQL store
+    at ``store_url``), match files and standings against each other and against ``final``,
+    the League Manager's last ``GET /standings``."""
     league_dir = shared.league_dir(LEAGUE)
     scheduled = [m.match_id for r in scheduled_rounds(shared, LEAGUE) for m in r.matches]
-    journal = [
-        json.loads(line)
-        for line in (league_dir / "journal.jsonl").read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    ]
+    journal = (
+        [
+            json.loads(line)
+            for line in (league_dir / "journal.jsonl").read_text(encoding="utf-8").splitlines()
+            if line.strip()
+        ]
+        if store_url is None
+        else accepted_rows(store_url, LEAGUE)
+    )
     counts = Counter(record["match_id"] for record in journal)
     double = sorted(match_id for match_id, count in counts.items() if count > 1)
     mismatches = [f"{match_id}: never counted" for match_id in scheduled if match_id not in counts]

@@ -37,14 +37,19 @@ def league_events(league: CrashLeague, event: str) -> list[dict[str, object]]:
     ]
 
 
-def test_the_league_manager_killed_three_times_loses_and_doubles_nothing(tmp_path: Path) -> None:
-    with running_league(tmp_path, players=16, match_timeout_sec=10) as league:
+@pytest.mark.parametrize("store_url", ["files", "postgresql"], indirect=True)
+def test_the_league_manager_killed_three_times_loses_and_doubles_nothing(
+    tmp_path: Path, store_url: str | None
+) -> None:
+    """On either store: a restarted League Manager reads its results back (journal.jsonl,
+    or the database's rows) and counts each once."""
+    with running_league(tmp_path, players=16, match_timeout_sec=10, store_url=store_url) as league:
         total = league.start()
         assert total == 120
         points = kill_points(total, 3, SEED)
         kills = league.kill_manager_at(points, timeout=30)
         final = league.wait_completed(60)
-        check = check_league(league.shared, final)
+        check = check_league(league.shared, final, store_url)
     assert kills == 3, f"the league completed before kill point {points[kills]}"
     assert check.double_counts == [], "a match was counted twice"
     assert check.mismatches == []

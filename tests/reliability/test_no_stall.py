@@ -1,14 +1,17 @@
 """Never silently stuck, with real processes on loopback: the League Manager's disk fills
-up, its registry files are deleted, a flood of connections or of requests holds it. Each
+up, its PostgreSQL store stops, its registry files are deleted, a flood of connections or
+of requests holds it. Each
 time ``/health`` says degraded with the reason within seconds, ``/status`` names the alarm
 (and, for a round that makes no progress, the matches and referees waited for), and once
 the cause is gone the league completes by itself with nothing lost nor counted twice: the
-journal, the standings and the referees' match files agree."""
+journal (or the database's rows), the standings and the referees' match files agree."""
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +23,7 @@ from league_manager.upkeep import FLOOD
 from sdk.config import SharedDir
 from sdk.messages import LeagueQuery
 from tests.conftest import TinyDisk
+from tests.postgres import PostgresServer, accepted_rows
 from tests.reliability.crash_league import LEAGUE, CrashLeague, check_league, running_league
 from tests.reliability.deliberate import GATE_ENV
 from tests.reliability.floods import ConnectionFlood, RequestFlood, http_request
@@ -77,6 +81,43 @@ def refused_matches(shared: SharedDir) -> set[str]:
     }
 
 
+@contextmanager
+def first_round_waiting(
+    root: Path, store_url: str | None = None
+) -> Iterator[tuple[CrashLeague, int]]:
+    """A started league of 4 gated players (``GATE_ENV`` names the gate) whose first
+    round's matches all run, waiting for their moves; and its number of matches."""
+    with running_league(
+        root,
+        players=4,
+        match_timeout_sec=20,
+        strategies=GATED,
+        league={"stall_after_sec": STALL_AFTER_SEC},
+        store_url=store_url,
+    ) as league:
+        total = league.start()
+        first_round = total // 3  # 4 players: 3 rounds of 2 matches
+        wait_for(
+            lambda: sum(r["running_matches"] for r in league.status()["referees"]) == first_round,
+            _SOON,
+            "the first round's matches to run",
+        )
+        yield league, total
+
+
+def refused_and_told(
+    league: CrashLeague, gate: Path, words: str
+) -> tuple[set[str], dict[str, Any]]:
+    """Open the gate; the matches whose reports were refused with E022, and /health's body
+    once it is degraded for a reason holding ``words``."""
+    gate.touch()
+    refused = wait_for(
+        lambda: refused_matches(league.shared) or None, _SOON, "a report refused with E022"
+    )
+    body = wait_for(lambda: degraded_for(league, words), _SOON, f"/health to say {words!r}")
+    return refused, body
+
+
 def test_a_full_disk_is_told_refused_and_recovered_from_with_nothing_lost(
     tmp_path: Path, tiny_disk: TinyDisk, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -89,30 +130,9 @@ def test_a_full_disk_is_told_refused_and_recovered_from_with_nothing_lost(
     shared = SharedDir(tmp_path / "SHARED")
     shared.league_dir(LEAGUE).parent.mkdir(parents=True)
     shared.league_dir(LEAGUE).symlink_to(tiny_disk.root)  # the League Manager's files only
-    with running_league(
-        tmp_path,
-        players=4,
-        match_timeout_sec=20,
-        strategies=GATED,
-        league={"stall_after_sec": STALL_AFTER_SEC},
-    ) as league:
-        total = league.start()
-        first_round = total // 3  # 4 players: 3 rounds of 2 matches
-        wait_for(
-            lambda: sum(r["running_matches"] for r in league.status()["referees"]) == first_round,
-            _SOON,
-            "the first round's matches to run",
-        )
+    with first_round_waiting(tmp_path) as (league, total):
         tiny_disk.fill()
-        gate.touch()
-        refused = wait_for(
-            lambda: refused_matches(league.shared) or None, _SOON, "a report refused with E022"
-        )
-        body = wait_for(
-            lambda: degraded_for(league, "No space left on device"),
-            _SOON,
-            "/health to say the disk is full",
-        )
+        refused, body = refused_and_told(league, gate, "No space left on device")
         stalled = wait_for(
             lambda: next(
                 (a for a in league.status()["alarms"]["raised"] if a["key"] == "stall"), None
@@ -136,6 +156,30 @@ def test_a_full_disk_is_told_refused_and_recovered_from_with_nothing_lost(
     assert check.counted == check.scheduled == total
     assert refused <= set(journal), "a refused result was lost"
     assert "alarm_raised" in events and "alarm_cleared" in events
+
+
+def test_a_database_lost_mid_league_is_told_refused_and_recovered_from_with_nothing_lost(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, postgres: PostgresServer, database_url: str
+) -> None:
+    """The PostgreSQL store stops while the first round's matches wait for their moves:
+    their reports are refused (E022, not acknowledged), /health says why, and once the
+    server is back the League Manager commits again by itself (no restart) and the league
+    completes, each match counted once in the database."""
+    gate = tmp_path / "gate"
+    monkeypatch.setenv(GATE_ENV, str(gate))
+    with first_round_waiting(tmp_path, database_url) as (league, total):
+        postgres.stop()
+        try:
+            refused, body = refused_and_told(league, gate, "cannot reach PostgreSQL")
+        finally:
+            postgres.resume()
+        wait_for(lambda: health(league)[0] == 200 or None, _SOON, "/health to be ok again")
+        final = league.wait_completed(60)
+        check = check_league(league.shared, final, database_url)
+    assert postgres.password not in json.dumps(body), body
+    assert check.double_counts == [] and check.mismatches == []
+    assert check.counted == check.scheduled == total
+    assert refused <= {row["match_id"] for row in accepted_rows(database_url, LEAGUE)}
 
 
 def registry(league: CrashLeague) -> list[str]:

@@ -8,6 +8,7 @@ permitted."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import TinyDisk, free_port, make_shared_dir, mounted_tmpfs
+from tests.postgres import PostgresServer
 from tests.reliability.services import TRACEBACK_MARKS
 
 pytestmark = pytest.mark.e2e
@@ -34,6 +36,8 @@ class Refusal:
 
     code: int
     output: str
+    """Everything printed: stdout, then stderr."""
+    stderr: str = ""
 
     @property
     def line(self) -> str:
@@ -44,10 +48,12 @@ class Refusal:
         return lines[0]
 
 
-def start_refused(agent: str, shared: Path, *args: str) -> Refusal:
-    """Start ``league AGENT`` on ``shared`` and wait for it to give up, as each case here
-    must; one still running after the wait is killed (``subprocess.run``'s timeout), and the
-    case fails."""
+def start_refused(
+    agent: str, shared: Path, *args: str, env: dict[str, str] | None = None
+) -> Refusal:
+    """Start ``league AGENT`` on ``shared`` (``env``: variables added to this process's)
+    and wait for it to give up, as each case here must; one still running after the wait is
+    killed (``subprocess.run``'s timeout), and the case fails."""
     ended = subprocess.run(
         [
             sys.executable,
@@ -61,13 +67,14 @@ def start_refused(agent: str, shared: Path, *args: str) -> Refusal:
             *AGENT_ARGS[agent],
             *args,
         ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
+        capture_output=True,
         stdin=subprocess.DEVNULL,
         timeout=60,
         check=False,
+        env={**os.environ, **(env or {})},
     )
-    return Refusal(ended.returncode, ended.stdout.decode(errors="replace"))
+    stderr = ended.stderr.decode(errors="replace")
+    return Refusal(ended.returncode, ended.stdout.decode(errors="replace") + stderr, stderr)
 
 
 CASES = [("manager", "data"), ("manager", "logs"), ("referee", "logs"), ("player", "logs")]
@@ -157,3 +164,41 @@ def test_negative_points_for_a_win_stop_the_start_in_one_line(tmp_path: Path) ->
         f"error: {path}: scoring: Value error, win (-3) must be more than "
         "0: a win earns points; win (-3) must be more than draw (1)"
     )
+
+
+EXIT_NO_DATABASE = 2
+
+
+@pytest.mark.parametrize("given", ["--store", "env", "system.json"])
+def test_an_unreachable_database_stops_the_league_manager_in_one_line_on_stderr(
+    tmp_path: Path, given: str
+) -> None:
+    """Wherever the store URL comes from; its password never shows."""
+    url = f"postgresql://league:s3cret-pw@127.0.0.1:{free_port()}/league"
+    shared = make_shared_dir(
+        tmp_path / "SHARED", **({"store_url": url} if given == "system.json" else {})
+    ).root
+    refusal = start_refused(
+        "manager",
+        shared,
+        *(["--store", url] if given == "--store" else []),
+        env={"LEAGUE_STORE_URL": url} if given == "env" else None,
+    )
+    assert refusal.code == EXIT_NO_DATABASE, refusal.output
+    assert refusal.line == refusal.stderr.strip(), "the line is on stderr"
+    assert refusal.line.startswith("error: cannot reach PostgreSQL at 127.0.0.1:"), refusal.line
+    assert "s3cret-pw" not in refusal.output
+    assert not (shared / "data" / "leagues" / LEAGUE / "journal.jsonl").exists()
+
+
+def test_a_missing_database_or_a_store_url_of_another_kind_stops_it_in_one_line(
+    tmp_path: Path, postgres: PostgresServer
+) -> None:
+    shared = make_shared_dir(tmp_path / "SHARED").root
+    missing = start_refused("manager", shared, "--store", postgres.url("no_such_league"))
+    assert missing.code == EXIT_NO_DATABASE, missing.output
+    assert "has no database no_such_league: create it" in missing.line
+    assert postgres.password not in missing.output
+    other = start_refused("manager", shared, "--store", "mysql://league:pw@127.0.0.1/league")
+    assert other.code == EXIT_NO_DATABASE, other.output
+    assert "is a mysql:// URL, not a PostgreSQL one" in other.line

@@ -9,9 +9,12 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from league_manager.pg import upgrade_database
 from league_manager.pg.connection import OnDemand, connect
 from league_manager.pg.errors import PgWriteError
 from league_manager.pg.result_log import PgResultLog
+from league_manager.pg.result_rows import insert_results
+from league_manager.results_book import ResultsBook
 from sdk.store import StoreError
 from tests.league_manager.result_logs import LEAGUE, league_in, result
 from tests.postgres import PostgresServer
@@ -44,13 +47,55 @@ async def test_two_league_managers_taking_one_match_keep_one_row(
 
     await asyncio.gather(*(log.durable() for log in logs))
 
-    told_new = [not log.duplicate(theirs[0].match_id) for log in logs]
+    told_new = [log.duplicate(theirs[0].match_id) is None for log in logs]
     assert sorted(told_new) == [False, True]
     kept = (await logs[0].read()).results
     assert kept == [theirs[told_new.index(True)]]
+    assert logs[told_new.index(False)].duplicate(theirs[0].match_id) == kept[0]
     async with await connect(league_url) as connection:
         cursor = await connection.execute("select count(*) from result_outcomes")
         assert await cursor.fetchone() == (2,)  # the kept result's two players, once each
+
+
+async def test_a_commit_tried_again_after_its_reply_was_lost_is_not_its_own_duplicate(
+    league_url: str, links: tuple[OnDemand, OnDemand]
+) -> None:
+    """The server committed the log's rows but the reply never came (the connection cut):
+    the log tries the commit again, finds the rows marked as its own, and keeps its result
+    as recorded, not as another League Manager's."""
+    log = PgResultLog(links[0], LEAGUE)
+    mine = result(1)
+    async with await connect(league_url) as connection, connection.transaction():
+        await insert_results(connection, LEAGUE, [mine], writer=log.writer)  # the lost commit
+
+    log.append(mine)
+    await log.durable()
+
+    assert log.duplicate(mine.match_id) is None
+    assert (await log.read()).results == [mine]
+
+
+async def test_two_results_books_on_one_database_count_a_match_once(
+    database_url: str, links: tuple[OnDemand, OnDemand]
+) -> None:
+    """Two League Managers' books take one match's report each (from a database with no
+    row yet: the log writes the league's and the round's): one row is kept, and the book
+    whose result was not kept takes the kept one in its place."""
+    await upgrade_database(database_url)
+    books = [ResultsBook(PgResultLog(link, LEAGUE), []) for link in links]
+    theirs = [result(1, referee="REF01", second=1), result(1, referee="REF02", second=2)]
+    for book, one in zip(books, theirs, strict=True):
+        book.record(one)
+
+    await asyncio.gather(*(book.durable() for book in books))
+    replaced = [book.take_kept(theirs[0].match_id) for book in books]
+
+    kept = (await PgResultLog(links[0], LEAGUE).read()).results
+    assert len(kept) == 1
+    assert sorted(r is None for r in replaced) == [False, True]
+    assert next(r for r in replaced if r is not None)[1] == kept[0]
+    assert [dict(book) for book in books] == [{kept[0].match_id: kept[0]}] * 2
+    assert all(book.take_kept(kept[0].match_id) is None for book in books), "replaced once"
 
 
 async def test_a_lost_database_refuses_the_commit_and_the_log_goes_on_once_it_is_back(
