@@ -1,4 +1,5 @@
-"""Fixtures every test may use: a private SHARED folder and free loopback ports."""
+"""Fixtures every test may use: a private SHARED folder and free loopback ports
+(``tests/ports.py``)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ import errno
 import json
 import os
 import shutil
-import socket
 import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -16,6 +16,7 @@ import pytest
 
 from sdk.config import SharedDir
 from strategies import registry
+from tests.ports import free_port, free_port_block  # noqa: F401 (tests import them from here)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BROWSER_TESTS = REPO_ROOT / "tests" / "web"
@@ -27,66 +28,6 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     alone takes seconds to import, in every worker, for tests it would deselect."""
     fast_lane = config.getoption("markexpr", "").replace(" ", "") == "note2e"
     return True if fast_lane and collection_path == BROWSER_TESTS else None
-
-
-_HANDED_OUT: set[int] = set()
-"""Ports this test process gave out already: the system may offer a released port again at
-once, and two agents of one test given the same port collide (one cannot bind, or
-registers an endpoint that is taken)."""
-
-
-_WORKER = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
-_WORKERS = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-_BLOCK = 64
-"""Under pytest-xdist each worker takes its ports from its own blocks of 64 (the system
-picks odd ports for a bind to port 0, so a split by parity would starve one worker)."""
-
-
-def free_port() -> int:
-    """A port nobody listens on right now, on 127.0.0.1, never the same twice in a run (nor
-    the same as another xdist worker's: ``_WORKER``)."""
-    while True:
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = int(sock.getsockname()[1])
-        if port not in _HANDED_OUT and (port // _BLOCK) % _WORKERS == _WORKER:
-            _HANDED_OUT.add(port)
-            return port
-
-
-def _ephemeral_floor() -> int:
-    """The lowest port the system hands to a bind to port 0 or to an outgoing connection."""
-    try:
-        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return 32768
-
-
-def free_port_block(size: int) -> int:
-    """The first of ``size`` consecutive free loopback ports, for scripts that number their
-    agents from one base port. The blocks lie below the system's ephemeral range, where
-    ``free_port`` and every outgoing connection take theirs, so nothing else of the run
-    can take one of them between this check and the script's bind; each xdist worker
-    searches its own slice."""
-    floor = 20000
-    span = (_ephemeral_floor() - floor) // _WORKERS
-    start = floor + _WORKER * span
-    offset = os.getpid() % max(span - size, 1)
-    for step in range(0, span - size, size + 1):
-        base = start + (offset + step) % (span - size)
-        sockets = []
-        try:
-            for port in range(base, base + size):
-                sock = socket.socket()
-                sockets.append(sock)
-                sock.bind(("127.0.0.1", port))
-            return base
-        except OSError:
-            continue
-        finally:
-            for sock in sockets:
-                sock.close()
-    raise RuntimeError(f"no block of {size} free ports between {start} and {start + span}")
 
 
 class Clock:

@@ -26,7 +26,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from tests.conftest import free_port
+from tests.ports import free_port
 
 SUPERUSER = "postgres"
 SYSTEM_USER = "postgres"
