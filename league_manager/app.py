@@ -16,8 +16,10 @@ from league_manager.admin_routes import admin_action
 from league_manager.admin_routes import router as admin_router
 from league_manager.config import LeagueManagerSettings
 from league_manager.handlers import method_table
+from league_manager.pg.event_relay import PgEventRelay
 from league_manager.service import LeagueManager
 from league_manager.web import install as install_dashboard
+from league_manager.web.events import PUBLIC_EVENTS
 from sdk.docs import service_app
 from sdk.jsonrpc import JsonRpcEndpoint
 from sdk.service import serve
@@ -34,13 +36,24 @@ def create_app(
 ) -> FastAPI:
     """Build the League Manager and its app; the lifespan resumes and closes the league."""
     manager = LeagueManager(settings, transport=transport)
+    store_url = settings.store_url.get_secret_value() if settings.store_url else None
+    relay = None
+    if store_url is not None:
+        # Several League Managers on one database: each one's dashboard streams the others'
+        # events too.
+        relay = PgEventRelay(store_url, manager.league_id, PUBLIC_EVENTS)
+        manager.listeners.append(relay.publish)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await manager.startup()
+        if relay is not None:
+            relay.start(hub)
         try:
             yield
         finally:
+            if relay is not None:
+                await relay.stop()
             hub.close()
             await manager.shutdown()
 
@@ -64,7 +77,8 @@ def create_app(
     @app.get("/health")
     async def health(request: Request) -> JSONResponse:
         """ok (200), or degraded (503) with the reasons: the League Manager cannot write,
-        its round makes no progress, or it is flooded (``alarms.py``)."""
+        its round makes no progress, or it is flooded (``alarms.py``). On a PostgreSQL
+        store, whether the other League Managers' events are heard (``events_relay``)."""
         manager = manager_of(request)
         found = manager.alarms.health()
         return JSONResponse(
@@ -73,6 +87,7 @@ def create_app(
                 "agent": "league_manager",
                 "league_id": manager.league_id,
                 "state": manager.schedule.status.value,
+                **({} if relay is None else {"events_relay": relay.state}),
             },
             status_code=200 if manager.alarms.ok else 503,
         )

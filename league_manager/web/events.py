@@ -99,6 +99,15 @@ class EventHub:
             else:
                 queue.put_nowait(item)
 
+    def resync(self) -> None:
+        """Tell every stream to refetch everything: events may have gone unheard (another
+        League Manager's, while the relay between them was away)."""
+        if self._closed:
+            return
+        for queue in self._queues:
+            self._drain(queue)
+            queue.put_nowait((next(self._ids), "resync", "{}"))
+
     def close(self) -> None:
         """End every stream now and refuse new ones (the server is closing)."""
         self._closed = True

@@ -3,7 +3,6 @@ Manager process read with httpx, and its shutdown with a stream open."""
 
 from __future__ import annotations
 
-import json
 import signal
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -15,7 +14,7 @@ import pytest
 from league_cli.launcher import Launcher
 from league_manager.web.events import EventHub, TooManyStreams
 from tests.conftest import free_port, make_shared_dir
-from tests.league_manager.conftest import envelope
+from tests.league_manager.event_stream import read_event, register_player_call
 
 
 async def frames(stream: AsyncIterator[str], count: int) -> list[str]:
@@ -80,19 +79,6 @@ def launcher(tmp_path: Path) -> Iterator[Launcher]:
         launched.stop_all()
 
 
-def read_event(lines: Iterator[str], name: str, deadline: float) -> dict[str, object]:
-    """The data of the next ``name`` event on the stream."""
-    wanted = False
-    for line in lines:
-        if time.monotonic() > deadline:
-            break
-        if line == f"event: {name}":
-            wanted = True
-        elif wanted and line.startswith("data: "):
-            return json.loads(line.removeprefix("data: "))  # type: ignore[no-any-return]
-    raise AssertionError(f"no {name} event on the stream")
-
-
 @pytest.mark.e2e
 def test_a_real_league_manager_streams_events_and_shuts_down_with_a_stream_open(
     launcher: Launcher,
@@ -108,21 +94,7 @@ def test_a_real_league_manager_streams_events_and_shuts_down_with_a_stream_open(
         assert stream.headers["content-type"].startswith("text/event-stream")
         lines = stream.iter_lines()
         read_event(lines, "hello", time.monotonic() + 10)
-        registration = envelope(
-            "LEAGUE_REGISTER_REQUEST",
-            "player:p1",
-            player_meta={
-                "display_name": "Streamed",
-                "version": "1.0.0",
-                "game_types": ["even_odd"],
-                "contact_endpoint": "http://127.0.0.1:9/mcp",
-            },
-        )
-        answer = httpx.post(
-            manager.mcp_url,
-            json={"jsonrpc": "2.0", "id": 1, "method": "register_player", "params": registration},
-            timeout=10,
-        )
+        answer = httpx.post(manager.mcp_url, json=register_player_call("Streamed"), timeout=10)
         assert answer.json()["result"]["status"] == "ACCEPTED"
         data = read_event(lines, "player_registered", time.monotonic() + 10)
         assert data["display_name"] == "Streamed" and data["agent_id"] == "P01"
