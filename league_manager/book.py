@@ -80,6 +80,9 @@ class LeagueBook:
     standings: StandingsBook
     recovery_notes: list[str]
     unsettled: frozenset[str]
+    journal: ResultJournal | None = None
+    """The results' file, which the watchdog checks is still there (None: the results are
+    in the PostgreSQL store)."""
 
     @classmethod
     def open(
@@ -128,7 +131,7 @@ class LeagueBook:
             standings.check_file(note)
         if journal is not None:
             journal.open()
-        return cls(schedule, results, standings, notes, frozenset(unsettled))
+        return cls(schedule, results, standings, notes, frozenset(unsettled), journal)
 
     def close(self) -> None:
         self.results.close()

@@ -9,7 +9,7 @@ a log that cannot make it durable raises ``StoreError`` and the result is refuse
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -123,6 +123,22 @@ class ResultJournal:
     def duplicate(self, match_id: str) -> ResultRecord | None:
         """Never: one League Manager writes a journal, and appends only new results."""
         return None
+
+    def lost(self) -> bool:
+        """Whether ``journal.jsonl`` was deleted or replaced under the League Manager (the
+        watchdog looks once a second): results appended since would not be read back."""
+        assert self._journal is not None, "lost after open"
+        return self._journal.lost()
+
+    def restore(self, results: Iterable[ResultRecord]) -> None:
+        """Write ``journal.jsonl`` again from ``results``, every result the League Manager
+        holds, and append to it from now on.
+
+        Raises:
+            FileSystemError: it could not be written (the watchdog tries again).
+        """
+        assert self._journal is not None, "restore after open"
+        self._journal.restore(result.to_line() for result in results)
 
     def close(self) -> None:
         if self._journal is not None:

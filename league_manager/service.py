@@ -122,6 +122,7 @@ class LeagueManager:
             paused=lambda: control.paused,
             stall_after_sec=config.stall_after_sec,
             results_retry=None if self._store_link is None else results.durable,
+            journal=self._journal,
         )
         self.states = AgentStates(agents, self.upkeep.persist, event)
         self.removal = PlayerRemoval(schedule, results, agents, self.states, event)
@@ -281,6 +282,7 @@ class LeagueManager:
             # The book's parts, each handed on alone to the parts that use it.
             self.schedule, self.results = book.schedule, book.results
             self.standings, self._unsettled = book.standings, book.unsettled
+            self._journal = book.journal
             self.assignments = AssignmentNumbers(league_dir, league_id)
             self.control = LeagueControl(league_dir, league_id, self.schedule, self.event)
             for note in (

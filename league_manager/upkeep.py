@@ -9,6 +9,9 @@ reason, and each clears by itself once its cause is gone.
   probe file; results kept in PostgreSQL by committing the results not yet kept).
 - **The registry deleted** (``agents.json``, ``secrets.json``): looked for once a second
   (two stats, never one per result) and written again from memory.
+- **The results' journal deleted or replaced** (``journal.jsonl``): found by comparing the
+  file at its path with the one appended to, once a second, and written again from memory
+  (every accepted result), so nothing acknowledged is lost at the next start.
 - **The registry's snapshots**: written once they are due (``AgentRegistry.snapshot_due``),
   never by a registration itself, which only appends to the registry's journal.
 - **A round without progress** for the league's ``stall_after_sec``: an alarm naming the
@@ -32,6 +35,7 @@ from league_manager.alarms import Alarms
 from league_manager.assignments import ASSIGNMENTS_FILE, AssignmentNumbers
 from league_manager.records import LeagueStatus
 from league_manager.registry_files import AGENTS_FILE, REGISTRY_JOURNAL, SECRETS_FILE
+from league_manager.result_log import ResultJournal
 from league_manager.results_book import ResultsBook
 from league_manager.schedule_book import ScheduleBook
 from league_manager.standings_book import StandingsBook
@@ -79,12 +83,16 @@ class Upkeep:
         paused: Callable[[], bool],
         stall_after_sec: float,
         results_retry: Callable[[], Awaitable[None]] | None = None,
+        journal: ResultJournal | None = None,
     ):
         """``results_retry``: where the results are not in the journal file (PostgreSQL),
         how the watchdog learns the store keeps them again: it commits those not yet kept
         (a result is refused only with some left so), raising StoreError while it cannot.
+        ``journal``: the results' file where they are in one, written again from memory
+        when it is found deleted.
         """
         self._results_retry = results_retry
+        self._journal = journal
         self._dir = league_dir
         self._alarms = alarms
         self._event = event
@@ -182,6 +190,7 @@ class Upkeep:
             if name != JOURNAL or self._results_retry is None:
                 self.persist(name, self._rewrites[name])
         self._check_registry()
+        self._check_journal()
         if self._agents.snapshot_due():
             self.persist(AGENTS_FILE, self._agents.save)
         self._check_progress()
@@ -204,6 +213,21 @@ class Upkeep:
         for name in _REGISTRY:
             if name not in missing:
                 self._alarms.clear(f"registry:{name}")
+
+    def _check_journal(self) -> None:
+        """``journal.jsonl`` deleted or replaced while the league runs: what was appended
+        since went to a file no start-up reads, so it is written again from the results
+        in memory (every one accepted), before it is appended to again."""
+        journal, key = self._journal, f"lost:{JOURNAL}"
+        if journal is None or not journal.lost():
+            self._alarms.clear(key)
+            return
+        self._alarms.raise_alarm(
+            key, f"{JOURNAL} was deleted (or replaced); writing it again from memory"
+        )
+        if self.persist(JOURNAL, lambda: journal.restore(self._results.values())):
+            self._event("journal_rewritten", results=len(self._results))
+            self._alarms.clear(key)
 
     def _check_progress(self) -> None:
         """A stall: the league runs, is not paused, and no result has arrived nor round

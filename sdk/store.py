@@ -11,7 +11,7 @@ import os
 import shutil
 import tempfile
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar, cast
@@ -404,6 +404,31 @@ class Journal:
         with file_access(self.path, "write"):
             os.replace(self.path, backup_path(self.path))
             _fsync_dir(self.path.parent)
+        old, self._fd = self._fd, self._open()
+        self._commits.settled()
+        self._commits.after_flight(lambda: os.close(old))
+
+    def lost(self) -> bool:
+        """Whether the file appended to is no longer at the journal's path (deleted, or
+        replaced by another file): what is appended goes where no reader will find it."""
+        try:
+            found = os.stat(self.path)
+        except FileNotFoundError:
+            return True
+        mine = os.fstat(self._fd)
+        return (found.st_dev, found.st_ino) != (mine.st_dev, mine.st_ino)
+
+    def restore(self, records: Iterable[dict[str, Any]]) -> None:
+        """Write the journal again from ``records``, all it held (its owner's memory), where
+        it was ``lost``, atomically and synced, and append to the new file from now on: so
+        what was appended to the lost file counts as durable.
+
+        Raises:
+            FileSystemError: it could not be written (the owner tries again; appends go on
+                to the lost file meanwhile, and the owner keeps them in memory).
+        """
+        text = "".join(_journal_line(record) for record in records)
+        _atomic_write_text(self.path, text, keep_backup=False)
         old, self._fd = self._fd, self._open()
         self._commits.settled()
         self._commits.after_flight(lambda: os.close(old))

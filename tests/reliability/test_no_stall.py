@@ -253,6 +253,39 @@ def test_registry_files_deleted_mid_league_are_written_again_and_never_an_empty_
     assert "Traceback" not in said
 
 
+def test_the_results_journal_deleted_mid_league_is_written_again_and_nothing_is_lost(
+    tmp_path: Path,
+) -> None:
+    """journal.jsonl deleted while the League Manager appends to it: the watchdog writes it
+    again from memory, the league completes, and a League Manager killed after reads every
+    result back from it (before, the appends went on to the deleted file: lost at the next
+    start)."""
+    with running_league(tmp_path, players=6) as league:
+        total = league.start()
+        wait_for(lambda: league.status()["matches_completed"] >= 1, 30, "a result")
+        (league.league_dir / "journal.jsonl").unlink()
+        told = wait_for(
+            lambda: next(
+                (
+                    a
+                    for a in league.status()["alarms"]["cleared"]
+                    if a["key"] == "lost:journal.jsonl"
+                ),
+                None,
+            ),
+            _SOON,
+            "/status to tell that journal.jsonl was written again",
+        )
+        final = league.wait_completed(60)
+        check = check_league(league.shared, final)
+        league.restart_manager()
+        again = league.status()
+    assert "journal.jsonl was deleted" in told["reason"], told
+    assert check.double_counts == [] and check.mismatches == []
+    assert check.counted == check.scheduled == total
+    assert (again["state"], again["matches_completed"]) == ("COMPLETED", total)
+
+
 def test_a_flood_of_connections_is_told_and_the_league_completes_after_it(tmp_path: Path) -> None:
     cap = 64
     with running_league(

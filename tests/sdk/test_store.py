@@ -459,6 +459,28 @@ def test_journal_rewrite_keeps_the_damaged_file_and_writes_the_good_records(
     assert leftovers(journal_path.parent) == []
 
 
+async def test_a_journal_deleted_or_replaced_under_its_writer_is_lost_and_restored_whole(
+    journal_path: Path,
+) -> None:
+    journal = Journal(journal_path)
+    journal.append(RECORDS[0])
+    assert not journal.lost()
+    journal_path.unlink()
+    assert journal.lost(), "deleted: appends would go to a file nobody reads"
+    journal.append(RECORDS[1], sync=False)  # to the deleted file: its writer keeps it
+    journal.restore(RECORDS)
+    await journal.durable()  # settled by the restore: the records are in the new file
+    assert not journal.lost() and Journal.read(journal_path) == RECORDS
+    journal.append({"match_id": "R2M1"})
+    assert [r["match_id"] for r in Journal.read(journal_path)] == ["R1M1", "R1M2", "R2M1"]
+
+    journal_path.rename(journal_path.with_suffix(".moved"))
+    journal_path.write_text("")
+    assert journal.lost(), "replaced by another file at its path"
+    journal.close()
+    assert leftovers(journal_path.parent) == []
+
+
 def test_temp_files_a_kill_left_are_removed_and_nothing_else(tmp_path: Path) -> None:
     write_document(tmp_path / "rounds.json", {"version": 1}, keep_backup=True)
     write_document(tmp_path / "rounds.json", {"version": 2}, keep_backup=True)
