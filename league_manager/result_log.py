@@ -28,6 +28,9 @@ class KeptResults:
     """In the order they were accepted."""
     damaged: list[BadLine] = field(default_factory=list)
     """Lines that are not results (the file back end only: a database keeps no damage)."""
+    mark: str | None = None
+    """Where the read ended in the store's commit order (PostgreSQL only): the results other
+    League Managers keep later are asked from there (``ResultLog.others``)."""
 
     @property
     def anything(self) -> bool:
@@ -56,6 +59,16 @@ class ResultLog(Protocol):
     def duplicate(self, match_id: str) -> ResultRecord | None:
         """The result of ``match_id`` the store already held when this log's was made
         durable, and kept instead of this log's; None where it kept this log's."""
+        ...
+
+    async def others(self) -> list[ResultRecord]:
+        """The results other League Managers on the store kept since the last call (since
+        the start-up read, the first time), in the order they were accepted.
+
+        Raises:
+            StoreError: the store cannot be read now (the next call asks again from the
+                same place).
+        """
         ...
 
     def close(self) -> None: ...
@@ -123,6 +136,10 @@ class ResultJournal:
     def duplicate(self, match_id: str) -> ResultRecord | None:
         """Never: one League Manager writes a journal, and appends only new results."""
         return None
+
+    async def others(self) -> list[ResultRecord]:
+        """None ever: a journal has one League Manager."""
+        return []
 
     def lost(self) -> bool:
         """Whether ``journal.jsonl`` was deleted or replaced under the League Manager (the

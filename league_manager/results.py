@@ -14,6 +14,7 @@ database's."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -219,6 +220,41 @@ class ResultDesk:
                 outcomes=outcomes,
             )
         return ours
+
+    async def follow_forever(self, every_sec: float) -> None:
+        """``follow`` every ``every_sec`` while the League Manager lives (a store that cannot
+        be read now is asked again at the next look; the results log's own alarm tells
+        that it is away)."""
+        while True:
+            await asyncio.sleep(every_sec)
+            with contextlib.suppress(StoreError):
+                await self.follow()
+
+    async def follow(self) -> None:
+        """Count the results other League Managers on the store accepted since the last
+        look, as if reported here: in the standings, on their matches, and to the round
+        waiting for them. A result of a match this League Manager's schedule does not hold
+        is left out (logged).
+
+        Raises:
+            StoreError: the store cannot be read now (the next look asks again).
+        """
+        for result in await self._results.others():
+            if self._schedule.match(result.match_id) is None:
+                self._event("result_not_scheduled", match_id=result.match_id)
+                continue
+            self._results.adopt(result)
+            self._standings.count(result)
+            self._schedule.mark_decided(result)
+            waiter = self._done.get(result.match_id)
+            if waiter is not None:
+                waiter.set()
+            self._event(
+                "result_heard",
+                match_id=result.match_id,
+                referee_id=result.referee_id,
+                outcomes=result.outcomes,
+            )
 
     async def _durable(self, match: MatchProgress) -> None:
         """Wait until the match's result is kept by the results log; where the log kept

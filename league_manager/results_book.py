@@ -79,6 +79,19 @@ class ResultsBook(Mapping[str, ResultRecord]):
         self._results[match_id] = kept  # the same match: the same players' lists
         return mine, kept
 
+    async def others(self) -> list[ResultRecord]:
+        """The results other League Managers on the store kept since the last call, of
+        matches this book holds no result of (``adopt`` those the caller counts).
+
+        Raises:
+            StoreError: the store cannot be read now.
+        """
+        return [r for r in await self._log.others() if r.match_id not in self._results]
+
+    def adopt(self, result: ResultRecord) -> None:
+        """Hold a result another League Manager kept in the store (not appended again)."""
+        self._index(result)
+
     def _index(self, result: ResultRecord) -> None:
         if result.match_id in self._results:
             return  # a result counts once, however often it was written

@@ -25,7 +25,11 @@ from league_manager.match_flow import MatchFlow
 from league_manager.news import LeagueNews
 from league_manager.notifier import Notifier
 from league_manager.pg.connection import OnDemand
-from league_manager.pg.result_log import PgResultLog, read_before_serving
+from league_manager.pg.result_log import (
+    PgResultLog,
+    read_before_serving,
+    refuse_a_journal_left_behind,
+)
 from league_manager.pg.store_url import redact_url
 from league_manager.queries import LeagueQueries
 from league_manager.records import LeagueStatus, ScheduleRecipe
@@ -33,7 +37,6 @@ from league_manager.referee_watch import RefereeWatch
 from league_manager.registration import Registrar
 from league_manager.registration_limit import RegistrationLimit
 from league_manager.registry_files import AGENTS_FILE
-from league_manager.result_log import KeptResults
 from league_manager.results import ResultDesk
 from league_manager.rounds import RoundRunner
 from league_manager.suspension import PlayerHealth
@@ -51,30 +54,15 @@ from sdk.messages import (
     RefereeRegisterRequest,
     RefereeRegisterResponse,
 )
-from sdk.store import StoreError
 
 __all__ = ["AdminError", "LeagueManager"]
 
+FOLLOW_SEC = 0.5
+"""How often a League Manager on a shared store asks for the results the others accepted."""
 UNBOUNDED_PATHS = ("/health", "/status", "/events")
 """Paths whose requests are neither counted against ``http.max_requests_in_progress`` nor
 timed: the health and status that must tell of a flood while it lasts (answered from
 memory), and the dashboard's event stream, which never ends (bounded by its own count)."""
-
-
-def _refuse_a_journal_left_behind(journal: Path, kept: KeptResults, store_url: str) -> None:
-    """A league run on its files, started with a store whose database holds none of its
-    results: refused, rather than replaying the league from no results.
-
-    Raises:
-        StoreError: the journal holds results and the database none.
-    """
-    if kept.results or not journal.is_file() or journal.stat().st_size == 0:
-        return
-    raise StoreError(
-        f"cannot start: {journal} holds this league's results but the database "
-        f"{redact_url(store_url)} holds none: move the league into it first (league store "
-        "export --store URL), or start without a store URL"
-    )
 
 
 class LeagueManager:
@@ -97,6 +85,9 @@ class LeagueManager:
         store_url = settings.store_url.get_secret_value() if settings.store_url else None
         self._store_link: OnDemand | None = None
         """The PostgreSQL store's connection (None: the results are in journal.jsonl)."""
+        self._follow_link: OnDemand | None = None
+        """The store's connection that reads the results other League Managers keep."""
+        self._follow_task: asyncio.Task[None] | None = None
         self._open_files(league_id, store_url)
         self.alarms = Alarms(self.event)
         self.client = RpcClient(self.system, self.log, transport=transport)
@@ -260,10 +251,12 @@ class LeagueManager:
             read = None
             if store_url is not None:
                 kept = read_before_serving(store_url, league_id)
-                _refuse_a_journal_left_behind(league_dir / "journal.jsonl", kept, store_url)
-                self._store_link = OnDemand(store_url)
+                refuse_a_journal_left_behind(league_dir / "journal.jsonl", kept, store_url)
+                self._store_link, self._follow_link = OnDemand(store_url), OnDemand(store_url)
                 read = ReadLog(
-                    PgResultLog(self._store_link, league_id),
+                    PgResultLog(
+                        self._store_link, league_id, follow=self._follow_link, since=kept.mark
+                    ),
                     kept,
                     f"the results in PostgreSQL ({redact_url(store_url)})",
                 )
@@ -321,6 +314,10 @@ class LeagueManager:
     async def startup(self) -> None:
         """Start the watchdog; resume a league that was running when the process stopped."""
         self.upkeep.start()
+        if self._follow_link is not None:
+            self._follow_task = asyncio.create_task(
+                self.result_desk.follow_forever(FOLLOW_SEC), name="results-of-others"
+            )
         if self.schedule.status == LeagueStatus.RUNNING:
             self.event(
                 "league_resumed",
@@ -332,6 +329,9 @@ class LeagueManager:
 
     async def shutdown(self) -> None:
         await self.upkeep.stop()
+        if self._follow_task is not None:
+            self._follow_task.cancel()
+            await asyncio.gather(self._follow_task, return_exceptions=True)
         if self._run_task is not None and not self._run_task.done():
             self._run_task.cancel()
             await asyncio.gather(self._run_task, return_exceptions=True)
@@ -341,8 +341,9 @@ class LeagueManager:
             self.upkeep.persist(AGENTS_FILE, self.agents.save)
         self.agents.close()
         self.results.close()
-        if self._store_link is not None:
-            await self._store_link.close()
+        for link in (self._store_link, self._follow_link):
+            if link is not None:
+                await link.close()
         self.log.close()
         self.league_log.close()
 

@@ -20,21 +20,30 @@ import os
 import secrets
 import socket
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from league_manager.pg.connection import OnDemand, statements
 from league_manager.pg.errors import PgStoreError, PgWriteError
 from league_manager.pg.migrations import upgrade_database
-from league_manager.pg.result_rows import insert_results, recorded_by, select_results
+from league_manager.pg.result_rows import (
+    commit_mark,
+    insert_results,
+    recorded_by,
+    select_results,
+    select_results_committed,
+)
+from league_manager.pg.store_url import redact_url
 from league_manager.records import ResultRecord
 from league_manager.result_log import KeptResults
 from sdk.group_commit import GroupCommit
+from sdk.store import StoreError
 
 if TYPE_CHECKING:
     from psycopg import AsyncConnection
     from psycopg.rows import TupleRow
 
-__all__ = ["PgResultLog", "read_before_serving"]
+__all__ = ["PgResultLog", "read_before_serving", "refuse_a_journal_left_behind"]
 
 
 def read_before_serving(url: str, league_id: str) -> KeptResults:
@@ -59,13 +68,40 @@ def read_before_serving(url: str, league_id: str) -> KeptResults:
         return worker.submit(lambda: asyncio.run(read())).result()
 
 
+def refuse_a_journal_left_behind(journal: Path, kept: KeptResults, store_url: str) -> None:
+    """A league run on its files, started with a store whose database holds none of its
+    results: refused, rather than replaying the league from no results.
+
+    Raises:
+        StoreError: the journal holds results and the database none.
+    """
+    if kept.results or not journal.is_file() or journal.stat().st_size == 0:
+        return
+    raise StoreError(
+        f"cannot start: {journal} holds this league's results but the database "
+        f"{redact_url(store_url)} holds none: move the league into it first (league store "
+        "export --store URL), or start without a store URL"
+    )
+
+
 class PgResultLog:
     """One league's results in the database reached through ``link`` (not closed here: the
     store that made it may share it)."""
 
-    def __init__(self, link: OnDemand, league_id: str):
+    def __init__(
+        self,
+        link: OnDemand,
+        league_id: str,
+        *,
+        follow: OnDemand | None = None,
+        since: str | None = None,
+    ):
+        """``follow``: a connection of its own for ``others`` (the commits' may be inside a
+        transaction), and ``since``, where the start-up read ended (``KeptResults.mark``);
+        without them ``others`` finds nothing."""
         self._link = link
         self._league_id = league_id
+        self._follow, self._since = follow, since
         self.writer = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
         """This log's mark on its rows: one per League Manager process, never reused."""
         self._queued: list[ResultRecord] = []
@@ -83,7 +119,28 @@ class PgResultLog:
         """
         connection = await self._link.connection()
         with statements(connection, f"reading the results of league {self._league_id}"):
-            return KeptResults(await select_results(connection, self._league_id))
+            mark = await commit_mark(connection)  # before: nothing committed meanwhile is missed
+            return KeptResults(await select_results(connection, self._league_id), mark=mark)
+
+    async def others(self) -> list[ResultRecord]:
+        """The results other League Managers kept since the last call, by commit order
+        (``result_rows.commit_mark``): each once, none missed, however their commits
+        interleave.
+
+        Raises:
+            PgStoreError: the database cannot be read now (asked again from the same mark).
+        """
+        if self._follow is None or self._since is None:
+            return []
+        connection = await self._follow.connection()
+        doing = f"reading league {self._league_id}'s results kept by other League Managers"
+        with statements(connection, doing):
+            until = await commit_mark(connection)
+            found = await select_results_committed(
+                connection, self._league_id, self._since, until, not_by=self.writer
+            )
+        self._since = until
+        return found
 
     def append(self, result: ResultRecord) -> None:
         """Queue the result for the next commit."""

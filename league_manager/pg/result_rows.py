@@ -14,7 +14,13 @@ if TYPE_CHECKING:
     from psycopg import AsyncConnection
     from psycopg.rows import TupleRow
 
-__all__ = ["insert_results", "recorded_by", "select_results"]
+__all__ = [
+    "commit_mark",
+    "insert_results",
+    "recorded_by",
+    "select_results",
+    "select_results_committed",
+]
 
 _INSERT_RESULT = (
     "insert into results (league_id, match_id, round_id, referee_id, winner, details, "
@@ -87,6 +93,30 @@ async def select_results(
     were accepted, each equal to the record that was inserted."""
     only = "" if match_ids is None else "and r.match_id = any(%s)"
     params: tuple[object, ...] = (league_id,) if match_ids is None else (league_id, match_ids)
+    return await _selected(connection, only, params)
+
+
+async def commit_mark(connection: AsyncConnection[TupleRow]) -> str:
+    """A mark in commit order (the current snapshot's xmin): every transaction before it has
+    ended, so rows read up to it are all there will ever be of them (schema 0004)."""
+    cursor = await connection.execute("select pg_snapshot_xmin(pg_current_snapshot())::text")
+    row = await cursor.fetchone()
+    assert row is not None
+    return str(row[0])
+
+
+async def select_results_committed(
+    connection: AsyncConnection[TupleRow], league_id: str, since: str, until: str, not_by: str
+) -> list[ResultRecord]:
+    """The league's results written between two ``commit_mark``s by writers other than
+    ``not_by``, in the order they were accepted."""
+    only = "and r.xact >= %s::xid8 and r.xact < %s::xid8 and r.recorded_by is distinct from %s"
+    return await _selected(connection, only, (league_id, since, until, not_by))
+
+
+async def _selected(
+    connection: AsyncConnection[TupleRow], only: str, params: tuple[object, ...]
+) -> list[ResultRecord]:
     cursor = await connection.execute(_SELECT_RESULTS.format(only=only), params)
     return [
         ResultRecord.of(

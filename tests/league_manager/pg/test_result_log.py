@@ -136,3 +136,33 @@ async def test_a_connection_the_server_dropped_unseen_is_made_again_at_once(
     await log.durable()
 
     assert [r.match_id for r in (await log.read()).results] == ["R2M1", "R3M2"]
+
+
+async def test_the_results_other_league_managers_keep_are_heard_once_each_in_commit_order(
+    league_url: str, links: tuple[OnDemand, OnDemand]
+) -> None:
+    """A League Manager asks for the others' results since it last looked: each once, its
+    own never, and one whose transaction began earlier but committed later is not missed
+    (a row numbered before another may commit after it)."""
+    follow = OnDemand(league_url)
+    try:
+        kept = await PgResultLog(links[0], LEAGUE).read()
+        mine = PgResultLog(links[0], LEAGUE, follow=follow, since=kept.mark)
+        theirs = PgResultLog(links[1], LEAGUE)
+        assert await mine.others() == []
+
+        mine.append(result(1))
+        theirs.append(result(2))
+        await asyncio.gather(mine.durable(), theirs.durable())
+        assert await mine.others() == [result(2)], "theirs, not its own"
+        assert await mine.others() == [], "each once"
+
+        async with await connect(league_url) as slow:
+            async with slow.transaction():  # a third writer's commit that takes its time
+                await insert_results(slow, LEAGUE, [result(4)], writer="LM-slow")
+                theirs.append(result(5))
+                await theirs.durable()
+                assert await mine.others() == [], "not past a transaction still open"
+        assert await mine.others() == [result(4), result(5)]
+    finally:
+        await follow.close()

@@ -46,7 +46,7 @@ TABLES = {
     "result_outcomes": "match_id, seat",
 }
 """Every table of a league's rows and the order to list them in."""
-GENERATED = {"registered_seq", "seq", "created_at"}
+GENERATED = {"registered_seq", "seq", "created_at", "xact"}
 """Columns the database fills in: numbers that keep order, not values to compare."""
 
 

@@ -65,3 +65,30 @@ async def test_a_match_reported_to_two_league_managers_counts_once(
     assert all(result.winner == kept["winner"] for result in results)
     assert standings[0] == standings[1] == kept["points"]
     assert again["result"]["status"] == "DUPLICATE"
+
+
+async def test_a_result_reported_to_one_league_manager_is_counted_by_the_other(
+    tmp_path: Path, database_url: str
+) -> None:
+    """The second League Manager is never told of the match: it reads the first's result
+    from the database (within a second), counts it, and its round learns it is decided."""
+    ref = REFEREE.format(n=1)
+    async with (
+        running_world(make_shared_dir(tmp_path / "A"), database_url) as one,
+        running_world(make_shared_dir(tmp_path / "B"), database_url) as other,
+    ):
+        starts = [await first_match_handed_out(world) for world in (one, other)]
+        answer = await one.rpc("report_match_result", one.report(ref, starts[0], "P02"))
+        assert answer["result"]["status"] == "RECORDED"
+        await wait_until(lambda: "R1M1" in other.manager.results, timeout=5)
+        heard = other.manager.results["R1M1"]
+        standings = [
+            {row.player_id: row.points for row in world.manager.standings.rows()}
+            for world in (one, other)
+        ]
+        late = await other.rpc("report_match_result", other.report(ref, starts[1], "P01"))
+    assert heard == one.manager.results["R1M1"] and heard.winner == "P02"
+    assert standings[0] == standings[1] == {"P02": 3.0, "P01": 0.0}
+    assert late["result"]["status"] == "DUPLICATE", "the match counts once, whoever hears"
+    (kept,) = accepted_rows(database_url, LEAGUE)
+    assert kept["winner"] == "P02"
