@@ -197,17 +197,22 @@ def _bound(port: int) -> socket.socket:
 
 
 def start_player_host(
-    space: Workspace, index: int, keys: range, lm_mcp: str, strategy: str
+    space: Workspace,
+    index: int,
+    keys: range,
+    lm_mcp: str,
+    strategy: str,
+    profile: Path | None = None,
 ) -> AgentProcess:
     """Start one host process serving players ``keys``, its ``/health`` on a socket bound
-    here and handed down."""
+    here and handed down; with ``profile``, under cProfile (``profiled``)."""
     sock = listening_socket()
     return space.launcher.start(
         "players",
         f"player-host-{index}",
         sock,
         [
-            sys.executable,
+            *profiled(profile),
             str(Path(__file__).resolve()),
             "--serve-players",
             "--shared-dir",
@@ -227,10 +232,18 @@ def start_player_host(
     )
 
 
+def profiled(profile: Path | None) -> list[str]:
+    """The interpreter's command: under cProfile with ``profile``, its statistics written
+    to that file when the process stops on SIGINT (``_stop_profiled``; its CPU figures
+    inflate 2-4 times)."""
+    if profile is None:
+        return [sys.executable]
+    return [sys.executable, "-m", "cProfile", "-o", str(profile.resolve())]
+
+
 def start_manager(space: Workspace, profile: Path | None) -> AgentProcess:
-    """The League Manager as ``league manager`` runs it; with ``profile``, under cProfile,
-    its statistics written to that file when it stops (and its CPU figures inflated). On a
-    socket bound here and handed down, as every process of the run."""
+    """The League Manager as ``league manager`` runs it, under cProfile with ``profile``.
+    On a socket bound here and handed down, as every process of the run."""
     sock = listening_socket()
     if profile is None:
         return space.launcher.manager(sock)
@@ -239,11 +252,7 @@ def start_manager(space: Workspace, profile: Path | None) -> AgentProcess:
         "league_manager",
         sock,
         [
-            sys.executable,
-            "-m",
-            "cProfile",
-            "-o",
-            str(profile.resolve()),
+            *profiled(profile),
             "-m",
             "league_cli",
             "manager",
@@ -253,6 +262,39 @@ def start_manager(space: Workspace, profile: Path | None) -> AgentProcess:
             "127.0.0.1",
             "--port",
             str(port_number(sock)),
+        ],
+        {"PYTHONPATH": str(REPO)},
+    )
+
+
+def start_referee(
+    space: Workspace, name: str, lm_mcp: str, capacity: int, profile: Path | None
+) -> AgentProcess:
+    """A referee as ``league referee`` runs it, under cProfile with ``profile``."""
+    sock = listening_socket()
+    if profile is None:
+        return space.launcher.referee(name, sock, lm_mcp, capacity)
+    return space.launcher.start(
+        "referee",
+        f"referee-{name}",
+        sock,
+        [
+            *profiled(profile),
+            "-m",
+            "league_cli",
+            "referee",
+            "--shared-dir",
+            str(space.shared),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port_number(sock)),
+            "--name",
+            name,
+            "--lm-url",
+            lm_mcp,
+            "--max-concurrent",
+            str(capacity),
         ],
         {"PYTHONPATH": str(REPO)},
     )
@@ -285,6 +327,10 @@ class LeagueRun:
     timeout: float = 3600.0
     profile_lm: Path | None = None
     """Run the League Manager under cProfile, its statistics written here."""
+    profile_referee: Path | None = None
+    """Run the first referee under cProfile, its statistics written here."""
+    profile_player_host: Path | None = None
+    """Run the first player host under cProfile, its statistics written here."""
     broadcasts: bool = True
     """The league config's ``broadcasts``: off, players get no round notifications."""
 
@@ -314,7 +360,13 @@ def _start(run: LeagueRun, space: Workspace, client: httpx.Client) -> tuple[str,
     manager = start_manager(space, run.profile_lm)
     launcher.wait_healthy(manager)
     referees = [
-        launcher.referee(f"R{i + 1}", listening_socket(), manager.mcp_url, run.capacity)
+        start_referee(
+            space,
+            f"R{i + 1}",
+            manager.mcp_url,
+            run.capacity,
+            run.profile_referee if i == 0 else None,
+        )
         for i in range(run.referees)
     ]
     per_host = -(-run.players // run.player_hosts)
@@ -325,6 +377,7 @@ def _start(run: LeagueRun, space: Workspace, client: httpx.Client) -> tuple[str,
             range(first, min(first + per_host, run.players)),
             manager.mcp_url,
             run.strategy,
+            run.profile_player_host if i == 0 else None,
         )
         for i, first in enumerate(range(0, run.players, per_host))
     ]
@@ -373,8 +426,7 @@ def run_league(run: LeagueRun) -> dict[str, Any]:
     finally:
         if space is not None:
             with signals_held():
-                if run.profile_lm is not None:
-                    _stop_profiled_manager(space)
+                _stop_profiled(space, run)
                 space.close(failed)
                 if failed and not run.keep:
                     print(
@@ -464,16 +516,27 @@ def round_phases(league_log: Path, rounds: int) -> dict[str, float]:
     }
 
 
-def _stop_profiled_manager(space: Workspace) -> None:
-    """SIGINT, not SIGTERM: uvicorn raises the signal again once it has shut down, and
-    only SIGINT (a KeyboardInterrupt) still lets cProfile write its statistics."""
-    for process in space.launcher.processes:
-        if process.kind == "manager" and process.popen.poll() is None:
-            process.popen.send_signal(signal.SIGINT)
-            try:
-                process.popen.wait(60)
-            except subprocess.TimeoutExpired:
-                print("  the profiled League Manager did not stop on SIGINT", flush=True)
+def _stop_profiled(space: Workspace, run: LeagueRun) -> None:
+    """Stop the profiled processes first, by SIGINT, not SIGTERM: uvicorn raises the signal
+    again once it has shut down, and only SIGINT (a KeyboardInterrupt) still lets cProfile
+    write its statistics."""
+    names = {
+        name
+        for name, profile in (
+            ("league_manager", run.profile_lm),
+            ("referee-R1", run.profile_referee),
+            ("player-host-0", run.profile_player_host),
+        )
+        if profile is not None
+    }
+    stopping = [p for p in space.launcher.processes if p.name in names and p.popen.poll() is None]
+    for process in stopping:
+        process.popen.send_signal(signal.SIGINT)
+    for process in stopping:
+        try:
+            process.popen.wait(60)
+        except subprocess.TimeoutExpired:
+            print(f"  the profiled {process.name} did not stop on SIGINT", flush=True)
 
 
 def _wait_for_rounds(
@@ -608,6 +671,16 @@ def main() -> None:
         help="run the League Manager under "
         "cProfile and write its statistics here (its CPU figures inflate)",
     )
+    parser.add_argument(
+        "--profile-referee",
+        type=Path,
+        help="run the first referee under cProfile and write its statistics here",
+    )
+    parser.add_argument(
+        "--profile-player-host",
+        type=Path,
+        help="run the first player host under cProfile and write its statistics here",
+    )
     parser.add_argument("--serve-players", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--shared-dir", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
@@ -638,6 +711,8 @@ def main() -> None:
             progress=True,
             broadcasts=not args.no_broadcasts,
             profile_lm=args.profile_lm,
+            profile_referee=args.profile_referee,
+            profile_player_host=args.profile_player_host,
         )
         print(
             f"league: {run.players} players ({run.strategy}, {run.player_hosts} host "
