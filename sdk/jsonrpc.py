@@ -10,8 +10,8 @@ agents' convention); JSON-RPC's own codes are kept for transport faults
 (-32700 parse error, -32600 invalid request, -32601 unknown method, -32602 params that are
 not an object, -32603 an unexpected failure, whose details stay in the agent's log).
 Batches are answered element by element and notifications get no answer, as the spec says.
-Every call is logged as received and sent, except in a batch, whose log is bounded by its
-size: its refused calls are counted in one summary line (``_Batch``); and refusals (a
+Every call is logged as received and sent (a broadcast's copy in one short line each way,
+``RpcMethod.broadcast``), except in a batch, whose log is bounded by its size: its refused calls are counted in one summary line (``_Batch``); and refusals (a
 LEAGUE_ERROR answer, single or a batch's summary) are logged only while their caller's
 address, and all callers together, have log budget left in the current window
 (``sdk.refusal_log``), then counted in one ``refusals_unlogged`` line per window.
@@ -94,6 +94,12 @@ class RpcMethod:
 
     handler: Handler
     model: type[Message] | None = None
+    broadcast: bool = False
+    """Its messages are copies of one its sender sends to many and logs whole once (a
+    round's announcement, standings, completion): each is logged received, and its answer
+    sent, in one short line without its data (``AgentLog.brief``); a refusal's LEAGUE_ERROR
+    is logged whole all the same. A 200-row standings update logged whole, abridged to 64
+    rows, cost a player more than validating it."""
 
 
 def served_methods(methods: Mapping[str, RpcMethod]) -> dict[str, tuple[RpcMethod, str | None]]:
@@ -371,8 +377,8 @@ class JsonRpcEndpoint:
             batch.refused[f"{name}:{outcome.refusal}"] += 1
         elif batch.budget > 0:
             start = self._log.size
-            self._log.message("message_received", params, method=name)
-            self._log_answer(name, outcome)
+            self._log_received(name, method, params)
+            self._log_answer(name, method, outcome)
             batch.budget -= self._log.size - start
         else:
             batch.unlogged += 1
@@ -390,16 +396,16 @@ class JsonRpcEndpoint:
             if outcome.refusal is not None:
                 self._refusals.withhold(caller, Counter({f"{name}:{outcome.refusal}": 1}))
             else:
-                self._log.message("message_received", params, method=name)
-                self._log_answer(name, outcome)
+                self._log_received(name, method, params)
+                self._log_answer(name, method, outcome)
             return outcome.wire
         start = self._log.size
-        self._log.message("message_received", params, method=name)
+        self._log_received(name, method, params)
         reserved = self._log.size - start  # so calls in flight see it spent already
         self._refusals.spend(caller, reserved)
         outcome = await self._outcome(name, method, alias_of, params)
         start = self._log.size
-        self._log_answer(name, outcome)
+        self._log_answer(name, method, outcome)
         if outcome.refusal is None:
             self._refusals.spend(caller, -reserved)
         else:
@@ -454,7 +460,13 @@ class JsonRpcEndpoint:
     ) -> _Outcome:
         return _Outcome(self._league_error(error, params), deviations or [], error.code.value)
 
-    def _log_answer(self, name: str, outcome: _Outcome) -> None:
+    def _log_received(self, name: str, method: RpcMethod, params: dict[str, Any]) -> None:
+        if method.broadcast:
+            self._log.brief("message_received", params, method=name)
+        else:
+            self._log.message("message_received", params, method=name)
+
+    def _log_answer(self, name: str, method: RpcMethod, outcome: _Outcome) -> None:
         if outcome.deviations:
             self._log.log.info(
                 "protocol_deviation",
@@ -462,7 +474,10 @@ class JsonRpcEndpoint:
                 mode=self._mode(),
                 deviations=[d.model_dump() for d in outcome.deviations],
             )
-        self._log.message("message_sent", outcome.wire, method=name)
+        if method.broadcast and outcome.refusal is None:
+            self._log.brief("message_sent", outcome.wire, method=name)
+        else:
+            self._log.message("message_sent", outcome.wire, method=name)
 
     def _adapt(
         self, name: str, method: RpcMethod, alias_of: str | None = None
