@@ -13,7 +13,8 @@ Lightweight players: 200 player processes do not fit on a small machine, so one 
 registration and token, mounted under its own path and listening on a port of its own:
 ``http://127.0.0.1:P<k>/p/<k>/mcp`` (so the League Manager sees as many peers as a league of
 player processes would: one connection pool each). The host runs every player's own
-lifespan, so each registers with the League Manager as a player process would. What the
+lifespan, so each registers with the League Manager as a player process would, and freezes
+what lives once it serves (``gc.freeze``, as ``sdk.service.serve`` does). What the
 host shares is the process and the event loop: a player's blocking work holds up every
 player of its host (its history file is rewritten and fsynced after every GAME_OVER in a
 worker thread, off the event loop, but the JSON of it and the rest of the player's work share
@@ -44,6 +45,7 @@ second signal during the clean-up waits for it to finish.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import re
@@ -183,6 +185,8 @@ def serve_players(shared_dir: Path, port: int, lm_mcp: str, keys: range, strateg
     ports = [sock.getsockname()[1] for sock in sockets[1:]]
     app = player_host_app(hosted_settings(shared_dir, ports, lm_mcp, keys, strategy))
     config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=5)
+    gc.collect()  # as sdk.service.serve does for every agent: what lives now (the libraries,
+    gc.freeze()  # the players' apps) is moved out of the collector's sight
     try:
         uvicorn.Server(config).run(sockets=sockets)
     except KeyboardInterrupt:
