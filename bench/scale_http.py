@@ -245,63 +245,33 @@ def profiled(profile: Path | None) -> list[str]:
     return [sys.executable, "-m", "cProfile", "-o", str(profile.resolve())]
 
 
+def _profiled_agent(
+    space: Workspace, kind: str, name: str, profile: Path, args: list[str]
+) -> AgentProcess:
+    """``league <kind> <args>`` under cProfile, on a socket bound here and handed down, as
+    the launcher starts an agent."""
+    sock = listening_socket()
+    command = [*profiled(profile), "-m", "league_cli", kind, "--shared-dir", str(space.shared)]
+    command += ["--host", "127.0.0.1", "--port", str(port_number(sock)), *args]
+    return space.launcher.start(kind, name, sock, command, {"PYTHONPATH": str(REPO)})
+
+
 def start_manager(space: Workspace, profile: Path | None) -> AgentProcess:
     """The League Manager as ``league manager`` runs it, under cProfile with ``profile``.
     On a socket bound here and handed down, as every process of the run."""
-    sock = listening_socket()
     if profile is None:
-        return space.launcher.manager(sock)
-    return space.launcher.start(
-        "manager",
-        "league_manager",
-        sock,
-        [
-            *profiled(profile),
-            "-m",
-            "league_cli",
-            "manager",
-            "--shared-dir",
-            str(space.shared),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port_number(sock)),
-        ],
-        {"PYTHONPATH": str(REPO)},
-    )
+        return space.launcher.manager(listening_socket())
+    return _profiled_agent(space, "manager", "league_manager", profile, [])
 
 
 def start_referee(
     space: Workspace, name: str, lm_mcp: str, capacity: int, profile: Path | None
 ) -> AgentProcess:
     """A referee as ``league referee`` runs it, under cProfile with ``profile``."""
-    sock = listening_socket()
     if profile is None:
-        return space.launcher.referee(name, sock, lm_mcp, capacity)
-    return space.launcher.start(
-        "referee",
-        f"referee-{name}",
-        sock,
-        [
-            *profiled(profile),
-            "-m",
-            "league_cli",
-            "referee",
-            "--shared-dir",
-            str(space.shared),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port_number(sock)),
-            "--name",
-            name,
-            "--lm-url",
-            lm_mcp,
-            "--max-concurrent",
-            str(capacity),
-        ],
-        {"PYTHONPATH": str(REPO)},
-    )
+        return space.launcher.referee(name, listening_socket(), lm_mcp, capacity)
+    args = ["--name", name, "--lm-url", lm_mcp, "--max-concurrent", str(capacity)]
+    return _profiled_agent(space, "referee", f"referee-{name}", profile, args)
 
 
 # -- one league ------------------------------------------------------------------------------
