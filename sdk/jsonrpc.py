@@ -11,10 +11,11 @@ agents' convention); JSON-RPC's own codes are kept for transport faults
 not an object, -32603 an unexpected failure, whose details stay in the agent's log).
 Batches are answered element by element and notifications get no answer, as the spec says.
 Every call is logged as received and sent (a broadcast's copy in one short line each way,
-``RpcMethod.broadcast``), except in a batch, whose log is bounded by its size: its refused calls are counted in one summary line (``_Batch``); and refusals (a
-LEAGUE_ERROR answer, single or a batch's summary) are logged only while their caller's
-address, and all callers together, have log budget left in the current window
-(``sdk.refusal_log``), then counted in one ``refusals_unlogged`` line per window.
+``RpcMethod.broadcast``), except in a batch, whose log is bounded by its size: its refused
+calls are counted in one summary line (``_Batch``); and refusals (a LEAGUE_ERROR answer,
+single or a batch's summary) are logged only while their caller's address, and all callers
+together, have log budget left in the current window (``sdk.refusal_log``), then counted in
+one ``refusals_unlogged`` line per window.
 
 Bad input never reaches a handler as a crash: the body is read up to ``http.max_body_bytes``
 (HTTP 413 beyond, without keeping the rest in memory), parsed strictly as RFC 8259 JSON
@@ -95,11 +96,8 @@ class RpcMethod:
     handler: Handler
     model: type[Message] | None = None
     broadcast: bool = False
-    """Its messages are copies of one its sender sends to many and logs whole once (a
-    round's announcement, standings, completion): each is logged received, and its answer
-    sent, in one short line without its data (``AgentLog.brief``); a refusal's LEAGUE_ERROR
-    is logged whole all the same. A 200-row standings update logged whole, abridged to 64
-    rows, cost a player more than validating it."""
+    """Copies of a message its sender logs whole once (a round's news): logged one short line
+    each way (``AgentLog.brief``: 64 rows of standings cost more to log than to validate)."""
 
 
 def served_methods(methods: Mapping[str, RpcMethod]) -> dict[str, tuple[RpcMethod, str | None]]:
@@ -461,10 +459,8 @@ class JsonRpcEndpoint:
         return _Outcome(self._league_error(error, params), deviations or [], error.code.value)
 
     def _log_received(self, name: str, method: RpcMethod, params: dict[str, Any]) -> None:
-        if method.broadcast:
-            self._log.brief("message_received", params, method=name)
-        else:
-            self._log.message("message_received", params, method=name)
+        log = self._log.brief if method.broadcast else self._log.message
+        log("message_received", params, method=name)
 
     def _log_answer(self, name: str, method: RpcMethod, outcome: _Outcome) -> None:
         if outcome.deviations:
@@ -474,10 +470,8 @@ class JsonRpcEndpoint:
                 mode=self._mode(),
                 deviations=[d.model_dump() for d in outcome.deviations],
             )
-        if method.broadcast and outcome.refusal is None:
-            self._log.brief("message_sent", outcome.wire, method=name)
-        else:
-            self._log.message("message_sent", outcome.wire, method=name)
+        brief = method.broadcast and outcome.refusal is None  # a refusal is logged whole
+        (self._log.brief if brief else self._log.message)("message_sent", outcome.wire, method=name)
 
     def _adapt(
         self, name: str, method: RpcMethod, alias_of: str | None = None
