@@ -13,7 +13,8 @@ Lightweight players: 200 player processes do not fit on a small machine, so one 
 registration and token, mounted under its own path and listening on a port of its own:
 ``http://127.0.0.1:P<k>/p/<k>/mcp`` (so the League Manager sees as many peers as a league of
 player processes would: one connection pool each). The host runs every player's own
-lifespan, so each registers with the League Manager as a player process would. What the
+lifespan, so each registers with the League Manager as a player process would, and freezes
+what lives once it serves (``gc.freeze``, as ``sdk.service.serve`` does). What the
 host shares is the process and the event loop: a player's blocking work holds up every
 player of its host (its history file is rewritten and fsynced after every GAME_OVER in a
 worker thread, off the event loop, but the JSON of it and the rest of the player's work share
@@ -44,6 +45,7 @@ second signal during the clean-up waits for it to finish.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import re
@@ -183,6 +185,8 @@ def serve_players(shared_dir: Path, port: int, lm_mcp: str, keys: range, strateg
     ports = [sock.getsockname()[1] for sock in sockets[1:]]
     app = player_host_app(hosted_settings(shared_dir, ports, lm_mcp, keys, strategy))
     config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=5)
+    gc.collect()  # as sdk.service.serve does for every agent: what lives now (the libraries,
+    gc.freeze()  # the players' apps) is moved out of the collector's sight
     try:
         uvicorn.Server(config).run(sockets=sockets)
     except KeyboardInterrupt:
@@ -197,17 +201,22 @@ def _bound(port: int) -> socket.socket:
 
 
 def start_player_host(
-    space: Workspace, index: int, keys: range, lm_mcp: str, strategy: str
+    space: Workspace,
+    index: int,
+    keys: range,
+    lm_mcp: str,
+    strategy: str,
+    profile: Path | None = None,
 ) -> AgentProcess:
     """Start one host process serving players ``keys``, its ``/health`` on a socket bound
-    here and handed down."""
+    here and handed down; with ``profile``, under cProfile (``profiled``)."""
     sock = listening_socket()
     return space.launcher.start(
         "players",
         f"player-host-{index}",
         sock,
         [
-            sys.executable,
+            *profiled(profile),
             str(Path(__file__).resolve()),
             "--serve-players",
             "--shared-dir",
@@ -227,35 +236,42 @@ def start_player_host(
     )
 
 
-def start_manager(space: Workspace, profile: Path | None) -> AgentProcess:
-    """The League Manager as ``league manager`` runs it; with ``profile``, under cProfile,
-    its statistics written to that file when it stops (and its CPU figures inflated). On a
-    socket bound here and handed down, as every process of the run."""
-    sock = listening_socket()
+def profiled(profile: Path | None) -> list[str]:
+    """The interpreter's command: under cProfile with ``profile``, its statistics written
+    to that file when the process stops on SIGINT (``_stop_profiled``; its CPU figures
+    inflate 2-4 times)."""
     if profile is None:
-        return space.launcher.manager(sock)
-    return space.launcher.start(
-        "manager",
-        "league_manager",
-        sock,
-        [
-            sys.executable,
-            "-m",
-            "cProfile",
-            "-o",
-            str(profile.resolve()),
-            "-m",
-            "league_cli",
-            "manager",
-            "--shared-dir",
-            str(space.shared),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port_number(sock)),
-        ],
-        {"PYTHONPATH": str(REPO)},
-    )
+        return [sys.executable]
+    return [sys.executable, "-m", "cProfile", "-o", str(profile.resolve())]
+
+
+def _profiled_agent(
+    space: Workspace, kind: str, name: str, profile: Path, args: list[str]
+) -> AgentProcess:
+    """``league <kind> <args>`` under cProfile, on a socket bound here and handed down, as
+    the launcher starts an agent."""
+    sock = listening_socket()
+    command = [*profiled(profile), "-m", "league_cli", kind, "--shared-dir", str(space.shared)]
+    command += ["--host", "127.0.0.1", "--port", str(port_number(sock)), *args]
+    return space.launcher.start(kind, name, sock, command, {"PYTHONPATH": str(REPO)})
+
+
+def start_manager(space: Workspace, profile: Path | None) -> AgentProcess:
+    """The League Manager as ``league manager`` runs it, under cProfile with ``profile``.
+    On a socket bound here and handed down, as every process of the run."""
+    if profile is None:
+        return space.launcher.manager(listening_socket())
+    return _profiled_agent(space, "manager", "league_manager", profile, [])
+
+
+def start_referee(
+    space: Workspace, name: str, lm_mcp: str, capacity: int, profile: Path | None
+) -> AgentProcess:
+    """A referee as ``league referee`` runs it, under cProfile with ``profile``."""
+    if profile is None:
+        return space.launcher.referee(name, listening_socket(), lm_mcp, capacity)
+    args = ["--name", name, "--lm-url", lm_mcp, "--max-concurrent", str(capacity)]
+    return _profiled_agent(space, "referee", f"referee-{name}", profile, args)
 
 
 # -- one league ------------------------------------------------------------------------------
@@ -285,6 +301,10 @@ class LeagueRun:
     timeout: float = 3600.0
     profile_lm: Path | None = None
     """Run the League Manager under cProfile, its statistics written here."""
+    profile_referee: Path | None = None
+    """Run the first referee under cProfile, its statistics written here."""
+    profile_player_host: Path | None = None
+    """Run the first player host under cProfile, its statistics written here."""
     broadcasts: bool = True
     """The league config's ``broadcasts``: off, players get no round notifications."""
 
@@ -314,7 +334,13 @@ def _start(run: LeagueRun, space: Workspace, client: httpx.Client) -> tuple[str,
     manager = start_manager(space, run.profile_lm)
     launcher.wait_healthy(manager)
     referees = [
-        launcher.referee(f"R{i + 1}", listening_socket(), manager.mcp_url, run.capacity)
+        start_referee(
+            space,
+            f"R{i + 1}",
+            manager.mcp_url,
+            run.capacity,
+            run.profile_referee if i == 0 else None,
+        )
         for i in range(run.referees)
     ]
     per_host = -(-run.players // run.player_hosts)
@@ -325,6 +351,7 @@ def _start(run: LeagueRun, space: Workspace, client: httpx.Client) -> tuple[str,
             range(first, min(first + per_host, run.players)),
             manager.mcp_url,
             run.strategy,
+            run.profile_player_host if i == 0 else None,
         )
         for i, first in enumerate(range(0, run.players, per_host))
     ]
@@ -373,8 +400,7 @@ def run_league(run: LeagueRun) -> dict[str, Any]:
     finally:
         if space is not None:
             with signals_held():
-                if run.profile_lm is not None:
-                    _stop_profiled_manager(space)
+                _stop_profiled(space, run)
                 space.close(failed)
                 if failed and not run.keep:
                     print(
@@ -464,16 +490,27 @@ def round_phases(league_log: Path, rounds: int) -> dict[str, float]:
     }
 
 
-def _stop_profiled_manager(space: Workspace) -> None:
-    """SIGINT, not SIGTERM: uvicorn raises the signal again once it has shut down, and
-    only SIGINT (a KeyboardInterrupt) still lets cProfile write its statistics."""
-    for process in space.launcher.processes:
-        if process.kind == "manager" and process.popen.poll() is None:
-            process.popen.send_signal(signal.SIGINT)
-            try:
-                process.popen.wait(60)
-            except subprocess.TimeoutExpired:
-                print("  the profiled League Manager did not stop on SIGINT", flush=True)
+def _stop_profiled(space: Workspace, run: LeagueRun) -> None:
+    """Stop the profiled processes first, by SIGINT, not SIGTERM: uvicorn raises the signal
+    again once it has shut down, and only SIGINT (a KeyboardInterrupt) still lets cProfile
+    write its statistics."""
+    names = {
+        name
+        for name, profile in (
+            ("league_manager", run.profile_lm),
+            ("referee-R1", run.profile_referee),
+            ("player-host-0", run.profile_player_host),
+        )
+        if profile is not None
+    }
+    stopping = [p for p in space.launcher.processes if p.name in names and p.popen.poll() is None]
+    for process in stopping:
+        process.popen.send_signal(signal.SIGINT)
+    for process in stopping:
+        try:
+            process.popen.wait(60)
+        except subprocess.TimeoutExpired:
+            print(f"  the profiled {process.name} did not stop on SIGINT", flush=True)
 
 
 def _wait_for_rounds(
@@ -608,6 +645,16 @@ def main() -> None:
         help="run the League Manager under "
         "cProfile and write its statistics here (its CPU figures inflate)",
     )
+    parser.add_argument(
+        "--profile-referee",
+        type=Path,
+        help="run the first referee under cProfile and write its statistics here",
+    )
+    parser.add_argument(
+        "--profile-player-host",
+        type=Path,
+        help="run the first player host under cProfile and write its statistics here",
+    )
     parser.add_argument("--serve-players", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--shared-dir", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
@@ -638,6 +685,8 @@ def main() -> None:
             progress=True,
             broadcasts=not args.no_broadcasts,
             profile_lm=args.profile_lm,
+            profile_referee=args.profile_referee,
+            profile_player_host=args.profile_player_host,
         )
         print(
             f"league: {run.players} players ({run.strategy}, {run.player_hosts} host "

@@ -259,6 +259,17 @@ class AgentLog:
             **fields,
         )
 
+    def brief(self, event: str, payload: Mapping[str, Any], **fields: Any) -> None:
+        """Log one protocol message in one short line, its type and conversation without its
+        data: a copy of a message that is logged whole once elsewhere (by its sender, in a
+        match's transcript), where each copy logged whole would cost more than handling it."""
+        self._logger.info(
+            event,
+            message_type=payload.get("message_type"),
+            conversation_id=payload.get("conversation_id"),
+            **fields,
+        )
+
     def close(self) -> None:
         if self._handle is not None:
             self._handle.close()

@@ -178,13 +178,7 @@ class RpcClient:
                 )
             )
             # its content is the same for every recipient: its sender logs that once
-            self._log.log.info(
-                "message_sent",
-                message_type=shared.message_type,
-                conversation_id=shared.conversation_id,
-                method=method,
-                peer=endpoint,
-            )
+            self._log.brief("message_sent", shared.wire, method=method, peer=endpoint)
         else:
             request = {"jsonrpc": "2.0", "method": method, "params": params, "id": request_id}
             content = json.dumps(request).encode()
@@ -303,13 +297,7 @@ class RpcClient:
             result = {"value": result}
         refused = result.get("message_type") == LeagueError.MESSAGE_TYPE
         if brief and not refused:
-            self._log.log.info(
-                "message_received",
-                message_type=result.get("message_type"),
-                conversation_id=result.get("conversation_id"),
-                method=method,
-                peer=endpoint,
-            )
+            self._log.brief("message_received", result, method=method, peer=endpoint)
         else:
             self._log.message("message_received", result, method=method, peer=endpoint)
         if refused:

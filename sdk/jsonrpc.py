@@ -10,11 +10,12 @@ agents' convention); JSON-RPC's own codes are kept for transport faults
 (-32700 parse error, -32600 invalid request, -32601 unknown method, -32602 params that are
 not an object, -32603 an unexpected failure, whose details stay in the agent's log).
 Batches are answered element by element and notifications get no answer, as the spec says.
-Every call is logged as received and sent, except in a batch, whose log is bounded by its
-size: its refused calls are counted in one summary line (``_Batch``); and refusals (a
-LEAGUE_ERROR answer, single or a batch's summary) are logged only while their caller's
-address, and all callers together, have log budget left in the current window
-(``sdk.refusal_log``), then counted in one ``refusals_unlogged`` line per window.
+Every call is logged as received and sent (a broadcast's copy in one short line each way,
+``RpcMethod.broadcast``), except in a batch, whose log is bounded by its size: its refused
+calls are counted in one summary line (``_Batch``); and refusals (a LEAGUE_ERROR answer,
+single or a batch's summary) are logged only while their caller's address, and all callers
+together, have log budget left in the current window (``sdk.refusal_log``), then counted in
+one ``refusals_unlogged`` line per window.
 
 Bad input never reaches a handler as a crash: the body is read up to ``http.max_body_bytes``
 (HTTP 413 beyond, without keeping the rest in memory), parsed strictly as RFC 8259 JSON
@@ -94,6 +95,9 @@ class RpcMethod:
 
     handler: Handler
     model: type[Message] | None = None
+    broadcast: bool = False
+    """Copies of a message its sender logs whole once (a round's news): logged one short line
+    each way (``AgentLog.brief``: 64 rows of standings cost more to log than to validate)."""
 
 
 def served_methods(methods: Mapping[str, RpcMethod]) -> dict[str, tuple[RpcMethod, str | None]]:
@@ -371,8 +375,8 @@ class JsonRpcEndpoint:
             batch.refused[f"{name}:{outcome.refusal}"] += 1
         elif batch.budget > 0:
             start = self._log.size
-            self._log.message("message_received", params, method=name)
-            self._log_answer(name, outcome)
+            self._log_received(name, method, params)
+            self._log_answer(name, method, outcome)
             batch.budget -= self._log.size - start
         else:
             batch.unlogged += 1
@@ -390,16 +394,16 @@ class JsonRpcEndpoint:
             if outcome.refusal is not None:
                 self._refusals.withhold(caller, Counter({f"{name}:{outcome.refusal}": 1}))
             else:
-                self._log.message("message_received", params, method=name)
-                self._log_answer(name, outcome)
+                self._log_received(name, method, params)
+                self._log_answer(name, method, outcome)
             return outcome.wire
         start = self._log.size
-        self._log.message("message_received", params, method=name)
+        self._log_received(name, method, params)
         reserved = self._log.size - start  # so calls in flight see it spent already
         self._refusals.spend(caller, reserved)
         outcome = await self._outcome(name, method, alias_of, params)
         start = self._log.size
-        self._log_answer(name, outcome)
+        self._log_answer(name, method, outcome)
         if outcome.refusal is None:
             self._refusals.spend(caller, -reserved)
         else:
@@ -454,7 +458,11 @@ class JsonRpcEndpoint:
     ) -> _Outcome:
         return _Outcome(self._league_error(error, params), deviations or [], error.code.value)
 
-    def _log_answer(self, name: str, outcome: _Outcome) -> None:
+    def _log_received(self, name: str, method: RpcMethod, params: dict[str, Any]) -> None:
+        log = self._log.brief if method.broadcast else self._log.message
+        log("message_received", params, method=name)
+
+    def _log_answer(self, name: str, method: RpcMethod, outcome: _Outcome) -> None:
         if outcome.deviations:
             self._log.log.info(
                 "protocol_deviation",
@@ -462,7 +470,8 @@ class JsonRpcEndpoint:
                 mode=self._mode(),
                 deviations=[d.model_dump() for d in outcome.deviations],
             )
-        self._log.message("message_sent", outcome.wire, method=name)
+        brief = method.broadcast and outcome.refusal is None  # a refusal is logged whole
+        (self._log.brief if brief else self._log.message)("message_sent", outcome.wire, method=name)
 
     def _adapt(
         self, name: str, method: RpcMethod, alias_of: str | None = None

@@ -88,6 +88,7 @@ async def client(service: Service, agent_log: AgentLog) -> AsyncIterator[httpx.A
         {
             "choose_parity": RpcMethod(service.choose_parity, ChooseParityCall),
             "notify_round": RpcMethod(service.notify_round, RoundAnnouncement),
+            "broadcast_round": RpcMethod(service.notify_round, RoundAnnouncement, broadcast=True),
             "raw": RpcMethod(service.raw),
             "refuse": RpcMethod(service.refuse),
             "explode": RpcMethod(service.explode),
@@ -461,6 +462,25 @@ async def test_every_message_received_and_sent_is_logged(
         assert record["agent_id"] == "P01"
         assert record["level"] == "info"
         assert record["timestamp"].endswith("Z")
+
+
+async def test_a_broadcast_copy_is_logged_in_one_short_line_each_way_unless_refused(
+    client: httpx.AsyncClient, agent_log: AgentLog
+) -> None:
+    announcement = example("ROUND_ANNOUNCEMENT", auth_token="proof-of-the-league-manager-0001")
+    await answer(client, request("broadcast_round", announcement))
+    bad = {**announcement, "conversation_id": "conv-bad", "round_id": "first"}
+    await answer(client, request("broadcast_round", bad))
+    traffic = [r for r in log_records(agent_log) if r["event"].startswith("message_")]
+    assert [(r["event"], r["message_type"], r["conversation_id"]) for r in traffic] == [
+        ("message_received", "ROUND_ANNOUNCEMENT", announcement["conversation_id"]),
+        ("message_sent", "ACK", announcement["conversation_id"]),
+        ("message_received", "ROUND_ANNOUNCEMENT", "conv-bad"),
+        ("message_sent", "LEAGUE_ERROR", "conv-bad"),
+    ]
+    assert all("data" not in r for r in traffic[:3]), "the copies' data is not logged"
+    assert "round_id" in traffic[3]["data"]["error_description"], "a refusal says why, whole"
+    assert "proof-of-the-league-manager" not in agent_log.path.read_text()
 
 
 # --- the request check agrees with jsonrpcserver's JSON Schema -------------------------------
