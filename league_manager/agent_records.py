@@ -5,16 +5,18 @@ of states), each numbered so that replaying one twice changes nothing."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Protocol
 
 from pydantic import BaseModel, Field, TypeAdapter
 
 __all__ = [
     "AgentKind",
     "AgentState",
+    "KeptAgent",
     "Registration",
     "RegistryChange",
     "RegistryState",
+    "RegistryStore",
     "RegisteredAgent",
     "StateChange",
     "change_of",
@@ -97,3 +99,40 @@ class RegistryState:
                     if agent_id in self.agents:
                         self.agents[agent_id].state = change.state
             self.seq = change.seq
+
+
+@dataclass(frozen=True)
+class KeptAgent:
+    """An agent as a shared store keeps it, with its token and its registration key's
+    digest (None: registered before keys were kept)."""
+
+    agent: RegisteredAgent
+    token: str
+    key: str | None
+
+
+class RegistryStore(Protocol):
+    """Where a registry is kept: its files (``registry_files.RegistryFiles``) or PostgreSQL
+    (``league_manager.pg.registry.PgRegistry``). ``load`` at start-up, then ``open``; a
+    change is acknowledged once ``durable`` has returned after its ``append``. A store
+    shared by several League Managers ``claim``s registrations itself."""
+
+    recovery_notes: list[str]
+
+    def load(self) -> RegistryState: ...
+
+    def open(self) -> None: ...
+
+    async def claim(self, registration: Registration) -> KeptAgent | list[KeptAgent] | None:
+        """Keep a new registration, the store giving its id and refusing a duplicate: it as
+        kept, or the agents that hold its name or endpoint already; None where the
+        registry's memory decides instead (one League Manager: ``append`` it)."""
+        ...
+
+    def append(self, change: Registration | StateChange, *, sync: bool) -> None: ...
+
+    async def durable(self) -> None: ...
+
+    def write_snapshots(self, state: RegistryState, *, keep_backup: bool = True) -> None: ...
+
+    def close(self) -> None: ...

@@ -9,6 +9,10 @@ The League Manager makes its proofs from the tokens (``sdk.auth``) and must keep
 after a restart, together with the digest of each registration's idempotency key. Incoming
 tokens are checked against SHA-256 digests in constant time.
 
+With a PostgreSQL store (``league_manager.pg.registry``) the rows are the registry: the
+database gives ids and refuses duplicates across League Managers (``register``), and this
+class keeps what it knows in memory as for the files.
+
 One agent is one endpoint: endpoints are compared in their canonical form and names by
 their key (``sdk.identity``), so spelling cannot register one server twice or one name as
 two people.
@@ -22,12 +26,21 @@ from pathlib import Path
 from league_manager.agent_records import (
     AgentKind,
     AgentState,
+    KeptAgent,
     RegisteredAgent,
     Registration,
+    RegistryStore,
     StateChange,
 )
 from league_manager.registry_files import RegistryFiles
-from sdk.auth import TokenBook, league_manager_proof, match_proof, token_digest, token_matches
+from sdk.auth import (
+    TokenBook,
+    issue_token,
+    league_manager_proof,
+    match_proof,
+    token_digest,
+    token_matches,
+)
 from sdk.errors import ErrorCode, ProtocolError
 from sdk.identity import canonical_endpoint, clean_display_name, name_key
 from sdk.messages import PlayerMeta, RefereeMeta, sender_id
@@ -54,10 +67,12 @@ class AgentRegistry:
         token_bytes: int = 32,
         *,
         league_files: tuple[Path, ...] = (),
+        store: RegistryStore | None = None,
     ):
         """``league_files``: files whose content means the league has begun (its journal,
         its schedule): beside any of them, a missing registry is damage, never a new
-        league. Opens the registry's journal: ``close`` at shutdown.
+        league. ``store``: where the registry is kept, its files in ``league_dir`` if None.
+        Opens the registry's journal: ``close`` at shutdown.
 
         Raises:
             StoreError: a registry file cannot be recovered (``RegistryFiles.load``).
@@ -65,11 +80,11 @@ class AgentRegistry:
         """
         self._league_id = league_id
         self._token_bytes = token_bytes
-        self._files = RegistryFiles(league_dir, league_files)
-        self._state = self._files.load()
-        self.recovery_notes = self._files.recovery_notes
+        self._store = store or RegistryFiles(league_dir, league_files)
+        self._state = self._store.load()
+        self.recovery_notes = self._store.recovery_notes
         """What start-up found damaged and how it recovered, a sentence each."""
-        self._files.open()
+        self._store.open()
         self._agents = self._state.agents
         self._tokens = self._state.tokens
         self._keys = self._state.keys
@@ -84,6 +99,12 @@ class AgentRegistry:
             self._index(agent)
         for agent_id, token in self._tokens.items():
             self._book.remember(agent_id, token)
+
+    @property
+    def in_files(self) -> bool:
+        """Whether the registry is kept in its files (which the watchdog writes again
+        where they were deleted), not in a database."""
+        return isinstance(self._store, RegistryFiles)
 
     def _index(self, agent: RegisteredAgent) -> None:
         """Lookups by kind, endpoint and name in O(1): a league of thousands asks them
@@ -106,27 +127,53 @@ class AgentRegistry:
         Raises:
             StoreError: it could not be journaled (a full disk): it is not registered.
         """
-        agent = RegisteredAgent(
-            agent_id=self._next_id(kind),
-            kind=kind,
-            display_name=clean_display_name(meta.display_name),
-            version=meta.version,
-            game_types=list(meta.game_types),
-            contact_endpoint=meta.contact_endpoint,
-            max_concurrent_matches=getattr(meta, "max_concurrent_matches", 1),
-            registered_at=utc_now_str(),
-        )
+        agent = self._new_agent(self._next_id(kind), kind, meta)
         token = self._book.issue(agent.agent_id, self._token_bytes)
         digest = token_digest(key)
         seq = self._state.seq + 1
         # Not journaled, not registered: its id is given out again.
-        self._files.append(Registration(seq=seq, agent=agent, token=token, key=digest), sync=False)
+        self._store.append(Registration(seq=seq, agent=agent, token=token, key=digest), sync=False)
         self._state.seq = self._state.secrets_seq = seq
         self._agents[agent.agent_id] = agent
         self._tokens[agent.agent_id] = token
         self._keys[agent.agent_id] = digest
         self._index(agent)
         return agent, token
+
+    async def register(
+        self, kind: AgentKind, meta: RefereeMeta | PlayerMeta, key: str
+    ) -> tuple[RegisteredAgent, str] | None:
+        """Register an agent and return it and its token once kept (``add`` then
+        ``durable`` where this registry's memory refuses duplicates). None: the store
+        holds another agent with its name or endpoint (another League Manager registered
+        it), now known here too: decide again.
+
+        Raises:
+            StoreError: it could not be kept: it is not registered.
+        """
+        token = issue_token(self._token_bytes)
+        agent = self._new_agent("", kind, meta)
+        claimed = await self._store.claim(
+            Registration(seq=0, agent=agent, token=token, key=token_digest(key))
+        )
+        if claimed is None:
+            agent, token = self.add(kind, meta, key)
+            await self.durable()
+            return agent, token
+        for kept in claimed if isinstance(claimed, list) else [claimed]:
+            self._learn(kept)
+        return None if isinstance(claimed, list) else (claimed.agent, token)
+
+    def _learn(self, kept: KeptAgent) -> None:
+        """Take an agent the store kept into memory (once)."""
+        agent = kept.agent
+        if agent.agent_id not in self._agents:
+            self._agents[agent.agent_id] = agent
+            self._tokens[agent.agent_id] = kept.token
+            if kept.key is not None:
+                self._keys[agent.agent_id] = kept.key
+            self._book.remember(agent.agent_id, kept.token)
+            self._index(agent)
 
     async def durable(self) -> None:
         """Return once every registration and change so far is on disk: before one is
@@ -135,7 +182,21 @@ class AgentRegistry:
         Raises:
             StoreError: the fsync failed; the next call tries again.
         """
-        await self._files.durable()
+        await self._store.durable()
+
+    def _new_agent(
+        self, agent_id: str, kind: AgentKind, meta: RefereeMeta | PlayerMeta
+    ) -> RegisteredAgent:
+        return RegisteredAgent(
+            agent_id=agent_id,
+            kind=kind,
+            display_name=clean_display_name(meta.display_name),
+            version=meta.version,
+            game_types=list(meta.game_types),
+            contact_endpoint=meta.contact_endpoint,
+            max_concurrent_matches=getattr(meta, "max_concurrent_matches", 1),
+            registered_at=utc_now_str(),
+        )
 
     def find_by_endpoint(self, endpoint: str) -> RegisteredAgent | None:
         """The agent, of either kind, registered at this endpoint in any spelling."""
@@ -226,7 +287,7 @@ class AgentRegistry:
             StoreError: it could not be written; a snapshot (``save``) holds it instead.
         """
         seq = self._state.seq + 1
-        self._files.append(StateChange(seq=seq, agent_ids=agent_ids, state=state), sync=True)
+        self._store.append(StateChange(seq=seq, agent_ids=agent_ids, state=state), sync=True)
         self._state.seq = self._state.secrets_seq = seq
 
     def snapshot_due(self, *, at_once: bool = False) -> bool:
@@ -247,10 +308,10 @@ class AgentRegistry:
             FileSystemError: the file system refused a file.
         """
         began = time.monotonic()
-        self._files.write_snapshots(self._state)
+        self._store.write_snapshots(self._state)
         self._snapshot_seq = self._state.seq
         self._snapshot_at = time.monotonic()
         self._snapshot_cost = self._snapshot_at - began
 
     def close(self) -> None:
-        self._files.close()
+        self._store.close()

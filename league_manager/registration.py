@@ -186,19 +186,50 @@ class Registrar:
         conversation_id: str,
         presented: str | None,
     ) -> tuple[RegisteredAgent | None, str | None, str | None, float | None]:
-        """``_decide``, then, for an agent accepted (new, or registering again before its
-        first registration was on disk), wait until its registration is.
+        """(agent, token, None, None) when accepted, (None, None, reason, wait) when
+        refused, ``wait`` the seconds after which to register again when that may help
+        (the per-address limit), else None. An agent is answered once its registration is
+        kept (an agent registering again, once its first registration is). Decided again
+        where the store held a namesake or the endpoint unknown here (another League
+        Manager registered it): the answer is the one it would have had here.
 
         Raises:
-            ProtocolError: E022 the registration could not be journaled or synced.
+            ProtocolError: E022 the registration could not be kept.
         """
-        agent, token, refusal, wait = self._decide(kind, meta, conversation_id, presented)
-        if agent is not None:
+        address = caller_address()
+        key = f"{address}|{conversation_id}"
+        flood = self._limit.refusal(address)  # every attempt counts, a retry too
+        if flood:
+            return self._refused(kind, meta, flood[0], round(flood[1], 1))
+        while True:
+            agent, refusal = self._decide(kind, meta, key, presented)
+            if refusal is not None:
+                return self._refused(kind, meta, refusal, None)
             try:
-                await self._agents.durable()
-            except StoreError as exc:
+                if agent is not None:
+                    await self._agents.durable()
+                    return agent, self._agents.token_of(agent.agent_id), None, None
+                registered = await self._agents.register(kind, meta, key)
+            except (OSError, StoreError) as exc:
                 raise self._unrecorded(exc) from None
-        return agent, token, refusal, wait
+            if registered is not None:
+                agent, token = registered
+                self._event(
+                    f"{kind}_registered",
+                    agent_id=agent.agent_id,
+                    display_name=agent.display_name,
+                    endpoint=agent.contact_endpoint,
+                    capacity=agent.max_concurrent_matches,
+                )
+                return agent, token, None, None
+
+    def _refused(
+        self, kind: AgentKind, meta: RefereeMeta | PlayerMeta, reason: str, wait: float | None
+    ) -> tuple[None, None, str, float | None]:
+        self._event(
+            "registration_rejected", kind=kind, endpoint=meta.contact_endpoint, reason=reason
+        )
+        return None, None, reason, wait
 
     def _unrecorded(self, exc: BaseException) -> ProtocolError:
         self._upkeep.failed(REGISTRY_JOURNAL, exc)
@@ -209,21 +240,12 @@ class Registrar:
         )
 
     def _decide(
-        self,
-        kind: AgentKind,
-        meta: RefereeMeta | PlayerMeta,
-        conversation_id: str,
-        presented: str | None,
-    ) -> tuple[RegisteredAgent | None, str | None, str | None, float | None]:
-        """(agent, token, None, None) when accepted, (None, None, reason, wait) when
-        refused, ``wait`` the seconds after which to register again when that may help
-        (the per-address limit), else None. The same agent registering again gets its id
-        and token back, so a lost answer costs one retry; its key is the conversation and
-        the caller's address."""
-        address = caller_address()
-        key = f"{address}|{conversation_id}"
-        flood = self._limit.refusal(address)  # every attempt counts, a retry too
-        again, refusal = (None, flood[0]) if flood else self._repeated(kind, meta, key, presented)
+        self, kind: AgentKind, meta: RefereeMeta | PlayerMeta, key: str, presented: str | None
+    ) -> tuple[RegisteredAgent | None, str | None]:
+        """(agent, None) for the same agent registering again (it gets its id and token
+        back, so a lost answer costs one retry; ``key`` is the conversation and the
+        caller's address), (None, reason) when refused, (None, None) for a new agent."""
+        again, refusal = self._repeated(kind, meta, key, presented)
         if again is not None:
             self._event(
                 "registration_repeated",
@@ -231,22 +253,5 @@ class Registrar:
                 agent_id=again.agent_id,
                 endpoint=again.contact_endpoint,
             )
-            return again, self._agents.token_of(again.agent_id), None, None
-        refusal = refusal or self._registration_refusal(kind, meta)
-        if refusal:
-            self._event(
-                "registration_rejected", kind=kind, endpoint=meta.contact_endpoint, reason=refusal
-            )
-            return None, None, refusal, round(flood[1], 1) if flood else None
-        try:
-            agent, token = self._agents.add(kind, meta, key)
-        except (OSError, StoreError) as exc:
-            raise self._unrecorded(exc) from None
-        self._event(
-            f"{kind}_registered",
-            agent_id=agent.agent_id,
-            display_name=agent.display_name,
-            endpoint=agent.contact_endpoint,
-            capacity=agent.max_concurrent_matches,
-        )
-        return agent, token, None, None
+            return again, None
+        return None, refusal or self._registration_refusal(kind, meta)

@@ -265,6 +265,10 @@ class RegistryFiles:
         assert self._journal is not None, "append after open"
         self._journal.append(change.model_dump(), sync=sync)
 
+    async def claim(self, registration: Registration) -> None:
+        """None: one League Manager writes these files, and its memory refuses duplicates."""
+        return None
+
     async def durable(self) -> None:
         """Return once every change appended so far is on disk (group commit).
 

@@ -25,6 +25,7 @@ from league_manager.match_flow import MatchFlow
 from league_manager.news import LeagueNews
 from league_manager.notifier import Notifier
 from league_manager.pg.connection import OnDemand
+from league_manager.pg.registry import PgRegistry
 from league_manager.pg.result_log import (
     PgResultLog,
     read_before_serving,
@@ -88,6 +89,8 @@ class LeagueManager:
         self._follow_link: OnDemand | None = None
         """The store's connection that reads the results other League Managers keep."""
         self._follow_task: asyncio.Task[None] | None = None
+        self._pg_registry: PgRegistry | None = None
+        """The registry in the PostgreSQL store (None: in agents.json and its journal)."""
         self._open_files(league_id, store_url)
         self.alarms = Alarms(self.event)
         self.client = RpcClient(self.system, self.log, transport=transport)
@@ -241,11 +244,14 @@ class LeagueManager:
                 data_dir=str(league_dir),
                 results_store=redact_url(store_url) if store_url else "journal.jsonl",
             )
+            if store_url is not None:
+                self._pg_registry = PgRegistry(store_url, league_id)
             self.agents = AgentRegistry(
                 league_dir,
                 league_id,
                 self.system.security.token_bytes,
                 league_files=(league_dir / "journal.jsonl", league_dir / "rounds.json"),
+                store=self._pg_registry,
             )
             opened.callback(self.agents.close)
             read = None
@@ -344,6 +350,8 @@ class LeagueManager:
         for link in (self._store_link, self._follow_link):
             if link is not None:
                 await link.close()
+        if self._pg_registry is not None:
+            await self._pg_registry.aclose()
         self.log.close()
         self.league_log.close()
 

@@ -201,6 +201,8 @@ class Upkeep:
             self._alarms.clear(FLOOD)
 
     def _check_registry(self) -> None:
+        if not self._agents.in_files:
+            return
         missing = [name for name in _REGISTRY if not (self._dir / name).is_file()]
         for name in missing:
             self._alarms.raise_alarm(

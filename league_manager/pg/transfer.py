@@ -14,16 +14,15 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from league_manager.agent_records import RegisteredAgent
 from league_manager.pg.connection import connect, server_of, statements
 from league_manager.pg.errors import TransferError
 from league_manager.pg.league_folder import LeagueState, read_league_folder, write_league_folder
 from league_manager.pg.migrations import upgrade
+from league_manager.pg.registry import agent_row, select_registrations
 from league_manager.pg.result_rows import insert_results, select_results
 from league_manager.records import LeagueStatus, MatchProgress, RoundRecord
 from league_manager.scheduler import make_schedule
 from sdk.config import SharedDir
-from sdk.identity import canonical_endpoint, name_key
 from sdk.timeutil import format_utc, parse_utc
 
 if TYPE_CHECKING:
@@ -142,7 +141,7 @@ async def _insert(connection: AsyncConnection[TupleRow], state: LeagueState) -> 
         "insert into agents (league_id, agent_id, kind, display_name, name_key, "
         "contact_endpoint, endpoint_key, version, game_types, max_concurrent_matches, state, "
         "registered_at) values (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-        [_agent_row(league_id, agent) for agent in state.agents],
+        [agent_row(league_id, agent) for agent in state.agents],
     )
     await cursor.executemany(
         "insert into agent_secrets (league_id, agent_id, token, registration_key) "
@@ -189,14 +188,6 @@ async def _insert(connection: AsyncConnection[TupleRow], state: LeagueState) -> 
     )
 
 
-def _agent_row(league_id: str, agent: RegisteredAgent) -> tuple[Any, ...]:
-    return (
-        league_id, agent.agent_id, agent.kind, agent.display_name, name_key(agent.display_name),
-        agent.contact_endpoint, canonical_endpoint(agent.contact_endpoint), agent.version,
-        agent.game_types, agent.max_concurrent_matches, agent.state, parse_utc(agent.registered_at),
-    )  # fmt: skip
-
-
 def _moment(text: str | None) -> Any:
     return None if text is None else parse_utc(text)
 
@@ -227,14 +218,7 @@ async def read_league_rows(connection: AsyncConnection[TupleRow], league_id: str
                     f"the database {server_of(connection)} holds no league {league_id}"
                 )
             status, size, paused, admin_token, referee_secret = rows[0]
-            agents = await _select(
-                connection,
-                "select a.agent_id, a.kind, a.display_name, a.version, a.game_types, "
-                "a.contact_endpoint, a.max_concurrent_matches, a.state, a.registered_at, "
-                "s.token, s.registration_key from agents a join agent_secrets s "
-                "using (league_id, agent_id) where league_id = %s order by a.registered_seq",
-                league_id,
-            )
+            agents = await select_registrations(connection, league_id)
             players = await _select(
                 connection,
                 "select player_id, display_name from schedule_players where league_id = %s "
@@ -258,14 +242,6 @@ async def read_league_rows(connection: AsyncConnection[TupleRow], league_id: str
                 "select case when is_called then last_value else 0 end from assignment_numbers"
             )
             given = await cursor.fetchone()
-    registered = [
-        RegisteredAgent(
-            agent_id=row[0], kind=row[1], display_name=row[2], version=row[3],
-            game_types=row[4], contact_endpoint=row[5], max_concurrent_matches=row[6],
-            state=row[7], registered_at=format_utc(row[8]),
-        )
-        for row in agents
-    ]  # fmt: skip
     winners = {result.match_id: result.winner for result in accepted}
     round_records = _round_records(rounds, matches, [p for p, _ in players], size, winners)
     live = [m.assignment or 0 for r in round_records for m in r.matches]
@@ -274,9 +250,9 @@ async def read_league_rows(connection: AsyncConnection[TupleRow], league_id: str
         status=LeagueStatus(status),
         players_per_match=size,
         paused=paused,
-        agents=registered,
-        tokens={row[0]: row[9] for row in agents},
-        registration_keys={row[0]: row[10] for row in agents if row[10] is not None},
+        agents=[kept.agent for kept in agents],
+        tokens={kept.agent.agent_id: kept.token for kept in agents},
+        registration_keys={a.agent.agent_id: a.key for a in agents if a.key is not None},
         players=[(p, name) for p, name in players],
         rounds=round_records,
         results=accepted,

@@ -1,13 +1,23 @@
 """Registration through the League Manager's app: the referee secret, idempotent retries,
-and one agent per endpoint and per name in any spelling."""
+and one agent per endpoint and per name in any spelling, with the registry in its files
+and in PostgreSQL."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
-from tests.league_manager.conftest import World, envelope
+from sdk.config import SharedDir
+from tests.league_manager.conftest import World, envelope, running_world
+
+
+@pytest.fixture
+async def world(shared_dir: SharedDir, store_url: str | None) -> AsyncIterator[World]:
+    """A League Manager with its registry in either store."""
+    async with running_world(shared_dir, store_url) as either:
+        yield either
 
 
 def player_request(

@@ -1,0 +1,247 @@
+"""The registry (``league_manager.agents.RegistryStore``) kept in PostgreSQL: a league's
+referees and players as rows of ``agents``, their tokens and registration key digests as
+rows of ``agent_secrets``, which several League Managers of one league write at once.
+
+The database, not one process's memory, refuses a duplicate: the unique keys on a name
+(per kind) and on an endpoint refuse the second registration, whichever League Manager
+took the first, and ``claim`` hands back the agents that hold them, so the League Manager
+answers as it does when it knew them already. The database gives each agent its id (the
+next of its kind, under the primary key): two League Managers never give out one id.
+Changes of states are queued and written in group commits, as the results are."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
+
+from league_manager.agent_records import (
+    KeptAgent,
+    RegisteredAgent,
+    Registration,
+    RegistryState,
+    StateChange,
+)
+from league_manager.pg.connection import OnDemand, connect, statements
+from league_manager.pg.errors import PgStoreError, PgWriteError
+from league_manager.pg.migrations import upgrade_database
+from sdk.group_commit import GroupCommit
+from sdk.identity import canonical_endpoint, name_key
+from sdk.timeutil import format_utc, parse_utc
+
+if TYPE_CHECKING:
+    from psycopg import AsyncConnection
+    from psycopg.rows import TupleRow
+
+__all__ = ["PgRegistry", "agent_row", "select_registrations"]
+
+_log = logging.getLogger(__name__)
+
+_AGENT_COLUMNS = (
+    "a.agent_id, a.kind, a.display_name, a.version, a.game_types, a.contact_endpoint, "
+    "a.max_concurrent_matches, a.state, a.registered_at, s.token, s.registration_key"
+)
+"""An agent's columns and its secrets', in the order ``_agent_of`` reads them."""
+
+_NEXT_ID = (
+    "(select %s || case when n < 10 then '0' else '' end || n from "
+    "(select count(*) + 1 as n from agents where league_id = %s and kind = %s) as taken)"
+)
+"""The next id of a kind (REF01, P02, …, as the files give them): two League Managers
+computing the same one meet at the primary key, and the second takes the one after."""
+
+
+def agent_row(league_id: str, agent: RegisteredAgent) -> tuple[Any, ...]:
+    """An agent as the values of ``agents``' columns, its keys computed as the files' are."""
+    return (
+        league_id, agent.agent_id, agent.kind, agent.display_name, name_key(agent.display_name),
+        agent.contact_endpoint, canonical_endpoint(agent.contact_endpoint), agent.version,
+        agent.game_types, agent.max_concurrent_matches, agent.state, parse_utc(agent.registered_at),
+    )  # fmt: skip
+
+
+def _agent_of(row: tuple[Any, ...]) -> RegisteredAgent:
+    """The agent of a row selected with ``_AGENT_COLUMNS``."""
+    return RegisteredAgent(
+        agent_id=row[0], kind=row[1], display_name=row[2], version=row[3],
+        game_types=row[4], contact_endpoint=row[5], max_concurrent_matches=row[6],
+        state=row[7], registered_at=format_utc(row[8]),
+    )  # fmt: skip
+
+
+async def select_registrations(
+    connection: AsyncConnection[TupleRow], league_id: str, where: str = "", *args: Any
+) -> list[KeptAgent]:
+    """The league's agents with their tokens and key digests, in registration order (those
+    ``where`` also selects)."""
+    cursor = await connection.execute(
+        f"select {_AGENT_COLUMNS} from agents a join agent_secrets s using (league_id, agent_id) "
+        f"where league_id = %s {where} order by a.registered_seq",
+        (league_id, *args),
+    )
+    return [
+        KeptAgent(agent=_agent_of(row), token=row[9], key=row[10])
+        for row in await cursor.fetchall()
+    ]
+
+
+class PgRegistry:
+    """One league's registry in the database at ``url``, on a connection of its own."""
+
+    def __init__(self, url: str, league_id: str):
+        self._url = url
+        self._league_id = league_id
+        self._link = OnDemand(url)
+        self._states: list[StateChange] = []
+        self._commits = GroupCommit(self._commit)
+        self._flushing: set[asyncio.Task[None]] = set()
+        self._turn = asyncio.Lock()
+        """One transaction at a time on the connection (``OnDemand`` is not shared)."""
+        self.recovery_notes: list[str] = []
+        """Always empty: the database keeps no damage to recover from."""
+
+    def load(self) -> RegistryState:
+        """The registry the database holds, read on a loop of its own in a worker thread (a
+        League Manager opens its registry before its server's loop runs), the schema
+        upgraded first.
+
+        Raises:
+            PgStoreError: the database cannot be reached or read.
+        """
+
+        async def read() -> list[KeptAgent]:
+            await upgrade_database(self._url)
+            async with await connect(self._url) as connection:
+                with statements(connection, f"reading the registry of league {self._league_id}"):
+                    return await select_registrations(connection, self._league_id)
+
+        with ThreadPoolExecutor(max_workers=1) as worker:
+            registrations = worker.submit(lambda: asyncio.run(read())).result()
+        state = RegistryState()
+        for kept in registrations:
+            state.agents[kept.agent.agent_id] = kept.agent
+            state.tokens[kept.agent.agent_id] = kept.token
+            if kept.key is not None:
+                state.keys[kept.agent.agent_id] = kept.key
+        return state
+
+    def open(self) -> None:
+        """Nothing to open: the connection is made when first needed."""
+
+    async def claim(self, registration: Registration) -> KeptAgent | list[KeptAgent]:
+        """Insert the registration under the next id of its kind: it as kept, or the agents
+        already holding its name or its endpoint (nothing inserted).
+
+        Raises:
+            PgWriteError: the database could not be reached or refused the statements: the
+                registration is not kept.
+        """
+        import psycopg
+
+        agent = registration.agent
+        row = agent_row(self._league_id, agent)
+        prefix = "REF" if agent.kind == "referee" else "P"
+        while True:
+            try:
+                async with self._turn:
+                    connection = await self._link.connection()
+                    with statements(connection, f"registering {agent.display_name!r}"):
+                        try:
+                            return await self._insert(connection, registration, row, prefix)
+                        except psycopg.errors.UniqueViolation as exc:
+                            if exc.diag.constraint_name == "agents_pkey":
+                                continue  # another took this id meanwhile: the next one
+                        return await select_registrations(
+                            connection,
+                            self._league_id,
+                            "and ((kind = %s and name_key = %s) or endpoint_key = %s)",
+                            agent.kind,
+                            row[4],
+                            row[6],
+                        )
+            except PgStoreError as exc:
+                raise PgWriteError(f"the registration is not kept: {exc}") from exc
+
+    async def _insert(
+        self,
+        connection: AsyncConnection[TupleRow],
+        registration: Registration,
+        row: tuple[Any, ...],
+        prefix: str,
+    ) -> KeptAgent:
+        async with connection.transaction():
+            await connection.execute(
+                "insert into leagues (league_id) values (%s) on conflict do nothing",
+                (self._league_id,),
+            )
+            cursor = await connection.execute(
+                "insert into agents (league_id, agent_id, kind, display_name, name_key, "
+                "contact_endpoint, endpoint_key, version, game_types, max_concurrent_matches, "
+                f"state, registered_at) values (%s, {_NEXT_ID}, %s, %s, %s, %s, %s, %s, %s, "
+                "%s, %s, %s) returning agent_id",
+                (row[0], prefix, self._league_id, row[2], *row[2:]),
+            )
+            given = await cursor.fetchone()
+            assert given is not None, "insert … returning gives its row"
+            await connection.execute(
+                "insert into agent_secrets (league_id, agent_id, token, registration_key) "
+                "values (%s, %s, %s, %s)",
+                (self._league_id, given[0], registration.token, registration.key),
+            )
+        agent = registration.agent.model_copy(update={"agent_id": given[0]})
+        return KeptAgent(agent=agent, token=registration.token, key=registration.key)
+
+    def append(self, change: Registration | StateChange, *, sync: bool) -> None:
+        """Queue a change of states for the next commit, started now (a registration is
+        ``claim``'s)."""
+        assert isinstance(change, StateChange), "registrations are claimed"
+        self._states.append(change)
+        self._commits.changed()
+        flushing = asyncio.ensure_future(self._flush())
+        self._flushing.add(flushing)
+        flushing.add_done_callback(self._flushing.discard)
+
+    async def _flush(self) -> None:
+        """Commit the queued changes in the background; one refused stays queued for the
+        next (``durable``: each registration's answer waits for them)."""
+        try:
+            await self._commits.durable()
+        except PgWriteError as exc:
+            _log.warning("%s", exc)
+
+    async def durable(self) -> None:
+        """Return once every change of states queued so far is written.
+
+        Raises:
+            PgWriteError: the commit failed; the next call tries again.
+        """
+        await self._commits.durable()
+
+    async def _commit(self) -> None:
+        batch, self._states = self._states, []  # taken before the first await
+        try:
+            async with self._turn:
+                connection = await self._link.connection()
+                with statements(connection, f"recording {len(batch)} change(s) of states"):
+                    async with connection.transaction():
+                        for change in batch:
+                            await connection.execute(
+                                "update agents set state = %s where league_id = %s "
+                                "and agent_id = any(%s)",
+                                (change.state, self._league_id, change.agent_ids),
+                            )
+        except PgStoreError as exc:
+            self._states[:0] = batch
+            raise PgWriteError(
+                f"league {self._league_id}'s agents' states are not kept: {exc}"
+            ) from exc
+
+    def write_snapshots(self, state: RegistryState, *, keep_backup: bool = True) -> None:
+        """Nothing to write: the rows are the registry."""
+
+    async def aclose(self) -> None:
+        await self._link.close()
+
+    def close(self) -> None:
+        """Take no more changes (``aclose`` closes the connection)."""
