@@ -8,9 +8,11 @@ files runs without it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import asyncio
+from collections.abc import Callable, Coroutine, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from league_manager.pg.errors import MISSING_DRIVER, PgStoreError
 from league_manager.pg.store_url import redact_url
@@ -19,7 +21,16 @@ if TYPE_CHECKING:
     from psycopg import AsyncConnection
     from psycopg.rows import TupleRow
 
-__all__ = ["CONNECT_TIMEOUT_SEC", "OnDemand", "connect", "server_of", "statements"]
+__all__ = [
+    "CONNECT_TIMEOUT_SEC",
+    "OnDemand",
+    "before_serving",
+    "connect",
+    "server_of",
+    "statements",
+]
+
+T = TypeVar("T")
 
 CONNECT_TIMEOUT_SEC = 10
 """How long a connection may take to open where the URL sets no ``connect_timeout``: a
@@ -49,6 +60,19 @@ async def connect(url: str) -> AsyncConnection[TupleRow]:
         return await psycopg.AsyncConnection.connect(url, autocommit=True, connect_timeout=timeout)
     except psycopg.OperationalError as exc:
         raise PgStoreError(_refusal(str(exc), params)) from exc
+
+
+def before_serving(work: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run ``work`` to its end on an event loop of its own, in a worker thread: a starting
+    League Manager reads its store before its server's loop runs (and may be called from a
+    thread that has a loop already). Its connections must be closed by ``work``: they
+    belong to that loop.
+
+    Raises:
+        whatever ``work`` raises.
+    """
+    with ThreadPoolExecutor(max_workers=1) as worker:
+        return worker.submit(lambda: asyncio.run(work())).result()
 
 
 def _refusal(message: str, params: Mapping[str, object]) -> str:

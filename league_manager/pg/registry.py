@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from league_manager.agent_records import (
@@ -23,7 +22,7 @@ from league_manager.agent_records import (
     RegistryState,
     StateChange,
 )
-from league_manager.pg.connection import OnDemand, connect, statements
+from league_manager.pg.connection import OnDemand, before_serving, connect, statements
 from league_manager.pg.errors import PgStoreError, PgWriteError
 from league_manager.pg.migrations import upgrade_database
 from sdk.group_commit import GroupCommit
@@ -116,8 +115,7 @@ class PgRegistry:
                 with statements(connection, f"reading the registry of league {self._league_id}"):
                     return await select_registrations(connection, self._league_id)
 
-        with ThreadPoolExecutor(max_workers=1) as worker:
-            registrations = worker.submit(lambda: asyncio.run(read())).result()
+        registrations = before_serving(read)
         state = RegistryState()
         for kept in registrations:
             state.agents[kept.agent.agent_id] = kept.agent

@@ -15,15 +15,13 @@ written by the commit that first needs them: the rest of a league's state is in 
 
 from __future__ import annotations
 
-import asyncio
 import os
 import secrets
 import socket
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from league_manager.pg.connection import OnDemand, statements
+from league_manager.pg.connection import OnDemand, before_serving, statements
 from league_manager.pg.errors import PgStoreError, PgWriteError
 from league_manager.pg.migrations import upgrade_database
 from league_manager.pg.result_rows import (
@@ -64,8 +62,7 @@ def read_before_serving(url: str, league_id: str) -> KeptResults:
         finally:
             await link.close()
 
-    with ThreadPoolExecutor(max_workers=1) as worker:
-        return worker.submit(lambda: asyncio.run(read())).result()
+    return before_serving(read)
 
 
 def refuse_a_journal_left_behind(journal: Path, kept: KeptResults, store_url: str) -> None:
