@@ -129,6 +129,16 @@ class RegistryStore(Protocol):
         registry's memory decides instead (one League Manager: ``append`` it)."""
         ...
 
+    async def others(self) -> list[KeptAgent]:
+        """The agents registered or changed since the last call (since ``load``, the first
+        time) by other League Managers sharing the store, as the store holds them now; none
+        where the store has one League Manager.
+
+        Raises:
+            PgStoreError, StoreError: the store cannot be read now (asked again next time).
+        """
+        ...
+
     def append(self, change: Registration | StateChange, *, sync: bool) -> None: ...
 
     async def durable(self) -> None: ...

@@ -11,7 +11,8 @@ tokens are checked against SHA-256 digests in constant time.
 
 With a PostgreSQL store (``league_manager.pg.registry``) the rows are the registry: the
 database gives ids and refuses duplicates across League Managers (``register``), and this
-class keeps what it knows in memory as for the files.
+class keeps what it knows in memory as for the files, learning what the others registered
+or changed when it looks (``follow``).
 
 One agent is one endpoint: endpoints are compared in their canonical form and names by
 their key (``sdk.identity``), so spelling cannot register one server twice or one name as
@@ -21,6 +22,7 @@ two people.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from league_manager.agent_records import (
@@ -46,7 +48,7 @@ from sdk.identity import canonical_endpoint, clean_display_name, name_key
 from sdk.messages import PlayerMeta, RefereeMeta, sender_id
 from sdk.timeutil import utc_now_str
 
-__all__ = ["AgentKind", "AgentRegistry", "AgentState", "RegisteredAgent"]
+__all__ = ["AgentKind", "AgentRegistry", "AgentState", "Heard", "RegisteredAgent"]
 
 SNAPSHOT_MIN_CHANGES = 64
 """Changes journaled since the last snapshot that make one due at any size..."""
@@ -55,6 +57,16 @@ SNAPSHOT_EVERY_SEC = 1.0
 SNAPSHOT_COST_SHARE = 50
 """...this many times what the last one took: snapshots take at most 2% of the League
 Manager's time, and each costs O(agents) paid by as many changes, O(1) a change."""
+
+
+@dataclass
+class Heard:
+    """What ``AgentRegistry.follow`` learnt from the store."""
+
+    joined: list[RegisteredAgent] = field(default_factory=list)
+    """Agents registered at another League Manager, new here."""
+    changed: list[RegisteredAgent] = field(default_factory=list)
+    """Agents known here whose state another League Manager changed."""
 
 
 class AgentRegistry:
@@ -174,6 +186,26 @@ class AgentRegistry:
                 self._keys[agent.agent_id] = kept.key
             self._book.remember(agent.agent_id, kept.token)
             self._index(agent)
+
+    async def follow(self) -> Heard:
+        """Learn the agents the store's other League Managers registered or changed since
+        the last look: a new one is known here (its token authenticates it), a known one
+        takes its state from the store, neither journaled again (the store has them).
+
+        Raises:
+            PgStoreError, StoreError: the store cannot be read now (the next look asks
+                again).
+        """
+        heard = Heard()
+        for kept in await self._store.others():
+            known = self._agents.get(kept.agent.agent_id)
+            if known is None:
+                self._learn(kept)
+                heard.joined.append(kept.agent)
+            elif known.state != kept.agent.state:
+                known.state = kept.agent.state
+                heard.changed.append(known)
+        return heard
 
     async def durable(self) -> None:
         """Return once every registration and change so far is on disk: before one is

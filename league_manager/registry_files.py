@@ -29,6 +29,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from league_manager.agent_records import (
+    KeptAgent,
     RegisteredAgent,
     Registration,
     RegistryState,
@@ -268,6 +269,10 @@ class RegistryFiles:
     async def claim(self, registration: Registration) -> None:
         """None: one League Manager writes these files, and its memory refuses duplicates."""
         return None
+
+    async def others(self) -> list[KeptAgent]:
+        """None ever: one League Manager writes these files."""
+        return []
 
     async def durable(self) -> None:
         """Return once every change appended so far is on disk (group commit).

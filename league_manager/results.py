@@ -14,7 +14,6 @@ database's."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -220,15 +219,6 @@ class ResultDesk:
                 outcomes=outcomes,
             )
         return ours
-
-    async def follow_forever(self, every_sec: float) -> None:
-        """``follow`` every ``every_sec`` while the League Manager lives (a store that cannot
-        be read now is asked again at the next look; the results log's own alarm tells
-        that it is away)."""
-        while True:
-            await asyncio.sleep(every_sec)
-            with contextlib.suppress(StoreError):
-                await self.follow()
 
     async def follow(self) -> None:
         """Count the results other League Managers on the store accepted since the last

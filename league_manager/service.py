@@ -24,6 +24,7 @@ from league_manager.handover import RefereeDesk
 from league_manager.match_flow import MatchFlow
 from league_manager.news import LeagueNews
 from league_manager.notifier import Notifier
+from league_manager.peer_follow import PeerFollow
 from league_manager.pg.connection import OnDemand
 from league_manager.pg.registry import PgRegistry
 from league_manager.pg.result_log import (
@@ -59,7 +60,7 @@ from sdk.messages import (
 __all__ = ["AdminError", "LeagueManager"]
 
 FOLLOW_SEC = 0.5
-"""How often a League Manager on a shared store asks for the results the others accepted."""
+"""How often a League Manager on a shared store asks for the agents and results of others."""
 UNBOUNDED_PATHS = ("/health", "/status", "/events")
 """Paths whose requests are neither counted against ``http.max_requests_in_progress`` nor
 timed: the health and status that must tell of a flood while it lasts (answered from
@@ -321,9 +322,10 @@ class LeagueManager:
         """Start the watchdog; resume a league that was running when the process stopped."""
         self.upkeep.start()
         if self._follow_link is not None:
-            self._follow_task = asyncio.create_task(
-                self.result_desk.follow_forever(FOLLOW_SEC), name="results-of-others"
+            peers = PeerFollow(
+                self.agents.follow, self.result_desk.follow, self._joined, self.event
             )
+            self._follow_task = asyncio.create_task(peers.follow_forever(FOLLOW_SEC), name="peers")
         if self.schedule.status == LeagueStatus.RUNNING:
             self.event(
                 "league_resumed",

@@ -7,7 +7,9 @@ The database, not one process's memory, refuses a duplicate: the unique keys on 
 took the first, and ``claim`` hands back the agents that hold them, so the League Manager
 answers as it does when it knew them already. The database gives each agent its id (the
 next of its kind, under the primary key): two League Managers never give out one id.
-Changes of states are queued and written in group commits, as the results are."""
+Changes of states are queued and written in group commits, as the results are. Each
+League Manager reads the rows the others wrote since it last looked (``others``), in commit
+order, as it reads their results (schema 0005)."""
 
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from league_manager.agent_records import (
 from league_manager.pg.connection import OnDemand, before_serving, connect, statements
 from league_manager.pg.errors import PgStoreError, PgWriteError
 from league_manager.pg.migrations import upgrade_database
+from league_manager.pg.result_rows import commit_mark
 from sdk.group_commit import GroupCommit
 from sdk.identity import canonical_endpoint, name_key
 from sdk.timeutil import format_utc, parse_utc
@@ -70,13 +73,17 @@ def _agent_of(row: tuple[Any, ...]) -> RegisteredAgent:
 
 
 async def select_registrations(
-    connection: AsyncConnection[TupleRow], league_id: str, where: str = "", *args: Any
+    connection: AsyncConnection[TupleRow],
+    league_id: str,
+    where: str = "",
+    *args: Any,
+    order: str = "a.registered_seq",
 ) -> list[KeptAgent]:
-    """The league's agents with their tokens and key digests, in registration order (those
-    ``where`` also selects)."""
+    """The league's agents with their tokens and key digests, in registration order or by
+    ``order`` (those ``where`` also selects)."""
     cursor = await connection.execute(
         f"select {_AGENT_COLUMNS} from agents a join agent_secrets s using (league_id, agent_id) "
-        f"where league_id = %s {where} order by a.registered_seq",
+        f"where league_id = %s {where} order by {order}",
         (league_id, *args),
     )
     return [
@@ -92,7 +99,18 @@ class PgRegistry:
         self._url = url
         self._league_id = league_id
         self._link = OnDemand(url)
+        self._follow = OnDemand(url)
+        """``others``' connection: the commits' may be inside a transaction."""
+        self._since: str | None = None
+        """Where ``others`` reads from: a ``commit_mark`` (None: before ``load``)."""
         self._states: list[StateChange] = []
+        self._committing: list[StateChange] = []
+        self._touched: set[str] = set()
+        """Agents whose states changed here since ``others`` began to read."""
+        self._claiming: set[str] = set()
+        """The tokens of registrations being inserted now."""
+        self._again: set[str] = set()
+        """Agents whose rows ``others`` held back, read again at its next call."""
         self._commits = GroupCommit(self._commit)
         self._flushing: set[asyncio.Task[None]] = set()
         self._turn = asyncio.Lock()
@@ -109,13 +127,14 @@ class PgRegistry:
             PgStoreError: the database cannot be reached or read.
         """
 
-        async def read() -> list[KeptAgent]:
+        async def read() -> tuple[str, list[KeptAgent]]:
             await upgrade_database(self._url)
             async with await connect(self._url) as connection:
                 with statements(connection, f"reading the registry of league {self._league_id}"):
-                    return await select_registrations(connection, self._league_id)
+                    mark = await commit_mark(connection)  # before: nothing written is missed
+                    return mark, await select_registrations(connection, self._league_id)
 
-        registrations = before_serving(read)
+        self._since, registrations = before_serving(read)
         state = RegistryState()
         for kept in registrations:
             state.agents[kept.agent.agent_id] = kept.agent
@@ -135,6 +154,13 @@ class PgRegistry:
             PgWriteError: the database could not be reached or refused the statements: the
                 registration is not kept.
         """
+        self._claiming.add(registration.token)
+        try:
+            return await self._claim(registration)
+        finally:
+            self._claiming.discard(registration.token)
+
+    async def _claim(self, registration: Registration) -> KeptAgent | list[KeptAgent]:
         import psycopg
 
         agent = registration.agent
@@ -195,6 +221,7 @@ class PgRegistry:
         ``claim``'s)."""
         assert isinstance(change, StateChange), "registrations are claimed"
         self._states.append(change)
+        self._touched.update(change.agent_ids)
         self._commits.changed()
         flushing = asyncio.ensure_future(self._flush())
         self._flushing.add(flushing)
@@ -218,6 +245,7 @@ class PgRegistry:
 
     async def _commit(self) -> None:
         batch, self._states = self._states, []  # taken before the first await
+        self._committing = batch
         try:
             async with self._turn:
                 connection = await self._link.connection()
@@ -225,8 +253,8 @@ class PgRegistry:
                     async with connection.transaction():
                         for change in batch:
                             await connection.execute(
-                                "update agents set state = %s where league_id = %s "
-                                "and agent_id = any(%s)",
+                                "update agents set state = %s, xact = pg_current_xact_id() "
+                                "where league_id = %s and agent_id = any(%s)",
                                 (change.state, self._league_id, change.agent_ids),
                             )
         except PgStoreError as exc:
@@ -234,12 +262,56 @@ class PgRegistry:
             raise PgWriteError(
                 f"league {self._league_id}'s agents' states are not kept: {exc}"
             ) from exc
+        finally:
+            self._committing = []
+
+    async def others(self) -> list[KeptAgent]:
+        """The agents registered or changed since the last call (since ``load``, the first
+        time), each as its row is now, by commit order (``result_rows.commit_mark``): each
+        change once, none missed, however the League Managers' commits interleave.
+
+        This League Manager's own rows come back too, unmarked: its memory holds them
+        already, so taking them again changes nothing (``AgentRegistry.follow``), and a row
+        ends up the same in every League Manager's memory, whoever wrote it last. Held back
+        and read again at the next call: the row of an agent whose state this League
+        Manager changed while it read, or is still committing (the row may be older than
+        its memory, which it would put back), and of a registration it is still inserting
+        (its ``register`` learns it).
+
+        Raises:
+            PgStoreError: the database cannot be read now (asked again from the same mark).
+        """
+        if self._since is None:
+            return []
+        busy = {i for change in self._states + self._committing for i in change.agent_ids}
+        self._touched = set()
+        connection = await self._follow.connection()
+        doing = f"reading league {self._league_id}'s agents changed by other League Managers"
+        with statements(connection, doing):
+            until = await commit_mark(connection)
+            found = await select_registrations(
+                connection,
+                self._league_id,
+                "and ((a.xact >= %s::xid8 and a.xact < %s::xid8) or a.agent_id = any(%s))",
+                self._since,
+                until,
+                sorted(self._again),
+                order="a.xact, a.registered_seq",
+            )
+        self._since = until
+        busy |= self._touched
+        held = {
+            k.agent.agent_id for k in found if k.agent.agent_id in busy or k.token in self._claiming
+        }
+        self._again = held
+        return [kept for kept in found if kept.agent.agent_id not in held]
 
     def write_snapshots(self, state: RegistryState, *, keep_backup: bool = True) -> None:
         """Nothing to write: the rows are the registry."""
 
     async def aclose(self) -> None:
         await self._link.close()
+        await self._follow.close()
 
     def close(self) -> None:
         """Take no more changes (``aclose`` closes the connection)."""
