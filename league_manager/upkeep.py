@@ -56,6 +56,8 @@ __all__ = ["FLOOD", "JOURNAL", "STALL", "WATCH_SEC", "Upkeep"]
 WATCH_SEC = 1.0
 """How often the watchdog looks."""
 JOURNAL = "journal.jsonl"
+"""The results' file; where they are in PostgreSQL, its alarm says so (``_IN_DATABASE``)."""
+_IN_DATABASE = "results (PostgreSQL)"
 FLOOD = "flood"
 STALL = "stall"
 _LISTED_MATCHES = 10
@@ -101,6 +103,8 @@ class Upkeep:
         when it is found deleted.
         """
         self._results_retry = results_retry
+        self._shown = {} if results_retry is None else {JOURNAL: _IN_DATABASE}
+        """What the alarms call a file: the results' store, not a journal it does not use."""
         self._journal = journal
         self._dir = league_dir
         self._alarms = alarms
@@ -152,9 +156,10 @@ class Upkeep:
         """The file ``name`` could not be written: it is written again once it can be."""
         self._unwritten.add(name)
         self._writable.clear()
+        shown = self._shown.get(name, name)
         self._alarms.raise_alarm(
-            f"write:{name}",
-            f"cannot write {name}: {_why(exc)}; no match is handed out and "
+            f"write:{shown}",
+            f"cannot write {shown}: {_why(exc)}; no match is handed out and "
             "no result acknowledged until it can",
         )
 
@@ -162,7 +167,7 @@ class Upkeep:
         if name not in self._unwritten:  # the common case, once per result: one set lookup
             return
         self._unwritten.discard(name)
-        self._alarms.clear(f"write:{name}")
+        self._alarms.clear(f"write:{self._shown.get(name, name)}")
         if not self._unwritten:
             self._writable.set()
 

@@ -171,12 +171,14 @@ def test_a_database_lost_mid_league_is_told_refused_and_recovered_from_with_noth
         postgres.stop()
         try:
             refused, body = refused_and_told(league, gate, "cannot reach PostgreSQL")
+            raised = [a["key"] for a in league.status()["alarms"]["raised"]]
         finally:
             postgres.resume()
         wait_for(lambda: health(league)[0] == 200 or None, _SOON, "/health to be ok again")
         final = league.wait_completed(60)
         check = check_league(league.shared, final, database_url)
     assert postgres.password not in json.dumps(body), body
+    assert "write:results (PostgreSQL)" in raised and "journal.jsonl" not in str(body), raised
     assert check.double_counts == [] and check.mismatches == []
     assert check.counted == check.scheduled == total
     assert refused <= {row["match_id"] for row in accepted_rows(database_url, LEAGUE)}
