@@ -38,7 +38,6 @@ import cProfile
 import json
 import os
 import shutil
-import socket
 import sys
 import tempfile
 import time
@@ -56,17 +55,12 @@ from league_cli.evaluation.suite_file import load_suite  # noqa: E402
 from league_cli.evaluation.transcript import Transcript  # noqa: E402
 from league_cli.launcher import AgentProcess, Launcher  # noqa: E402
 from sdk.config import SharedDir  # noqa: E402
+from tests.ports import free_port  # noqa: E402
 
 SUITE = REPO / "suites" / "prisoners_dilemma.yaml"
 GAME = "prisoners_dilemma"
 REMOTE_PLAYERS = (("candidate", "pavlov"), ("tft", "tit_for_tat"))
 """(player id, strategy) of the two remote seats, in seat order: the shipped suite's agents."""
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def remote_suite_file(endpoints: dict[str, str], folder: Path, mode: str = "remote") -> Path:

@@ -23,7 +23,6 @@ import asyncio
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -41,12 +40,7 @@ sys.path.insert(0, str(REPO))
 from league_cli.launcher import Launcher  # noqa: E402
 from league_cli.up import LeaguePlan, start_processes, wait_for  # noqa: E402
 from sdk.messages import ChooseParityResponse  # noqa: E402
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from tests.ports import free_port  # noqa: E402
 
 
 def echo_app() -> FastAPI:

@@ -40,7 +40,6 @@ import os
 import resource
 import shutil
 import signal
-import socket
 import sys
 import tempfile
 import time
@@ -71,14 +70,9 @@ from sdk.messages import (  # noqa: E402
 )
 from sdk.timeutil import utc_now_str  # noqa: E402
 from tests.match_files import match_files, recompute_standings  # noqa: E402
+from tests.ports import free_port  # noqa: E402
 
 LEAGUE = "league_2025_even_odd"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def percentile(values: list[float], share: float) -> float:

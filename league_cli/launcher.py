@@ -33,7 +33,13 @@ def port_number(port: Port) -> int:
 
 
 class LaunchError(RuntimeError):
-    """A process did not start or did not become healthy in time."""
+    """A process did not start or did not become healthy in time. ``exit_code``: what
+    ``league up`` ends with: 1, or the code of the agent whose exit stopped the start,
+    which says who must act (2: the file system or the store, doc/reliability.md)."""
+
+    def __init__(self, message: str, exit_code: int = 1):
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 @dataclass
@@ -53,10 +59,11 @@ class AgentProcess:
     def mcp_url(self) -> str:
         return f"{self.base_url}/mcp"
 
-    def exit_problem(self) -> str | None:
-        """None while the process runs; once it has exited, a sentence with its exit code,
-        the last line it printed (an agent says there why it stopped: a refused
-        registration, a taken port) and where the rest of its output is."""
+    def exit_error(self) -> LaunchError | None:
+        """None while the process runs; once it has exited, the error that says so: its
+        exit code (passed on, 1 for a process a signal ended), the last line it printed (an
+        agent says there why it stopped: a refused registration, a taken port, an unusable
+        store) and where the rest of its output is."""
         code = self.popen.poll()
         if code is None:
             return None
@@ -65,10 +72,11 @@ class AgentProcess:
         except OSError:
             lines = []
         said = next((line.strip() for line in reversed(lines) if line.strip()), "")
-        return (
+        return LaunchError(
             f"{self.name} exited with code {code}"
             + (f" ({said})" if said else "")
-            + f"; its output is in {self.output}"
+            + f"; its output is in {self.output}",
+            max(code, 0) or 1,
         )
 
 
@@ -243,9 +251,9 @@ class Launcher:
         deadline = time.monotonic() + timeout
         with httpx.Client(timeout=1.0) as client:
             while time.monotonic() < deadline:
-                problem = process.exit_problem()
-                if problem is not None:
-                    raise LaunchError(problem)
+                exited = process.exit_error()
+                if exited is not None:
+                    raise exited
                 try:
                     if client.get(f"{process.base_url}/health").status_code == 200:
                         return

@@ -374,7 +374,7 @@ def up(
     try:
         run_league(plan, admin_token, stop_at_end=stop)
     except LaunchError as exc:
-        _fail(str(exc))
+        _fail(str(exc), exc.exit_code)
 
 
 @app.command()

@@ -85,9 +85,9 @@ def start_processes(plan: LeaguePlan, launcher: Launcher, client: httpx.Client) 
         """Every agent registered; one that exited (its registration refused for good)
         fails the start at once, with its last line."""
         for process in [manager, *started]:
-            problem = process.exit_problem()
-            if problem is not None:
-                raise LaunchError(problem)
+            exited = process.exit_error()
+            if exited is not None:
+                raise exited
         status = _status(client, manager.base_url)
         return len(status["referees"]) >= len(plan.referees) and len(status["players"]) >= len(
             plan.players
@@ -167,8 +167,10 @@ def run_league(
         return standings
     finally:
         if stop_at_end or failed:
+            running = any(process.popen.poll() is None for process in launcher.processes)
             launcher.stop_all()
-            console.print("[dim]all league processes stopped[/dim]")
+            if running:  # else the error is the one line: the League Manager did not start
+                console.print("[dim]all league processes stopped[/dim]")
         else:
             remember(plan.shared_dir)
             console.print(

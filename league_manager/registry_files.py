@@ -50,7 +50,7 @@ from sdk.store import (
     write_document,
 )
 
-__all__ = ["AGENTS_FILE", "REGISTRY_JOURNAL", "SECRETS_FILE", "RegistryFiles"]
+__all__ = ["AGENTS_FILE", "REGISTRY_JOURNAL", "SECRETS_FILE", "JournalMark", "RegistryFiles"]
 
 _log = logging.getLogger(__name__)
 
@@ -285,7 +285,8 @@ class RegistryFiles:
 
     def write_snapshots(self, state: RegistryState, *, keep_backup: bool = True) -> None:
         """Write both snapshots of ``state``, secrets first; with ``keep_backup`` each keeps
-        the one it replaces and the journal rolls over (its changes are in the snapshots).
+        the one it replaces and the journal rolls over (its changes are in the snapshots),
+        or, where it was deleted or replaced (``JournalMark``), starts afresh.
 
         Raises:
             FileSystemError: the file system refused a file.
@@ -302,11 +303,42 @@ class RegistryFiles:
             keep_backup=keep_backup,
         )
         if keep_backup and self._journal is not None:
-            self._journal.roll()
+            if self._journal.lost():
+                # Deleted or replaced: no roll keeps what went to the lost file, but these
+                # snapshots hold it (from memory), so a fresh journal goes on after them.
+                self._journal.restore([])
+            else:
+                self._journal.roll()
 
     def close(self) -> None:
         if self._journal is not None:
             self._journal.close()
+
+
+class JournalMark:
+    """``registry.jsonl`` as the watchdog knows it from beside the registry: the file at its
+    path when marked (after each snapshot, which rolls the journal over). One deleted or
+    replaced since is ``moved``: the registry appends to a file no start-up reads, as
+    ``Journal.lost`` tells its writer (the registry's store is its own)."""
+
+    def __init__(self, league_dir: Path):
+        self.path = league_dir / REGISTRY_JOURNAL
+        self._marked = self._found()
+
+    def _found(self) -> tuple[int, int] | None:
+        try:
+            found = os.stat(self.path)
+        except FileNotFoundError:
+            return None
+        return found.st_dev, found.st_ino
+
+    def mark(self) -> None:
+        """The file at the path is the registry's (it was just rolled over or written)."""
+        self._marked = self._found()
+
+    def moved(self) -> bool:
+        found = self._found()
+        return found is None or found != self._marked
 
 
 def _check_damage(lines: list[_Line], base: int) -> None:

@@ -9,6 +9,10 @@ reason, and each clears by itself once its cause is gone.
   probe file; results kept in PostgreSQL by committing the results not yet kept).
 - **The registry deleted** (``agents.json``, ``secrets.json``): looked for once a second
   (two stats, never one per result) and written again from memory.
+- **The registry's journal deleted or replaced** (``registry.jsonl``): found by a third
+  stat (the file at its path against the one the last snapshot left), and both snapshots
+  written again from memory with a fresh journal after them, so every agent acknowledged
+  meanwhile is known at the next start.
 - **The results' journal deleted or replaced** (``journal.jsonl``): found by comparing the
   file at its path with the one appended to, once a second, and written again from memory
   (every accepted result), so nothing acknowledged is lost at the next start.
@@ -34,7 +38,12 @@ from league_manager.agents import AgentRegistry
 from league_manager.alarms import Alarms
 from league_manager.assignments import ASSIGNMENTS_FILE, AssignmentNumbers
 from league_manager.records import LeagueStatus
-from league_manager.registry_files import AGENTS_FILE, REGISTRY_JOURNAL, SECRETS_FILE
+from league_manager.registry_files import (
+    AGENTS_FILE,
+    REGISTRY_JOURNAL,
+    SECRETS_FILE,
+    JournalMark,
+)
 from league_manager.result_log import ResultJournal
 from league_manager.results_book import ResultsBook
 from league_manager.schedule_book import ScheduleBook
@@ -47,6 +56,8 @@ __all__ = ["FLOOD", "JOURNAL", "STALL", "WATCH_SEC", "Upkeep"]
 WATCH_SEC = 1.0
 """How often the watchdog looks."""
 JOURNAL = "journal.jsonl"
+"""The results' file; where they are in PostgreSQL, its alarm says so (``_IN_DATABASE``)."""
+_IN_DATABASE = "results (PostgreSQL)"
 FLOOD = "flood"
 STALL = "stall"
 _LISTED_MATCHES = 10
@@ -92,6 +103,8 @@ class Upkeep:
         when it is found deleted.
         """
         self._results_retry = results_retry
+        self._shown = {} if results_retry is None else {JOURNAL: _IN_DATABASE}
+        """What the alarms call a file: the results' store, not a journal it does not use."""
         self._journal = journal
         self._dir = league_dir
         self._alarms = alarms
@@ -99,6 +112,7 @@ class Upkeep:
         self._schedule = schedule
         self._results = results
         self._agents = agents
+        self._registry_journal = JournalMark(league_dir)
         self._connections = connections
         self._paused = paused
         self._stall_after_sec = stall_after_sec
@@ -111,8 +125,8 @@ class Upkeep:
         self._rewrites: dict[str, Callable[[], Any]] = {
             "rounds.json": schedule.write,
             "standings.json": standings.write,
-            AGENTS_FILE: agents.save,
-            REGISTRY_JOURNAL: agents.save,  # a snapshot holds what the journal could not
+            AGENTS_FILE: self._save_registry,
+            REGISTRY_JOURNAL: self._save_registry,  # a snapshot holds what it could not
             ASSIGNMENTS_FILE: assignments.reserve,
             JOURNAL: self._probe,
         }
@@ -142,9 +156,10 @@ class Upkeep:
         """The file ``name`` could not be written: it is written again once it can be."""
         self._unwritten.add(name)
         self._writable.clear()
+        shown = self._shown.get(name, name)
         self._alarms.raise_alarm(
-            f"write:{name}",
-            f"cannot write {name}: {_why(exc)}; no match is handed out and "
+            f"write:{shown}",
+            f"cannot write {shown}: {_why(exc)}; no match is handed out and "
             "no result acknowledged until it can",
         )
 
@@ -152,9 +167,15 @@ class Upkeep:
         if name not in self._unwritten:  # the common case, once per result: one set lookup
             return
         self._unwritten.discard(name)
-        self._alarms.clear(f"write:{name}")
+        self._alarms.clear(f"write:{self._shown.get(name, name)}")
         if not self._unwritten:
             self._writable.set()
+
+    def _save_registry(self) -> None:
+        """The registry's snapshots, the journal rolled over (or started afresh where it was
+        lost): the file then at its path is the one the registry appends to."""
+        self._agents.save()
+        self._registry_journal.mark()
 
     def _probe(self) -> None:
         probe = self._dir / _PROBE
@@ -191,8 +212,9 @@ class Upkeep:
                 self.persist(name, self._rewrites[name])
         self._check_registry()
         self._check_journal()
+        self._check_registry_journal()
         if self._agents.snapshot_due():
-            self.persist(AGENTS_FILE, self._agents.save)
+            self.persist(AGENTS_FILE, self._save_registry)
         self._check_progress()
         flooded = self._connections.flooded()
         if flooded:
@@ -209,7 +231,7 @@ class Upkeep:
                 f"registry:{name}",
                 f"{name} was deleted (or is not a file); writing it again from memory",
             )
-        if missing and self.persist(AGENTS_FILE, self._agents.save):
+        if missing and self.persist(AGENTS_FILE, self._save_registry):
             self._event("registry_rewritten", files=missing)
             missing = []
         for name in _REGISTRY:
@@ -229,6 +251,26 @@ class Upkeep:
         )
         if self.persist(JOURNAL, lambda: journal.restore(self._results.values())):
             self._event("journal_rewritten", results=len(self._results))
+            self._alarms.clear(key)
+
+    def _check_registry_journal(self) -> None:
+        """``registry.jsonl`` deleted or replaced while the league runs: the registrations
+        and changes of states appended since went to a file no start-up reads, so both
+        snapshots are written again from memory (which holds them) and a fresh journal
+        follows them."""
+        key = f"lost:{REGISTRY_JOURNAL}"
+        if not self._agents.in_files or not self._registry_journal.moved():
+            self._alarms.clear(key)
+            return
+        self._alarms.raise_alarm(
+            key,
+            f"{REGISTRY_JOURNAL} was deleted (or replaced); writing the registry again from memory",
+        )
+        if self.persist(REGISTRY_JOURNAL, self._save_registry):
+            self._event(
+                "registry_journal_rewritten",
+                agents=self._agents.count("referee") + self._agents.count("player"),
+            )
             self._alarms.clear(key)
 
     def _check_progress(self) -> None:

@@ -21,6 +21,7 @@ from league_cli.kept_leagues import STATE_DIR_ENV, kept
 from league_cli.launcher import LaunchError
 from league_cli.main import app
 from league_cli.up import LeaguePlan, run_league
+from league_manager.pg import STORE_URL_ENV
 from sdk.config import SharedDir
 from tests.conftest import free_port, free_port_block, make_shared_dir
 
@@ -171,3 +172,27 @@ def test_a_league_up_that_cannot_start_stops_every_process_it_started(
         run_league(_plan(shared), lambda: _admin_token(shared), stop_at_end=False)
     assert not list((shared.root / "run").glob("*.pid")), "every process was stopped"
     assert kept() == [], "nothing is left running, so nothing is recorded"
+
+
+def test_a_league_manager_that_cannot_use_its_store_ends_league_up_with_its_code_2(
+    tmp_path: Path, state_dir: Path
+) -> None:
+    """``league up --store`` a PostgreSQL nobody serves: its League Manager exits 2 (the
+    store, doc/reliability.md), and so does ``league up``, in one line with its reason."""
+    shared = make_shared_dir(tmp_path / "SHARED")
+    base = free_port_block(5)  # the League Manager, the play service, a referee, 2 players
+    closed = free_port()  # nobody listens there
+    env = {key: value for key, value in os.environ.items() if key != STORE_URL_ENV}
+    up = subprocess.run(
+        [sys.executable, "-m", "league_cli", "up", "--shared-dir", str(shared.root),
+         "--players", "2", "--referees", "1", "--lm-port", str(base), "--play-port",
+         str(base + 1), "--referee-port", str(base + 2), "--player-port", str(base + 3),
+         "--store", f"postgresql://127.0.0.1:{closed}/x", "--stop"],
+        capture_output=True, text=True, env={**env, "COLUMNS": "500"}, timeout=60, check=False,
+    )  # fmt: skip
+    lines = (up.stdout + up.stderr).splitlines()
+    assert up.returncode == 2, lines
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("error: league_manager exited with code 2 (error: cannot reach "
+                               f"PostgreSQL at 127.0.0.1:{closed}: "), lines  # fmt: skip
+    assert not list((shared.root / "run").glob("*.pid")), "nothing is left running"

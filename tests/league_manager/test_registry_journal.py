@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from league_manager.agents import SNAPSHOT_MIN_CHANGES, AgentRegistry
+from league_manager.registry_files import JournalMark
 from sdk.store import StoreError, backup_path, read_json
 from tests.league_manager.conftest import World, meta
 
@@ -160,3 +161,29 @@ async def test_a_registration_is_on_disk_before_its_answer(world: World) -> None
         (answer["player_id"], answer["auth_token"])
     ]
     assert answer["auth_token"] not in (league_dir / "agents.json").read_text()
+
+
+@pytest.mark.parametrize("how", ["deleted", "replaced"])
+def test_a_journal_lost_under_the_registry_is_started_afresh_by_the_next_snapshot(
+    tmp_path: Path, how: str
+) -> None:
+    """registry.jsonl deleted (or another file put in its place) after a snapshot: what is
+    registered next goes to the lost file, so the next snapshot holds it from memory and a
+    fresh journal follows (a roll would fail on a deleted file, or keep a stranger's)."""
+    registry = populated(tmp_path, players=2)
+    registry.save()
+    journal = tmp_path / "registry.jsonl"
+    mark = JournalMark(tmp_path)
+    journal.unlink()
+    if how == "replaced":
+        journal.write_text("not the registry's\n")
+    registry.add("player", meta(3), "key-P03")
+    assert mark.moved()
+    registry.save()
+    mark.mark()
+    registry.add("player", meta(4), "key-P04")  # appended to the fresh journal
+    expected = view(registry)
+    registry.close()
+    assert not mark.moved()
+    assert [line["agent"]["agent_id"] for line in journal_lines(tmp_path)] == ["P04"]
+    assert view(AgentRegistry(tmp_path, LEAGUE)) == expected

@@ -21,8 +21,8 @@ from league_cli.up import wait_for
 from league_manager.registry_files import RegistryFiles
 from league_manager.upkeep import FLOOD
 from sdk.config import SharedDir
-from sdk.messages import LeagueQuery
-from tests.conftest import TinyDisk
+from sdk.messages import LeagueQuery, LeagueRegisterRequest, PlayerMeta
+from tests.conftest import TinyDisk, free_port
 from tests.postgres import PostgresServer, accepted_rows
 from tests.reliability.crash_league import LEAGUE, CrashLeague, check_league, running_league
 from tests.reliability.deliberate import GATE_ENV
@@ -171,12 +171,14 @@ def test_a_database_lost_mid_league_is_told_refused_and_recovered_from_with_noth
         postgres.stop()
         try:
             refused, body = refused_and_told(league, gate, "cannot reach PostgreSQL")
+            raised = [a["key"] for a in league.status()["alarms"]["raised"]]
         finally:
             postgres.resume()
         wait_for(lambda: health(league)[0] == 200 or None, _SOON, "/health to be ok again")
         final = league.wait_completed(60)
         check = check_league(league.shared, final, database_url)
     assert postgres.password not in json.dumps(body), body
+    assert "write:results (PostgreSQL)" in raised and "journal.jsonl" not in str(body), raised
     assert check.double_counts == [] and check.mismatches == []
     assert check.counted == check.scheduled == total
     assert refused <= {row["match_id"] for row in accepted_rows(database_url, LEAGUE)}
@@ -284,6 +286,74 @@ def test_the_results_journal_deleted_mid_league_is_written_again_and_nothing_is_
     assert check.double_counts == [] and check.mismatches == []
     assert check.counted == check.scheduled == total
     assert (again["state"], again["matches_completed"]) == ("COMPLETED", total)
+
+
+def late_player(league: CrashLeague, name: str) -> tuple[str, str]:
+    """Register a player by hand (its endpoint never called); its id and the token the
+    League Manager acknowledged it with."""
+    request = LeagueRegisterRequest(
+        sender="player:unregistered",
+        conversation_id=f"register-{name}",
+        player_meta=PlayerMeta(
+            display_name=name,
+            version="1.0.0",
+            game_types=["even_odd"],
+            contact_endpoint=f"http://127.0.0.1:{free_port()}/mcp",
+        ),
+    ).to_wire()
+    rpc = {"jsonrpc": "2.0", "method": "register_player", "params": request, "id": 1}
+    answer = league.client.post(league.lm.mcp_url, json=rpc).json()["result"]
+    assert answer["status"] == "ACCEPTED", answer
+    return answer["player_id"], answer["auth_token"]
+
+
+def authenticates(league: CrashLeague, agent_id: str, token: str) -> bool:
+    """Whether the League Manager takes ``token`` as ``agent_id``'s (a league_query)."""
+    kind = "player" if agent_id.startswith("P") else "referee"
+    query = LeagueQuery(
+        sender=f"{kind}:{agent_id}",
+        conversation_id=f"query-{agent_id}",
+        auth_token=token,
+        league_id=LEAGUE,
+        query_type="GET_STANDINGS",
+    ).to_wire()
+    rpc = {"jsonrpc": "2.0", "method": "league_query", "params": query, "id": 1}
+    return "result" in league.client.post(league.lm.mcp_url, json=rpc).json()
+
+
+def test_the_registry_journal_deleted_mid_league_is_written_again_and_no_agent_is_lost(
+    tmp_path: Path,
+) -> None:
+    """registry.jsonl deleted while players register: the watchdog writes the registry
+    again from memory with a fresh journal, and a League Manager killed right after a later
+    registration still knows every agent and token (before, registrations went on to the
+    deleted file, and the snapshots could not roll it over: lost at the next start)."""
+    with running_league(tmp_path, players=2) as league:
+        tokens = RegistryFiles(league.league_dir).read().tokens
+        (league.league_dir / "registry.jsonl").unlink()
+        during = late_player(league, "During")  # most likely before the watchdog looks
+        told = wait_for(
+            lambda: next(
+                (
+                    a
+                    for a in league.status()["alarms"]["cleared"]
+                    if a["key"] == "lost:registry.jsonl"
+                ),
+                None,
+            ),
+            _SOON,
+            "/status to tell that registry.jsonl was written again",
+        )
+        after = late_player(league, "After")  # in the fresh journal, in no snapshot yet
+        league.restart_manager()
+        known = dict([during, after], **tokens)
+        refused = [
+            agent_id
+            for agent_id, token in known.items()
+            if not authenticates(league, agent_id, token)
+        ]
+    assert "registry.jsonl was deleted" in told["reason"], told
+    assert len(known) == 2 + 2 + 2 and refused == [], refused
 
 
 def test_a_flood_of_connections_is_told_and_the_league_completes_after_it(tmp_path: Path) -> None:
