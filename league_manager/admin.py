@@ -31,9 +31,17 @@ from league_manager.agents import AgentRegistry
 from league_manager.records import LeagueStatus
 from league_manager.results_book import ResultsBook
 from league_manager.schedule_book import ScheduleBook
+from sdk.auth import secret_matches
 from sdk.store import StoreError, load_with_backup, quarantine, write_document
 
-__all__ = ["ADMIN_FILE", "AdminError", "LeagueControl", "PlayerRemoval", "save_pause"]
+__all__ = [
+    "ADMIN_FILE",
+    "AdminError",
+    "LeagueControl",
+    "PlayerRemoval",
+    "check_admin_token",
+    "save_pause",
+]
 
 ADMIN_FILE = "admin.json"
 """The admin's switches, in the league's data folder."""
@@ -46,6 +54,19 @@ class AdminError(Exception):
         super().__init__(description)
         self.status = status
         self.description = description
+
+
+def check_admin_token(authorization: str | None, admin_token: str) -> None:
+    """Constant-time check of ``Authorization: Bearer <admin token>``.
+
+    Raises:
+        AdminError: 401 without it or malformed, 403 a wrong token.
+    """
+    scheme, _, presented = (authorization or "").partition(" ")
+    if scheme.lower() != "bearer" or not presented:
+        raise AdminError(401, "this action needs 'Authorization: Bearer <admin token>'")
+    if not secret_matches(presented.strip(), admin_token):
+        raise AdminError(403, "the admin token is wrong")
 
 
 class LeagueControl:

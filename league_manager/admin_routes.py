@@ -66,9 +66,12 @@ async def resume(request: Request, authorization: str | None = Header(default=No
 async def remove_player(
     player_id: str, request: Request, authorization: str | None = Header(default=None)
 ) -> Response:
-    return admin_action(
-        request, authorization, lambda m: JSONResponse(m.removal.remove_player(player_id))
-    )
+    return admin_action(request, authorization, lambda m: _remove(m, player_id))
+
+
+def _remove(manager: LeagueManager, player_id: str) -> Response:
+    manager.check_drives()
+    return JSONResponse(manager.removal.remove_player(player_id))
 
 
 @router.get("/export/{name}")

@@ -78,7 +78,8 @@ def create_app(
     async def health(request: Request) -> JSONResponse:
         """ok (200), or degraded (503) with the reasons: the League Manager cannot write,
         its round makes no progress, or it is flooded (``alarms.py``). On a PostgreSQL
-        store, whether the other League Managers' events are heard (``events_relay``)."""
+        store, whether the other League Managers' events are heard (``events_relay``) and
+        whether this one drives the rounds (``leadership``)."""
         manager = manager_of(request)
         found = manager.alarms.health()
         return JSONResponse(
@@ -88,6 +89,7 @@ def create_app(
                 "league_id": manager.league_id,
                 "state": manager.schedule.status.value,
                 **({} if relay is None else {"events_relay": relay.state}),
+                **({} if manager.store is None else manager.store.health()),
             },
             status_code=200 if manager.alarms.ok else 503,
         )

@@ -65,6 +65,10 @@ class AssignmentNumbers:
         self._next += 1
         return number
 
+    async def take(self) -> int:
+        """``next`` for the hand-overs (``fencing.Numbers``)."""
+        return self.next()
+
     @property
     def next_number(self) -> int:
         """The number the next hand-over gets: every number given out so far is below it."""

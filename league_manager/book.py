@@ -18,7 +18,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from league_manager.records import ScheduleRecipe, check_results_fit, parse_schedule
 from league_manager.result_log import KeptResults, ResultJournal, ResultLog
@@ -35,12 +35,22 @@ from sdk.store import (
     remove_temp_files,
 )
 
-__all__ = ["LeagueBook", "ReadLog"]
+__all__ = ["LeagueBook", "ReadLog", "StoreSchedule"]
 
 _log = logging.getLogger(__name__)
 
 _Source = Literal["file", "backup", "players"]
 """Where start-up found the schedule: rounds.json, its backup, or made again."""
+
+
+@dataclass(frozen=True)
+class StoreSchedule:
+    """The schedule as a store keeps it in place of rounds.json (the PostgreSQL store's),
+    read already: ``document`` is its content (None: it has none yet), ``publish`` where
+    each new content goes."""
+
+    document: dict[str, Any] | None
+    publish: Callable[[dict[str, Any]], None]
 
 
 @dataclass(frozen=True)
@@ -52,6 +62,9 @@ class ReadLog:
     kept: KeptResults
     name: str
     """How messages name where the results are (no password)."""
+    schedule: StoreSchedule | None = None
+    """The schedule, where the store keeps it too (rounds.json is then neither read nor
+    written)."""
 
 
 @dataclass(frozen=True)
@@ -113,9 +126,14 @@ class LeagueBook:
             read = ReadLog(journal, journal.read_now(), str(journal.path))
         kept = read.kept
         results = ResultsBook(read.log, kept.results)
-        schedule, source = _read_schedule(
-            league_dir / "rounds.json", league_id, results, read.name, kept, recipe, note
-        )
+        if read.schedule is not None:
+            schedule, source = _store_schedule(
+                read.schedule, league_dir / "rounds.json", league_id, results, read, recipe, note
+            )
+        else:
+            schedule, source = _read_schedule(
+                league_dir / "rounds.json", league_id, results, read.name, kept, recipe, note
+            )
         standings = StandingsBook(league_dir / "standings.json", league_id, scoring, schedule)
         if source == "players":
             standings.write()  # as for any schedule just made
@@ -135,6 +153,48 @@ class LeagueBook:
 
     def close(self) -> None:
         self.results.close()
+
+
+def _store_schedule(
+    store: StoreSchedule,
+    path: Path,
+    league_id: str,
+    results: ResultsBook,
+    read: ReadLog,
+    recipe: ScheduleRecipe | None,
+    note: Callable[[str], None],
+) -> tuple[ScheduleBook, _Source]:
+    """The schedule a store keeps: its statuses may lag the results a moment (its leader
+    writes them after the fact), so start-up settles it as it would a backup ("backup").
+
+    Raises:
+        StoreError: the store's schedule cannot be used, or it has none but results.
+    """
+    size = recipe.players_per_match if recipe else 2
+    document = store.document
+    if document is not None and document["players"]:
+        try:
+            loaded = parse_schedule(document)
+        except (ValueError, KeyError, TypeError, IndexError) as exc:
+            raise StoreError(
+                f"cannot start: the schedule in {read.name} cannot be used: {exc}"
+            ) from None
+        book = ScheduleBook(path, league_id, results, loaded=loaded, publish=store.publish)
+        return book, "backup"
+    schedule = ScheduleBook(path, league_id, results, players_per_match=size, publish=store.publish)
+    if not read.kept.anything:
+        return schedule, "file"
+    if recipe is None or not recipe.players:
+        raise StoreError(
+            f"cannot start: {read.name} holds results but no schedule, and no registered "
+            "players to make it again from"
+        )
+    schedule.create(list(recipe.players), recipe.players_per_match, recipe.rounds)
+    note(
+        f"{read.name} holds results but no schedule: made it again from the "
+        f"{len(recipe.players)} registered players in registration order"
+    )
+    return schedule, "players"
 
 
 def _read_schedule(

@@ -5,19 +5,46 @@ match's record and sent to its referee; only the referee holding the match's cur
 assignment may report it. A referee it was given to before, reporting under an older
 number, is told its assignment was superseded and the result is not counted; one it was
 never given to is refused. The record of every referee a match was ever given to lives
-here (a referee found holding a match after a restart joins it, so its report counts)."""
+here (a referee found holding a match after a restart joins it, so its report counts).
+
+With several League Managers on one PostgreSQL store, the leader commits each hand-over to
+the database before its referee is told (``pg.leader_store``), and a League Manager that
+does not lead checks a report against the database's holder of the match, so a superseded
+assignment is refused whichever of them receives it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
+from typing import Protocol
 
 from league_manager.agents import RegisteredAgent
-from league_manager.assignments import ASSIGNMENTS_FILE, AssignmentNumbers
+from league_manager.assignments import ASSIGNMENTS_FILE
+from league_manager.pg.errors import PgStoreError
+from league_manager.pg.leader_store import Holder
 from league_manager.records import MatchProgress, RoundRecord
 from league_manager.upkeep import Upkeep
 from sdk.errors import ErrorCode, ProtocolError
+from sdk.store import StoreError
 
-__all__ = ["Fencing"]
+__all__ = ["Fencing", "Numbers", "SharedHolders"]
+
+
+class Numbers(Protocol):
+    """Where assignment numbers come from (``assignments.AssignmentNumbers``, the files';
+    ``pg.leader_store.PgNumbers``, the database's)."""
+
+    async def take(self) -> int:
+        """The next number, larger than any given before. Raises OSError: none can be."""
+
+
+class SharedHolders(Protocol):
+    """The hand-overs as several League Managers share them (``pg.leader_store``)."""
+
+    def handed(self, match: MatchProgress) -> None: ...
+
+    async def durable(self) -> None: ...
+
+    async def holder(self, match_id: str) -> Holder: ...
 
 
 class Fencing:
@@ -25,19 +52,30 @@ class Fencing:
 
     def __init__(
         self,
-        numbers: AssignmentNumbers,
+        numbers: Numbers,
         upkeep: Upkeep,
         event: Callable[..., None],
         rounds: list[RoundRecord],
+        *,
+        shared: SharedHolders | None = None,
+        leading: Callable[[], bool] = lambda: True,
     ):
+        """``shared``: the hand-overs in the store of several League Managers, and
+        ``leading``, whether this one drives the rounds now (else reports are checked
+        against the store's holders)."""
         self._numbers = numbers
+        self._shared, self._leading = shared, leading
         self._upkeep = upkeep
         self._event = event
         self._given: dict[str, tuple[str, ...]] = {}
         """Kept for every match of the league, so a tuple (almost always of one referee):
         a set would cost four times its memory."""
+        self.learn(rounds)
+
+    def learn(self, rounds: list[RoundRecord]) -> None:
+        """The holders of the live rounds' matches, as a schedule just read lists them."""
         for round_record in rounds:
-            for match in round_record.matches:  # the live rounds' records
+            for match in round_record.matches:
                 if match.referee_id:
                     self.gave(match.match_id, match.referee_id)
 
@@ -52,11 +90,12 @@ class Fencing:
         if referee_id not in given:
             self._given[match_id] = (*given, referee_id)
 
-    def assign(self, match: MatchProgress, referee: RegisteredAgent) -> bool:
-        """Give the match to ``referee`` under a new assignment number; False if no number
-        could be reserved (a full disk: nothing is handed out until it takes writes)."""
+    async def assign(self, match: MatchProgress, referee: RegisteredAgent) -> bool:
+        """Give the match to ``referee`` under a new assignment number, kept in the shared
+        store first if there is one; False if no number could be reserved (a full disk: nothing
+        is handed out until it takes writes) or the store did not keep the hand-over."""
         try:
-            assignment = self._numbers.next()
+            assignment = await self._numbers.take()
         except OSError as exc:
             self._upkeep.failed(ASSIGNMENTS_FILE, exc)
             return False
@@ -66,33 +105,55 @@ class Fencing:
         match.attempts += 1
         match.assignment = assignment
         self.gave(match.match_id, referee.agent_id)
+        if self._shared is None:
+            return True
+        self._shared.handed(match)
+        try:
+            await self._shared.durable()
+        except StoreError as exc:
+            self._event("handover_not_kept", match_id=match.match_id, reason=str(exc))
+            return False
         return True
 
-    def check_holder(self, match: MatchProgress, referee_id: str, assignment: int | None) -> None:
+    async def check_holder(
+        self, match: MatchProgress, referee_id: str, assignment: int | None
+    ) -> None:
         """Raises ProtocolError E014 unless ``referee_id`` holds the match under
-        ``assignment`` (None: a referee that was given no number, judged by its id)."""
-        current = match.assignment
-        if referee_id == match.referee_id and assignment in (None, current):
+        ``assignment`` (None: a referee that was given no number, judged by its id); E022
+        where the store that knows it cannot be read now."""
+        holder, current = match.referee_id, match.assignment
+        given: Collection[str] = self._given.get(match.match_id, ())
+        if self._shared is not None and not self._leading():
+            try:
+                held = await self._shared.holder(match.match_id)
+            except (StoreError, PgStoreError) as exc:
+                raise ProtocolError(
+                    ErrorCode.SERVICE_UNAVAILABLE,
+                    f"who holds match {match.match_id} cannot be read now ({exc}); "
+                    "the result is not acknowledged: report it again",
+                ) from None
+            holder, current, given = held.referee_id, held.assignment, held.given
+        if referee_id == holder and assignment in (None, current):
             return
-        held = f"it is held by {match.referee_id}" if match.referee_id else "it is not given out"
+        held_by = f"it is held by {holder}" if holder else "it is not given out"
         if current is not None:
-            held += f" under assignment {current}"
-        if assignment is not None and referee_id in self._given.get(match.match_id, ()):
+            held_by += f" under assignment {current}"
+        if assignment is not None and referee_id in given:
             self._event(
                 "report_superseded",
                 match_id=match.match_id,
                 referee_id=referee_id,
                 assignment=assignment,
-                holder=match.referee_id,
+                holder=holder,
                 current=current,
             )
             raise ProtocolError(
                 ErrorCode.NOT_AUTHORIZED,
                 f"match {match.match_id}: assignment {assignment} of "
-                f"{referee_id} was superseded ({held}); this result is not "
+                f"{referee_id} was superseded ({held_by}); this result is not "
                 "counted: stop the match and tell its players nothing",
             )
         raise ProtocolError(
             ErrorCode.NOT_AUTHORIZED,
-            f"match {match.match_id} is not {referee_id}'s to report: {held}",
+            f"match {match.match_id} is not {referee_id}'s to report: {held_by}",
         )

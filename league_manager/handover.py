@@ -165,7 +165,7 @@ class RefereeDesk:
 
     async def hand_over(self, match: MatchProgress, referee: RegisteredAgent) -> Handed:
         """Give the match to ``referee`` under a new assignment and call its start_match."""
-        if not self._fencing.assign(match, referee):
+        if not await self._fencing.assign(match, referee):
             return "failed"
         try:
             await self._client.call(

@@ -62,6 +62,11 @@ class MatchFlow:
         self._unsettled = set(unsettled)
         """Matches a referee may hold since before this process started: asked about first."""
 
+    def recheck(self, match_ids: Iterable[str]) -> None:
+        """Matches a referee may hold since before this League Manager took the lead: asked
+        about first, as after a restart."""
+        self._unsettled.update(match_ids)
+
     def preassign(self, matches: list[MatchProgress]) -> None:
         """Plan the round's matches over the referees, before the round is announced."""
         self._referees.preassign(matches)

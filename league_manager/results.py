@@ -14,12 +14,13 @@ database's."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from league_manager.agents import AgentRegistry
 from league_manager.answers import MatchAnswer
 from league_manager.fencing import Fencing
+from league_manager.pg.errors import PgStoreError
 from league_manager.records import MatchProgress, ResultRecord
 from league_manager.results_book import ResultsBook
 from league_manager.schedule_book import ScheduleBook
@@ -53,7 +54,10 @@ class ResultDesk:
         upkeep: Upkeep,
         event: Callable[..., None],
         suspend_after_failures: int,
+        refresh: Callable[[], Awaitable[None]] | None = None,
     ):
+        """``refresh``: takes the schedule again from a store another League Manager writes
+        (asked before a report or a result of a match not in it is refused)."""
         self._league_id = league_id
         self._sender = sender
         self._schedule = schedule
@@ -65,6 +69,7 @@ class ResultDesk:
         self._upkeep = upkeep
         self._event = event
         self._suspend_after_failures = suspend_after_failures
+        self._refresh = refresh
         self._done: dict[str, asyncio.Event] = {}
 
     def waiter(self, match_id: str) -> asyncio.Event:
@@ -88,19 +93,29 @@ class ResultDesk:
         disk. A repeat of the counted report is a duplicate; a report of an assignment
         since given to another is refused and kept only as a note in the league log."""
         referee = self._agents.authenticate(report.sender, report.auth_token, "referee")
-        match = self._reported_match(report)
+        match = await self._reported_match(report)
         recorded = self._results.get(report.match_id)
         if recorded is None or recorded.referee_id != referee.agent_id:
-            self._fencing.check_holder(match, referee.agent_id, report.assignment)
+            await self._fencing.check_holder(match, referee.agent_id, report.assignment)
         return await self.take_result(match, referee.agent_id, report)
 
-    def _reported_match(self, report: MatchResultReport) -> MatchProgress:
+    async def _reported_match(self, report: MatchResultReport) -> MatchProgress:
         if report.league_id != self._league_id:
             raise ProtocolError(
                 ErrorCode.LEAGUE_NOT_FOUND,
                 f"this League Manager runs {self._league_id!r}, not {report.league_id!r}",
             )
         match = self._schedule.match(report.match_id)
+        if match is None and self._refresh is not None:
+            try:
+                await self._refresh()
+            except PgStoreError as exc:
+                raise ProtocolError(
+                    ErrorCode.SERVICE_UNAVAILABLE,
+                    f"match {report.match_id!r} is not in the schedule this League Manager "
+                    f"has, and the store cannot be read now ({exc}): report it again",
+                ) from None
+            match = self._schedule.match(report.match_id)
         if match is None:
             raise ProtocolError(
                 ErrorCode.MATCH_NOT_FOUND, f"match {report.match_id!r} is not in the schedule"
@@ -229,7 +244,12 @@ class ResultDesk:
         Raises:
             StoreError: the store cannot be read now (the next look asks again).
         """
-        for result in await self._results.others():
+        found = await self._results.others()
+        if self._refresh is not None and any(
+            self._schedule.match(r.match_id) is None for r in found
+        ):
+            await self._refresh()
+        for result in found:
             if self._schedule.match(result.match_id) is None:
                 self._event("result_not_scheduled", match_id=result.match_id)
                 continue

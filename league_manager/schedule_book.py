@@ -46,9 +46,13 @@ class ScheduleBook:
         *,
         loaded: LoadedSchedule | None = None,
         players_per_match: int = 2,
+        publish: Callable[[dict[str, Any]], None] | None = None,
     ):
+        """``publish``: where the schedule is kept instead of ``rounds_path`` (a shared
+        store's queue, given each new content)."""
         self.league_id = league_id
         self.path = rounds_path
+        self._publish = publish
         self._results = results
         self._status = LeagueStatus.REGISTRATION
         self.players: list[tuple[str, str]] = []
@@ -62,9 +66,16 @@ class ScheduleBook:
         self._first_open = 0
         self._rounds_done = 0
         if loaded is not None:
-            self._status, self.players, self.rounds = loaded.status, loaded.players, loaded.rounds
-            self._schedule, self.players_per_match = loaded.schedule, loaded.players_per_match
-            self._live = {m.match_id: m for r in self.rounds for m in r.matches}
+            self.load(loaded)
+
+    def load(self, loaded: LoadedSchedule) -> None:
+        """Take the schedule as a store holds it, in place of this one's (the parts that
+        read the book keep reading this one); ``settle`` makes it agree with the results."""
+        self._status, self.players, self.rounds = loaded.status, loaded.players, loaded.rounds
+        self._schedule, self.players_per_match = loaded.schedule, loaded.players_per_match
+        self._live = {m.match_id: m for r in self.rounds for m in r.matches}
+        self._first_open = 0
+        self._rounds_done = sum(1 for r in self.rounds if r.status == "COMPLETED")
 
     @property
     def status(self) -> LeagueStatus:
@@ -226,21 +237,21 @@ class ScheduleBook:
         }
 
     def write(self, *, keep_backup: bool = True) -> None:
-        """Write rounds.json; the version replaced stays as rounds.json.bak."""
-        write_document(
-            self.path,
-            {
-                "league_id": self.league_id,
-                "status": self._status.value,
-                "players_per_match": self.players_per_match,
-                "total_rounds": len(self.rounds),
-                "total_matches": self.total_matches,
-                "players": [{"player_id": p, "display_name": n} for p, n in self.players],
-                "rounds": [r.model_dump() for r in self.rounds],
-            },
-            indent=None,
-            keep_backup=keep_backup,
-        )
+        """Write rounds.json (the version replaced stays as rounds.json.bak), or hand the
+        content to the shared store's queue."""
+        document = {
+            "league_id": self.league_id,
+            "status": self._status.value,
+            "players_per_match": self.players_per_match,
+            "total_rounds": len(self.rounds),
+            "total_matches": self.total_matches,
+            "players": [{"player_id": p, "display_name": n} for p, n in self.players],
+            "rounds": [r.model_dump() for r in self.rounds],
+        }
+        if self._publish is not None:
+            self._publish(document)
+        else:
+            write_document(self.path, document, indent=None, keep_backup=keep_backup)
 
     # -- start-up ----------------------------------------------------------------------
 

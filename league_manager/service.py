@@ -11,27 +11,21 @@ from typing import Any
 
 import httpx
 
-from league_manager.admin import AdminError, LeagueControl, PlayerRemoval
+from league_manager.admin import AdminError, LeagueControl, PlayerRemoval, check_admin_token
 from league_manager.agent_states import AgentStates
 from league_manager.agents import AgentRegistry, RegisteredAgent
 from league_manager.alarms import Alarms
 from league_manager.assignments import AssignmentNumbers
-from league_manager.book import LeagueBook, ReadLog
+from league_manager.book import LeagueBook
 from league_manager.config import LeagueManagerSettings, league_game
 from league_manager.credentials import secret_file
-from league_manager.fencing import Fencing
+from league_manager.fencing import Fencing, Numbers
 from league_manager.handover import RefereeDesk
+from league_manager.league_status import league_status
 from league_manager.match_flow import MatchFlow
 from league_manager.news import LeagueNews
 from league_manager.notifier import Notifier
 from league_manager.peer_follow import PeerFollow
-from league_manager.pg.connection import OnDemand
-from league_manager.pg.registry import PgRegistry
-from league_manager.pg.result_log import (
-    PgResultLog,
-    read_before_serving,
-    refuse_a_journal_left_behind,
-)
 from league_manager.pg.store_url import redact_url
 from league_manager.queries import LeagueQueries
 from league_manager.records import LeagueStatus, ScheduleRecipe
@@ -41,10 +35,10 @@ from league_manager.registration_limit import RegistrationLimit
 from league_manager.registry_files import AGENTS_FILE
 from league_manager.results import ResultDesk
 from league_manager.rounds import RoundRunner
+from league_manager.shared_store import SharedStore
 from league_manager.suspension import PlayerHealth
 from league_manager.upkeep import Upkeep
 from sdk.agent_log import AgentLog
-from sdk.auth import secret_matches
 from sdk.client import RpcClient
 from sdk.config import SharedDir
 from sdk.connections import ConnectionGuard
@@ -85,13 +79,12 @@ class LeagueManager:
         self.sender = self.system.league_manager_sender
         self.auto_start_players = settings.auto_start_players or self.config.auto_start_players
         store_url = settings.store_url.get_secret_value() if settings.store_url else None
-        self._store_link: OnDemand | None = None
-        """The PostgreSQL store's connection (None: the results are in journal.jsonl)."""
-        self._follow_link: OnDemand | None = None
-        """The store's connection that reads the results other League Managers keep."""
-        self._follow_task: asyncio.Task[None] | None = None
-        self._pg_registry: PgRegistry | None = None
-        """The registry in the PostgreSQL store (None: in agents.json and its journal)."""
+        self.store = (
+            None
+            if store_url is None
+            else SharedStore(store_url, league_id, f"http://{settings.host}:{settings.port}")
+        )
+        """The PostgreSQL store (None: the league's JSON files)."""
         self._open_files(league_id, store_url)
         self.alarms = Alarms(self.event)
         self.client = RpcClient(self.system, self.log, transport=transport)
@@ -116,7 +109,7 @@ class LeagueManager:
             connections=self.connections,
             paused=lambda: control.paused,
             stall_after_sec=config.stall_after_sec,
-            results_retry=None if self._store_link is None else results.durable,
+            results_retry=None if self.store is None else results.durable,
             journal=self._journal,
         )
         self.states = AgentStates(agents, self.upkeep.persist, event)
@@ -136,7 +129,15 @@ class LeagueManager:
             joined=self._joined,
             event=event,
         )
-        self.fencing = Fencing(self.assignments, self.upkeep, event, schedule.rounds)
+        store = self.store
+        self.fencing = Fencing(
+            self._numbers,
+            self.upkeep,
+            event,
+            schedule.rounds,
+            shared=None if store is None else store.leader_store,
+            leading=lambda: store is None or store.leads(),
+        )
         self.result_desk = ResultDesk(
             league_id=self.league_id,
             sender=self.sender,
@@ -149,6 +150,7 @@ class LeagueManager:
             upkeep=self.upkeep,
             event=event,
             suspend_after_failures=config.suspend_after_failures,
+            refresh=None if store is None else store.refresh,
         )
         watch = RefereeWatch(
             league_id=self.league_id,
@@ -181,7 +183,7 @@ class LeagueManager:
             concurrency=broadcast_concurrency,
             lenient=config.protocol_mode == "lenient",
         )
-        matches = MatchFlow(
+        self._matches = matches = MatchFlow(
             retry_policy=self.system.retry_policy,
             results=results,
             desk=self.result_desk,
@@ -245,28 +247,15 @@ class LeagueManager:
                 data_dir=str(league_dir),
                 results_store=redact_url(store_url) if store_url else "journal.jsonl",
             )
-            if store_url is not None:
-                self._pg_registry = PgRegistry(store_url, league_id)
             self.agents = AgentRegistry(
                 league_dir,
                 league_id,
                 self.system.security.token_bytes,
                 league_files=(league_dir / "journal.jsonl", league_dir / "rounds.json"),
-                store=self._pg_registry,
+                store=None if self.store is None else self.store.registry,
             )
             opened.callback(self.agents.close)
-            read = None
-            if store_url is not None:
-                kept = read_before_serving(store_url, league_id)
-                refuse_a_journal_left_behind(league_dir / "journal.jsonl", kept, store_url)
-                self._store_link, self._follow_link = OnDemand(store_url), OnDemand(store_url)
-                read = ReadLog(
-                    PgResultLog(
-                        self._store_link, league_id, follow=self._follow_link, since=kept.mark
-                    ),
-                    kept,
-                    f"the results in PostgreSQL ({redact_url(store_url)})",
-                )
+            read = None if self.store is None else self.store.read(league_dir / "journal.jsonl")
             book = LeagueBook.open(
                 league_dir,
                 league_id,
@@ -283,12 +272,19 @@ class LeagueManager:
             self.schedule, self.results = book.schedule, book.results
             self.standings, self._unsettled = book.standings, book.unsettled
             self._journal = book.journal
-            self.assignments = AssignmentNumbers(league_dir, league_id)
+            self._numbers: Numbers = (
+                AssignmentNumbers(league_dir, league_id)
+                if self.store is None
+                else self.store.numbers
+            )
+            self.assignments = (
+                self._numbers if isinstance(self._numbers, AssignmentNumbers) else None
+            )
             self.control = LeagueControl(league_dir, league_id, self.schedule, self.event)
             for note in (
                 self.agents.recovery_notes
                 + book.recovery_notes
-                + self.assignments.recovery_notes
+                + (self.assignments.recovery_notes if self.assignments else [])
                 + self.control.recovery_notes
             ):
                 self.event("data_file_recovered", detail=note)
@@ -321,12 +317,23 @@ class LeagueManager:
     async def startup(self) -> None:
         """Start the watchdog; resume a league that was running when the process stopped."""
         self.upkeep.start()
-        if self._follow_link is not None:
+        if self.store is not None:
             peers = PeerFollow(
                 self.agents.follow, self.result_desk.follow, self._joined, self.event
             )
-            self._follow_task = asyncio.create_task(peers.follow_forever(FOLLOW_SEC), name="peers")
-        if self.schedule.status == LeagueStatus.RUNNING:
+            self.store.start(
+                peers,
+                FOLLOW_SEC,
+                schedule=self.schedule,
+                results=self.results,
+                standings=self.standings,
+                fencing=self.fencing,
+                matches=self._matches,
+                launch=self._lead,
+                stop=self._stop_rounds,
+                event=self.event,
+            )
+        elif self.schedule.status == LeagueStatus.RUNNING:
             self.event(
                 "league_resumed",
                 rounds_completed=self.schedule.rounds_completed(),
@@ -337,28 +344,32 @@ class LeagueManager:
 
     async def shutdown(self) -> None:
         await self.upkeep.stop()
-        if self._follow_task is not None:
-            self._follow_task.cancel()
-            await asyncio.gather(self._follow_task, return_exceptions=True)
-        if self._run_task is not None and not self._run_task.done():
-            self._run_task.cancel()
-            await asyncio.gather(self._run_task, return_exceptions=True)
+        if self.store is not None:
+            await self.store.close()
+        await self._stop_rounds()
         await self.notifier.close()
         await self.client.aclose()
         if self.agents.snapshot_due(at_once=True):
             self.upkeep.persist(AGENTS_FILE, self.agents.save)
         self.agents.close()
         self.results.close()
-        for link in (self._store_link, self._follow_link):
-            if link is not None:
-                await link.close()
-        if self._pg_registry is not None:
-            await self._pg_registry.aclose()
         self.log.close()
         self.league_log.close()
 
     def _launch(self) -> None:
         self._run_task = asyncio.create_task(self.runner.run(), name="league-rounds")
+
+    async def _stop_rounds(self) -> None:
+        if self._run_task is not None and not self._run_task.done():
+            self._run_task.cancel()
+            await asyncio.gather(self._run_task, return_exceptions=True)
+
+    def _lead(self) -> None:
+        """Elected to drive the rounds: run them, or start the league when it is due."""
+        if self.schedule.status == LeagueStatus.RUNNING:
+            self._launch()
+        else:
+            self._auto_start()
 
     async def wait_until_completed(self) -> None:
         if self._run_task is not None:
@@ -385,6 +396,7 @@ class LeagueManager:
         if (
             self.auto_start_players is None
             or self.schedule.status != LeagueStatus.REGISTRATION
+            or (self.store is not None and not self.store.leads())
             or self.agents.count("player") < self.auto_start_players
         ):
             return
@@ -396,15 +408,21 @@ class LeagueManager:
     # -- starting ------------------------------------------------------------------
 
     def check_admin(self, authorization: str | None) -> None:
-        """Constant-time check of ``Authorization: Bearer <admin token>``."""
-        scheme, _, presented = (authorization or "").partition(" ")
-        if scheme.lower() != "bearer" or not presented:
-            raise AdminError(401, "this action needs 'Authorization: Bearer <admin token>'")
-        if not secret_matches(presented.strip(), self.admin_token):
-            raise AdminError(403, "the admin token is wrong")
+        check_admin_token(authorization, self.admin_token)
+
+    def check_drives(self) -> None:
+        """Raises AdminError 409 where another League Manager on the store drives the
+        rounds: what changes their course is done there."""
+        if self.store is not None and not self.store.leads():
+            raise AdminError(
+                409,
+                f"this League Manager does not drive the league's rounds: send this to "
+                f"{self.store.leader_named()}",
+            )
 
     def create_schedule(self) -> dict[str, Any]:
         """Close registration and fix the schedule."""
+        self.check_drives()
         if self.schedule.status != LeagueStatus.REGISTRATION:
             raise AdminError(
                 409, f"the schedule exists already (the league is {self.schedule.status.value})"
@@ -432,6 +450,7 @@ class LeagueManager:
 
     def start(self, reason: str = "admin") -> dict[str, Any]:
         """Fix the schedule if needed and start playing rounds in the background."""
+        self.check_drives()
         if self.schedule.status in (LeagueStatus.RUNNING, LeagueStatus.COMPLETED):
             raise AdminError(409, f"the league is already {self.schedule.status.value}")
         if not self.agents.count("referee"):
@@ -455,40 +474,24 @@ class LeagueManager:
 
     def pause(self) -> dict[str, Any]:
         """Stop handing out matches and starting rounds; running matches finish."""
+        self.check_drives()
         self.control.pause(self.referees.running_matches())
         return self.status()
 
     def resume(self) -> dict[str, Any]:
+        self.check_drives()
         self.control.resume()
         return self.status()
 
     def status(self) -> dict[str, Any]:
-        schedule = self.schedule
-        current = schedule.current_round()
-        return {
-            "league_id": self.league_id,
-            "display_name": self.config.display_name,
-            "game_type": self.config.game_type,
-            "state": schedule.status.value,
-            "paused": self.control.paused,
-            "current_round": current.round_id
-            if current and schedule.status == LeagueStatus.RUNNING
-            else None,
-            "total_rounds": len(schedule.rounds),
-            "matches_completed": len(self.results),
-            "total_matches": schedule.total_matches,
-            "standings_version": self.standings.version,
-            "referees": [self._agent_status(a) for a in self.agents.of_kind("referee")],
-            "players": [self._agent_status(a) for a in self.agents.of_kind("player")],
-            "health": self.alarms.health()["status"],
-            "alarms": self.alarms.status(),
-        }
-
-    def _agent_status(self, agent: RegisteredAgent) -> dict[str, Any]:
-        status = agent.model_dump(
-            include={"agent_id", "display_name", "state", "contact_endpoint", "game_types"}
+        return league_status(
+            league_id=self.league_id,
+            config=self.config,
+            schedule=self.schedule,
+            results=self.results,
+            standings=self.standings,
+            agents=self.agents,
+            referees=self.referees,
+            control=self.control,
+            alarms=self.alarms,
         )
-        if agent.kind == "referee":
-            status["max_concurrent_matches"] = agent.max_concurrent_matches
-            status["running_matches"] = self.referees.running_on(agent.agent_id)
-        return status

@@ -89,7 +89,7 @@ class Upkeep:
         results: ResultsBook,
         standings: StandingsBook,
         agents: AgentRegistry,
-        assignments: AssignmentNumbers,
+        assignments: AssignmentNumbers | None,
         connections: ConnectionGuard,
         paused: Callable[[], bool],
         stall_after_sec: float,
@@ -127,9 +127,10 @@ class Upkeep:
             "standings.json": standings.write,
             AGENTS_FILE: self._save_registry,
             REGISTRY_JOURNAL: self._save_registry,  # a snapshot holds what it could not
-            ASSIGNMENTS_FILE: assignments.reserve,
             JOURNAL: self._probe,
         }
+        if assignments is not None:  # None: numbers come from the shared store
+            self._rewrites[ASSIGNMENTS_FILE] = assignments.reserve
 
     # -- writes ----------------------------------------------------------------------
 

@@ -8,16 +8,33 @@ import time
 from collections import Counter
 from typing import Any
 
+from league_manager.pg.leader_store import read_schedule_before_serving
 from league_manager.scheduler import ScheduledRound, make_schedule
 from sdk.config import SharedDir
 
-__all__ = ["match_files", "recompute_standings", "scheduled_rounds"]
+__all__ = ["match_files", "recompute_standings", "schedule_document", "scheduled_rounds"]
 
 
-def scheduled_rounds(shared: SharedDir, league_id: str) -> list[ScheduledRound]:
-    """The league's whole schedule, made from what ``rounds.json`` holds (its players in
-    order, the match size and the rounds: the schedule is deterministic in them)."""
-    document = json.loads((shared.league_dir(league_id) / "rounds.json").read_text())
+def schedule_document(
+    shared: SharedDir, league_id: str, store_url: str | None = None
+) -> dict[str, Any]:
+    """rounds.json's content, or the schedule's rows in the PostgreSQL store at ``store_url``."""
+    if store_url is None:
+        loaded: dict[str, Any] = json.loads(
+            (shared.league_dir(league_id) / "rounds.json").read_text()
+        )
+        return loaded
+    document, _ = read_schedule_before_serving(store_url, league_id)
+    assert document is not None, f"the store holds no league {league_id}"
+    return document
+
+
+def scheduled_rounds(
+    shared: SharedDir, league_id: str, store_url: str | None = None
+) -> list[ScheduledRound]:
+    """The league's whole schedule, made from what ``rounds.json`` (or the store) holds (its
+    players in order, the match size and the rounds: the schedule is deterministic in them)."""
+    document = schedule_document(shared, league_id, store_url)
     players = [player["player_id"] for player in document["players"]]
     return make_schedule(players, document["players_per_match"], document["total_rounds"]).rounds()
 

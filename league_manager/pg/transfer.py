@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from league_manager.pg.connection import connect, server_of, statements
 from league_manager.pg.errors import TransferError
@@ -20,10 +20,9 @@ from league_manager.pg.league_folder import LeagueState, read_league_folder, wri
 from league_manager.pg.migrations import upgrade
 from league_manager.pg.registry import agent_row, select_registrations
 from league_manager.pg.result_rows import insert_results, select_results
-from league_manager.records import LeagueStatus, MatchProgress, RoundRecord
-from league_manager.scheduler import make_schedule
+from league_manager.pg.schedule_rows import moment, read_schedule_document, select_rows
+from league_manager.records import LeagueStatus, RoundRecord
 from sdk.config import SharedDir
-from sdk.timeutil import format_utc, parse_utc
 
 if TYPE_CHECKING:
     from psycopg import AsyncConnection
@@ -161,8 +160,8 @@ async def _insert(connection: AsyncConnection[TupleRow], state: LeagueState) -> 
         "insert into rounds (league_id, round_id, status, byes, started_at, completed_at) "
         "values (%s, %s, %s, %s::text[], %s, %s)",
         [
-            (league_id, r.round_id, r.status, r.byes, _moment(r.started_at),
-             _moment(r.completed_at))
+            (league_id, r.round_id, r.status, r.byes, moment(r.started_at),
+             moment(r.completed_at))
             for r in state.rounds
         ],
     )  # fmt: skip
@@ -188,14 +187,6 @@ async def _insert(connection: AsyncConnection[TupleRow], state: LeagueState) -> 
     )
 
 
-def _moment(text: str | None) -> Any:
-    return None if text is None else parse_utc(text)
-
-
-def _text(moment: Any) -> str | None:
-    return None if moment is None else format_utc(moment)
-
-
 async def read_league_rows(connection: AsyncConnection[TupleRow], league_id: str) -> LeagueState:
     """The league's state as the database holds it, read in one transaction.
 
@@ -206,7 +197,7 @@ async def read_league_rows(connection: AsyncConnection[TupleRow], league_id: str
     with statements(connection, f"reading league {league_id}"):
         async with connection.transaction():
             await connection.execute("set transaction isolation level repeatable read")
-            rows = await _select(
+            rows = await select_rows(
                 connection,
                 "select l.status, l.players_per_match, l.paused, s.admin_token, "
                 "s.referee_secret from leagues l left join league_secrets s using (league_id) "
@@ -219,32 +210,18 @@ async def read_league_rows(connection: AsyncConnection[TupleRow], league_id: str
                 )
             status, size, paused, admin_token, referee_secret = rows[0]
             agents = await select_registrations(connection, league_id)
-            players = await _select(
-                connection,
-                "select player_id, display_name from schedule_players where league_id = %s "
-                "order by position",
-                league_id,
-            )
-            rounds = await _select(
-                connection,
-                "select round_id, status, byes, started_at, completed_at from rounds "
-                "where league_id = %s order by round_id",
-                league_id,
-            )
-            matches = await _select(
-                connection,
-                "select match_id, round_id, player_ids, status, referee_id, referee_endpoint, "
-                "assignment, attempts from matches where league_id = %s",
-                league_id,
-            )
+            document = await read_schedule_document(connection, league_id)
+            assert document is not None, "the league's row was read in this transaction"
             accepted = await select_results(connection, league_id)
             cursor = await connection.execute(
                 "select case when is_called then last_value else 0 end from assignment_numbers"
             )
             given = await cursor.fetchone()
     winners = {result.match_id: result.winner for result in accepted}
-    round_records = _round_records(rounds, matches, [p for p, _ in players], size, winners)
-    live = [m.assignment or 0 for r in round_records for m in r.matches]
+    records = [RoundRecord.model_validate(r) for r in document["rounds"]]
+    for match in (m for r in records for m in r.matches):
+        match.winner = winners.get(match.match_id)
+    live = [m.assignment or 0 for r in records for m in r.matches]
     return LeagueState(
         league_id=league_id,
         status=LeagueStatus(status),
@@ -253,52 +230,10 @@ async def read_league_rows(connection: AsyncConnection[TupleRow], league_id: str
         agents=[kept.agent for kept in agents],
         tokens={kept.agent.agent_id: kept.token for kept in agents},
         registration_keys={a.agent.agent_id: a.key for a in agents if a.key is not None},
-        players=[(p, name) for p, name in players],
-        rounds=round_records,
+        players=[(p["player_id"], p["display_name"]) for p in document["players"]],
+        rounds=records,
         results=accepted,
         highest_assignment=max([int(given[0]) if given else 0, *live]),
         admin_token=admin_token,
         referee_secret=referee_secret,
     )
-
-
-async def _select(
-    connection: AsyncConnection[TupleRow], query: str, league_id: str
-) -> list[tuple[Any, ...]]:
-    cursor = await connection.execute(query, (league_id,))
-    return await cursor.fetchall()
-
-
-def _round_records(
-    rounds: list[tuple[Any, ...]],
-    matches: list[tuple[Any, ...]],
-    players: list[str],
-    size: int,
-    winners: dict[str, str | None],
-) -> list[RoundRecord]:
-    """The rounds with their live matches, each round's listed in the schedule's order (as
-    rounds.json lists them), a decided one showing its winner."""
-    records = [
-        RoundRecord(round_id=r, status=status, byes=list(byes), started_at=_text(started),
-                    completed_at=_text(completed))
-        for r, status, byes, started, completed in rounds
-    ]  # fmt: skip
-    if not matches:
-        return records
-    schedule = make_schedule(players, size, len(records))
-    by_id = {row[0]: row for row in matches}
-    for record in records:
-        for planned in schedule.round(record.round_id).matches:
-            row = by_id.get(planned.match_id)
-            if row is None:
-                continue
-            match_id, round_id, seats, status, referee, endpoint, assignment, attempts = row
-            record.matches.append(
-                MatchProgress(
-                    match_id=match_id, round_id=round_id, player_A_id=seats[0],
-                    player_B_id=seats[1], player_ids=list(seats), status=status,
-                    referee_id=referee, referee_endpoint=endpoint, assignment=assignment,
-                    attempts=attempts, winner=winners.get(match_id),
-                )
-            )  # fmt: skip
-    return records

@@ -20,7 +20,7 @@ from league_cli.launcher import Launcher
 from league_cli.up import LeaguePlan, start_processes, wait_for
 from sdk.config import SharedDir
 from tests.conftest import free_port, make_shared_dir
-from tests.match_files import match_files, recompute_standings, scheduled_rounds
+from tests.match_files import match_files, recompute_standings, schedule_document, scheduled_rounds
 from tests.postgres import accepted_rows
 
 pytestmark = pytest.mark.e2e
@@ -118,8 +118,8 @@ def test_a_whole_league_over_http(launcher: Launcher, players: int, store_url: s
     """On either store: on PostgreSQL the results are rows, and the standings are theirs."""
     lm_url, standings = play_league(launcher, players, store_url=store_url)
     shared = SharedDir(launcher.shared_dir)
-    schedule = json.loads((shared.league_dir(LEAGUE) / "rounds.json").read_text())
-    rounds = scheduled_rounds(shared, LEAGUE)
+    schedule = schedule_document(shared, LEAGUE, store_url)
+    rounds = scheduled_rounds(shared, LEAGUE, store_url)
     pairs = Counter(frozenset((m.player_A_id, m.player_B_id)) for r in rounds for m in r.matches)
     ids = [p["player_id"] for p in schedule["players"]]
     assert set(pairs) == {frozenset(pair) for pair in combinations(ids, 2)}, "a pair is missing"

@@ -223,7 +223,7 @@ def check_league(
     at ``store_url``), match files and standings against each other and against ``final``,
     the League Manager's last ``GET /standings``."""
     league_dir = shared.league_dir(LEAGUE)
-    scheduled = [m.match_id for r in scheduled_rounds(shared, LEAGUE) for m in r.matches]
+    scheduled = [m.match_id for r in scheduled_rounds(shared, LEAGUE, store_url) for m in r.matches]
     journal = (
         [
             json.loads(line)

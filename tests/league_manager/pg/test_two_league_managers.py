@@ -1,16 +1,19 @@
 """Two League Managers on one PostgreSQL database (a real one, tests/postgres.py), each with
-its own data folder and scripted agents (tests/league_manager/conftest.py), both given a
-report of the same match: the database keeps one result, the League Manager whose result it
-did not keep answers DUPLICATE, and both count the kept one, so their standings are the
-database's."""
+its own data folder and scripted agents (tests/league_manager/conftest.py). One of them
+leads: it alone hands matches out; the other takes reports too, checked against the
+database's holder of the match. A report given to both counts once (the database keeps one
+result, the other is answered DUPLICATE), and both count the kept one."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 
+from league_manager.service import LeagueManager
 from tests.conftest import make_shared_dir
 from tests.league_manager.conftest import REFEREE, World, running_world, wait_until
 from tests.postgres import accepted_rows
@@ -18,77 +21,116 @@ from tests.postgres import accepted_rows
 pytestmark = pytest.mark.e2e
 
 LEAGUE = "league_2025_even_odd"
+REF = REFEREE.format(n=1)
 
 
-async def first_match_handed_out(world: World) -> dict[str, object]:
-    """Register a referee that never reports (the test does) and two players, start the
-    league; the referee's start_match of the first match."""
-    ref = REFEREE.format(n=1)
-    world.quiet.add(ref)
-    assert (await world.register_referee(1))["status"] == "ACCEPTED"
+def leads(manager: LeagueManager) -> bool:
+    return manager.store is not None and manager.store.leads()
+
+
+@asynccontextmanager
+async def two_league_managers(tmp_path: Path, url: str) -> AsyncIterator[tuple[World, World]]:
+    """The leader and the other, once one of them has taken the lead."""
+    async with (
+        running_world(make_shared_dir(tmp_path / "A"), url) as one,
+        running_world(make_shared_dir(tmp_path / "B"), url) as other,
+    ):
+        await wait_until(lambda: leads(one.manager) or leads(other.manager), timeout=10)
+        assert not (leads(one.manager) and leads(other.manager)), "two leaders"
+        yield (one, other) if leads(one.manager) else (other, one)
+
+
+async def first_match_handed_out(leader: World, follower: World) -> dict[str, object]:
+    """Register at the leader a referee that never reports (the test does) and two players,
+    start the league; the referee's start_match of the first match, once the follower knows
+    the referee."""
+    leader.quiet.add(REF)
+    assert (await leader.register_referee(1))["status"] == "ACCEPTED"
     for n in (1, 2):
-        assert (await world.register_player(n))["status"] == "ACCEPTED"
-    headers = {"Authorization": f"Bearer {world.manager.admin_token}"}
-    assert (await world.lm.post("/start_league", headers=headers)).status_code == 200
-    await wait_until(lambda: any(m == "start_match" for m, _ in world.received[ref]))
-    return next(p for m, p in world.received[ref] if m == "start_match")
+        assert (await leader.register_player(n))["status"] == "ACCEPTED"
+    headers = {"Authorization": f"Bearer {leader.manager.admin_token}"}
+    assert (await leader.lm.post("/start_league", headers=headers)).status_code == 200
+    await wait_until(lambda: any(m == "start_match" for m, _ in leader.received[REF]))
+    await wait_until(lambda: follower.manager.agents.get(leader.ids[REF]) is not None, timeout=5)
+    return next(p for m, p in leader.received[REF] if m == "start_match")
 
 
 async def test_a_match_reported_to_two_league_managers_counts_once(
     tmp_path: Path, database_url: str
 ) -> None:
-    ref = REFEREE.format(n=1)
-    async with (
-        running_world(make_shared_dir(tmp_path / "A"), database_url) as one,
-        running_world(make_shared_dir(tmp_path / "B"), database_url) as other,
-    ):
-        worlds = (one, other)
-        starts = [await first_match_handed_out(world) for world in worlds]
-        assert starts[0]["match_id"] == starts[1]["match_id"] == "R1M1"
+    async with two_league_managers(tmp_path, database_url) as (leader, follower):
+        start = await first_match_handed_out(leader, follower)
+        assert start["match_id"] == "R1M1"
         answers = await asyncio.gather(
-            *(
-                world.rpc("report_match_result", world.report(ref, start, winner))
-                for world, start, winner in zip(worlds, starts, ("P01", "P02"), strict=True)
-            )
+            leader.rpc("report_match_result", leader.report(REF, start, "P01")),
+            follower.rpc("report_match_result", leader.report(REF, start, "P02")),
         )
         statuses = [answer["result"]["status"] for answer in answers]
         (kept,) = accepted_rows(database_url, LEAGUE)
+        worlds = (leader, follower)
+        await wait_until(lambda: all("R1M1" in w.manager.results for w in worlds), timeout=5)
         standings = [
             {row.player_id: row.points for row in world.manager.standings.rows()}
             for world in worlds
         ]
         results = [world.manager.results["R1M1"] for world in worlds]
-        again = await one.rpc("report_match_result", one.report(ref, starts[0], "P01"))
+        again = await follower.rpc("report_match_result", leader.report(REF, start, "P01"))
     assert sorted(statuses) == ["DUPLICATE", "RECORDED"], answers
-    recorded = worlds[statuses.index("RECORDED")]
-    assert kept["winner"] == recorded.manager.results["R1M1"].winner
     assert all(result.winner == kept["winner"] for result in results)
     assert standings[0] == standings[1] == kept["points"]
     assert again["result"]["status"] == "DUPLICATE"
 
 
-async def test_a_result_reported_to_one_league_manager_is_counted_by_the_other(
+async def test_a_result_reported_to_the_other_league_manager_is_counted_by_the_leader(
     tmp_path: Path, database_url: str
 ) -> None:
-    """The second League Manager is never told of the match: it reads the first's result
-    from the database (within a second), counts it, and its round learns it is decided."""
-    ref = REFEREE.format(n=1)
-    async with (
-        running_world(make_shared_dir(tmp_path / "A"), database_url) as one,
-        running_world(make_shared_dir(tmp_path / "B"), database_url) as other,
-    ):
-        starts = [await first_match_handed_out(world) for world in (one, other)]
-        answer = await one.rpc("report_match_result", one.report(ref, starts[0], "P02"))
-        assert answer["result"]["status"] == "RECORDED"
-        await wait_until(lambda: "R1M1" in other.manager.results, timeout=5)
-        heard = other.manager.results["R1M1"]
+    """The leader is never told of the result: it reads it from the database within a
+    second, counts it, and its round learns the match is decided."""
+    async with two_league_managers(tmp_path, database_url) as (leader, follower):
+        start = await first_match_handed_out(leader, follower)
+        answer = await follower.rpc("report_match_result", leader.report(REF, start, "P02"))
+        assert answer["result"]["status"] == "RECORDED", answer
+        await wait_until(lambda: "R1M1" in leader.manager.results, timeout=5)
+        heard = leader.manager.results["R1M1"]
         standings = [
             {row.player_id: row.points for row in world.manager.standings.rows()}
-            for world in (one, other)
+            for world in (leader, follower)
         ]
-        late = await other.rpc("report_match_result", other.report(ref, starts[1], "P01"))
-    assert heard == one.manager.results["R1M1"] and heard.winner == "P02"
+        late = await leader.rpc("report_match_result", leader.report(REF, start, "P01"))
+    assert heard == follower.manager.results["R1M1"] and heard.winner == "P02"
     assert standings[0] == standings[1] == {"P02": 3.0, "P01": 0.0}
     assert late["result"]["status"] == "DUPLICATE", "the match counts once, whoever hears"
     (kept,) = accepted_rows(database_url, LEAGUE)
     assert kept["winner"] == "P02"
+
+
+async def test_a_report_under_another_assignment_is_refused_by_the_one_that_does_not_lead(
+    tmp_path: Path, database_url: str
+) -> None:
+    """The follower never handed the match out: it learns its holder and assignment from
+    the database, and refuses a report under any other number (E014)."""
+    async with two_league_managers(tmp_path, database_url) as (leader, follower):
+        start = await first_match_handed_out(leader, follower)
+        assignment = start["assignment"]
+        assert isinstance(assignment, int)
+        old = leader.report(REF, start, "P01", assignment=assignment + 1)
+        refused = (await follower.rpc("report_match_result", old))["result"]
+        kept = accepted_rows(database_url, LEAGUE)
+    assert refused.get("error_code") == "E014", refused.get("error_description", refused)
+    assert f"held by {leader.ids[REF]} under assignment {assignment}" in str(refused), refused
+    assert kept == []
+
+
+async def test_the_admin_is_sent_to_the_leader(tmp_path: Path, database_url: str) -> None:
+    async with two_league_managers(tmp_path, database_url) as (leader, follower):
+        headers = {"Authorization": f"Bearer {follower.manager.admin_token}"}
+        answers = [
+            await follower.lm.post(path, headers=headers)
+            for path in ("/start_league", "/admin/pause", "/admin/players/P01/remove")
+        ]
+        health = (await follower.lm.get("/health")).json()
+        leader_health = (await leader.lm.get("/health")).json()
+    assert [answer.status_code for answer in answers] == [409, 409, 409]
+    assert "does not drive the league's rounds" in answers[0].json()["error"]
+    assert health["leadership"]["leading"] is False
+    assert leader_health["leadership"]["leading"] is True

@@ -1,0 +1,61 @@
+"""``GET /status``: the league at a glance for its staff and the dashboard, made from the
+parts that know each fact (answered from memory: it must answer during a flood)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from league_manager.admin import LeagueControl
+from league_manager.agents import AgentRegistry, RegisteredAgent
+from league_manager.alarms import Alarms
+from league_manager.handover import RefereeDesk
+from league_manager.records import LeagueStatus
+from league_manager.results_book import ResultsBook
+from league_manager.schedule_book import ScheduleBook
+from league_manager.standings_book import StandingsBook
+from sdk.config import LeagueConfig
+
+__all__ = ["league_status"]
+
+
+def league_status(
+    *,
+    league_id: str,
+    config: LeagueConfig,
+    schedule: ScheduleBook,
+    results: ResultsBook,
+    standings: StandingsBook,
+    agents: AgentRegistry,
+    referees: RefereeDesk,
+    control: LeagueControl,
+    alarms: Alarms,
+) -> dict[str, Any]:
+    current = schedule.current_round()
+
+    def agent_status(agent: RegisteredAgent) -> dict[str, Any]:
+        status = agent.model_dump(
+            include={"agent_id", "display_name", "state", "contact_endpoint", "game_types"}
+        )
+        if agent.kind == "referee":
+            status["max_concurrent_matches"] = agent.max_concurrent_matches
+            status["running_matches"] = referees.running_on(agent.agent_id)
+        return status
+
+    return {
+        "league_id": league_id,
+        "display_name": config.display_name,
+        "game_type": config.game_type,
+        "state": schedule.status.value,
+        "paused": control.paused,
+        "current_round": current.round_id
+        if current and schedule.status == LeagueStatus.RUNNING
+        else None,
+        "total_rounds": len(schedule.rounds),
+        "matches_completed": len(results),
+        "total_matches": schedule.total_matches,
+        "standings_version": standings.version,
+        "referees": [agent_status(a) for a in agents.of_kind("referee")],
+        "players": [agent_status(a) for a in agents.of_kind("player")],
+        "health": alarms.health()["status"],
+        "alarms": alarms.status(),
+    }

@@ -1,0 +1,145 @@
+"""A League Manager's PostgreSQL store (``--store``): what it opens there at start-up (the
+registry, the results, the schedule) and the work it shares with the other League Managers
+on it: following what they do (``peer_follow.py``) and campaigning to drive the rounds
+(``leading.py``). With the JSON files there is none of this: one League Manager per folder."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from league_manager.book import ReadLog, StoreSchedule
+from league_manager.fencing import Fencing
+from league_manager.leading import CAMPAIGN_SEC, Leading
+from league_manager.match_flow import MatchFlow
+from league_manager.peer_follow import PeerFollow
+from league_manager.pg.connection import OnDemand
+from league_manager.pg.leader_store import (
+    PgLeaderStore,
+    PgNumbers,
+    read_schedule_before_serving,
+)
+from league_manager.pg.leadership import Leadership
+from league_manager.pg.registry import PgRegistry
+from league_manager.pg.result_log import (
+    PgResultLog,
+    read_before_serving,
+    refuse_a_journal_left_behind,
+)
+from league_manager.pg.store_url import redact_url
+from league_manager.results_book import ResultsBook
+from league_manager.schedule_book import ScheduleBook
+from league_manager.standings_book import StandingsBook
+
+__all__ = ["SharedStore"]
+
+
+class SharedStore:
+    """One league's rows in the database at ``url``, as one League Manager (``holder``, its
+    address as the others are shown it) uses them."""
+
+    def __init__(self, url: str, league_id: str, holder: str):
+        self._url, self._league_id, self._holder = url, league_id, holder
+        self.registry = PgRegistry(url, league_id)
+        self._links: list[OnDemand] = []
+        self._leader_store: PgLeaderStore | None = None
+        self._numbers: PgNumbers | None = None
+        self._leading: Leading | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+
+    @property
+    def leader_store(self) -> PgLeaderStore:
+        assert self._leader_store is not None, "read() first"
+        return self._leader_store
+
+    def read(self, journal: Path) -> ReadLog:
+        """The results and the schedule as the database holds them, read before the
+        server's loop runs (the schema upgraded first).
+
+        Raises:
+            PgStoreError: the database cannot be used.
+            StoreError: the league's journal holds results the database does not.
+        """
+        kept = read_before_serving(self._url, self._league_id)
+        refuse_a_journal_left_behind(journal, kept, self._url)
+        document, seen = read_schedule_before_serving(self._url, self._league_id)
+        self._leader_store = PgLeaderStore(self._url, self._league_id, self._holder, seen=seen)
+        self._numbers = PgNumbers(self._leader_store)
+        store, follow = OnDemand(self._url), OnDemand(self._url)
+        self._links += [store, follow]
+        return ReadLog(
+            PgResultLog(store, self._league_id, follow=follow, since=kept.mark),
+            kept,
+            f"the results in PostgreSQL ({redact_url(self._url)})",
+            StoreSchedule(document, self.leader_store.publish),
+        )
+
+    @property
+    def numbers(self) -> PgNumbers:
+        """The assignment numbers of this League Manager's terms as leader."""
+        assert self._numbers is not None, "read() first"
+        return self._numbers
+
+    def leads(self) -> bool:
+        """Whether this League Manager drives the rounds now."""
+        return self._leading is not None and self._leading.leading
+
+    async def refresh(self) -> None:
+        """Take the schedule again if its leader changed it (``Leading.refresh``)."""
+        if self._leading is not None:
+            await self._leading.refresh()
+
+    def leader_named(self) -> str:
+        """Who drives the rounds, for a refusal's sentence."""
+        name = None if self._leading is None else self._leading.leader_name
+        return f"the League Manager at {name}" if name else "another League Manager"
+
+    def health(self) -> dict[str, object]:
+        return {} if self._leading is None else {"leadership": self._leading.state()}
+
+    def start(
+        self,
+        peers: PeerFollow,
+        follow_sec: float,
+        *,
+        schedule: ScheduleBook,
+        results: ResultsBook,
+        standings: StandingsBook,
+        fencing: Fencing,
+        matches: MatchFlow,
+        launch: Callable[[], None],
+        stop: Callable[[], Awaitable[None]],
+        event: Callable[..., None],
+    ) -> None:
+        """Follow the others and campaign for the lead (``Leading``: ``launch`` runs the
+        rounds, ``stop`` cancels them), until ``close``."""
+        self._leading = leading = Leading(
+            leadership=Leadership(self._url, self._league_id, self._holder),
+            store=self.leader_store,
+            numbers=self.numbers,
+            schedule=schedule,
+            results=results,
+            standings=standings,
+            fencing=fencing,
+            matches=matches,
+            catch_up=peers.follow_once,
+            launch=launch,
+            stop=stop,
+            event=event,
+        )
+        self._tasks = [
+            asyncio.create_task(peers.follow_forever(follow_sec), name="peers"),
+            asyncio.create_task(leading.campaign_forever(CAMPAIGN_SEC), name="campaign"),
+        ]
+
+    async def close(self) -> None:
+        """Stop following and campaigning (the lead given up), and close the connections."""
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        for link in self._links:
+            await link.close()
+        await self.registry.aclose()
+        if self._leader_store is not None:
+            await self._leader_store.aclose()

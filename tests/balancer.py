@@ -1,0 +1,77 @@
+"""A TCP load balancer for tests of several League Managers: each connection goes to the
+next backend in turn, or to the one after it where that one refuses (round robin with
+failover), as an operator's HAProxy or nginx would. It runs its own event loop in a thread,
+on loopback, until the ``with`` block ends."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+__all__ = ["balancer"]
+
+CONNECT_SEC = 1.0
+"""How long a backend may take to accept before the next one is tried."""
+
+
+async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    try:
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+    except (ConnectionError, OSError):
+        pass
+    finally:
+        writer.close()
+
+
+class _Balancer:
+    def __init__(self, backends: list[int]):
+        self._backends = backends
+        self._next = 0
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        for _ in self._backends:
+            port = self._backends[self._next % len(self._backends)]
+            self._next += 1
+            try:
+                upstream = await asyncio.wait_for(
+                    asyncio.open_connection("127.0.0.1", port), CONNECT_SEC
+                )
+            except (OSError, asyncio.TimeoutError):
+                continue
+            await asyncio.gather(_pipe(reader, upstream[1]), _pipe(upstream[0], writer))
+            return
+        writer.close()
+
+
+@contextmanager
+def balancer(port: int, backends: list[int]) -> Iterator[None]:
+    """Balance connections to 127.0.0.1:``port`` over the ``backends`` ports."""
+    loop = asyncio.new_event_loop()
+    started = threading.Event()
+    stop = asyncio.Event()
+
+    async def serve() -> None:
+        server = await asyncio.start_server(_Balancer(backends).handle, "127.0.0.1", port)
+        started.set()
+        await stop.wait()
+        server.close()  # and the connections still open with it
+        others = asyncio.all_tasks() - {asyncio.current_task()}
+        for task in others:
+            task.cancel()
+        await asyncio.gather(*others, return_exceptions=True)
+
+    thread = threading.Thread(target=loop.run_until_complete, args=(serve(),), daemon=True)
+    thread.start()
+    try:
+        assert started.wait(10), "the balancer did not start"
+        yield
+    finally:
+        loop.call_soon_threadsafe(stop.set)
+        thread.join(10)
+        with contextlib.suppress(Exception):
+            loop.close()
