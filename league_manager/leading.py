@@ -79,14 +79,9 @@ class Leading:
             {"failure": self._leadership.failure} if self._leadership.failure else {}
         )
 
-    async def campaign_forever(self, every_sec: float = CAMPAIGN_SEC) -> None:
-        """Campaign while the League Manager lives; resign when it stops."""
-        try:
-            while True:
-                await self.campaign()
-                await asyncio.sleep(every_sec)
-        finally:
-            await self._leadership.resign()
+    async def resign(self) -> None:
+        """Give the lead up (the League Manager stops): another takes it at once."""
+        await self._leadership.resign()
 
     async def campaign(self) -> None:
         """Take the lead if it is free, step down if it was lost, follow if another leads."""

@@ -9,7 +9,6 @@ be read now is asked again at the next look: the results log's alarm tells it is
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
 
@@ -51,9 +50,7 @@ class PeerFollow:
             self._event("agent_state_heard", agent_id=agent.agent_id, state=agent.state)
         await self._results()
 
-    async def follow_forever(self, every_sec: float) -> None:
-        """``follow_once`` every ``every_sec`` while the League Manager lives."""
-        while True:
-            await asyncio.sleep(every_sec)
-            with contextlib.suppress(StoreError, PgStoreError):
-                await self.follow_once()
+    async def look(self) -> None:
+        """``follow_once``, a store that cannot be read now left for the next look."""
+        with contextlib.suppress(StoreError, PgStoreError):
+            await self.follow_once()

@@ -6,6 +6,7 @@ on it: following what they do (``peer_follow.py``) and campaigning to drive the 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -32,7 +33,11 @@ from league_manager.results_book import ResultsBook
 from league_manager.schedule_book import ScheduleBook
 from league_manager.standings_book import StandingsBook
 
-__all__ = ["SharedStore"]
+__all__ = ["CLOSE_SEC", "SharedStore"]
+
+CLOSE_SEC = 10.0
+"""How long a stopping League Manager waits for its look at the others and its campaign to
+end (each bounded by its connection's timeouts) before it cuts them off."""
 
 
 class SharedStore:
@@ -47,6 +52,7 @@ class SharedStore:
         self._numbers: PgNumbers | None = None
         self._leading: Leading | None = None
         self._tasks: list[asyncio.Task[None]] = []
+        self._closing = asyncio.Event()
 
     @property
     def leader_store(self) -> PgLeaderStore:
@@ -129,15 +135,29 @@ class SharedStore:
             event=event,
         )
         self._tasks = [
-            asyncio.create_task(peers.follow_forever(follow_sec), name="peers"),
-            asyncio.create_task(leading.campaign_forever(CAMPAIGN_SEC), name="campaign"),
+            asyncio.create_task(self._every(peers.look, follow_sec), name="peers"),
+            asyncio.create_task(self._every(leading.campaign, CAMPAIGN_SEC), name="campaign"),
         ]
+
+    async def _every(self, step: Callable[[], Awaitable[None]], every_sec: float) -> None:
+        """``step`` every ``every_sec`` until ``close``, which lets a step end rather than
+        cut it off: a connection cancelled while it is being made stays half open on the
+        server until its authentication timeout (a minute), holding a slot."""
+        while not self._closing.is_set():
+            await step()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._closing.wait(), every_sec)
 
     async def close(self) -> None:
         """Stop following and campaigning (the lead given up), and close the connections."""
+        self._closing.set()
+        if self._tasks:
+            await asyncio.wait(self._tasks, timeout=CLOSE_SEC)
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._leading is not None:
+            await self._leading.resign()
         for link in self._links:
             await link.close()
         await self.registry.aclose()
