@@ -9,6 +9,7 @@ be read now is asked again at the next look: the results log's alarm tells it is
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
 
@@ -34,6 +35,9 @@ class PeerFollow:
         self._results = results
         self._joined = joined
         self._event = event
+        self._turn = asyncio.Lock()
+        """One look at a time: a take-over's catch-up may come during the regular look, and
+        the stores read on one connection each."""
 
     async def follow_once(self) -> None:
         """Take in what the peers did since the last look.
@@ -42,6 +46,10 @@ class PeerFollow:
             PgStoreError, StoreError: the store cannot be read now (the next look asks
                 again from where this one began).
         """
+        async with self._turn:
+            await self._follow_once()
+
+    async def _follow_once(self) -> None:
         heard = await self._agents()
         for agent in heard.joined:
             self._event("agent_heard", agent_id=agent.agent_id, kind=agent.kind, state=agent.state)
