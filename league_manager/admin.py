@@ -78,14 +78,20 @@ class LeagueControl:
         league_id: str,
         schedule: ScheduleBook,
         event: Callable[..., None],
+        *,
+        publish: Callable[[bool], None] | None = None,
+        paused: bool = False,
     ):
+        """``publish``: where the switch is kept instead of admin.json (a shared store's
+        queue), and ``paused``, its value there at start-up."""
         self._league_id = league_id
+        self._publish = publish
         self._schedule = schedule
         self._event = event
         self._path = league_dir / ADMIN_FILE
         self.recovery_notes: list[str] = []
         """What start-up found damaged in admin.json and what it did, a sentence each."""
-        self.paused = self._load()
+        self.paused = paused if publish is not None else self._load()
         self.held = 0
         """How many hand-overs and rounds wait for the admin to resume right now."""
         self._resumed = asyncio.Event()
@@ -115,7 +121,18 @@ class LeagueControl:
         return loaded.value
 
     def _save(self, paused: bool) -> None:
-        save_pause(self._path.parent, self._league_id, paused)
+        if self._publish is not None:
+            self._publish(paused)
+        else:
+            save_pause(self._path.parent, self._league_id, paused)
+
+    def adopt(self, paused: bool) -> None:
+        """The switch as the League Manager that leads set it (a shared store's)."""
+        self.paused = paused
+        if paused:
+            self._resumed.clear()
+        else:
+            self._resumed.set()
 
     async def resumed(self) -> None:
         """Return at once unless paused; then when the admin resumes."""

@@ -17,6 +17,7 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from league_manager.admin import LeagueControl
 from league_manager.fencing import Fencing
 from league_manager.match_flow import MatchFlow
 from league_manager.pg.errors import PgStoreError
@@ -49,6 +50,7 @@ class Leading:
         standings: StandingsBook,
         fencing: Fencing,
         matches: MatchFlow,
+        control: LeagueControl,
         catch_up: Callable[[], Awaitable[None]],
         launch: Callable[[], None],
         stop: Callable[[], Awaitable[None]],
@@ -59,7 +61,7 @@ class Leading:
         self._leadership = leadership
         self._store, self._numbers = store, numbers
         self._schedule, self._results, self._standings = schedule, results, standings
-        self._fencing, self._matches = fencing, matches
+        self._fencing, self._matches, self._control = fencing, matches, control
         self._catch_up, self._launch, self._stop = catch_up, launch, stop
         self._event = event
         self._leading = False
@@ -139,7 +141,9 @@ class Leading:
 
     def _adopt(self, document: dict[str, Any]) -> None:
         """The schedule as its leader wrote it, in place of this one's; the standings start
-        again from the results where its players changed (a schedule just made)."""
+        again from the results where its players changed (a schedule just made); the pause
+        switch as it set it."""
+        self._control.adopt(bool(document.get("paused")))
         players = list(self._schedule.players)
         self._schedule.load(parse_schedule(document))
         self._schedule.settle(False, lambda text: None)

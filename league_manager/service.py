@@ -18,9 +18,10 @@ from league_manager.alarms import Alarms
 from league_manager.assignments import AssignmentNumbers
 from league_manager.book import LeagueBook
 from league_manager.config import LeagueManagerSettings, league_game
-from league_manager.credentials import secret_file
+from league_manager.credentials import keep_secret, secret_file
 from league_manager.fencing import Fencing, Numbers
 from league_manager.handover import RefereeDesk
+from league_manager.league_start import LeagueStart
 from league_manager.league_status import league_status
 from league_manager.match_flow import MatchFlow
 from league_manager.news import LeagueNews
@@ -35,7 +36,7 @@ from league_manager.registration_limit import RegistrationLimit
 from league_manager.registry_files import AGENTS_FILE
 from league_manager.results import ResultDesk
 from league_manager.rounds import RoundRunner
-from league_manager.shared_store import SharedStore
+from league_manager.shared_store import SecretName, SharedStore
 from league_manager.suspension import PlayerHealth
 from league_manager.upkeep import Upkeep
 from sdk.agent_log import AgentLog
@@ -214,6 +215,18 @@ class LeagueManager:
             states=self.states,
             event=event,
         )
+        self.starter = LeagueStart(
+            config=config,
+            players_per_match=self.players_per_match,
+            auto_start_players=self.auto_start_players,
+            schedule=schedule,
+            standings=standings,
+            agents=agents,
+            states=self.states,
+            event=event,
+            launch=self._launch,
+            drives=self.check_drives,
+        )
         self.queries = LeagueQueries(
             league_id=self.league_id,
             sender=self.sender,
@@ -280,7 +293,13 @@ class LeagueManager:
             self.assignments = (
                 self._numbers if isinstance(self._numbers, AssignmentNumbers) else None
             )
-            self.control = LeagueControl(league_dir, league_id, self.schedule, self.event)
+            self.control = LeagueControl(
+                league_dir,
+                league_id,
+                self.schedule,
+                self.event,
+                **({} if self.store is None else self.store.pause_switch()),
+            )
             for note in (
                 self.agents.recovery_notes
                 + book.recovery_notes
@@ -290,19 +309,25 @@ class LeagueManager:
                 self.event("data_file_recovered", detail=note)
             security = self.system.security
             self.admin_token = security.configured_admin_token() or self._secret_file(
-                self.shared.admin_token_path(league_id), "admin_token_written"
+                "admin_token", self.shared.admin_token_path(league_id)
             )
             self.referee_secret = security.configured_referee_secret() or self._secret_file(
-                self.shared.referee_secret_path(league_id), "referee_secret_written"
+                "referee_secret", self.shared.referee_secret_path(league_id)
             )
             opened.pop_all()  # started: the files stay open until shutdown
 
-    def _secret_file(self, path: Path, event: str) -> str:
+    def _secret_file(self, name: SecretName, path: Path) -> str:
         """A secret kept in a 0600 file beside the league's data, made at the first start
-        (``league`` commands on this machine read it from there)."""
+        (``league`` commands on this machine read it from there); on a shared store, the
+        one the League Managers of the league agreed on (the first one's)."""
         secret, made = secret_file(path, self.system.security.token_bytes)
         if made:
-            self.log.log.info(event, path=str(path))
+            self.log.log.info(f"{name}_written", path=str(path))
+        if self.store is not None:
+            agreed = self.store.league_secret(name, secret)
+            if agreed != secret:
+                keep_secret(path, agreed)
+            return agreed
         return secret
 
     def event(self, name: str, **data: Any) -> None:
@@ -329,6 +354,7 @@ class LeagueManager:
                 standings=self.standings,
                 fencing=self.fencing,
                 matches=self._matches,
+                control=self.control,
                 launch=self._lead,
                 stop=self._stop_rounds,
                 event=self.event,
@@ -391,19 +417,8 @@ class LeagueManager:
         self._auto_start()
 
     def _auto_start(self) -> None:
-        """Start once the configured number of players and a referee have registered,
-        whichever registration completes that; never fail the registration itself."""
-        if (
-            self.auto_start_players is None
-            or self.schedule.status != LeagueStatus.REGISTRATION
-            or (self.store is not None and not self.store.leads())
-            or self.agents.count("player") < self.auto_start_players
-        ):
-            return
-        try:
-            self.start(reason="auto_start")
-        except AdminError as exc:
-            self.event("auto_start_waiting", reason=exc.description)
+        if self.store is None or self.store.leads():  # else the leader starts it
+            self.starter.auto_start()
 
     # -- starting ------------------------------------------------------------------
 
@@ -421,50 +436,10 @@ class LeagueManager:
             )
 
     def create_schedule(self) -> dict[str, Any]:
-        """Close registration and fix the schedule."""
-        self.check_drives()
-        if self.schedule.status != LeagueStatus.REGISTRATION:
-            raise AdminError(
-                409, f"the schedule exists already (the league is {self.schedule.status.value})"
-            )
-        players = self.agents.of_kind("player")
-        needed = max(self.players_per_match, self.config.min_players)
-        if len(players) < needed:
-            raise AdminError(
-                409, f"{len(players)} player(s) registered; the league needs at least {needed}"
-            )
-        self.schedule.create(
-            [(p.agent_id, p.display_name) for p in players],
-            self.players_per_match,
-            self.config.rounds,
-        )
-        self.standings.restart()
-        self.states.set_states([player.agent_id for player in players], "ACTIVE")
-        self.event(
-            "schedule_created",
-            players=len(players),
-            rounds=len(self.schedule.rounds),
-            matches=self.schedule.total_matches,
-        )
-        return self.schedule.document()
+        return self.starter.create_schedule()
 
     def start(self, reason: str = "admin") -> dict[str, Any]:
-        """Fix the schedule if needed and start playing rounds in the background."""
-        self.check_drives()
-        if self.schedule.status in (LeagueStatus.RUNNING, LeagueStatus.COMPLETED):
-            raise AdminError(409, f"the league is already {self.schedule.status.value}")
-        if not self.agents.count("referee"):
-            raise AdminError(409, "no referee has registered; start at least one referee first")
-        if self.schedule.status == LeagueStatus.REGISTRATION:
-            self.create_schedule()
-        self.schedule.mark_league(LeagueStatus.RUNNING)
-        self.event(
-            "league_started",
-            reason=reason,
-            rounds=len(self.schedule.rounds),
-            matches=self.schedule.total_matches,
-        )
-        self._launch()
+        self.starter.start(reason)
         return self.status()
 
     # -- results and the admin's switches --------------------------------------------

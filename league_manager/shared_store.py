@@ -9,13 +9,15 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any, Literal
 
+from league_manager.admin import LeagueControl
 from league_manager.book import ReadLog, StoreSchedule
 from league_manager.fencing import Fencing
 from league_manager.leading import CAMPAIGN_SEC, Leading
 from league_manager.match_flow import MatchFlow
 from league_manager.peer_follow import PeerFollow
-from league_manager.pg.connection import OnDemand
+from league_manager.pg.connection import OnDemand, before_serving, connect, statements
 from league_manager.pg.leader_store import (
     PgLeaderStore,
     PgNumbers,
@@ -33,7 +35,10 @@ from league_manager.results_book import ResultsBook
 from league_manager.schedule_book import ScheduleBook
 from league_manager.standings_book import StandingsBook
 
-__all__ = ["CLOSE_SEC", "SharedStore"]
+__all__ = ["CLOSE_SEC", "SecretName", "SharedStore"]
+
+SecretName = Literal["admin_token", "referee_secret"]
+"""The league's secrets, as ``league_secrets`` names its columns."""
 
 CLOSE_SEC = 10.0
 """How long a stopping League Manager waits for its look at the others and its campaign to
@@ -70,6 +75,8 @@ class SharedStore:
         kept = read_before_serving(self._url, self._league_id)
         refuse_a_journal_left_behind(journal, kept, self._url)
         document, seen = read_schedule_before_serving(self._url, self._league_id)
+        self.paused_at_start = bool(document and document["paused"])
+        """The admin's pause switch as the database held it at start-up."""
         self._leader_store = PgLeaderStore(self._url, self._league_id, self._holder, seen=seen)
         self._numbers = PgNumbers(self._leader_store)
         store, follow = OnDemand(self._url), OnDemand(self._url)
@@ -80,6 +87,39 @@ class SharedStore:
             f"the results in PostgreSQL ({redact_url(self._url)})",
             StoreSchedule(document, self.leader_store.publish),
         )
+
+    def pause_switch(self) -> dict[str, Any]:
+        """``admin.LeagueControl``'s keyword arguments: its switch kept here."""
+        return {"publish": self.leader_store.publish_pause, "paused": self.paused_at_start}
+
+    def league_secret(self, name: SecretName, offered: str) -> str:
+        """The league's admin token or referee secret as the database keeps it, ``offered``
+        (this League Manager's own) kept where it has none: every League Manager of the
+        league checks the same one. Read before the server's loop runs.
+
+        Raises:
+            PgStoreError: the database cannot be used.
+        """
+
+        async def agree() -> str:
+            async with await connect(self._url) as connection:
+                with statements(connection, f"agreeing on league {self._league_id}'s {name}"):
+                    async with connection.transaction():
+                        await connection.execute(
+                            "insert into leagues (league_id) values (%s) on conflict do nothing",
+                            (self._league_id,),
+                        )
+                        cursor = await connection.execute(
+                            f"insert into league_secrets (league_id, {name}) values (%s, %s) "
+                            f"on conflict (league_id) do update set {name} = "
+                            f"coalesce(league_secrets.{name}, excluded.{name}) returning {name}",
+                            (self._league_id, offered),
+                        )
+                        row = await cursor.fetchone()
+            assert row is not None, "insert … returning gives its row"
+            return str(row[0])
+
+        return before_serving(agree)
 
     @property
     def numbers(self) -> PgNumbers:
@@ -114,6 +154,7 @@ class SharedStore:
         standings: StandingsBook,
         fencing: Fencing,
         matches: MatchFlow,
+        control: LeagueControl,
         launch: Callable[[], None],
         stop: Callable[[], Awaitable[None]],
         event: Callable[..., None],
@@ -129,6 +170,7 @@ class SharedStore:
             standings=standings,
             fencing=fencing,
             matches=matches,
+            control=control,
             catch_up=peers.follow_once,
             launch=launch,
             stop=stop,

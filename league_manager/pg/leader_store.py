@@ -72,6 +72,7 @@ class PgLeaderStore:
         """This League Manager's term as leader (None: it does not lead)."""
         self._document: dict[str, Any] | None = None
         self._handed: list[MatchProgress] = []
+        self._paused: bool | None = None
         self._written: dict[str, Any] = {}
         self._commits = GroupCommit(self._commit)
         self._flushing: set[asyncio.Future[None]] = set()
@@ -110,13 +111,18 @@ class PgLeaderStore:
 
     def end_term(self) -> None:
         """No longer the leader: nothing queued is written."""
-        self.term, self._document = None, None
+        self.term, self._document, self._paused = None, None, None
         self._handed.clear()
 
     def publish(self, document: dict[str, Any]) -> None:
         """Queue the schedule's newest content (``ScheduleBook``'s document) for the next
         commit, started now."""
         self._document = document
+        self._changed()
+
+    def publish_pause(self, paused: bool) -> None:
+        """Queue the admin's pause switch (``admin.LeagueControl``) for the next commit."""
+        self._paused = paused
         self._changed()
 
     def handed(self, match: MatchProgress) -> None:
@@ -149,6 +155,7 @@ class PgLeaderStore:
     async def _commit(self) -> None:
         document, self._document = self._document, None  # taken before the first await
         handed, self._handed = self._handed, []
+        paused, self._paused = self._paused, None
         term, written = self.term, copy.deepcopy(self._written)
         try:
             if term is None:
@@ -172,12 +179,19 @@ class PgLeaderStore:
                                 connection, self._league_id, document, written
                             )
                         await write_handovers(connection, self._league_id, handed)
+                        if paused is not None:
+                            await connection.execute(
+                                "update leagues set paused = %s where league_id = %s",
+                                (paused, self._league_id),
+                            )
         except Deposed:
             raise
         except PgStoreError as exc:
             if self.term == term:
                 if self._document is None:
                     self._document = document
+                if self._paused is None:
+                    self._paused = paused
                 self._handed[:0] = handed
             raise PgWriteError(f"league {self._league_id}'s schedule is not kept: {exc}") from exc
         self._written = written

@@ -48,11 +48,13 @@ async def read_schedule_document(
     league has no row.
     Call it inside a repeatable-read transaction for one consistent view."""
     rows = await select_rows(
-        connection, "select status, players_per_match from leagues where league_id = %s", league_id
+        connection,
+        "select status, players_per_match, paused from leagues where league_id = %s",
+        league_id,
     )
     if not rows:
         return None
-    status, size = rows[0]
+    status, size, paused = rows[0]
     players = await select_rows(
         connection,
         "select player_id, display_name from schedule_players where league_id = %s "
@@ -76,6 +78,7 @@ async def read_schedule_document(
         "league_id": league_id,
         "status": status,
         "players_per_match": size,
+        "paused": paused,
         "total_rounds": len(records),
         "players": [{"player_id": p, "display_name": name} for p, name in players],
         "rounds": [r.model_dump() for r in records],

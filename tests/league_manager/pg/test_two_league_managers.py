@@ -134,3 +134,30 @@ async def test_the_admin_is_sent_to_the_leader(tmp_path: Path, database_url: str
     assert "does not drive the league's rounds" in answers[0].json()["error"]
     assert health["leadership"]["leading"] is False
     assert leader_health["leadership"]["leading"] is True
+
+
+async def test_the_secrets_and_the_pause_are_the_league_s_not_one_league_manager_s(
+    tmp_path: Path, database_url: str
+) -> None:
+    """Each League Manager made its own admin token and referee secret in its folder; the
+    second to start takes the first's (its file rewritten). The leader's pause reaches the
+    other, whose round flow would wait for it too if it took the lead."""
+    async with two_league_managers(tmp_path, database_url) as (leader, follower):
+        worlds = (leader, follower)
+        files = [
+            (w.manager.shared.admin_token_path(LEAGUE).read_text().strip(),
+             w.manager.shared.referee_secret_path(LEAGUE).read_text().strip())
+            for w in worlds
+        ]  # fmt: skip
+        await first_match_handed_out(leader, follower)
+        headers = {"Authorization": f"Bearer {follower.manager.admin_token}"}
+        paused = await leader.lm.post("/admin/pause", headers=headers)
+        await wait_until(lambda: follower.manager.control.paused, timeout=5)
+        shown = (await follower.lm.get("/status")).json()["paused"]
+        resumed = await leader.lm.post("/admin/resume", headers=headers)
+        await wait_until(lambda: not follower.manager.control.paused, timeout=5)
+    assert leader.manager.admin_token == follower.manager.admin_token
+    assert leader.manager.referee_secret == follower.manager.referee_secret
+    assert files[0] == files[1] == (leader.manager.admin_token, leader.manager.referee_secret)
+    assert (paused.status_code, resumed.status_code) == (200, 200)
+    assert shown is True
