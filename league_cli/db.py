@@ -32,7 +32,8 @@ ResultsStoreOpt = Annotated[
     str | None,
     typer.Option(
         "--store",
-        help="keep the League Manager's results in PostgreSQL: "
+        help="keep the league in PostgreSQL (results, registry, schedule; several League "
+        "Managers may share it): "
         "postgresql://USER:PASSWORD@HOST:PORT/DATABASE (default: $LEAGUE_STORE_URL, else "
         "store_url in system.json, else the JSON files under SHARED/data)",
     ),

@@ -115,8 +115,9 @@ def manager(
     ] = None,
     store: ResultsStoreOpt = None,
 ) -> None:
-    """Run the League Manager; its results in PostgreSQL where a store URL is given
-    (--store, $LEAGUE_STORE_URL, store_url in system.json), else in journal.jsonl."""
+    """Run the League Manager; its league kept in PostgreSQL where a store URL is given
+    (--store, $LEAGUE_STORE_URL, store_url in system.json; several League Managers may share
+    one), else in the JSON files under SHARED/data."""
     from league_manager.app import run
     from league_manager.config import LeagueManagerSettings
 

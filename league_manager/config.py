@@ -28,8 +28,8 @@ class LeagueManagerSettings(BaseModel):
     )
     store_url: SecretStr | None = Field(
         default=None,
-        description="the PostgreSQL store that keeps the results (postgresql://…); None: "
-        "journal.jsonl beside the league's other files",
+        description="the PostgreSQL store that keeps the league (postgresql://…), which "
+        "several League Managers may share; None: the JSON files in the league's folder",
     )
     max_broadcast_concurrency: int = Field(default=64, ge=1)
     play_url: AgentUrl | None = Field(

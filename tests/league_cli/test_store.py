@@ -89,6 +89,43 @@ def test_a_played_league_moved_to_postgresql_and_back_keeps_its_standings(
     assert status["state"] == "COMPLETED" and status["matches_completed"] == 6
 
 
+def test_a_league_played_on_postgresql_moved_to_files_keeps_its_standings(
+    tmp_path: Path, database_url: str
+) -> None:
+    """Every part of a league run with --store is in the database: its schedule, registry
+    and results come out whole, and a League Manager on the files serves its standings."""
+    played = make_shared_dir(tmp_path / "played")
+    plan = LeaguePlan(
+        shared_dir=played.root,
+        players=[(f"Player{n}", free_port(), "random") for n in range(1, 5)],
+        referees=[("Ref1", free_port(), 2)],
+        lm_port=free_port(),
+        league_id=LEAGUE,
+        store_url=database_url,
+    )
+    token = played.admin_token_path(LEAGUE)
+    standings = run_league(plan, lambda: token.read_text().strip(), stop_at_end=True, timeout=120)
+    assert standings["matches_completed"] == standings["total_matches"] == 6
+    assert not (played.league_dir(LEAGUE) / "rounds.json").exists(), "the schedule is a file"
+
+    moved = make_shared_dir(tmp_path / "moved")
+    code, lines = league_store(moved, "import", "--store", database_url)
+    assert code == 0, lines
+    assert lines[-1].endswith(": 5 agents, 3 rounds, 6 results"), lines
+    after = read_league_folder(moved, LEAGUE)
+    assert after.notes == []
+    assert [r.status for r in after.rounds] == ["COMPLETED"] * 3
+    launcher = Launcher(moved.root)
+    try:
+        manager = launcher.manager(free_port(), LEAGUE)
+        launcher.wait_healthy(manager)
+        with httpx.Client(timeout=10) as client:
+            served = client.get(f"{manager.base_url}/standings").json()
+    finally:
+        launcher.stop_all()
+    assert served == standings
+
+
 def test_an_export_the_database_already_holds_is_refused(tmp_path: Path, database_url: str) -> None:
     shared = make_shared_dir(tmp_path / "SHARED")
     folder = shared.league_dir(LEAGUE)
