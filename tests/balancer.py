@@ -32,8 +32,17 @@ class _Balancer:
     def __init__(self, backends: list[int]):
         self._backends = backends
         self._next = 0
+        self.open: set[asyncio.StreamWriter] = set()
+        """Both ends of every connection being relayed, closed when the balancer stops."""
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.open.add(writer)
+        try:
+            await self._relay(reader, writer)
+        finally:
+            self.open.discard(writer)
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         for _ in self._backends:
             port = self._backends[self._next % len(self._backends)]
             self._next += 1
@@ -43,7 +52,11 @@ class _Balancer:
                 )
             except (OSError, asyncio.TimeoutError):
                 continue
-            await asyncio.gather(_pipe(reader, upstream[1]), _pipe(upstream[0], writer))
+            self.open.add(upstream[1])
+            try:
+                await asyncio.gather(_pipe(reader, upstream[1]), _pipe(upstream[0], writer))
+            finally:
+                self.open.discard(upstream[1])
             return
         writer.close()
 
@@ -56,14 +69,16 @@ def balancer(port: int, backends: list[int]) -> Iterator[None]:
     stop = asyncio.Event()
 
     async def serve() -> None:
-        server = await asyncio.start_server(_Balancer(backends).handle, "127.0.0.1", port)
+        relays = _Balancer(backends)
+        server = await asyncio.start_server(relays.handle, "127.0.0.1", port)
         started.set()
         await stop.wait()
-        server.close()  # and the connections still open with it
+        server.close()
+        for writer in list(relays.open):  # their relays end as their reads do
+            writer.close()
         others = asyncio.all_tasks() - {asyncio.current_task()}
-        for task in others:
-            task.cancel()
-        await asyncio.gather(*others, return_exceptions=True)
+        if others:
+            await asyncio.wait(others, timeout=5)
 
     thread = threading.Thread(target=loop.run_until_complete, args=(serve(),), daemon=True)
     thread.start()

@@ -79,10 +79,11 @@ def test_the_leader_killed_five_times_the_other_takes_over(
                 launcher.wait_healthy(process)
             wait_for(
                 lambda: all(
-                    len(status_of(client, m.base_url)["players"]) == PLAYERS for m in managers
+                    (len(status["players"]), len(status["referees"])) == (PLAYERS, 2)
+                    for status in (status_of(client, m.base_url) for m in managers)
                 ),
                 30,
-                "every League Manager to know every player",
+                "every League Manager to know every agent",
             )
             leader = wait_for(lambda: leading(client, managers), 15, "a leader")
             token = (shared.league_dir(LEAGUE) / "admin_token").read_text().strip()
