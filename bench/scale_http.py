@@ -354,9 +354,12 @@ def _start(
     League Manager, and for one of them to lead. Returns the leader's URL and the processes
     by role."""
     launcher = space.launcher
-    managers = [
-        start_manager(space, i, run.profile_lm if i == 0 else None) for i in range(run.managers)
-    ]
+    first = start_manager(space, 0, run.profile_lm)
+    # The others only once the first is up: League Managers starting at once on a new league
+    # folder may each make an admin token and a referee secret of their own, and the files
+    # keep one of them (``league_manager.credentials.secret_file``).
+    launcher.wait_healthy(first)
+    managers = [first] + [start_manager(space, i, None) for i in range(1, run.managers)]
     for manager in managers:
         launcher.wait_healthy(manager)
     lm_mcp = managers[0].mcp_url
