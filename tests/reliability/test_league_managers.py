@@ -79,10 +79,12 @@ def test_the_leader_killed_five_times_the_other_takes_over(
                 launcher.wait_healthy(process)
             wait_for(
                 lambda: all(
-                    len(status_of(client, m.base_url)["players"]) == PLAYERS for m in managers
+                    len((s := status_of(client, m.base_url))["players"]) == PLAYERS
+                    and len(s["referees"]) == 2
+                    for m in managers
                 ),
                 30,
-                "every League Manager to know every player",
+                "every League Manager to know every player and referee",
             )
             leader = wait_for(lambda: leading(client, managers), 15, "a leader")
             token = (shared.league_dir(LEAGUE) / "admin_token").read_text().strip()
