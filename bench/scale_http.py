@@ -55,7 +55,7 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, MutableMapping
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AsyncExitStack, ExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -75,6 +75,7 @@ from bench.load import (  # noqa: E402
     Workspace,
     cpu_seconds,
     machine_busy_seconds,
+    own_cpu_seconds,
     signals_held,
     stop_on_signals,
 )
@@ -84,6 +85,7 @@ from players.app import create_app  # noqa: E402
 from players.config import PlayerSettings  # noqa: E402
 from sdk.config import SharedDir  # noqa: E402
 from sdk.service import inherited_socket, listening_socket  # noqa: E402
+from tests.balancer import balancer  # noqa: E402
 
 LEAGUE = "league_2025_even_odd"
 PLAYERS_PREFIX = "/p"
@@ -245,23 +247,24 @@ def profiled(profile: Path | None) -> list[str]:
     return [sys.executable, "-m", "cProfile", "-o", str(profile.resolve())]
 
 
-def _profiled_agent(
-    space: Workspace, kind: str, name: str, profile: Path, args: list[str]
+def _agent(
+    space: Workspace, kind: str, name: str, profile: Path | None, args: list[str]
 ) -> AgentProcess:
-    """``league <kind> <args>`` under cProfile, on a socket bound here and handed down, as
-    the launcher starts an agent."""
+    """``league <kind> <args>`` named ``name`` (under cProfile with ``profile``), on a socket
+    bound here and handed down, as the launcher starts an agent."""
     sock = listening_socket()
     command = [*profiled(profile), "-m", "league_cli", kind, "--shared-dir", str(space.shared)]
     command += ["--host", "127.0.0.1", "--port", str(port_number(sock)), *args]
     return space.launcher.start(kind, name, sock, command, {"PYTHONPATH": str(REPO)})
 
 
-def start_manager(space: Workspace, profile: Path | None) -> AgentProcess:
-    """The League Manager as ``league manager`` runs it, under cProfile with ``profile``.
-    On a socket bound here and handed down, as every process of the run."""
-    if profile is None:
+def start_manager(space: Workspace, index: int, profile: Path | None) -> AgentProcess:
+    """The ``index``-th League Manager as ``league manager`` runs it, under cProfile with
+    ``profile``. On a socket bound here and handed down, as every process of the run."""
+    if index == 0 and profile is None:
         return space.launcher.manager(listening_socket())
-    return _profiled_agent(space, "manager", "league_manager", profile, [])
+    name = "league_manager" if index == 0 else f"league_manager-{index + 1}"
+    return _agent(space, "manager", name, profile, [])
 
 
 def start_referee(
@@ -271,7 +274,7 @@ def start_referee(
     if profile is None:
         return space.launcher.referee(name, listening_socket(), lm_mcp, capacity)
     args = ["--name", name, "--lm-url", lm_mcp, "--max-concurrent", str(capacity)]
-    return _profiled_agent(space, "referee", f"referee-{name}", profile, args)
+    return _agent(space, "referee", f"referee-{name}", profile, args)
 
 
 # -- one league ------------------------------------------------------------------------------
@@ -307,6 +310,12 @@ class LeagueRun:
     """Run the first player host under cProfile, its statistics written here."""
     broadcasts: bool = True
     """The league config's ``broadcasts``: off, players get no round notifications."""
+    managers: int = 1
+    """League Manager processes on one store (more than one: a PostgreSQL store, the
+    environment's ``$LEAGUE_STORE_URL``); the first profiled with ``profile_lm``."""
+    balanced: bool = False
+    """The agents register and report through a round-robin balancer (``tests/balancer.py``,
+    in this process) in front of the League Managers; always so with more than one."""
 
 
 def _status(client: httpx.Client, lm_url: str) -> dict[str, Any]:
@@ -327,17 +336,41 @@ def _configure_league(space: Workspace, count: int, broadcasts: bool) -> None:
     path.write_text(json.dumps(config, indent=2))
 
 
-def _start(run: LeagueRun, space: Workspace, client: httpx.Client) -> tuple[str, dict[str, Any]]:
-    """Start the League Manager, the referees and the player hosts; wait for every
-    registration. Returns the League Manager's URL and the processes by role."""
+def _leader(client: httpx.Client, managers: list[AgentProcess]) -> AgentProcess | None:
+    """The League Manager that drives the rounds: the one whose ``/health`` says it leads, or
+    the only one (on the files none says)."""
+    for manager in managers:
+        leadership = client.get(f"{manager.base_url}/health").json().get("leadership")
+        if (leadership is None and len(managers) == 1) or (leadership or {}).get("leading"):
+            return manager
+    return None
+
+
+def _start(
+    run: LeagueRun, space: Workspace, client: httpx.Client, stack: ExitStack
+) -> tuple[str, dict[str, Any]]:
+    """Start the League Managers (and the balancer in front of them, closed with ``stack``),
+    the referees and the player hosts; wait for every registration to be known at every
+    League Manager, and for one of them to lead. Returns the leader's URL and the processes
+    by role."""
     launcher = space.launcher
-    manager = start_manager(space, run.profile_lm)
-    launcher.wait_healthy(manager)
+    first = start_manager(space, 0, run.profile_lm)
+    # The others only once the first is up: League Managers starting at once on a new league
+    # folder may each make an admin token and a referee secret of their own, and the files
+    # keep one of them (``league_manager.credentials.secret_file``).
+    launcher.wait_healthy(first)
+    managers = [first] + [start_manager(space, i, None) for i in range(1, run.managers)]
+    for manager in managers:
+        launcher.wait_healthy(manager)
+    lm_mcp = managers[0].mcp_url
+    if run.balanced or run.managers > 1:
+        front = stack.enter_context(balancer(0, [m.port for m in managers]))
+        lm_mcp = f"http://127.0.0.1:{front}/mcp"
     referees = [
         start_referee(
             space,
             f"R{i + 1}",
-            manager.mcp_url,
+            lm_mcp,
             run.capacity,
             run.profile_referee if i == 0 else None,
         )
@@ -349,7 +382,7 @@ def _start(run: LeagueRun, space: Workspace, client: httpx.Client) -> tuple[str,
             space,
             i,
             range(first, min(first + per_host, run.players)),
-            manager.mcp_url,
+            lm_mcp,
             run.strategy,
             run.profile_player_host if i == 0 else None,
         )
@@ -359,11 +392,16 @@ def _start(run: LeagueRun, space: Workspace, client: httpx.Client) -> tuple[str,
         launcher.wait_healthy(process, timeout=120)
 
     def registered() -> bool:
-        status = _status(client, manager.base_url)
-        return len(status["referees"]) >= run.referees and len(status["players"]) >= run.players
+        statuses = [_status(client, manager.base_url) for manager in managers]
+        return all(
+            len(status["referees"]) >= run.referees and len(status["players"]) >= run.players
+            for status in statuses
+        )
 
     wait_for(registered, 120, "every referee and player to register", interval=0.25)
-    return manager.base_url, {"manager": manager, "referees": referees, "hosts": hosts}
+    leader = wait_for(lambda: _leader(client, managers), 30, "a League Manager to lead")
+    roles = {"manager": leader, "managers": managers, "referees": referees, "hosts": hosts}
+    return leader.base_url, roles
 
 
 def run_league(run: LeagueRun) -> dict[str, Any]:
@@ -372,46 +410,50 @@ def run_league(run: LeagueRun) -> dict[str, Any]:
     pid and its temporary folder is removed (kept with ``run.keep``)."""
     space: Workspace | None = None
     failed = True
-    try:
-        space = Workspace(keep=run.keep, keep_failed=False)
-        _configure_league(space, run.players + run.referees, run.broadcasts)
-        with httpx.Client(timeout=30) as client:
-            lm_url, roles = _start(run, space, client)
-            pids = {p.name: p.popen.pid for p in space.launcher.processes}
-            before = {name: cpu_seconds(pid) for name, pid in pids.items()}
-            busy_before = machine_busy_seconds()
-            token = (SharedDir(space.shared).league_dir(LEAGUE) / "admin_token").read_text()
-            started = time.perf_counter()
-            response = client.post(
-                f"{lm_url}/start_league", headers={"Authorization": f"Bearer {token.strip()}"}
-            )
-            if response.status_code != 200:
-                raise LaunchError(f"the League Manager refused to start: {response.text}")
-            total_rounds = response.json()["total_rounds"]
-            target = min(run.rounds or total_rounds, total_rounds)
-            status, wall, ends = _wait_for_rounds(run, client, lm_url, target, started)
-            after = {name: cpu_seconds(pid) for name, pid in pids.items()}
-            busy = machine_busy_seconds() - busy_before
-            peaks = {name: peak_rss_mb(pid) for name, pid in pids.items()}
-            standings = client.get(f"{lm_url}/standings").json()
-            suspended = sum(1 for p in status["players"] if p["state"] == "SUSPENDED")
-        phases = round_phases(SharedDir(space.shared).league_log_path(LEAGUE), len(ends))
-        failed = False
-    finally:
-        if space is not None:
-            with signals_held():
-                _stop_profiled(space, run)
-                space.close(failed)
-                if failed and not run.keep:
-                    print(
-                        f"  (the run failed; its folder {space.root} is removed: --keep keeps it)",
-                        file=sys.stderr,
-                        flush=True,
-                    )
+    with ExitStack() as balancing:
+        try:
+            space = Workspace(keep=run.keep, keep_failed=False)
+            _configure_league(space, run.players + run.referees, run.broadcasts)
+            with httpx.Client(timeout=30) as client:
+                lm_url, roles = _start(run, space, client, balancing)
+                pids = {p.name: p.popen.pid for p in space.launcher.processes}
+                before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+                busy_before, driver_before = machine_busy_seconds(), own_cpu_seconds()
+                token = (SharedDir(space.shared).league_dir(LEAGUE) / "admin_token").read_text()
+                started = time.perf_counter()
+                response = client.post(
+                    f"{lm_url}/start_league", headers={"Authorization": f"Bearer {token.strip()}"}
+                )
+                if response.status_code != 200:
+                    raise LaunchError(f"the League Manager refused to start: {response.text}")
+                total_rounds = response.json()["total_rounds"]
+                target = min(run.rounds or total_rounds, total_rounds)
+                status, wall, ends = _wait_for_rounds(run, client, lm_url, target, started)
+                after = {name: cpu_seconds(pid) for name, pid in pids.items()}
+                busy = machine_busy_seconds() - busy_before
+                driver_cpu = own_cpu_seconds() - driver_before
+                peaks = {name: peak_rss_mb(pid) for name, pid in pids.items()}
+                standings = client.get(f"{lm_url}/standings").json()
+                suspended = sum(1 for p in status["players"] if p["state"] == "SUSPENDED")
+            phases = round_phases(SharedDir(space.shared).league_log_path(LEAGUE), len(ends))
+            failed = False
+        finally:
+            if space is not None:
+                with signals_held():
+                    _stop_profiled(space, run)
+                    space.close(failed)
+                    if failed and not run.keep:
+                        print(
+                            f"  (the run failed; its folder {space.root} is removed: "
+                            "--keep keeps it)",
+                            file=sys.stderr,
+                            flush=True,
+                        )
     cpu = {name: after[name] - before[name] for name in pids}
-    manager = roles["manager"].name
+    leader = roles["manager"].name
+    managers = [p.name for p in roles["managers"]]
     matches = status["matches_completed"]
-    lm_cpu = cpu[manager]
+    lm_cpu = sum(cpu[name] for name in managers)
     rows = standings["standings"]
     return {
         "players": run.players,
@@ -423,12 +465,17 @@ def run_league(run: LeagueRun) -> dict[str, Any]:
         "total_matches": status["total_matches"],
         "rounds_asked": target,
         "rounds_played": len(ends),
+        "managers": len(managers),
         "matches": matches,
         "wall_s": wall,
         "results_per_s": matches / wall,
         "round_ends_s": [round(t, 3) for t in ends],
         "cpu_s": {
             "league_manager": lm_cpu,
+            "league_managers": {name: cpu[name] for name in managers},
+            "leader": cpu[leader],
+            # this process: the polling, and the balancer's thread where there is one
+            "driver": driver_cpu,
             "referees": {p.name: cpu[p.name] for p in roles["referees"]},
             "player_hosts": {p.name: cpu[p.name] for p in roles["hosts"]},
         },
@@ -440,12 +487,16 @@ def run_league(run: LeagueRun) -> dict[str, Any]:
             phases["to_first_result"] / phases["rounds_timed"] if phases["rounds_timed"] else None
         ),
         "lm_cpu_ms_per_result": 1000 * lm_cpu / matches if matches else None,
+        "leader_cpu_ms_per_result": 1000 * cpu[leader] / matches if matches else None,
+        "followers_cpu_ms_per_result": [
+            1000 * cpu[name] / matches if matches else None for name in managers if name != leader
+        ],
         "lm_ceiling_results_per_s": matches / lm_cpu if lm_cpu else None,
         "machine_cores": os.cpu_count(),
         "machine_busy_share": busy / (wall * (os.cpu_count() or 1)),
         "league_share": sum(cpu.values()) / (wall * (os.cpu_count() or 1)),
         "peak_rss_mb": {
-            "league_manager": peaks[manager],
+            "league_manager": max(peaks[name] for name in managers),
             "referee_max": max(peaks[p.name] for p in roles["referees"]),
             "player_host_max": max(peaks[p.name] for p in roles["hosts"]),
         },

@@ -62,15 +62,19 @@ class _Balancer:
 
 
 @contextmanager
-def balancer(port: int, backends: list[int]) -> Iterator[None]:
-    """Balance connections to 127.0.0.1:``port`` over the ``backends`` ports."""
+def balancer(port: int, backends: list[int]) -> Iterator[int]:
+    """Balance connections to 127.0.0.1:``port`` over the ``backends`` ports; yields the
+    port it serves on (the kernel's choice for ``port`` 0, bound from the start: no other
+    process can take it in between)."""
     loop = asyncio.new_event_loop()
     started = threading.Event()
     stop = asyncio.Event()
+    bound: list[int] = []
 
     async def serve() -> None:
         relays = _Balancer(backends)
         server = await asyncio.start_server(relays.handle, "127.0.0.1", port)
+        bound.append(server.sockets[0].getsockname()[1])
         started.set()
         await stop.wait()
         server.close()
@@ -84,7 +88,7 @@ def balancer(port: int, backends: list[int]) -> Iterator[None]:
     thread.start()
     try:
         assert started.wait(10), "the balancer did not start"
-        yield
+        yield bound[0]
     finally:
         loop.call_soon_threadsafe(stop.set)
         thread.join(10)
