@@ -151,17 +151,12 @@ class ResultDesk:
             raise ProtocolError(ErrorCode.INVALID_FIELD_VALUE, str(exc)) from None
         if not await self._record(match, referee_id, outcomes, report.result.details):
             return MatchResultAck(status="DUPLICATE", **common)
-        self._count_health(match.match_id, outcomes)
-        return MatchResultAck(status="RECORDED", **common)
-
-    def _count_health(self, match_id: str, outcomes: dict[str, Outcome]) -> None:
-        """A technical loss is a failure in a row of its player's, any other outcome ends
-        the row (``suspension.py``)."""
         for player_id, outcome in outcomes.items():
             if outcome == "TECHNICAL_LOSS":
-                self._health.failed(player_id, f"technical loss in {match_id}")
+                self._health.failed(player_id, f"technical loss in {match.match_id}")
             else:
                 self._health.answered(player_id)
+        return MatchResultAck(status="RECORDED", **common)
 
     async def record_forfeit(self, match: MatchProgress, suspended: list[str]) -> bool:
         """Record a match of SUSPENDED or REMOVED players without playing it: they lose by
@@ -242,10 +237,8 @@ class ResultDesk:
 
     async def follow(self) -> None:
         """Count the results other League Managers on the store accepted since the last
-        look, as if reported here: in the standings, in their players' failures in a row
-        (so each League Manager counts every result's, and a player that fails across
-        several is suspended as on one), on their matches, and to the round waiting for
-        them. A result of a match this League Manager's schedule does not hold
+        look, as if reported here: in the standings, on their matches, and to the round
+        waiting for them. A result of a match this League Manager's schedule does not hold
         is left out (logged).
 
         Raises:
@@ -262,8 +255,6 @@ class ResultDesk:
                 continue
             self._results.adopt(result)
             self._standings.count(result)
-            if not result.details.get("forfeit"):
-                self._count_health(result.match_id, result.outcomes)
             self._schedule.mark_decided(result)
             waiter = self._done.get(result.match_id)
             if waiter is not None:

@@ -52,10 +52,6 @@ class PlayerHealth:
                 last=why,
             )
 
-    def failures(self, player_id: str) -> int:
-        """The player's failures in a row as this League Manager counted them."""
-        return self._failures.get(player_id, 0)
-
     def answered(self, player_id: str) -> None:
         agent = self._agents.get(player_id)
         if agent is None or agent.kind != "player":

@@ -7,7 +7,6 @@ result, the other is answered DUPLICATE), and both count the kept one."""
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -15,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from league_manager.service import LeagueManager
-from sdk.config import SharedDir
 from tests.conftest import make_shared_dir
 from tests.league_manager.conftest import REFEREE, World, running_world, wait_until
 from tests.postgres import accepted_rows
@@ -31,13 +29,12 @@ def leads(manager: LeagueManager) -> bool:
 
 
 @asynccontextmanager
-async def two_league_managers(
-    tmp_path: Path, url: str, *, made: bool = False
-) -> AsyncIterator[tuple[World, World]]:
-    """The leader and the other, once one of them has taken the lead (``made``: their
-    SHARED folders, A and B, are made already)."""
-    folders = [SharedDir(tmp_path / n) if made else make_shared_dir(tmp_path / n) for n in "AB"]
-    async with running_world(folders[0], url) as one, running_world(folders[1], url) as other:
+async def two_league_managers(tmp_path: Path, url: str) -> AsyncIterator[tuple[World, World]]:
+    """The leader and the other, once one of them has taken the lead."""
+    async with (
+        running_world(make_shared_dir(tmp_path / "A"), url) as one,
+        running_world(make_shared_dir(tmp_path / "B"), url) as other,
+    ):
         await wait_until(lambda: leads(one.manager) or leads(other.manager), timeout=10)
         assert not (leads(one.manager) and leads(other.manager)), "two leaders"
         yield (one, other) if leads(one.manager) else (other, one)
@@ -164,23 +161,3 @@ async def test_the_secrets_and_the_pause_are_the_league_s_not_one_league_manager
     assert files[0] == files[1] == (leader.manager.admin_token, leader.manager.referee_secret)
     assert (paused.status_code, resumed.status_code) == (200, 200)
     assert shown is True
-
-
-async def test_a_technical_loss_reported_to_the_other_is_counted_by_the_leader_too(
-    tmp_path: Path, database_url: str
-) -> None:
-    """Each League Manager counts every result's failures, its own and those it hears, so a
-    player failing through several of them is suspended as on one."""
-    for name in ("A", "B"):
-        shared = make_shared_dir(tmp_path / name)
-        path = shared.config_dir / "leagues" / f"{LEAGUE}.json"
-        path.write_text(json.dumps({**json.loads(path.read_text()), "suspend_after_failures": 3}))
-    async with two_league_managers(tmp_path, database_url, made=True) as (leader, follower):
-        start = await first_match_handed_out(leader, follower)
-        report = leader.report(REF, start, "P01")
-        report["result"]["details"] = {"technical_losers": ["P02"]}
-        answer = await follower.rpc("report_match_result", report)
-        await wait_until(lambda: "R1M1" in leader.manager.results, timeout=5)
-        counted = [w.manager.health.failures(p) for w in (leader, follower) for p in ("P01", "P02")]
-    assert answer["result"]["status"] == "RECORDED", answer
-    assert counted == [0, 1, 0, 1], "each League Manager counts the technical loss once"
