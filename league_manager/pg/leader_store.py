@@ -14,9 +14,9 @@ import asyncio
 import copy
 from collections import deque
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from league_manager.pg.connection import OnDemand, before_serving, statements
+from league_manager.pg.connection import OnDemand, before_serving, connect, statements
 from league_manager.pg.errors import PgStoreError, PgWriteError
 from league_manager.pg.schedule_rows import (
     read_schedule_document,
@@ -25,6 +25,10 @@ from league_manager.pg.schedule_rows import (
 )
 from league_manager.records import MatchProgress
 from sdk.group_commit import GroupCommit
+
+if TYPE_CHECKING:
+    from psycopg import AsyncConnection
+    from psycopg.rows import TupleRow
 
 __all__ = [
     "BLOCK",
@@ -221,17 +225,9 @@ class PgLeaderStore:
         """
         async with self._read_turn:
             connection = await self._reads.connection()
-            with statements(connection, f"reading league {self._league_id}'s schedule"):
-                async with connection.transaction():
-                    await connection.execute("set transaction isolation level repeatable read")
-                    cursor = await connection.execute(
-                        "select xmin::text from leagues where league_id = %s", (self._league_id,)
-                    )
-                    row = await cursor.fetchone()
-                    if row is None or (row[0] == self._seen and not always):
-                        return None
-                    document = await read_schedule_document(connection, self._league_id)
-            self._seen = row[0]
+            seen = None if always else self._seen
+            version, document = await _read_schedule(connection, self._league_id, seen)
+            self._seen = version or self._seen
             return document
 
     async def holder(self, match_id: str) -> Holder:
@@ -314,19 +310,30 @@ def read_schedule_before_serving(url: str, league_id: str) -> tuple[dict[str, An
     """
 
     async def read() -> tuple[dict[str, Any] | None, str]:
-        link = OnDemand(url)
-        try:
-            connection = await link.connection()
-            with statements(connection, f"reading league {league_id}'s schedule"):
-                async with connection.transaction():
-                    await connection.execute("set transaction isolation level repeatable read")
-                    cursor = await connection.execute(
-                        "select xmin::text from leagues where league_id = %s", (league_id,)
-                    )
-                    row = await cursor.fetchone()
-                    document = await read_schedule_document(connection, league_id)
-            return document, "" if row is None else str(row[0])
-        finally:
-            await link.close()
+        async with await connect(url) as connection:
+            version, document = await _read_schedule(connection, league_id)
+        return document, version or ""
 
     return before_serving(read)
+
+
+async def _read_schedule(
+    connection: AsyncConnection[TupleRow], league_id: str, unless: str | None = None
+) -> tuple[str | None, dict[str, Any] | None]:
+    """The league row's version (``xmin``: a leader's write changes it) and the schedule's
+    content, read in one snapshot; no content where the league has no row or its version is
+    ``unless`` (read already).
+
+    Raises:
+        PgStoreError: the database cannot be read.
+    """
+    with statements(connection, f"reading league {league_id}'s schedule"):
+        async with connection.transaction():
+            await connection.execute("set transaction isolation level repeatable read")
+            cursor = await connection.execute(
+                "select xmin::text from leagues where league_id = %s", (league_id,)
+            )
+            row = await cursor.fetchone()
+            if row is None or row[0] == unless:
+                return None, None
+            return str(row[0]), await read_schedule_document(connection, league_id)
