@@ -107,6 +107,7 @@ class MatchFlow:
             if holder is None:
                 await self._control.resumed()  # paused: nothing is handed over nor forfeited
                 await self._upkeep.writable()  # nor while what it brings cannot be recorded
+                await self._health.judged()  # a failure just counted may suspend a player
                 if match.match_id in results:
                     return
             suspended = self._health.suspended(match.player_ids)

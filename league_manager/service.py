@@ -115,7 +115,13 @@ class LeagueManager:
         )
         self.states = AgentStates(agents, self.upkeep.persist, event)
         self.removal = PlayerRemoval(schedule, results, agents, self.states, event)
-        self.health = PlayerHealth(agents, self.states, event, config.suspend_after_failures)
+        self.health = PlayerHealth(
+            agents,
+            self.states,
+            event,
+            config.suspend_after_failures,
+            shared=None if self.store is None else self.store.registry,
+        )
         self.registrations = RegistrationLimit(config.registrations_per_minute)
         self.registrar = Registrar(
             league_id=self.league_id,

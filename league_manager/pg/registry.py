@@ -7,7 +7,8 @@ The database, not one process's memory, refuses a duplicate: the unique keys on 
 took the first, and ``claim`` hands back the agents that hold them, so the League Manager
 answers as it does when it knew them already. The database gives each agent its id (the
 next of its kind, under the primary key): two League Managers never give out one id.
-Changes of states are queued and written in group commits, as the results are. Each
+Changes of states, and of players' failures in a row (``suspension.SharedFailures``), are
+queued and written in group commits, as the results are. Each
 League Manager reads the rows the others wrote since it last looked (``others``), in commit
 order, as it reads their results (schema 0005)."""
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from league_manager.agent_records import (
@@ -52,6 +54,28 @@ _NEXT_ID = (
 )
 """The next id of a kind (REF01, P02, …, as the files give them): two League Managers
 computing the same one meet at the primary key, and the second takes the one after."""
+
+_COUNT_FAILURES = (
+    "update agents a set failures_in_a_row = "
+    "case when c.reset then 0 else a.failures_in_a_row end + c.add "
+    "from unnest(%s::text[], %s::bool[], %s::int[]) as c(agent_id, reset, add) "
+    "where a.league_id = %s and a.agent_id = c.agent_id and a.kind = 'player' "
+    "and (c.add > 0 or a.failures_in_a_row > 0) "
+    "returning a.agent_id, a.failures_in_a_row"
+)
+"""Each player's failures in a row after a batch of changes: the row ended (``reset``) if
+it answered in the batch, plus the failures (``add``) after its last answer; a player at 0
+that did not fail is left unwritten. The row is not marked (``xact``): the others need no
+copy of a count the database keeps."""
+
+
+def _folded(changes: list[tuple[str, bool]]) -> tuple[list[str], list[bool], list[int]]:
+    """A batch of failure changes in the order made, as ``_COUNT_FAILURES``' arrays."""
+    folded: dict[str, tuple[bool, int]] = {}
+    for player_id, failed in changes:
+        reset, add = folded.get(player_id, (False, 0))
+        folded[player_id] = (reset, add + 1) if failed else (True, 0)
+    return list(folded), [r for r, _ in folded.values()], [a for _, a in folded.values()]
 
 
 def agent_row(league_id: str, agent: RegisteredAgent) -> tuple[Any, ...]:
@@ -104,6 +128,9 @@ class PgRegistry:
         self._since: str | None = None
         """Where ``others`` reads from: a ``commit_mark`` (None: before ``load``)."""
         self._states: list[StateChange] = []
+        self._failures: list[tuple[str, bool]] = []
+        """Failure changes queued: (player, failed), failed False where the row ended."""
+        self._counted: Callable[[str, int], None] | None = None
         self._committing: list[StateChange] = []
         self._touched: set[str] = set()
         """Agents whose states changed here since ``others`` began to read."""
@@ -222,6 +249,18 @@ class PgRegistry:
         assert isinstance(change, StateChange), "registrations are claimed"
         self._states.append(change)
         self._touched.update(change.agent_ids)
+        self._flush_soon()
+
+    def count_failure(self, player_id: str, *, failed: bool) -> None:
+        """Queue a change of a player's failures in a row for the next commit, started now;
+        ``listen``'s callable is told the count it leads to once written."""
+        self._failures.append((player_id, failed))
+        self._flush_soon()
+
+    def listen(self, counted: Callable[[str, int], None]) -> None:
+        self._counted = counted
+
+    def _flush_soon(self) -> None:
         self._commits.changed()
         flushing = asyncio.ensure_future(self._flush())
         self._flushing.add(flushing)
@@ -245,11 +284,13 @@ class PgRegistry:
 
     async def _commit(self) -> None:
         batch, self._states = self._states, []  # taken before the first await
+        failures, self._failures = self._failures, []
         self._committing = batch
+        doing = f"recording {len(batch) + len(failures)} change(s) of states and failures"
         try:
             async with self._turn:
                 connection = await self._link.connection()
-                with statements(connection, f"recording {len(batch)} change(s) of states"):
+                with statements(connection, doing):
                     async with connection.transaction():
                         for change in batch:
                             await connection.execute(
@@ -257,13 +298,27 @@ class PgRegistry:
                                 "where league_id = %s and agent_id = any(%s)",
                                 (change.state, self._league_id, change.agent_ids),
                             )
+                        counted = await self._count(connection, failures)
         except PgStoreError as exc:
             self._states[:0] = batch
+            self._failures[:0] = failures
             raise PgWriteError(
-                f"league {self._league_id}'s agents' states are not kept: {exc}"
+                f"league {self._league_id}'s agents' states and failures are not kept: {exc}"
             ) from exc
         finally:
             self._committing = []
+        if self._counted is not None:
+            for player_id, count in counted:
+                self._counted(player_id, count)
+
+    async def _count(
+        self, connection: AsyncConnection[TupleRow], failures: list[tuple[str, bool]]
+    ) -> list[tuple[str, int]]:
+        """Write the failure changes; each written player's count now."""
+        if not failures:
+            return []
+        cursor = await connection.execute(_COUNT_FAILURES, (*_folded(failures), self._league_id))
+        return [(player_id, count) for player_id, count in await cursor.fetchall()]
 
     async def others(self) -> list[KeptAgent]:
         """The agents registered or changed since the last call (since ``load``, the first

@@ -205,6 +205,17 @@ async def world(shared_dir: SharedDir) -> AsyncIterator[World]:
 
 
 @pytest.fixture
+async def stored_world(shared_dir: SharedDir, store_url: str | None) -> AsyncIterator[World]:
+    """A League Manager on either store (``store_url``: the files, or PostgreSQL, once it
+    leads: alone on its store, it takes the lead within its first campaign)."""
+    async with running_world(shared_dir, store_url) as either:
+        store = either.manager.store
+        if store is not None:
+            await wait_until(store.leads, timeout=10)
+        yield either
+
+
+@pytest.fixture
 async def strict_world(shared_dir: SharedDir) -> AsyncIterator[World]:
     path = shared_dir.config_dir / "leagues" / "league_2025_even_odd.json"
     config = json.loads(path.read_text())

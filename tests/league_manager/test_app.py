@@ -361,7 +361,11 @@ def league_events(world: World, name: str) -> list[dict[str, Any]]:
     ]
 
 
-async def test_a_player_that_never_answers_is_suspended_and_forfeits_the_rest(world: World) -> None:
+async def test_a_player_that_never_answers_is_suspended_and_forfeits_the_rest(
+    stored_world: World,
+) -> None:
+    """On either store: PostgreSQL keeps the count in the agents' rows."""
+    world = stored_world
     await league_of(world, players=6)
     silent = PLAYER.format(n=6)
     world.dead.add(silent)
@@ -396,7 +400,8 @@ async def test_a_player_that_never_answers_is_suspended_and_forfeits_the_rest(wo
     assert row["technical_losses"] == len(forfeits) and row["played"] == 5
 
 
-async def test_a_suspended_player_that_answers_again_plays_again(world: World) -> None:
+async def test_a_suspended_player_that_answers_again_plays_again(stored_world: World) -> None:
+    world = stored_world
     await league_of(world, players=6)
     silent = PLAYER.format(n=6)
     world.dead.add(silent)

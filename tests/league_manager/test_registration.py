@@ -4,20 +4,17 @@ and in PostgreSQL."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
-from sdk.config import SharedDir
-from tests.league_manager.conftest import World, envelope, running_world
+from tests.league_manager.conftest import World, envelope
 
 
 @pytest.fixture
-async def world(shared_dir: SharedDir, store_url: str | None) -> AsyncIterator[World]:
+def world(stored_world: World) -> World:
     """A League Manager with its registry in either store."""
-    async with running_world(shared_dir, store_url) as either:
-        yield either
+    return stored_world
 
 
 def player_request(

@@ -7,13 +7,17 @@ result, the other is answered DUPLICATE), and both count the kept one."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
+import psycopg
 import pytest
 
 from league_manager.service import LeagueManager
+from sdk.config import SharedDir
 from tests.conftest import make_shared_dir
 from tests.league_manager.conftest import REFEREE, World, running_world, wait_until
 from tests.postgres import accepted_rows
@@ -29,24 +33,27 @@ def leads(manager: LeagueManager) -> bool:
 
 
 @asynccontextmanager
-async def two_league_managers(tmp_path: Path, url: str) -> AsyncIterator[tuple[World, World]]:
-    """The leader and the other, once one of them has taken the lead."""
-    async with (
-        running_world(make_shared_dir(tmp_path / "A"), url) as one,
-        running_world(make_shared_dir(tmp_path / "B"), url) as other,
-    ):
+async def two_league_managers(
+    tmp_path: Path, url: str, *, made: bool = False
+) -> AsyncIterator[tuple[World, World]]:
+    """The leader and the other, once one of them has taken the lead (``made``: their
+    SHARED folders, A and B, are made already)."""
+    folders = [SharedDir(tmp_path / n) if made else make_shared_dir(tmp_path / n) for n in "AB"]
+    async with running_world(folders[0], url) as one, running_world(folders[1], url) as other:
         await wait_until(lambda: leads(one.manager) or leads(other.manager), timeout=10)
         assert not (leads(one.manager) and leads(other.manager)), "two leaders"
         yield (one, other) if leads(one.manager) else (other, one)
 
 
-async def first_match_handed_out(leader: World, follower: World) -> dict[str, object]:
-    """Register at the leader a referee that never reports (the test does) and two players,
+async def first_match_handed_out(
+    leader: World, follower: World, players: int = 2
+) -> dict[str, Any]:
+    """Register at the leader a referee that never reports (the test does) and the players,
     start the league; the referee's start_match of the first match, once the follower knows
     the referee."""
     leader.quiet.add(REF)
     assert (await leader.register_referee(1))["status"] == "ACCEPTED"
-    for n in (1, 2):
+    for n in range(1, players + 1):
         assert (await leader.register_player(n))["status"] == "ACCEPTED"
     headers = {"Authorization": f"Bearer {leader.manager.admin_token}"}
     assert (await leader.lm.post("/start_league", headers=headers)).status_code == 200
@@ -161,3 +168,52 @@ async def test_the_secrets_and_the_pause_are_the_league_s_not_one_league_manager
     assert files[0] == files[1] == (leader.manager.admin_token, leader.manager.referee_secret)
     assert (paused.status_code, resumed.status_code) == (200, 200)
     assert shown is True
+
+
+def state_of(world: World, agent_id: str) -> str | None:
+    agent = world.manager.agents.get(agent_id)
+    return None if agent is None else agent.state
+
+
+def failures_in_a_row(url: str) -> dict[str, int]:
+    with psycopg.connect(url) as connection:
+        rows = connection.execute(
+            "select agent_id, failures_in_a_row from agents where league_id = %s "
+            "and kind = 'player'",
+            (LEAGUE,),
+        ).fetchall()
+    return dict(rows)
+
+
+async def test_a_player_failing_through_both_league_managers_is_suspended_as_on_one(
+    tmp_path: Path, database_url: str
+) -> None:
+    """The failures in a row are counted in the database: a failure the leader sees and a
+    technical loss reported to the follower make two, the league's limit, whichever League
+    Manager counted each; the player's answers to the leader's next notifications end the
+    row. (Three players: the league goes on after the first match.)"""
+    for name in ("A", "B"):
+        shared = make_shared_dir(tmp_path / name)
+        path = shared.config_dir / "leagues" / f"{LEAGUE}.json"
+        path.write_text(json.dumps({**json.loads(path.read_text()), "suspend_after_failures": 2}))
+    async with two_league_managers(tmp_path, database_url, made=True) as (leader, follower):
+        start = await first_match_handed_out(leader, follower, players=3)
+        winner, loser = (seat["player_id"] for seat in start["players"])
+        leader.manager.health.failed(loser, "a notification not taken")
+        await wait_until(lambda: failures_in_a_row(database_url)[loser] == 1, timeout=5)
+        report = leader.report(REF, start, winner)
+        report["result"]["details"] = {"technical_losers": [loser]}
+        answer = await follower.rpc("report_match_result", report)
+        await wait_until(lambda: bool(suspensions(follower)), timeout=5)
+        await wait_until(lambda: failures_in_a_row(database_url)[loser] == 0, timeout=5)
+        await wait_until(lambda: state_of(leader, loser) == "ACTIVE", timeout=5)
+    assert answer["result"]["status"] == "RECORDED", answer
+    assert [(e["player_id"], e["failures"]) for e in suspensions(follower)] == [(loser, 2)]
+    assert suspensions(leader) == [], "the follower decided it, once"
+
+
+def suspensions(world: World) -> list[dict[str, Any]]:
+    """The league log's player_suspended events of ``world``'s League Manager."""
+    path = world.manager.shared.league_log_path(LEAGUE)
+    lines = path.read_text().splitlines() if path.exists() else []
+    return [e["data"] for line in lines if (e := json.loads(line))["event"] == "player_suspended"]
