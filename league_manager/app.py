@@ -100,8 +100,9 @@ def create_app(
 
     @app.get("/standings")
     async def standings(request: Request) -> dict[str, Any]:
-        """The standings as of its ``version`` (a ranking at most a moment old)."""
-        return manager_of(request).standings.document(fresh=False)
+        """The standings as of its ``version`` (a ranking at most a moment old; on a shared
+        store, counted from the database's results)."""
+        return await manager_of(request).standings.served()
 
     @app.get("/schedule")
     async def schedule(

@@ -24,7 +24,7 @@ from league_manager.records import ScheduleRecipe, check_results_fit, parse_sche
 from league_manager.result_log import KeptResults, ResultJournal, ResultLog
 from league_manager.results_book import ResultsBook
 from league_manager.schedule_book import ScheduleBook
-from league_manager.standings_book import StandingsBook
+from league_manager.standings_book import StandingsBook, StoredStandings
 from sdk.config import ScoringConfig
 from sdk.store import (
     RECOVERY_HINT,
@@ -65,6 +65,8 @@ class ReadLog:
     schedule: StoreSchedule | None = None
     """The schedule, where the store keeps it too (rounds.json is then neither read nor
     written)."""
+    standings: StoredStandings | None = None
+    """Where the standings served to queries are counted, where the store counts them."""
 
 
 @dataclass(frozen=True)
@@ -134,7 +136,9 @@ class LeagueBook:
             schedule, source = _read_schedule(
                 league_dir / "rounds.json", league_id, results, read.name, kept, recipe, note
             )
-        standings = StandingsBook(league_dir / "standings.json", league_id, scoring, schedule)
+        standings = StandingsBook(
+            league_dir / "standings.json", league_id, scoring, schedule, read.standings
+        )
         if source == "players":
             standings.write()  # as for any schedule just made
         check_results_fit(list(results.values()), schedule.match, read.name, schedule.path)

@@ -38,11 +38,11 @@ def method_table(manager: LeagueManager) -> dict[str, RpcMethod]:
         return await manager.report_result(report)
 
     async def league_query(request: LeagueQuery) -> LeagueQueryResponse:
-        return manager.queries.query(request)
+        return await manager.queries.query(request)
 
     async def get_standings(params: dict[str, Any]) -> LeagueStandings:
         conversation_id = params.get("conversation_id")
-        return manager.queries.standings_message(
+        return await manager.queries.standings_message(
             conversation_id
             if isinstance(conversation_id, str) and conversation_id
             else Method.GET_STANDINGS

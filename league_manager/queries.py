@@ -10,7 +10,7 @@ from league_manager.agents import AgentRegistry
 from league_manager.answers import QueryAnswer
 from league_manager.results_book import ResultsBook
 from league_manager.schedule_book import ScheduleBook
-from league_manager.standings_book import StandingsBook
+from league_manager.standings_book import StandingsBook, standings_rows
 from league_manager.suspension import PlayerHealth
 from sdk.messages import LeagueQuery, LeagueQueryResponse, LeagueStandings, Method, seat_role
 
@@ -40,18 +40,20 @@ class LeagueQueries:
         self._agents = agents
         self._health = health
 
-    def standings_message(self, conversation_id: str = Method.GET_STANDINGS) -> LeagueStandings:
-        document = self._standings.document(fresh=False)
+    async def standings_message(
+        self, conversation_id: str = Method.GET_STANDINGS
+    ) -> LeagueStandings:
+        document = await self._standings.served()
         return LeagueStandings(
             sender=self._sender,
             conversation_id=conversation_id,
             league_id=self._league_id,
             version=document["version"],
             rounds_completed=document["rounds_completed"],
-            standings=self._standings.rows(fresh=False),  # the same ranking as document
+            standings=standings_rows(document),
         )
 
-    def query(self, request: LeagueQuery) -> LeagueQueryResponse:
+    async def query(self, request: LeagueQuery) -> LeagueQueryResponse:
         asker = self._agents.authenticate(request.sender, request.auth_token)
         self._health.answered(asker.agent_id)
         params = request.query_params
@@ -62,7 +64,7 @@ class LeagueQueries:
             "query_type": request.query_type,
         }
         if request.query_type == "GET_STANDINGS":
-            data: Any = self._standings.document(fresh=False)
+            data: Any = await self._standings.served()
         elif request.query_type == "GET_SCHEDULE":
             data = self._schedule_page(params)
         else:

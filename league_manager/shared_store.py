@@ -30,6 +30,7 @@ from league_manager.pg.result_log import (
     read_before_serving,
     refuse_a_journal_left_behind,
 )
+from league_manager.pg.standings_rows import PgStandings
 from league_manager.pg.store_url import redact_url
 from league_manager.results_book import ResultsBook
 from league_manager.schedule_book import ScheduleBook
@@ -79,13 +80,14 @@ class SharedStore:
         """The admin's pause switch as the database held it at start-up."""
         self._leader_store = PgLeaderStore(self._url, self._league_id, self._holder, seen=seen)
         self._numbers = PgNumbers(self._leader_store)
-        store, follow = OnDemand(self._url), OnDemand(self._url)
-        self._links += [store, follow]
+        store, follow, standings = OnDemand(self._url), OnDemand(self._url), OnDemand(self._url)
+        self._links += [store, follow, standings]
         return ReadLog(
             PgResultLog(store, self._league_id, follow=follow, since=kept.mark),
             kept,
             f"the results in PostgreSQL ({redact_url(self._url)})",
             StoreSchedule(document, self.leader_store.publish),
+            PgStandings(standings, self._league_id),
         )
 
     def pause_switch(self) -> dict[str, Any]:

@@ -89,6 +89,35 @@ class StandingsTable:
         self._head_to_head: dict[str, dict[str, float]] = defaultdict(dict)
         """Points each player took from each opponent it met (O(results) in all)."""
 
+    @classmethod
+    def of_records(
+        cls,
+        players: Iterable[tuple[str, str]],
+        scoring: ScoringConfig,
+        records: Iterable[PlayerRecord],
+    ) -> StandingsTable:
+        """A table of records counted elsewhere (a store's query over its results), with no
+        head-to-head points yet (``met``); records of players not in ``players`` are left
+        out, their names are the players'."""
+        table = cls(players, scoring)
+        for record in records:
+            if (known := table._records.get(record.player_id)) is not None:
+                table._records[record.player_id] = record.model_copy(
+                    update={"display_name": known.display_name}
+                )
+        return table
+
+    def met(self, player_id: str, other: str, points: float) -> None:
+        """The points ``player_id`` took from ``other`` in all their matches (for a table
+        of records counted elsewhere: only the tied players' are needed to rank it)."""
+        self._head_to_head[player_id][other] = points
+
+    def tied(self) -> set[str]:
+        """The players whose points and wins another player has too: only their
+        head-to-head points decide ranks."""
+        groups = self._by_score().values()
+        return {player_id for tied in groups if len(tied) > 1 for player_id in tied}
+
     def points_for(self, outcome: Outcome) -> float:
         return self._scoring.points(outcome)
 
@@ -123,15 +152,20 @@ class StandingsTable:
 
     def ranked(self) -> list[tuple[int, PlayerRecord]]:
         """(rank, record) pairs, best first; ranks are 1..n with no shared rank."""
-        by_score: dict[tuple[float, int], list[str]] = defaultdict(list)
-        for player_id, record in self._records.items():
-            by_score[(record.points, record.wins)].append(player_id)
+        by_score = self._by_score()
         ordered: list[str] = []
         for key in sorted(by_score, reverse=True):
             tied = by_score[key]
             group = set(tied) if len(tied) > 1 else set()
             ordered.extend(sorted(tied, key=partial(self._tie_key, group=group)))
         return [(rank, self._records[p]) for rank, p in enumerate(ordered, start=1)]
+
+    def _by_score(self) -> dict[tuple[float, int], list[str]]:
+        """The players by (points, wins)."""
+        by_score: dict[tuple[float, int], list[str]] = defaultdict(list)
+        for player_id, record in self._records.items():
+            by_score[(record.points, record.wins)].append(player_id)
+        return by_score
 
     def _tie_key(self, player_id: str, group: set[str]) -> tuple[float, int, int]:
         """Head-to-head points against the others tied (summed over the opponents met, the

@@ -95,7 +95,7 @@ def api_router() -> APIRouter:
         ]
         return {
             "status": manager.status(),
-            "standings": manager.standings.document(fresh=False),
+            "standings": await manager.standings.served(),
             "running": running,
             "refereed": dict(Counter(r.referee_id for r in manager.results.values())),
         }

@@ -91,12 +91,14 @@ async def test_a_match_reported_to_two_league_managers_counts_once(
 async def test_a_result_reported_to_the_other_league_manager_is_counted_by_the_leader(
     tmp_path: Path, database_url: str
 ) -> None:
-    """The leader is never told of the result: it reads it from the database within a
-    second, counts it, and its round learns the match is decided."""
+    """The leader is never told of the result: its standings, counted by the database,
+    show it at once; it reads the result within a second, counts it, and its round learns
+    the match is decided."""
     async with two_league_managers(tmp_path, database_url) as (leader, follower):
         start = await first_match_handed_out(leader, follower)
         answer = await follower.rpc("report_match_result", leader.report(REF, start, "P02"))
         assert answer["result"]["status"] == "RECORDED", answer
+        served = (await leader.lm.get("/standings")).json()
         await wait_until(lambda: "R1M1" in leader.manager.results, timeout=5)
         heard = leader.manager.results["R1M1"]
         standings = [
@@ -105,6 +107,8 @@ async def test_a_result_reported_to_the_other_league_manager_is_counted_by_the_l
         ]
         late = await leader.rpc("report_match_result", leader.report(REF, start, "P01"))
     assert heard == follower.manager.results["R1M1"] and heard.winner == "P02"
+    assert served["version"] == 1
+    assert {row["player_id"]: row["points"] for row in served["standings"]} == standings[0]
     assert standings[0] == standings[1] == {"P02": 3.0, "P01": 0.0}
     assert late["result"]["status"] == "DUPLICATE", "the match counts once, whoever hears"
     (kept,) = accepted_rows(database_url, LEAGUE)
