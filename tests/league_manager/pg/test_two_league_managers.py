@@ -81,6 +81,25 @@ async def test_a_match_reported_to_two_league_managers_counts_once(
     assert again["result"]["status"] == "DUPLICATE"
 
 
+async def test_one_report_sent_to_both_league_managers_at_once_is_recorded_by_one(
+    tmp_path: Path, database_url: str
+) -> None:
+    """The very same report (as a balancer that duplicates requests would deliver it) in the
+    same second: the two results are equal, yet only the League Manager whose row was kept
+    answers RECORDED."""
+    async with two_league_managers(tmp_path, database_url) as (leader, follower):
+        start = await first_match_handed_out(leader, follower)
+        report = leader.report(REF, start, "P01")
+        answers = await asyncio.gather(
+            leader.rpc("report_match_result", report),
+            follower.rpc("report_match_result", report),
+        )
+        rows = accepted_rows(database_url, LEAGUE)
+    statuses = sorted(str(answer["result"].get("status")) for answer in answers)
+    assert statuses == ["DUPLICATE", "RECORDED"], answers
+    assert [row["match_id"] for row in rows] == ["R1M1"]
+
+
 async def test_a_result_reported_to_the_other_league_manager_is_counted_by_the_leader(
     tmp_path: Path, database_url: str
 ) -> None:
