@@ -104,7 +104,9 @@ def test_each_report_sent_to_both_league_managers_counts_once(
             # one that has not refuses a report of a match it does not know yet (E006 "not in
             # the schedule") when another read of the schedule is under way (Leading.refresh
             # returns without reading while its lock is held; the first round's reports,
-            # arriving together, show it). A bug of its own, not what is tested here.
+            # arriving together, show it). A bug of its own, not what is tested here: the
+            # xfail test_two_league_managers.py::test_reports_of_two_matches_the_other_does_not_
+            # know_yet_arriving_together_count; once it passes, the hold can go.
             wait_for(
                 lambda: all(
                     status_of(client, m.base_url)["total_matches"] == total for m in managers
