@@ -70,11 +70,13 @@ class ResultsBook(Mapping[str, ResultRecord]):
         """After ``durable``: where the log kept another League Manager's result of the
         match instead of this book's, that one replaces it here, so the book says what the
         store says. Returns (the replaced, the kept), or None where there is nothing to
-        replace (this book's was kept, or was replaced already).
+        replace (this book's was kept, or was replaced already). The kept one replaces an
+        equal one too (the same report taken by two League Managers in one second): it is
+        still another's row, and the results desk answers DUPLICATE by identity.
         """
         kept = self._log.duplicate(match_id)
         mine = self._results.get(match_id)
-        if kept is None or mine is None or mine == kept:
+        if kept is None or mine is None or mine is kept:
             return None
         self._results[match_id] = kept  # the same match: the same players' lists
         return mine, kept

@@ -182,13 +182,14 @@ def store_url(request: pytest.FixtureRequest) -> str | None:
 
 def accepted_rows(url: str, league_id: str) -> list[dict[str, Any]]:
     """The league's results as the database keeps them, in the order they were accepted:
-    each one's match id, winner, and every player's outcome and points."""
+    each one's match id, winner, every player's outcome and points, and the League Manager
+    process that wrote the row (``recorded_by``: ``host:pid:nonce``)."""
     with psycopg.connect(url) as connection:
         rows = connection.execute(
             "select r.match_id, r.winner, array_agg(o.player_id), array_agg(o.outcome), "
-            "array_agg(o.points) from results r join result_outcomes o "
+            "array_agg(o.points), r.recorded_by from results r join result_outcomes o "
             "using (league_id, match_id) where league_id = %s group by r.league_id, "
-            "r.match_id, r.seq, r.winner order by r.seq",
+            "r.match_id, r.seq, r.winner, r.recorded_by order by r.seq",
             (league_id,),
         ).fetchall()
     return [
@@ -197,8 +198,9 @@ def accepted_rows(url: str, league_id: str) -> list[dict[str, Any]]:
             "winner": winner,
             "outcomes": dict(zip(players, outcomes, strict=True)),
             "points": dict(zip(players, points, strict=True)),
+            "recorded_by": recorded_by,
         }
-        for match_id, winner, players, outcomes, points in rows
+        for match_id, winner, players, outcomes, points, recorded_by in rows
     ]
 
 

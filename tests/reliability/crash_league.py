@@ -39,6 +39,7 @@ __all__ = [
     "LeagueCheck",
     "check_league",
     "kill_points",
+    "league_shared_dir",
     "running_league",
 ]
 
@@ -153,6 +154,25 @@ def kill_points(total: int, kills: int, seed: int) -> list[int]:
     return sorted(random.Random(seed).sample(range(1, total), min(kills, total - 1)))
 
 
+def league_shared_dir(
+    root: Path,
+    *,
+    match_timeout_sec: float = 10,
+    system: dict[str, Any] | None = None,
+    league: dict[str, Any] | None = None,
+) -> SharedDir:
+    """A private SHARED folder under ``root`` for ``LEAGUE``: ``match_timeout_sec`` is the
+    league's; ``system`` and ``league`` override entries of ``system.json`` and of the
+    league's config."""
+    shared = make_shared_dir(root / "SHARED", **(system or {}))
+    league_path = shared.config_dir / "leagues" / f"{LEAGUE}.json"
+    config = json.loads(league_path.read_text())
+    league_path.write_text(
+        json.dumps({**config, "match_timeout_sec": match_timeout_sec, **(league or {})})
+    )
+    return shared
+
+
 @contextmanager
 def running_league(
     root: Path,
@@ -171,11 +191,8 @@ def running_league(
     on the way out. ``match_timeout_sec`` is the league's; ``system`` and ``league``
     override entries of ``system.json`` and of the league's config; ``store_url`` is the
     League Manager's PostgreSQL store (None: its JSON files)."""
-    shared = make_shared_dir(root / "SHARED", **(system or {}))
-    league_path = shared.config_dir / "leagues" / f"{LEAGUE}.json"
-    config = json.loads(league_path.read_text())
-    league_path.write_text(
-        json.dumps({**config, "match_timeout_sec": match_timeout_sec, **(league or {})})
+    shared = league_shared_dir(
+        root, match_timeout_sec=match_timeout_sec, system=system, league=league
     )
     launcher = Launcher(shared.root)
     plan = LeaguePlan(

@@ -11,17 +11,29 @@ import os
 import signal
 import time
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 
-from league_cli.launcher import AgentProcess, Launcher
+from league_cli.launcher import Launcher
 from league_cli.up import wait_for
 from tests.balancer import balancer
-from tests.conftest import make_shared_dir
 from tests.ports import free_port
-from tests.reliability.crash_league import FAST_STRATEGIES, LEAGUE, check_league, kill_points
+from tests.reliability.crash_league import (
+    FAST_STRATEGIES,
+    LEAGUE,
+    check_league,
+    kill_points,
+    league_shared_dir,
+)
+from tests.reliability.league_managers import (
+    LEAD_SEC,
+    leading,
+    start_at_leader,
+    status_of,
+    wait_completed,
+    wait_every_agent_known,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -31,34 +43,12 @@ TAKE_OVER_SEC = 5.0
 """The lead passes to the other League Manager within this of the leader's death."""
 
 
-def leading(client: httpx.Client, managers: list[AgentProcess]) -> AgentProcess | None:
-    """The League Manager whose /health says it leads (None: none does now)."""
-    for manager in managers:
-        try:
-            health = client.get(f"{manager.base_url}/health", timeout=2).json()
-        except httpx.HTTPError:
-            continue
-        if health.get("leadership", {}).get("leading"):
-            return manager
-    return None
-
-
-def status_of(client: httpx.Client, url: str) -> dict[str, Any]:
-    response = client.get(f"{url}/status")
-    response.raise_for_status()
-    return response.json()  # type: ignore[no-any-return]
-
-
 @pytest.mark.parametrize("store_url", ["postgresql"], indirect=True)
 def test_the_leader_killed_five_times_the_other_takes_over(
     tmp_path: Path, store_url: str | None
 ) -> None:
     assert store_url is not None
-    shared = make_shared_dir(tmp_path / "SHARED")
-    league_path = shared.config_dir / "leagues" / f"{LEAGUE}.json"
-    league_path.write_text(
-        json.dumps({**json.loads(league_path.read_text()), "match_timeout_sec": 10})
-    )
+    shared = league_shared_dir(tmp_path)
     launcher = Launcher(shared.root)
     ports, front = [free_port(), free_port()], free_port()
     front_url = f"http://127.0.0.1:{front}"
@@ -77,21 +67,8 @@ def test_the_leader_killed_five_times_the_other_takes_over(
             ]
             for process in managers + agents:
                 launcher.wait_healthy(process)
-            wait_for(
-                lambda: all(
-                    (len(status["players"]), len(status["referees"])) == (PLAYERS, 2)
-                    for status in (status_of(client, m.base_url) for m in managers)
-                ),
-                30,
-                "every League Manager to know every agent",
-            )
-            leader = wait_for(lambda: leading(client, managers), 15, "a leader")
-            token = (shared.league_dir(LEAGUE) / "admin_token").read_text().strip()
-            started = client.post(
-                f"{leader.base_url}/start_league", headers={"Authorization": f"Bearer {token}"}
-            )
-            assert started.status_code == 200, started.text
-            total = int(started.json()["total_matches"])
+            wait_every_agent_known(client, managers, PLAYERS, 2)
+            leader, total = start_at_leader(client, shared, managers)
             for point in kill_points(total, 5, SEED):
                 reached = wait_for(
                     lambda p=point: (
@@ -103,24 +80,20 @@ def test_the_leader_killed_five_times_the_other_takes_over(
                     interval=0.02,
                 )
                 assert reached
-                leader = wait_for(lambda m=managers: leading(client, m), 15, "a leader")
+                leader = wait_for(lambda m=managers: leading(client, m), LEAD_SEC, "a leader")
                 killed = time.monotonic()
                 os.kill(leader.popen.pid, signal.SIGKILL)
                 leader.popen.wait(10)
                 others = [m for m in managers if m is not leader]
-                wait_for(lambda o=others: leading(client, o), 15, "the other to take the lead")
+                wait_for(
+                    lambda o=others: leading(client, o), LEAD_SEC, "the other to take the lead"
+                )
                 take_overs.append(time.monotonic() - killed)
                 again = launcher.manager(leader.port, LEAGUE, store_url=store_url)
                 launcher.wait_healthy(again)
                 managers = [*others, again]
-            wait_for(
-                lambda: all(
-                    status_of(client, m.base_url)["state"] == "COMPLETED" for m in managers
-                ),
-                90,
-                "the league to complete",
-            )
-            leader = wait_for(lambda: leading(client, managers), 15, "a leader")
+            wait_completed(client, managers, 90)
+            leader = wait_for(lambda: leading(client, managers), LEAD_SEC, "a leader")
             final = client.get(f"{leader.base_url}/standings").json()
             behind = client.get(f"{front_url}/standings").json()
         check = check_league(shared, final, store_url)

@@ -98,6 +98,28 @@ async def test_two_results_books_on_one_database_count_a_match_once(
     assert all(book.take_kept(kept[0].match_id) is None for book in books), "replaced once"
 
 
+async def test_the_book_whose_equal_result_was_not_kept_still_takes_the_kept_one(
+    database_url: str, links: tuple[OnDemand, OnDemand]
+) -> None:
+    """One referee's report taken by two League Managers in one second makes equal results
+    (timestamps have whole seconds): the book whose row was refused takes the kept one all
+    the same, so its desk answers the report DUPLICATE, not RECORDED a second time."""
+    await upgrade_database(database_url)
+    books = [ResultsBook(PgResultLog(link, LEAGUE), []) for link in links]
+    theirs = [result(1, second=1), result(1, second=1)]
+    assert theirs[0] == theirs[1]
+    for book, one in zip(books, theirs, strict=True):
+        book.record(one)
+
+    await asyncio.gather(*(book.durable() for book in books))
+    replaced = [book.take_kept(theirs[0].match_id) for book in books]
+
+    assert sorted(r is None for r in replaced) == [False, True]
+    held = [book[theirs[0].match_id] is one for book, one in zip(books, theirs, strict=True)]
+    assert held.count(True) == 1, "one book holds its own result, the other the kept one"
+    assert all(book.take_kept(theirs[0].match_id) is None for book in books), "replaced once"
+
+
 async def test_a_lost_database_refuses_the_commit_and_the_log_goes_on_once_it_is_back(
     postgres: PostgresServer, links: tuple[OnDemand, OnDemand]
 ) -> None:
