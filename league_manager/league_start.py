@@ -174,6 +174,10 @@ class LeagueStart:
             rounds=len(schedule.rounds),
             matches=schedule.total_matches,
         )
+        try:
+            self._drives()
+        except AdminError:  # the lead lost while the start was committed: it is kept, and
+            return  # the League Manager that leads now runs it from the database
         self._launch()
 
     async def _kept(self, *, made: bool) -> None:
