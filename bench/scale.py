@@ -213,7 +213,7 @@ async def _measure(players: int, results: int, broadcasts: bool, root: Path) -> 
     rss_registered = _rss_kb()
 
     started = time.perf_counter()
-    manager.create_schedule()
+    await manager.create_schedule()
     scheduled = time.perf_counter() - started
     rss_scheduled = _rss_kb()
 
@@ -221,7 +221,7 @@ async def _measure(players: int, results: int, broadcasts: bool, root: Path) -> 
     target = schedule.total_matches if results <= 0 else min(results, schedule.total_matches)
     started = time.perf_counter()
     cpu_started = time.process_time()
-    manager.start()
+    await manager.start()
     while len(accepted) < target:
         await asyncio.sleep(0.05)
     if target == schedule.total_matches:

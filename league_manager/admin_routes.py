@@ -7,7 +7,7 @@ touched from the event loop."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from fastapi import APIRouter, Header, Request
 from fastapi.responses import JSONResponse, Response
@@ -17,22 +17,26 @@ from league_manager.exports import results_csv, results_document, standings_csv
 from league_manager.service import LeagueManager
 from sdk.store import StoreError
 
-__all__ = ["EXPORTS", "admin_action", "router"]
+__all__ = ["EXPORTS", "admin_action", "router", "scheduled", "started"]
 
 router = APIRouter(prefix="/admin")
 
-AdminAction = Callable[[LeagueManager], Response]
+AdminAction = Callable[[LeagueManager], Response | Awaitable[Response]]
+"""An admin's action: its answer, or (one that waits for the store) a coroutine of it."""
 
 EXPORTS = ("standings.csv", "standings.json", "results.csv", "results.json")
 """The files ``GET /admin/export/{name}`` serves."""
 
 
-def admin_action(request: Request, authorization: str | None, action: AdminAction) -> Response:
+async def admin_action(
+    request: Request, authorization: str | None, action: AdminAction
+) -> Response:
     """Run ``action`` if the request carries the admin token; a refusal as its sentence."""
     manager: LeagueManager = request.app.state.manager
     try:
         manager.check_admin(authorization)
-        return action(manager)
+        answer = action(manager)
+        return answer if isinstance(answer, Response) else await answer
     except AdminError as exc:
         return JSONResponse({"error": exc.description}, status_code=exc.status)
     except (OSError, StoreError) as exc:  # a full disk: refused, and written once it can be
@@ -49,24 +53,34 @@ def admin_action(request: Request, authorization: str | None, action: AdminActio
 @router.post("/start")
 async def start(request: Request, authorization: str | None = Header(default=None)) -> Response:
     """Start the league, as ``POST /start_league``."""
-    return admin_action(request, authorization, lambda m: JSONResponse(m.start()))
+    return await admin_action(request, authorization, started)
 
 
 @router.post("/pause")
 async def pause(request: Request, authorization: str | None = Header(default=None)) -> Response:
-    return admin_action(request, authorization, lambda m: JSONResponse(m.pause()))
+    return await admin_action(request, authorization, lambda m: JSONResponse(m.pause()))
 
 
 @router.post("/resume")
 async def resume(request: Request, authorization: str | None = Header(default=None)) -> Response:
-    return admin_action(request, authorization, lambda m: JSONResponse(m.resume()))
+    return await admin_action(request, authorization, lambda m: JSONResponse(m.resume()))
 
 
 @router.post("/players/{player_id}/remove")
 async def remove_player(
     player_id: str, request: Request, authorization: str | None = Header(default=None)
 ) -> Response:
-    return admin_action(request, authorization, lambda m: _remove(m, player_id))
+    return await admin_action(request, authorization, lambda m: _remove(m, player_id))
+
+
+async def started(manager: LeagueManager) -> Response:
+    """The admin's start, answered once it is kept (``LeagueStart.start``)."""
+    return JSONResponse(await manager.start())
+
+
+async def scheduled(manager: LeagueManager) -> Response:
+    """The admin's schedule, answered once it is kept (``LeagueStart.create_schedule``)."""
+    return JSONResponse(await manager.create_schedule())
 
 
 def _remove(manager: LeagueManager, player_id: str) -> Response:
@@ -79,7 +93,7 @@ async def export(
     name: str, request: Request, authorization: str | None = Header(default=None)
 ) -> Response:
     """A file to download: ``<league_id>-standings.csv`` and so on."""
-    return admin_action(request, authorization, lambda m: _export(m, name))
+    return await admin_action(request, authorization, lambda m: _export(m, name))
 
 
 def _export(manager: LeagueManager, name: str) -> Response:

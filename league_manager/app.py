@@ -12,7 +12,7 @@ import httpx
 from fastapi import FastAPI, Header, Query, Request
 from fastapi.responses import JSONResponse, Response
 
-from league_manager.admin_routes import admin_action
+from league_manager.admin_routes import admin_action, scheduled, started
 from league_manager.admin_routes import router as admin_router
 from league_manager.config import LeagueManagerSettings
 from league_manager.handlers import method_table
@@ -151,13 +151,13 @@ def create_app(
     async def start_league(
         request: Request, authorization: str | None = Header(default=None)
     ) -> Response:
-        return admin_action(request, authorization, lambda m: JSONResponse(m.start()))
+        return await admin_action(request, authorization, started)
 
     @app.post("/create_schedule")
     async def create_schedule(
         request: Request, authorization: str | None = Header(default=None)
     ) -> Response:
-        return admin_action(request, authorization, lambda m: JSONResponse(m.create_schedule()))
+        return await admin_action(request, authorization, scheduled)
 
     return app
 

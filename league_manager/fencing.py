@@ -10,7 +10,9 @@ here (a referee found holding a match after a restart joins it, so its report co
 With several League Managers on one PostgreSQL store, the leader commits each hand-over to
 the database before its referee is told (``pg.leader_store``), and a League Manager that
 does not lead checks a report against the database's holder of the match, so a superseded
-assignment is refused whichever of them receives it."""
+assignment is refused whichever of them receives it. A hand-over the database refuses (or
+numbers it cannot give) raises the alarm ``write:hand-overs (PostgreSQL)``: no match is
+handed out until the watchdog finds the database keeps hand-overs again."""
 
 from __future__ import annotations
 
@@ -20,13 +22,17 @@ from typing import Protocol
 from league_manager.agents import RegisteredAgent
 from league_manager.assignments import ASSIGNMENTS_FILE
 from league_manager.pg.errors import PgStoreError
-from league_manager.pg.leader_store import Holder
+from league_manager.pg.leader_store import Deposed, Holder
 from league_manager.records import MatchProgress, RoundRecord
 from league_manager.upkeep import Upkeep
 from sdk.errors import ErrorCode, ProtocolError
 from sdk.store import StoreError
 
-__all__ = ["Fencing", "Numbers", "SharedHolders"]
+__all__ = ["HANDOVERS", "Fencing", "Numbers", "SharedHolders"]
+
+HANDOVERS = "hand-overs"
+"""The watchdog's name for the hand-overs kept in the shared store (``Upkeep.kept_in_store``)."""
+_HANDOVERS_SHOWN = "hand-overs (PostgreSQL)"
 
 
 class Numbers(Protocol):
@@ -66,6 +72,10 @@ class Fencing:
         self._numbers = numbers
         self._shared, self._leading = shared, leading
         self._upkeep = upkeep
+        self._kept_as = ASSIGNMENTS_FILE if shared is None else HANDOVERS
+        """What a failure to hand a match over is called to the watchdog."""
+        if shared is not None:
+            upkeep.kept_in_store(HANDOVERS, _HANDOVERS_SHOWN, self._kept_again)
         self._event = event
         self._given: dict[str, tuple[str, ...]] = {}
         """Kept for every match of the league, so a tuple (almost always of one referee):
@@ -93,13 +103,15 @@ class Fencing:
     async def assign(self, match: MatchProgress, referee: RegisteredAgent) -> bool:
         """Give the match to ``referee`` under a new assignment number, kept in the shared
         store first if there is one; False if no number could be reserved (a full disk: nothing
-        is handed out until it takes writes) or the store did not keep the hand-over."""
+        is handed out until it takes writes) or the store did not keep the hand-over (its
+        alarm raised, unless another League Manager leads now)."""
         try:
             assignment = await self._numbers.take()
         except OSError as exc:
-            self._upkeep.failed(ASSIGNMENTS_FILE, exc)
+            self._upkeep.failed(self._kept_as, exc)
             return False
-        self._upkeep.written(ASSIGNMENTS_FILE)
+        if self._shared is None:
+            self._upkeep.written(ASSIGNMENTS_FILE)
         match.referee_id, match.referee_endpoint = referee.agent_id, referee.contact_endpoint
         match.status = "ASSIGNED"
         match.attempts += 1
@@ -112,8 +124,29 @@ class Fencing:
             await self._shared.durable()
         except StoreError as exc:
             self._event("handover_not_kept", match_id=match.match_id, reason=str(exc))
+            if not isinstance(exc, Deposed):  # deposed: the new leader hands it out
+                self._upkeep.failed(HANDOVERS, exc)
             return False
+        self._upkeep.written(HANDOVERS)
         return True
+
+    async def _kept_again(self) -> None:
+        """The watchdog's look, after a refusal, at whether the store takes hand-overs
+        again: those queued are committed and a number is taken (and left unused: numbers
+        need only grow).
+
+        Raises:
+            StoreError: it still refuses them.
+        """
+        assert self._shared is not None
+        try:
+            await self._shared.durable()
+        except Deposed:
+            return  # another League Manager leads: this one hands nothing out
+        try:
+            await self._numbers.take()
+        except OSError as exc:
+            raise StoreError(str(exc)) from exc
 
     async def check_holder(
         self, match: MatchProgress, referee_id: str, assignment: int | None

@@ -103,6 +103,14 @@ class ScheduleBook:
         self._status = LeagueStatus.SCHEDULED
         self.write()
 
+    def unschedule(self) -> None:
+        """Registration open again, with no schedule, and written: a schedule just made
+        that its store refused to keep (``league_start.py``), before any match was played."""
+        self.players, self._schedule, self.rounds, self._live = [], None, [], {}
+        self._first_open = self._rounds_done = 0
+        self._status = LeagueStatus.REGISTRATION
+        self.write()
+
     # -- the statuses ------------------------------------------------------------------
 
     def mark_league(self, status: LeagueStatus) -> None:

@@ -232,6 +232,7 @@ class LeagueManager:
             event=event,
             launch=self._launch,
             drives=self.check_drives,
+            shared=None if store is None else store.leader_store,
         )
         self.queries = LeagueQueries(
             league_id=self.league_id,
@@ -441,11 +442,11 @@ class LeagueManager:
                 f"{self.store.leader_named()}",
             )
 
-    def create_schedule(self) -> dict[str, Any]:
-        return self.starter.create_schedule()
+    async def create_schedule(self) -> dict[str, Any]:
+        return await self.starter.create_schedule()
 
-    def start(self, reason: str = "admin") -> dict[str, Any]:
-        self.starter.start(reason)
+    async def start(self, reason: str = "admin") -> dict[str, Any]:
+        await self.starter.start(reason)
         return self.status()
 
     # -- results and the admin's switches --------------------------------------------

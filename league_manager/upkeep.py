@@ -6,7 +6,8 @@ reason, and each clears by itself once its cause is gone.
   its alarm raised, and no match is handed out nor forfeited until every file is written
   again: work that could not be recorded is not started. Once a second the watchdog writes
   each unwritten snapshot again from memory (the journal, which is never rewritten, by a
-  probe file; results kept in PostgreSQL by committing the results not yet kept).
+  probe file); what is kept in PostgreSQL (the results, the hand-overs) it commits again
+  (``kept_in_store``).
 - **The registry deleted** (``agents.json``, ``secrets.json``): looked for once a second
   (two stats, never one per result) and written again from memory.
 - **The registry's journal deleted or replaced** (``registry.jsonl``): found by a third
@@ -102,9 +103,12 @@ class Upkeep:
         ``journal``: the results' file where they are in one, written again from memory
         when it is found deleted.
         """
-        self._results_retry = results_retry
-        self._shown = {} if results_retry is None else {JOURNAL: _IN_DATABASE}
-        """What the alarms call a file: the results' store, not a journal it does not use."""
+        self._retries: dict[str, Callable[[], Awaitable[None]]] = {}
+        """What is kept in a store, not a file: how the watchdog commits it again."""
+        self._shown: dict[str, str] = {}
+        """What the alarms call such work: its store, not a file it does not use."""
+        if results_retry is not None:
+            self.kept_in_store(JOURNAL, _IN_DATABASE, results_retry)
         self._journal = journal
         self._dir = league_dir
         self._alarms = alarms
@@ -172,6 +176,12 @@ class Upkeep:
         if not self._unwritten:
             self._writable.set()
 
+    def kept_in_store(self, name: str, shown: str, retry: Callable[[], Awaitable[None]]) -> None:
+        """The work ``name`` is kept in a shared store, not a file: its alarm calls it
+        ``shown`` (``write:<shown>``), and once it failed the watchdog runs ``retry`` once
+        a second, which raises StoreError while the store still refuses it."""
+        self._retries[name], self._shown[name] = retry, shown
+
     def _save_registry(self) -> None:
         """The registry's snapshots, the journal rolled over (or started afresh where it was
         lost): the file then at its path is the one the registry appends to."""
@@ -197,19 +207,21 @@ class Upkeep:
     async def _watch(self) -> None:
         while True:
             await asyncio.sleep(WATCH_SEC)
-            if self._results_retry is not None and JOURNAL in self._unwritten:
+            for name, retry in list(self._retries.items()):
+                if name not in self._unwritten:
+                    continue
                 try:
-                    await self._results_retry()
+                    await retry()
                 except StoreError as exc:
-                    self.failed(JOURNAL, exc)
+                    self.failed(name, exc)
                 else:
-                    self.written(JOURNAL)
+                    self.written(name)
             self.look()
 
     def look(self) -> None:
         """One look: write again what is unwritten, check the registry and the progress."""
         for name in sorted(self._unwritten):
-            if name != JOURNAL or self._results_retry is None:
+            if name not in self._retries:
                 self.persist(name, self._rewrites[name])
         self._check_registry()
         self._check_journal()

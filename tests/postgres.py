@@ -212,3 +212,35 @@ def database_url(postgres: PostgresServer) -> Iterator[str]:
         yield postgres.url(name)
     finally:
         postgres.drop_database(name)
+
+
+REFUSAL = "the test refuses writes to this table"
+"""The reason a table made to refuse its writes (``refusing``) gives."""
+
+
+@contextmanager
+def refusing(url: str, table: str) -> Iterator[None]:
+    """The database refuses every write to ``table`` while the context lasts (a trigger that
+    raises ``REFUSAL``), as a server refuses a statement: the League Manager's connections
+    and its other tables are untouched, unlike a stopped cluster's."""
+    trigger = sql.Identifier(f"refuse_{table}")
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute(
+            sql.SQL(
+                "create or replace function refuse_writes() returns trigger language plpgsql "
+                "as $$ begin raise exception '{}'; end $$"
+            ).format(sql.SQL(REFUSAL))
+        )
+        connection.execute(
+            sql.SQL(
+                "create trigger {} before insert or update or delete on {} "
+                "for each statement execute function refuse_writes()"
+            ).format(trigger, sql.Identifier(table))
+        )
+    try:
+        yield
+    finally:
+        with psycopg.connect(url, autocommit=True) as connection:
+            connection.execute(
+                sql.SQL("drop trigger {} on {}").format(trigger, sql.Identifier(table))
+            )
