@@ -108,9 +108,9 @@ class Leading:
         Raises:
             PgStoreError: the store cannot be read now.
         """
-        if self._leading or self._turn.locked():
-            return  # a take-over reads the schedule itself
-        async with self._turn:
+        async with self._turn:  # a read under way may have begun before the change asked for
+            if self._leading:
+                return  # the leader's schedule is the database's (a take-over read it)
             document = await self._store.schedule_if_changed()
             if document is not None and document["players"]:
                 self._adopt(document)

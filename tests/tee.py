@@ -5,7 +5,6 @@ backend's answer (the next one's where it gave none). Every other request (regis
 queries, GETs) goes to the first backend alone, or to the next where it cannot be reached:
 a registration sent to both would be refused by one of them (the name is taken), which is
 not what is tested here. Answers are read whole, so a stream (``GET /events``) is not for it.
-Reports may be held back (and their callers with them) until the test releases them.
 
 It runs its own event loop in a thread, on loopback, until the ``with`` block ends (as
 ``tests/balancer.py``)."""
@@ -89,19 +88,11 @@ class Tee:
     """The tee's state: where it serves and every report it delivered (appended from the
     tee's thread; read a copy: ``list(tee.reports)``)."""
 
-    def __init__(self, backends: list[str], loop: asyncio.AbstractEventLoop, *, held: bool):
+    def __init__(self, backends: list[str]):
         self._backends = backends
-        self._loop = loop
         self.port = 0
         self.reports: list[TeedReport] = []
         self._session: aiohttp.ClientSession | None = None
-        self._open = asyncio.Event()
-        if not held:
-            self._open.set()
-
-    def release(self) -> None:
-        """Deliver the reports held back (``held``) and every later one at once."""
-        self._loop.call_soon_threadsafe(self._open.set)
 
     @property
     def url(self) -> str:
@@ -117,7 +108,6 @@ class Tee:
                 if answer is not None:
                     return _reply(answer)
             return web.Response(status=502, text="no backend answered")
-        await self._open.wait()
         answers = await asyncio.gather(
             *(self._send(backend, request, headers, body) for backend in self._backends)
         )
@@ -163,7 +153,6 @@ class Tee:
             started.set()
             await stop.wait()
         finally:
-            self._open.set()  # nothing stays held: the requests under way end
             await runner.cleanup()
             await self._session.close()
 
@@ -187,14 +176,14 @@ def _reply(answer: _Answer) -> web.Response:
 
 
 @contextmanager
-def tee(port: int, backends: list[str], *, held: bool = False) -> Iterator[Tee]:
+def tee(port: int, backends: list[str]) -> Iterator[Tee]:
     """Serve the tee on 127.0.0.1:``port`` (0: the kernel's choice, bound from the start)
     in front of the ``backends`` base URLs (``http://127.0.0.1:8001``), until the block
-    ends. ``held``: the result reports wait (their callers too) until ``Tee.release``."""
+    ends."""
     loop = asyncio.new_event_loop()
     started = threading.Event()
     stop = asyncio.Event()
-    relay = Tee(backends, loop, held=held)
+    relay = Tee(backends)
     failed: list[BaseException] = []
 
     def run() -> None:

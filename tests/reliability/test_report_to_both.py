@@ -27,7 +27,6 @@ from tests.reliability.crash_league import (
 )
 from tests.reliability.league_managers import (
     start_at_leader,
-    status_of,
     wait_completed,
     wait_every_agent_known,
 )
@@ -80,7 +79,7 @@ def test_each_report_sent_to_both_league_managers_counts_once(
     try:
         managers = [launcher.manager(free_port(), LEAGUE, store_url=store_url) for _ in (1, 2)]
         with (
-            tee(0, [m.base_url for m in managers], held=True) as relay,
+            tee(0, [m.base_url for m in managers]) as relay,
             httpx.Client(timeout=10) as client,
         ):
             agents = [
@@ -100,21 +99,6 @@ def test_each_report_sent_to_both_league_managers_counts_once(
                 launcher.wait_healthy(process)
             wait_every_agent_known(client, managers, PLAYERS, REFEREES)
             leader, total = start_at_leader(client, shared, managers)
-            # The reports wait at the tee until every League Manager has read the schedule:
-            # one that has not refuses a report of a match it does not know yet (E006 "not in
-            # the schedule") when another read of the schedule is under way (Leading.refresh
-            # returns without reading while its lock is held; the first round's reports,
-            # arriving together, show it). A bug of its own, not what is tested here: the
-            # xfail test_two_league_managers.py::test_reports_of_two_matches_the_other_does_not_
-            # know_yet_arriving_together_count; once it passes, the hold can go.
-            wait_for(
-                lambda: all(
-                    status_of(client, m.base_url)["total_matches"] == total for m in managers
-                ),
-                5,
-                "every League Manager to have the schedule",
-            )
-            relay.release()
             wait_completed(client, managers, 40)
             reports = wait_for(
                 lambda: every_match_teed(relay, total), 10, "every match's report to pass the tee"

@@ -134,12 +134,6 @@ async def test_a_result_reported_to_the_other_league_manager_is_counted_by_the_l
     assert kept["winner"] == "P02"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Leading.refresh (leading.py) returns without reading the schedule while another "
-    "read holds its lock, so the second of two reports of matches the follower does not know "
-    "yet is refused E006 'not in the schedule': the refresh should wait for the lock and read",
-)
 async def test_reports_of_two_matches_the_other_does_not_know_yet_arriving_together_count(
     tmp_path: Path, database_url: str
 ) -> None:
