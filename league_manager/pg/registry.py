@@ -55,6 +55,16 @@ _NEXT_ID = (
 """The next id of a kind (REF01, P02, …, as the files give them): two League Managers
 computing the same one meet at the primary key, and the second takes the one after."""
 
+_SET_STATE = (
+    "update agents set state = %s, xact = pg_current_xact_id() "
+    "where league_id = %s and agent_id = any(%s) "
+    "and (state not in ('SHUTDOWN', 'REMOVED') or %s in ('SHUTDOWN', 'REMOVED')) "
+    "returning agent_id"
+)
+"""A change of states: an agent SHUTDOWN (the league is over) or REMOVED (by the admin, for
+good) is never made ACTIVE or SUSPENDED again, not even by a League Manager that had not yet
+heard of that state (within its look) when the agent answered it."""
+
 _COUNT_FAILURES = (
     "update agents a set failures_in_a_row = "
     "case when c.reset then 0 else a.failures_in_a_row end + c.add "
@@ -137,6 +147,9 @@ class PgRegistry:
         self._claiming: set[str] = set()
         """The tokens of registrations being inserted now."""
         self._again: set[str] = set()
+        self._refused: set[str] = set()
+        """Agents whose change of state the database refused (``_SET_STATE``): ``others``
+        reads their rows, so that memory takes the state the database holds."""
         """Agents whose rows ``others`` held back, read again at its next call."""
         self._commits = GroupCommit(self._commit)
         self._flushing: set[asyncio.Task[None]] = set()
@@ -287,17 +300,18 @@ class PgRegistry:
         failures, self._failures = self._failures, []
         self._committing = batch
         doing = f"recording {len(batch) + len(failures)} change(s) of states and failures"
+        refused: set[str] = set()
         try:
             async with self._turn:
                 connection = await self._link.connection()
                 with statements(connection, doing):
                     async with connection.transaction():
                         for change in batch:
-                            await connection.execute(
-                                "update agents set state = %s, xact = pg_current_xact_id() "
-                                "where league_id = %s and agent_id = any(%s)",
-                                (change.state, self._league_id, change.agent_ids),
-                            )
+                            cursor = await connection.execute(_SET_STATE, (
+                                change.state, self._league_id, change.agent_ids, change.state,
+                            ))  # fmt: skip
+                            written = {agent_id for (agent_id,) in await cursor.fetchall()}
+                            refused |= set(change.agent_ids) - written
                         counted = await self._count(connection, failures)
         except PgStoreError as exc:
             self._states[:0] = batch
@@ -307,6 +321,7 @@ class PgRegistry:
             ) from exc
         finally:
             self._committing = []
+        self._refused |= refused
         if self._counted is not None:
             for player_id, count in counted:
                 self._counted(player_id, count)
@@ -340,6 +355,7 @@ class PgRegistry:
             return []
         busy = {i for change in self._states + self._committing for i in change.agent_ids}
         self._touched = set()
+        again, self._refused = self._again | self._refused, set()
         connection = await self._follow.connection()
         doing = f"reading league {self._league_id}'s agents changed by other League Managers"
         with statements(connection, doing):
@@ -350,7 +366,7 @@ class PgRegistry:
                 "and ((a.xact >= %s::xid8 and a.xact < %s::xid8) or a.agent_id = any(%s))",
                 self._since,
                 until,
-                sorted(self._again),
+                sorted(again),
                 order="a.xact, a.registered_seq",
             )
         self._since = until

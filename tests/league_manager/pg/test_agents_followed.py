@@ -100,6 +100,36 @@ async def test_a_change_of_state_at_one_is_taken_by_the_other_and_not_back(
     assert states == ["ACTIVE", "ACTIVE"] and state_row(database_url, ann) == "ACTIVE"
 
 
+async def test_an_agent_shutdown_or_removed_is_not_made_active_by_one_that_had_not_heard(
+    registries: list[AgentRegistry], database_url: str
+) -> None:
+    """The final states stay: a League Manager's change to ACTIVE or SUSPENDED of an agent the
+    database holds SHUTDOWN or REMOVED is refused, and its memory takes the database's state
+    at its next look (the row written here with no mark, so only the refusal brings it)."""
+    first, _ = registries
+    kept = await first.register("player", meta(1), "key-1")
+    assert kept is not None
+    ann = kept[0].agent_id
+    found = []
+    for final in ("SHUTDOWN", "REMOVED"):
+        with psycopg.connect(database_url) as connection:
+            connection.execute("update agents set state = %s where agent_id = %s", (final, ann))
+        for stale in ("ACTIVE", "SUSPENDED"):
+            change(first, ann, stale)
+            await first.durable()
+            heard = await first.follow()
+            found.append(
+                ([(a.agent_id, a.state) for a in heard.changed], state_row(database_url, ann))
+            )
+    assert found == [([(ann, "SHUTDOWN")], "SHUTDOWN")] * 2 + [([(ann, "REMOVED")], "REMOVED")] * 2
+    with psycopg.connect(database_url) as connection:
+        connection.execute("update agents set state = 'SHUTDOWN' where agent_id = %s", (ann,))
+    change(first, ann, "SHUTDOWN")  # memory as the database
+    change(first, ann, "REMOVED")  # a final state replaces the other
+    await first.durable()
+    assert state_row(database_url, ann) == "REMOVED"
+
+
 async def test_a_referee_registered_at_one_league_manager_gets_its_room_at_the_other(
     tmp_path: Path, database_url: str
 ) -> None:
