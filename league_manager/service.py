@@ -227,6 +227,12 @@ class LeagueManager:
             launch=self._launch,
             drives=self.check_drives,
         )
+        self.peers = (
+            None
+            if store is None
+            else PeerFollow(agents.follow, self.result_desk.follow, self._joined, event)
+        )
+        """The look at the other League Managers' work on a shared store."""
         self.queries = LeagueQueries(
             league_id=self.league_id,
             sender=self.sender,
@@ -342,12 +348,9 @@ class LeagueManager:
     async def startup(self) -> None:
         """Start the watchdog; resume a league that was running when the process stopped."""
         self.upkeep.start()
-        if self.store is not None:
-            peers = PeerFollow(
-                self.agents.follow, self.result_desk.follow, self._joined, self.event
-            )
+        if self.store is not None and self.peers is not None:
             self.store.start(
-                peers,
+                self.peers,
                 FOLLOW_SEC,
                 schedule=self.schedule,
                 results=self.results,
