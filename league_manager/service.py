@@ -230,7 +230,9 @@ class LeagueManager:
         self.peers = (
             None
             if store is None
-            else PeerFollow(agents.follow, self.result_desk.follow, self._joined, event)
+            else PeerFollow(
+                agents.follow, self.result_desk.follow, self._joined, event, every_sec=FOLLOW_SEC
+            )
         )
         """The look at the other League Managers' work on a shared store."""
         self.queries = LeagueQueries(
@@ -351,7 +353,6 @@ class LeagueManager:
         if self.store is not None and self.peers is not None:
             self.store.start(
                 self.peers,
-                FOLLOW_SEC,
                 schedule=self.schedule,
                 results=self.results,
                 standings=self.standings,

@@ -148,7 +148,6 @@ class SharedStore:
     def start(
         self,
         peers: PeerFollow,
-        follow_sec: float,
         *,
         schedule: ScheduleBook,
         results: ResultsBook,
@@ -160,7 +159,7 @@ class SharedStore:
         stop: Callable[[], Awaitable[None]],
         event: Callable[..., None],
     ) -> None:
-        """Follow the others (every ``follow_sec``, and at once when ``peers.wake`` is set)
+        """Follow the others (every ``peers.every_sec``, and at once when ``peers.wake`` is set)
         and campaign for the lead (``Leading``: ``launch`` runs the rounds, ``stop`` cancels
         them), until ``close``."""
         self._leading = leading = Leading(
@@ -180,7 +179,7 @@ class SharedStore:
         )
         self._wake = peers.wake
         self._tasks = [
-            asyncio.create_task(self._every(peers.look, follow_sec, peers.wake), name="peers"),
+            asyncio.create_task(self._every(peers.look, peers.every_sec, peers.wake), name="peers"),
             asyncio.create_task(self._every(leading.campaign, CAMPAIGN_SEC), name="campaign"),
         ]
 
