@@ -99,6 +99,8 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             "driver_cpu_ms_per_result": [
                 1000 * row["cpu_s"]["driver"] / row["matches"] for row in runs
             ],
+            "between_rounds_s": [between_rounds(row) for row in runs],
+            "machine_busy_share": [row["machine_busy_share"] for row in runs],
         }
         figures[name] = {
             "runs": len(runs),
@@ -107,6 +109,15 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             "technical_losses": sum(row["technical_losses"] for row in runs),
         }
     return figures
+
+
+def between_rounds(row: dict[str, Any]) -> float:
+    """Seconds a round, on average, from the first League Manager's last recorded result of
+    a round to the next round's start (its league log: ``scale_http.round_phases``). It
+    leads, being started alone, and a result it only heard from the others is not in that
+    count, so this includes the wait for them."""
+    phases = row["phases_s"]
+    return float(phases["between_rounds"] / max(1, phases["rounds_timed"]))
 
 
 def spread(figure: dict[str, Any], key: str) -> str:
@@ -179,7 +190,9 @@ def main() -> int:
             f"per result: League Managers {spread(figure, 'lm_cpu_ms_per_result')}, leader "
             f"{spread(figure, 'leader_cpu_ms_per_result')}, a follower "
             f"{spread(figure, 'follower_cpu_ms_per_result')}, this process (balancer, polls) "
-            f"{spread(figure, 'driver_cpu_ms_per_result')}"
+            f"{spread(figure, 'driver_cpu_ms_per_result')}; between rounds "
+            f"{spread(figure, 'between_rounds_s')} s a round; machine busy "
+            f"{figure['median_machine_busy_share']:.0%}"
         )
     if args.json:
         args.json.write_text(json.dumps({"runs": rows, "summary": figures}, indent=2) + "\n")

@@ -40,8 +40,11 @@ def create_app(
     relay = None
     if store_url is not None:
         # Several League Managers on one database: each one's dashboard streams the others'
-        # events too.
-        relay = PgEventRelay(store_url, manager.league_id, PUBLIC_EVENTS)
+        # events too, and each one's look at the store wakes on the others' changes.
+        peers = manager.peers
+        relay = PgEventRelay(
+            store_url, manager.league_id, PUBLIC_EVENTS, heard=peers.heard if peers else None
+        )
         manager.listeners.append(relay.publish)
 
     @asynccontextmanager

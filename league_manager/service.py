@@ -234,6 +234,14 @@ class LeagueManager:
             drives=self.check_drives,
             shared=None if store is None else store.leader_store,
         )
+        self.peers = (
+            None
+            if store is None
+            else PeerFollow(
+                agents.follow, self.result_desk.follow, self._joined, event, every_sec=FOLLOW_SEC
+            )
+        )
+        """The look at the other League Managers' work on a shared store."""
         self.queries = LeagueQueries(
             league_id=self.league_id,
             sender=self.sender,
@@ -349,13 +357,9 @@ class LeagueManager:
     async def startup(self) -> None:
         """Start the watchdog; resume a league that was running when the process stopped."""
         self.upkeep.start()
-        if self.store is not None:
-            peers = PeerFollow(
-                self.agents.follow, self.result_desk.follow, self._joined, self.event
-            )
+        if self.store is not None and self.peers is not None:
             self.store.start(
-                peers,
-                FOLLOW_SEC,
+                self.peers,
                 schedule=self.schedule,
                 results=self.results,
                 standings=self.standings,

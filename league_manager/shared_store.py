@@ -59,6 +59,7 @@ class SharedStore:
         self._leading: Leading | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._closing = asyncio.Event()
+        self._wake: asyncio.Event | None = None
 
     @property
     def leader_store(self) -> PgLeaderStore:
@@ -149,7 +150,6 @@ class SharedStore:
     def start(
         self,
         peers: PeerFollow,
-        follow_sec: float,
         *,
         schedule: ScheduleBook,
         results: ResultsBook,
@@ -161,8 +161,9 @@ class SharedStore:
         stop: Callable[[], Awaitable[None]],
         event: Callable[..., None],
     ) -> None:
-        """Follow the others and campaign for the lead (``Leading``: ``launch`` runs the
-        rounds, ``stop`` cancels them), until ``close``."""
+        """Follow the others (every ``peers.every_sec``, and at once when ``peers.wake`` is set)
+        and campaign for the lead (``Leading``: ``launch`` runs the rounds, ``stop`` cancels
+        them), until ``close``."""
         self._leading = leading = Leading(
             leadership=Leadership(self._url, self._league_id, self._holder),
             store=self.leader_store,
@@ -178,23 +179,36 @@ class SharedStore:
             stop=stop,
             event=event,
         )
+        self._wake = peers.wake
         self._tasks = [
-            asyncio.create_task(self._every(peers.look, follow_sec), name="peers"),
+            asyncio.create_task(self._every(peers.look, peers.every_sec, peers.wake), name="peers"),
             asyncio.create_task(self._every(leading.campaign, CAMPAIGN_SEC), name="campaign"),
         ]
 
-    async def _every(self, step: Callable[[], Awaitable[None]], every_sec: float) -> None:
-        """``step`` every ``every_sec`` until ``close``, which lets a step end rather than
-        cut it off: a connection cancelled while it is being made stays half open on the
-        server until its authentication timeout (a minute), holding a slot."""
+    async def _every(
+        self,
+        step: Callable[[], Awaitable[None]],
+        every_sec: float,
+        wake: asyncio.Event | None = None,
+    ) -> None:
+        """``step`` every ``every_sec``, and at once when ``wake`` is set, until ``close``,
+        which lets a step end rather than cut it off: a connection cancelled while it is
+        being made stays half open on the server until its authentication timeout (a
+        minute), holding a slot. ``wake`` is cleared as a step begins, so however often it
+        is set during a step, one more step follows."""
+        woken = self._closing if wake is None else wake
         while not self._closing.is_set():
+            if wake is not None:
+                wake.clear()
             await step()
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._closing.wait(), every_sec)
+                await asyncio.wait_for(woken.wait(), every_sec)
 
     async def close(self) -> None:
         """Stop following and campaigning (the lead given up), and close the connections."""
         self._closing.set()
+        if self._wake is not None:
+            self._wake.set()  # a look waiting for its period ends now
         if self._tasks:
             await asyncio.wait(self._tasks, timeout=CLOSE_SEC)
         for task in self._tasks:

@@ -9,6 +9,10 @@ big for a notification) the others are told, or tell their own streams, ``resync
 event is never heard twice by the League Manager that told it (each notification carries its
 ``origin``), and a notification of another league sharing the database is ignored.
 
+Besides its sink, the relay tells a ``heard`` callback the name of every event it hears from
+the others (``resync`` where some may have been missed): the League Manager's look at the
+store wakes on those that mean the store changed. The relay knows nothing of what they mean.
+
 psycopg is imported when a connection is made (``connection.connect``), never with this
 module."""
 
@@ -60,10 +64,14 @@ class PgEventRelay:
         league_id: str,
         names: frozenset[str],
         *,
+        heard: Callable[[str], None] | None = None,
         reconnect_sec: float = RECONNECT_SEC,
     ):
-        """``names``: the events told to the others (the public ones); the rest stay here."""
+        """``names``: the events told to the others (the public ones); the rest stay here.
+        ``heard``: given the name of each of the others' events as it is heard, ``resync``
+        where some may have been missed; it must return at once and never raise."""
         self._url, self._league_id, self._names = url, league_id, names
+        self._heard = heard
         self._reconnect_sec = reconnect_sec
         self.origin = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
         """This League Manager's mark on what it tells, never reused."""
@@ -145,6 +153,7 @@ class PgEventRelay:
             await self._run(connection, f"listen {CHANNEL}", "listening for the league's events")
             self.failure, self._listening = None, True
             sink.resync()
+            self._tell_heard(RESYNC)
             try:
                 with statements(connection, "hearing the league's events"):
                     async for notification in connection.notifies():
@@ -176,6 +185,13 @@ class PgEventRelay:
             sink.resync()
         elif name in self._names and isinstance(data, dict):
             sink.publish(name, data)
+        else:
+            return
+        self._tell_heard(name)
+
+    def _tell_heard(self, name: str) -> None:
+        if self._heard is not None:
+            self._heard(name)
 
     async def _connected(self, doing: str) -> AsyncConnection[TupleRow]:
         try:

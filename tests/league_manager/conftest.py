@@ -11,7 +11,7 @@ import itertools
 import json
 from collections import defaultdict
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -174,9 +174,13 @@ class World:
 
 
 @asynccontextmanager
-async def running_world(shared: SharedDir, store_url: str | None = None) -> AsyncIterator[World]:
+async def running_world(
+    shared: SharedDir, store_url: str | None = None, *, lifespan: bool = False
+) -> AsyncIterator[World]:
     """A League Manager on ``shared`` (its results in the PostgreSQL store at
-    ``store_url``, where given) and the scripted agents around it."""
+    ``store_url``, where given) and the scripted agents around it; ``lifespan``: started
+    and stopped by its app's lifespan, as a server does (with a store, its event relay
+    too), not by the League Manager's own startup and shutdown."""
     holder: dict[str, World] = {}
 
     async def route(request: httpx.Request) -> httpx.Response:
@@ -187,15 +191,19 @@ async def running_world(shared: SharedDir, store_url: str | None = None) -> Asyn
     )
     app = create_app(settings, transport=httpx.MockTransport(route))
     manager: LeagueManager = app.state.manager
-    await manager.startup()
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url="http://lm.test"
-    ) as client:
+    async with AsyncExitStack() as started:
+        client = await started.enter_async_context(
+            httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://lm.test")
+        )
+        if lifespan:
+            await started.enter_async_context(app.router.lifespan_context(app))
+        else:
+            await manager.startup()
+            started.push_async_callback(manager.shutdown)
         holder["world"] = World(manager=manager, lm=client)
         yield holder["world"]
-        await manager.shutdown()
-        for task in holder["world"].tasks:
-            task.cancel()
+    for task in holder["world"].tasks:
+        task.cancel()
 
 
 @pytest.fixture

@@ -32,6 +32,8 @@ class Heard:
 
     def __init__(self) -> None:
         self.hub = EventHub()
+        self.names: list[str] = []
+        """What the relay told its ``heard`` callback, in order."""
         self._stream = self.hub.stream(self.hub.open(), heartbeat_sec=HEARD_WITHIN_SEC)
 
     async def next(self) -> str:
@@ -46,14 +48,18 @@ class Heard:
         await self._stream.aclose()
 
 
+def relay_and_hub(url: str, league: str) -> tuple[PgEventRelay, Heard]:
+    """A League Manager's relay into its hub, what it hears named in ``Heard.names``."""
+    heard = Heard()
+    relay = PgEventRelay(url, league, PUBLIC_EVENTS, heard=heard.names.append, reconnect_sec=0.1)
+    return relay, heard
+
+
 @pytest.fixture
 async def relays(database_url: str) -> AsyncIterator[list[tuple[PgEventRelay, Heard]]]:
     """Two League Managers of one league and one of another league, each relaying into its
     own hub, every one listening (each hears a resync when it has connected)."""
-    made = [
-        (PgEventRelay(database_url, league, PUBLIC_EVENTS, reconnect_sec=0.1), Heard())
-        for league in (LEAGUE, LEAGUE, "another_league")
-    ]
+    made = [relay_and_hub(database_url, league) for league in (LEAGUE, LEAGUE, "another_league")]
     for relay, heard in made:
         assert await heard.next() == "hello {}"
         relay.start(heard.hub)
@@ -80,6 +86,10 @@ async def test_a_public_event_is_heard_by_the_other_league_managers_of_the_leagu
     assert await first_heard.next() == "league_paused {}", "never its own events back"
     stranger_heard.hub.publish("league_paused", {})
     assert await stranger_heard.next() == "league_paused {}", "nor another league's"
+    assert second_heard.names == ["resync", "result_recorded", "round_completed"], (
+        "its heard callback is told the names it streams, a resync when it connected"
+    )
+    assert first_heard.names == stranger_heard.names == ["resync"]
 
 
 async def test_an_event_too_big_for_a_notification_is_told_as_a_resync(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -16,7 +17,9 @@ from typing import Any
 import psycopg
 import pytest
 
+from league_manager import service
 from league_manager.service import LeagueManager
+from league_manager.shared_store import CLOSE_SEC
 from sdk.config import SharedDir
 from tests.conftest import make_shared_dir
 from tests.league_manager.conftest import REFEREE, World, running_world, wait_until
@@ -26,6 +29,11 @@ pytestmark = pytest.mark.e2e
 
 LEAGUE = "league_2025_even_odd"
 REF = REFEREE.format(n=1)
+PERIOD_SEC = 30.0
+"""The periodic look's period in the wake's test: far longer than the test waits."""
+WOKEN_WITHIN_SEC = 5.0
+"""How soon a woken look must have counted a result (a few milliseconds on an idle machine;
+the bound is for a loaded one, and far under ``PERIOD_SEC``)."""
 
 
 def leads(manager: LeagueManager) -> bool:
@@ -34,12 +42,16 @@ def leads(manager: LeagueManager) -> bool:
 
 @asynccontextmanager
 async def two_league_managers(
-    tmp_path: Path, url: str, *, made: bool = False
+    tmp_path: Path, url: str, *, made: bool = False, lifespan: bool = False
 ) -> AsyncIterator[tuple[World, World]]:
     """The leader and the other, once one of them has taken the lead (``made``: their
-    SHARED folders, A and B, are made already)."""
+    SHARED folders, A and B, are made already; ``lifespan``: each started by its app, its
+    event relay too)."""
     folders = [SharedDir(tmp_path / n) if made else make_shared_dir(tmp_path / n) for n in "AB"]
-    async with running_world(folders[0], url) as one, running_world(folders[1], url) as other:
+    async with (
+        running_world(folders[0], url, lifespan=lifespan) as one,
+        running_world(folders[1], url, lifespan=lifespan) as other,
+    ):
         await wait_until(lambda: leads(one.manager) or leads(other.manager), timeout=10)
         assert not (leads(one.manager) and leads(other.manager)), "two leaders"
         yield (one, other) if leads(one.manager) else (other, one)
@@ -159,6 +171,44 @@ async def test_reports_of_two_matches_the_other_does_not_know_yet_arriving_toget
         )
     said = [a["result"].get("status") or a["result"].get("error_code") for a in answers]
     assert said == ["RECORDED"] * 2, answers
+
+
+async def relays_listening(*worlds: World) -> None:
+    """Return once each one's ``/health`` says its event relay listens (the others' events
+    told from now on reach it)."""
+
+    async def listening() -> None:
+        for world in worlds:
+            while (await world.lm.get("/health")).json()["events_relay"] != "listening":
+                await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(listening(), timeout=10)
+
+
+async def test_the_relay_wakes_the_look_so_the_leader_counts_the_other_s_result_at_once(
+    tmp_path: Path, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The periodic look at the others is made 30 s apart, so only the event relay's wake
+    explains what each learns sooner: the other knows the referee registered at the
+    leader (``referee_registered``), and the leader counts, and its round learns, the
+    result reported to the other (``result_recorded``). Closing ends the looks waiting for
+    their period at once."""
+    monkeypatch.setattr(service, "FOLLOW_SEC", PERIOD_SEC)
+    async with two_league_managers(tmp_path, database_url, lifespan=True) as (leader, follower):
+        await relays_listening(leader, follower)
+        start = await first_match_handed_out(leader, follower)
+        waiter = leader.manager.result_desk.waiter("R1M1")
+        answer = await follower.rpc("report_match_result", leader.report(REF, start, "P02"))
+        assert answer["result"]["status"] == "RECORDED", answer
+        told = time.monotonic()
+        await asyncio.wait_for(waiter.wait(), timeout=WOKEN_WITHIN_SEC)
+        counted = time.monotonic() - told
+        heard = leader.manager.results["R1M1"]
+        closing = time.monotonic()
+    closed = time.monotonic() - closing
+    assert heard.winner == "P02" and heard == follower.manager.results["R1M1"]
+    assert counted < WOKEN_WITHIN_SEC < PERIOD_SEC
+    assert closed < CLOSE_SEC, "a look waiting for its period ends when its League Manager stops"
 
 
 async def test_a_report_under_another_assignment_is_refused_by_the_one_that_does_not_lead(
