@@ -438,13 +438,19 @@ class LeagueManager:
 
     def check_drives(self) -> None:
         """Raises AdminError 409 where another League Manager on the store drives the
-        rounds: what changes their course is done there."""
-        if self.store is not None and not self.store.leads():
+        rounds: what changes their course is done there; 503 where none is known to lead
+        yet (the first takes the lead within a campaign or two of starting)."""
+        if self.store is None or self.store.leads():
+            return
+        if (leader := self.store.leader_named()) is None:
             raise AdminError(
-                409,
-                f"this League Manager does not drive the league's rounds: send this to "
-                f"{self.store.leader_named()}",
+                503,
+                "no League Manager is known to lead this league's rounds yet (one takes the "
+                "lead within seconds of starting): try again in a moment",
             )
+        raise AdminError(
+            409, f"this League Manager does not drive the league's rounds: send this to {leader}"
+        )
 
     async def create_schedule(self) -> dict[str, Any]:
         return await self.starter.create_schedule()

@@ -139,10 +139,10 @@ class SharedStore:
         if self._leading is not None:
             await self._leading.refresh()
 
-    def leader_named(self) -> str:
-        """Who drives the rounds, for a refusal's sentence."""
+    def leader_named(self) -> str | None:
+        """Who drives the rounds, for a refusal's sentence (None: not known here yet)."""
         name = None if self._leading is None else self._leading.leader_name
-        return f"the League Manager at {name}" if name else "another League Manager"
+        return f"the League Manager at {name}" if name else None
 
     def health(self) -> dict[str, object]:
         return {} if self._leading is None else {"leadership": self._leading.state()}

@@ -18,6 +18,8 @@ import psycopg
 import pytest
 
 from league_manager import service
+from league_manager.pg import upgrade_database
+from league_manager.pg.leadership import LOCK_SPACE, league_lock_key
 from league_manager.service import LeagueManager
 from league_manager.shared_store import CLOSE_SEC
 from sdk.config import SharedDir
@@ -230,6 +232,9 @@ async def test_a_report_under_another_assignment_is_refused_by_the_one_that_does
 
 async def test_the_admin_is_sent_to_the_leader(tmp_path: Path, database_url: str) -> None:
     async with two_league_managers(tmp_path, database_url) as (leader, follower):
+        store = follower.manager.store
+        assert store is not None
+        await wait_until(lambda: store.leader_named() is not None, timeout=5)  # a campaign
         headers = {"Authorization": f"Bearer {follower.manager.admin_token}"}
         answers = [
             await follower.lm.post(path, headers=headers)
@@ -239,8 +244,39 @@ async def test_the_admin_is_sent_to_the_leader(tmp_path: Path, database_url: str
         leader_health = (await leader.lm.get("/health")).json()
     assert [answer.status_code for answer in answers] == [409, 409, 409]
     assert "does not drive the league's rounds" in answers[0].json()["error"]
+    assert str(store.leader_named()) in answers[0].json()["error"]
     assert health["leadership"]["leading"] is False
     assert leader_health["leadership"]["leading"] is True
+
+
+async def test_the_admin_is_told_to_try_again_while_no_league_manager_leads(
+    tmp_path: Path, database_url: str
+) -> None:
+    """The league's lock held elsewhere and no leader recorded: a League Manager that does
+    not lead knows none to send the admin to, and says so (503); once the lock is free it
+    takes the lead and the start is taken."""
+    await upgrade_database(database_url)
+    holder = await psycopg.AsyncConnection.connect(database_url, autocommit=True)
+    try:
+        await holder.execute(
+            "select pg_advisory_lock(%s, %s)", (LOCK_SPACE, league_lock_key(LEAGUE))
+        )
+        async with running_world(make_shared_dir(tmp_path / "A"), database_url) as world:
+            store = world.manager.store
+            assert store is not None
+            await world.register_referee(1)
+            for n in (1, 2):
+                await world.register_player(n)
+            headers = {"Authorization": f"Bearer {world.manager.admin_token}"}
+            waiting = await world.lm.post("/start_league", headers=headers)
+            await holder.close()
+            await wait_until(store.leads, timeout=10)
+            started = await world.lm.post("/start_league", headers=headers)
+    finally:
+        await holder.close()
+    assert waiting.status_code == 503, waiting.text
+    assert "no League Manager is known to lead" in waiting.json()["error"]
+    assert started.status_code == 200, started.text
 
 
 async def test_the_secrets_and_the_pause_are_the_league_s_not_one_league_manager_s(
