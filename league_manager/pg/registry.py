@@ -79,6 +79,13 @@ that did not fail is left unwritten. The row is not marked (``xact``): the other
 copy of a count the database keeps."""
 
 
+RESET_SEC = 0.5
+"""The ends of rows queued here reach the database within this (with the next failure or
+change of state, if sooner): one commit for all those of half a second, not one for the
+two players of each result, each a commit of the League Manager's CPU; meanwhile a failure
+another League Manager counts may add to a row already ended here."""
+
+
 def _folded(changes: list[tuple[str, bool]]) -> tuple[list[str], list[bool], list[int]]:
     """A batch of failure changes in the order made, as ``_COUNT_FAILURES``' arrays."""
     folded: dict[str, tuple[bool, int]] = {}
@@ -141,6 +148,7 @@ class PgRegistry:
         self._failures: list[tuple[str, bool]] = []
         """Failure changes queued: (player, failed), failed False where the row ended."""
         self._counted: Callable[[str, int], None] | None = None
+        self._resets_due: asyncio.TimerHandle | None = None
         self._committing: list[StateChange] = []
         self._touched: set[str] = set()
         """Agents whose states changed here since ``others`` began to read."""
@@ -265,10 +273,20 @@ class PgRegistry:
         self._flush_soon()
 
     def count_failure(self, player_id: str, *, failed: bool) -> None:
-        """Queue a change of a player's failures in a row for the next commit, started now;
-        ``listen``'s callable is told the count it leads to once written."""
+        """Queue a change of a player's failures in a row: a failure for the next commit,
+        started now (``durable`` waits for it); the end of a row (an answer, after nearly
+        every result and notification) for the next commit, at the latest ``RESET_SEC``
+        from now. ``listen``'s callable is told the count it leads to once written."""
         self._failures.append((player_id, failed))
-        self._flush_soon()
+        if failed:
+            self._flush_soon()
+        elif self._resets_due is None:
+            self._resets_due = asyncio.get_running_loop().call_later(RESET_SEC, self._reset)
+
+    def _reset(self) -> None:
+        self._resets_due = None
+        if self._failures:
+            self._flush_soon()
 
     def listen(self, counted: Callable[[str, int], None]) -> None:
         self._counted = counted
@@ -381,6 +399,8 @@ class PgRegistry:
         """Nothing to write: the rows are the registry."""
 
     async def aclose(self) -> None:
+        if self._resets_due is not None:
+            self._resets_due.cancel()
         await self._link.close()
         await self._follow.close()
 

@@ -15,6 +15,7 @@ import pytest
 
 from league_cli.kept_leagues import STATE_DIR_ENV
 from tests.conftest import REPO_ROOT, free_port_block, make_shared_dir
+from tests.postgres import accepted_rows
 
 pytestmark = pytest.mark.e2e
 
@@ -121,3 +122,29 @@ def test_help_installs_nothing_and_names_every_option_of_league_up(tmp_path: Pat
     assert options - listed == set(), (
         f"options of `league up` the help does not list: {options - listed}"
     )
+
+
+def test_the_script_runs_a_league_on_postgresql(tmp_path: Path, database_url: str) -> None:
+    """``scripts/start_league.sh --store postgresql://…`` as the README gives it: the league
+    completes, its results are the database's rows (no journal), and ``--stop`` leaves no
+    process behind."""
+    shared = make_shared_dir(tmp_path / "SHARED")
+    env = {**os.environ, STATE_DIR_ENV: str(tmp_path / "state")}
+    base = free_port_block(6)
+    ports = ("--lm-port", "--referee-port", "--player-port", "--play-port")
+    started = subprocess.run(
+        ["bash", "scripts/start_league.sh", "--shared-dir", str(shared.root), "--store",
+         database_url, "--players", "4", "--referees", "1", "--strategies", "random,fixed",
+         *(arg for flag, port in zip(ports, (base, base + 1, base + 2, base + 5), strict=True)
+           for arg in (flag, str(port))),
+         "--stop"],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=180, env=env,
+    )  # fmt: skip
+    pids = [json.loads(p.read_text())["pid"] for p in (shared.root / "run").glob("*.pid")]
+    rows = accepted_rows(database_url, "league_2025_even_odd")
+    journal = shared.league_dir("league_2025_even_odd") / "journal.jsonl"
+    assert started.returncode == 0, started.stdout + started.stderr
+    assert "Final standings" in started.stdout
+    assert len(rows) == 6, "every match of four players' round robin, once"
+    assert not journal.exists() or journal.stat().st_size == 0, "the results are the database's"
+    assert not any(alive(pid) for pid in pids), "--stop stops every process it started"
