@@ -130,12 +130,12 @@ def test_the_script_runs_a_league_on_postgresql(tmp_path: Path, database_url: st
     process behind."""
     shared = make_shared_dir(tmp_path / "SHARED")
     env = {**os.environ, STATE_DIR_ENV: str(tmp_path / "state")}
-    base = free_port_block(6)
+    base = free_port_block(7)  # the players' ports from base + 2, one each
     ports = ("--lm-port", "--referee-port", "--player-port", "--play-port")
     started = subprocess.run(
         ["bash", "scripts/start_league.sh", "--shared-dir", str(shared.root), "--store",
          database_url, "--players", "4", "--referees", "1", "--strategies", "random,fixed",
-         *(arg for flag, port in zip(ports, (base, base + 1, base + 2, base + 5), strict=True)
+         *(arg for flag, port in zip(ports, (base, base + 1, base + 2, base + 6), strict=True)
            for arg in (flag, str(port))),
          "--stop"],
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=180, env=env,
