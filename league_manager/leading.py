@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from league_manager.admin import LeagueControl
+from league_manager.alarms import Alarms
 from league_manager.fencing import Fencing
 from league_manager.match_flow import MatchFlow
 from league_manager.pg.errors import PgStoreError
@@ -29,11 +30,16 @@ from league_manager.schedule_book import ScheduleBook
 from league_manager.standings_book import StandingsBook
 from sdk.store import StoreError
 
-__all__ = ["CAMPAIGN_SEC", "Leading"]
+__all__ = ["CAMPAIGN_SEC", "REACH_ALARM", "Leading"]
 
 CAMPAIGN_SEC = 1.0
 """How often a League Manager asks for the lead (or checks it still has it): a dead
 leader's successor takes over within about this."""
+
+REACH_ALARM = "reach:PostgreSQL"
+"""The alarm of a campaign that could not ask the database: whether this League Manager
+leads or not, the work the database must keep (results, hand-overs, the holders of matches
+it checks reports against) is refused meanwhile, so ``/health`` says so."""
 
 
 class Leading:
@@ -55,15 +61,17 @@ class Leading:
         launch: Callable[[], None],
         stop: Callable[[], Awaitable[None]],
         event: Callable[..., None],
+        alarms: Alarms,
     ):
         """``catch_up`` counts what the others accepted so far; ``launch`` runs the rounds
-        (or starts the league when it is due) and ``stop`` cancels them."""
+        (or starts the league when it is due) and ``stop`` cancels them; ``alarms`` tells a
+        database that cannot be asked (``REACH_ALARM``)."""
         self._leadership = leadership
         self._store, self._numbers = store, numbers
         self._schedule, self._results, self._standings = schedule, results, standings
         self._fencing, self._matches, self._control = fencing, matches, control
         self._catch_up, self._launch, self._stop = catch_up, launch, stop
-        self._event = event
+        self._event, self._alarms = event, alarms
         self._leading = False
         self.leader_name: str | None = None
         """The League Manager that leads, as last read (None: not known)."""
@@ -88,6 +96,14 @@ class Leading:
     async def campaign(self) -> None:
         """Take the lead if it is free, step down if it was lost, follow if another leads."""
         leads = await self._leadership.campaign()
+        if (failure := self._leadership.failure) is None:
+            self._alarms.clear(REACH_ALARM)
+        else:
+            self._alarms.raise_alarm(
+                REACH_ALARM,
+                f"cannot ask the league's database who leads ({failure}): results and "
+                "hand-overs are refused until it answers again",
+            )
         if leads and not self._leading:
             try:
                 await self._take_over()

@@ -369,6 +369,7 @@ class LeagueManager:
                 launch=self._lead,
                 stop=self._stop_rounds,
                 event=self.event,
+                alarms=self.alarms,
             )
         elif self.schedule.status == LeagueStatus.RUNNING:
             self.event(

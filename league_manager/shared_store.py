@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from league_manager.admin import LeagueControl
+from league_manager.alarms import Alarms
 from league_manager.book import ReadLog, StoreSchedule
 from league_manager.fencing import Fencing
 from league_manager.leading import CAMPAIGN_SEC, Leading
@@ -160,6 +161,7 @@ class SharedStore:
         launch: Callable[[], None],
         stop: Callable[[], Awaitable[None]],
         event: Callable[..., None],
+        alarms: Alarms,
     ) -> None:
         """Follow the others (every ``peers.every_sec``, and at once when ``peers.wake`` is set)
         and campaign for the lead (``Leading``: ``launch`` runs the rounds, ``stop`` cancels
@@ -178,6 +180,7 @@ class SharedStore:
             launch=launch,
             stop=stop,
             event=event,
+            alarms=alarms,
         )
         self._wake = peers.wake
         self._tasks = [
