@@ -31,6 +31,7 @@ from league_manager.pg.result_log import (
     read_before_serving,
     refuse_a_journal_left_behind,
 )
+from league_manager.pg.schedule_rows import league_row
 from league_manager.pg.standings_rows import PgStandings
 from league_manager.pg.store_url import redact_url
 from league_manager.results_book import ResultsBook
@@ -109,10 +110,7 @@ class SharedStore:
             async with await connect(self._url) as connection:
                 with statements(connection, f"agreeing on league {self._league_id}'s {name}"):
                     async with connection.transaction():
-                        await connection.execute(
-                            "insert into leagues (league_id) values (%s) on conflict do nothing",
-                            (self._league_id,),
-                        )
+                        await league_row(connection, self._league_id)
                         cursor = await connection.execute(
                             f"insert into league_secrets (league_id, {name}) values (%s, %s) "
                             f"on conflict (league_id) do update set {name} = "

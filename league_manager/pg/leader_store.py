@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from league_manager.pg.connection import OnDemand, before_serving, connect, statements
 from league_manager.pg.errors import PgStoreError, PgWriteError
 from league_manager.pg.schedule_rows import (
+    league_row,
     read_schedule_document,
     write_handovers,
     write_schedule_document,
@@ -96,10 +97,7 @@ class PgLeaderStore:
             connection = await self._link.connection()
             with statements(connection, f"taking the lead of league {self._league_id}"):
                 async with connection.transaction():
-                    await connection.execute(
-                        "insert into leagues (league_id) values (%s) on conflict do nothing",
-                        (self._league_id,),
-                    )
+                    await league_row(connection, self._league_id)
                     cursor = await connection.execute(
                         "insert into leader_lease (league_id, holder, term, expires_at) "
                         "values (%s, %s, 1, 'infinity') on conflict (league_id) do update "

@@ -30,6 +30,7 @@ from league_manager.pg.connection import OnDemand, before_serving, connect, stat
 from league_manager.pg.errors import PgStoreError, PgWriteError
 from league_manager.pg.migrations import upgrade_database
 from league_manager.pg.result_rows import commit_mark
+from league_manager.pg.schedule_rows import league_row
 from sdk.group_commit import GroupCommit
 from sdk.identity import canonical_endpoint, name_key
 from sdk.timeutil import format_utc, parse_utc
@@ -243,10 +244,7 @@ class PgRegistry:
         prefix: str,
     ) -> KeptAgent:
         async with connection.transaction():
-            await connection.execute(
-                "insert into leagues (league_id) values (%s) on conflict do nothing",
-                (self._league_id,),
-            )
+            await league_row(connection, self._league_id)
             cursor = await connection.execute(
                 "insert into agents (league_id, agent_id, kind, display_name, name_key, "
                 "contact_endpoint, endpoint_key, version, game_types, max_concurrent_matches, "

@@ -31,6 +31,7 @@ from league_manager.pg.result_rows import (
     select_results,
     select_results_committed,
 )
+from league_manager.pg.schedule_rows import league_row
 from league_manager.pg.store_url import redact_url
 from league_manager.records import ResultRecord
 from league_manager.result_log import KeptResults
@@ -198,10 +199,7 @@ class PgResultLog:
         new = sorted(rounds - self._rounds)
         if not new:
             return
-        await connection.execute(
-            "insert into leagues (league_id) values (%s) on conflict do nothing",
-            (self._league_id,),
-        )
+        await league_row(connection, self._league_id)
         await connection.execute(
             "insert into rounds (league_id, round_id) select %s, unnest(%s::int[]) "
             "on conflict do nothing",

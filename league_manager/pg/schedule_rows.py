@@ -16,12 +16,21 @@ if TYPE_CHECKING:
     from psycopg.rows import TupleRow
 
 __all__ = [
+    "league_row",
     "moment",
     "read_schedule_document",
     "select_rows",
     "write_handovers",
     "write_schedule_document",
 ]
+
+
+async def league_row(connection: AsyncConnection[TupleRow], league_id: str) -> None:
+    """The league's row where it has none yet, inside the caller's transaction: the foreign
+    key of every other row of the league (its agents, results, secrets and leader)."""
+    await connection.execute(
+        "insert into leagues (league_id) values (%s) on conflict do nothing", (league_id,)
+    )
 
 
 def moment(text: str | None) -> Any:

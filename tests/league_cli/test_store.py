@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -37,20 +38,28 @@ def league_store(shared: SharedDir, *args: str) -> tuple[int, list[str]]:
     return done.returncode, (done.stdout + done.stderr).splitlines()
 
 
-def test_a_played_league_moved_to_postgresql_and_back_keeps_its_standings(
-    tmp_path: Path, database_url: str
-) -> None:
-    original = make_shared_dir(tmp_path / "original")
+def played_league(shared: SharedDir, store_url: str | None = None) -> dict[str, Any]:
+    """A four-player league played to the end by real processes in ``shared`` (its League
+    Manager on the store at ``store_url``, where given); its final standings."""
     plan = LeaguePlan(
-        shared_dir=original.root,
+        shared_dir=shared.root,
         players=[(f"Player{n}", free_port(), "random") for n in range(1, 5)],
         referees=[("Ref1", free_port(), 2)],
         lm_port=free_port(),
         league_id=LEAGUE,
+        store_url=store_url,
     )
-    token = original.admin_token_path(LEAGUE)
+    token = shared.admin_token_path(LEAGUE)
     standings = run_league(plan, lambda: token.read_text().strip(), stop_at_end=True, timeout=120)
     assert standings["matches_completed"] == standings["total_matches"] == 6
+    return standings
+
+
+def test_a_played_league_moved_to_postgresql_and_back_keeps_its_standings(
+    tmp_path: Path, database_url: str
+) -> None:
+    original = make_shared_dir(tmp_path / "original")
+    standings = played_league(original)
     password = urlsplit(database_url).password
     assert password
 
@@ -74,7 +83,9 @@ def test_a_played_league_moved_to_postgresql_and_back_keeps_its_standings(
     assert len({r["match_id"] for r in journals[1]}) == 6
     assert after.results == before.results
     for name in ("admin_token", "referee_secret"):
-        assert (moved.league_dir(LEAGUE) / name).read_text() == token.with_name(name).read_text()
+        assert (moved.league_dir(LEAGUE) / name).read_text() == (
+            original.league_dir(LEAGUE) / name
+        ).read_text()
 
     launcher = Launcher(moved.root)
     try:
@@ -95,17 +106,7 @@ def test_a_league_played_on_postgresql_moved_to_files_keeps_its_standings(
     """Every part of a league run with --store is in the database: its schedule, registry
     and results come out whole, and a League Manager on the files serves its standings."""
     played = make_shared_dir(tmp_path / "played")
-    plan = LeaguePlan(
-        shared_dir=played.root,
-        players=[(f"Player{n}", free_port(), "random") for n in range(1, 5)],
-        referees=[("Ref1", free_port(), 2)],
-        lm_port=free_port(),
-        league_id=LEAGUE,
-        store_url=database_url,
-    )
-    token = played.admin_token_path(LEAGUE)
-    standings = run_league(plan, lambda: token.read_text().strip(), stop_at_end=True, timeout=120)
-    assert standings["matches_completed"] == standings["total_matches"] == 6
+    standings = played_league(played, database_url)
     assert not (played.league_dir(LEAGUE) / "rounds.json").exists(), "the schedule is a file"
 
     moved = make_shared_dir(tmp_path / "moved")
