@@ -47,8 +47,14 @@ _SECRET_KEYS = frozenset(
 
 
 def issue_token(nbytes: int = 32) -> str:
-    """A fresh URL-safe token with ``nbytes`` of randomness."""
-    return secrets.token_urlsafe(nbytes)
+    """A fresh URL-safe token with ``nbytes`` of randomness.
+
+    Never one that starts with ``-``: operators pass the referee secret on command lines,
+    and argparse (students' agents use it) reads ``--referee-secret -x…`` as a missing value.
+    """
+    while (token := secrets.token_urlsafe(nbytes)).startswith("-"):
+        continue
+    return token
 
 
 def token_digest(token: str) -> str:

@@ -133,7 +133,7 @@ class Agents:
         return self._spawn(
             "foreign_referee.py",
             name,
-            ["--lm", lm, "--name", name, "--referee-secret", secret, "--style", styles],
+            ["--lm", lm, "--name", name, f"--referee-secret={secret}", "--style", styles],
             recorded=True,
         )
 

@@ -21,6 +21,7 @@ def test_tokens_are_unique_long_and_url_safe() -> None:
     for token in tokens:
         assert len(token) >= 43, "32 bytes of randomness"
         assert re.fullmatch(r"[A-Za-z0-9_-]+", token)
+        assert not token.startswith("-"), "a command line would read it as an option"
     assert len(issue_token(64)) >= 86
 
 
