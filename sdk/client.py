@@ -261,7 +261,7 @@ class RpcClient:
         except RecursionError:  # deeper than the parser goes: the peer's fault, not ours
             body = _TOO_DEEP
         depth = self._system.http.max_json_depth
-        if body is _TOO_DEEP or nests_deeper(content, body, depth):
+        if body is _TOO_DEEP or nests_deeper(content, depth):
             raise RemoteError(
                 ErrorCode.INVALID_FIELD_VALUE.value,
                 f"{endpoint} answered {method} with JSON nested more than {depth} levels deep "

@@ -279,7 +279,7 @@ class JsonRpcEndpoint:
                 PARSE_ERROR, "Parse error", f"the body cannot be parsed as JSON: {exc}"
             )
         depth = self._limits.max_json_depth
-        if nests_deeper(body, parsed, depth):
+        if nests_deeper(body, depth):
             return error_response(
                 INVALID_REQUEST,
                 "Invalid request",

@@ -17,7 +17,7 @@ from sdk.client import ERROR_BODY_BYTES, RpcClient
 from sdk.errors import ErrorCode, RemoteError, TransportError
 from sdk.examples import example
 from sdk.messages import Acknowledgement, LeagueQuery, Message
-from sdk.nesting import json_depth, nests_deeper
+from sdk.nesting import nesting_depth
 from sdk.shared_message import SharedMessage
 from tests.conftest import make_shared_dir
 
@@ -627,38 +627,6 @@ def nested_answer(request: httpx.Request, depth: int) -> bytes:
     ).encode()
 
 
-def test_json_depth_counts_arrays_and_objects() -> None:
-    assert [json_depth(value) for value in ("x", 1, None, [], {}, {"a": [{}]}, [1, [2, [3]]])] == [
-        0,
-        0,
-        0,
-        1,
-        1,
-        3,
-        3,
-    ]
-    assert json_depth(json.loads("[" * 900 + "]" * 900)) == 900, "no recursion limit"
-
-
-@pytest.mark.parametrize(
-    ("text", "limit", "deeper"),
-    [
-        ('{"a": [1, {"b": 2}]}', 3, False),
-        ('{"a": [1, {"b": 2}]}', 2, True),
-        ('{"a": "[[[[[[", "b": "{{{{"}', 1, False),  # brackets in strings: walked, not deeper
-        ("[" * 900 + "]" * 900, 64, True),
-        ('"no brackets"', 0, False),
-    ],
-)
-def test_nests_deeper_counts_brackets_first_and_walks_only_when_they_might_be_too_many(
-    text: str, limit: int, deeper: bool
-) -> None:
-    value = json.loads(text)
-    assert nests_deeper(text.encode(), value, limit) is deeper
-    assert nests_deeper(text, value, limit) is deeper
-    assert (json_depth(value) > limit) is deeper
-
-
 DEPTH = 16
 """``http.max_json_depth`` of the tests below."""
 
@@ -694,4 +662,4 @@ async def test_an_answer_at_the_depth_limit_is_read(
     result = await make_client(Recorder(reply), **http_limits(max_json_depth=DEPTH)).call(
         ENDPOINT, "notify_round", query()
     )
-    assert json_depth(result["nested"]) == DEPTH - 2
+    assert nesting_depth(json.dumps(result["nested"])) == DEPTH - 2
