@@ -215,7 +215,7 @@ def profile(players: int, rounds: int, out: Path) -> float:
     app = player_host_app(hosted_players(space.shared, 9, players))
 
     async def rounds_profiled() -> float:
-        async with app.router.lifespan_context(app):
+        async with app.lifespan():
             transport = httpx.ASGITransport(app=app)
             async with httpx.AsyncClient(transport=transport, timeout=120) as client:
                 profiler = cProfile.Profile()

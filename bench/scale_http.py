@@ -55,7 +55,7 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, MutableMapping
-from contextlib import AsyncExitStack, ExitStack, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, ExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -84,7 +84,7 @@ from league_cli.up import wait_for  # noqa: E402
 from players.app import create_app  # noqa: E402
 from players.config import PlayerSettings  # noqa: E402
 from sdk.config import SharedDir  # noqa: E402
-from sdk.service import inherited_socket, listening_socket  # noqa: E402
+from sdk.service import KEEP_ALIVE_SEC, inherited_socket, listening_socket  # noqa: E402
 from tests.balancer import balancer  # noqa: E402
 
 LEAGUE = "league_2025_even_odd"
@@ -107,17 +107,25 @@ class HostedPlayerSettings(PlayerSettings):
 
 
 class PlayerPaths:
-    """ASGI: ``/<k>/...`` (under the ``/p`` mount) goes to player ``k``'s own app, found in
-    a dict (one lookup, not a scan of hundreds of routes)."""
+    """ASGI, in front of the host's own app: ``/p/<k>/...`` goes straight to player ``k``'s
+    app, found in a dict (one lookup, not a scan of hundreds of routes), so a call passes
+    through one app's middleware as in a player process; anything else (the host's
+    ``/health``, the lifespan) goes to ``host``."""
 
-    def __init__(self, apps: dict[str, ASGIApp]):
+    def __init__(self, apps: dict[str, ASGIApp], host: FastAPI):
         self.apps = apps
+        self.host = host
+
+    def lifespan(self) -> AbstractAsyncContextManager[None]:
+        """Every player's lifespan, for a caller that serves this app without a server."""
+        return self.host.router.lifespan_context(self.host)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        root_path = scope.get("root_path", "")
-        path = scope["path"]
-        below = path[len(root_path) :] if path.startswith(root_path) else path
-        key = below.lstrip("/").partition("/")[0]
+        path = scope.get("path", "")
+        if scope["type"] != "http" or not path.startswith(f"{PLAYERS_PREFIX}/"):
+            await self.host(scope, receive, send)
+            return
+        key = path[len(PLAYERS_PREFIX) + 1 :].partition("/")[0]
         app = self.apps.get(key)
         if app is None:
             response = JSONResponse(
@@ -130,11 +138,11 @@ class PlayerPaths:
             await response(scope, receive, send)
             return
         child: MutableMapping[str, Any] = dict(scope)
-        child["root_path"] = f"{scope.get('root_path', '')}/{key}"
+        child["root_path"] = f"{scope.get('root_path', '')}{PLAYERS_PREFIX}/{key}"
         await app(child, receive, send)
 
 
-def player_host_app(settings: list[HostedPlayerSettings]) -> FastAPI:
+def player_host_app(settings: list[HostedPlayerSettings]) -> PlayerPaths:
     """One app serving every player of ``settings`` under ``/p/<k>``; its lifespan runs
     each player's own lifespan (start, background registration, stop)."""
     apps = {s.path.rsplit("/", 1)[1]: create_app(s) for s in settings}
@@ -147,7 +155,6 @@ def player_host_app(settings: list[HostedPlayerSettings]) -> FastAPI:
             yield
 
     host = FastAPI(title="Agent League benchmark: many players in one process", lifespan=lifespan)
-    host.mount(PLAYERS_PREFIX, PlayerPaths(dict(apps)))
 
     @host.get("/health")
     async def health() -> dict[str, Any]:
@@ -159,7 +166,7 @@ def player_host_app(settings: list[HostedPlayerSettings]) -> FastAPI:
             "registered": states.count("ACCEPTED"),
         }
 
-    return host
+    return PlayerPaths(dict(apps), host)
 
 
 def hosted_settings(
@@ -186,7 +193,13 @@ def serve_players(shared_dir: Path, port: int, lm_mcp: str, keys: range, strateg
     sockets = [inherited_socket(port) or _bound(port)] + [_bound(0) for _ in keys]
     ports = [sock.getsockname()[1] for sock in sockets[1:]]
     app = player_host_app(hosted_settings(shared_dir, ports, lm_mcp, keys, strategy))
-    config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=5)
+    config = uvicorn.Config(  # the keep-alive of a player served by sdk.service.serve
+        app,
+        log_level="warning",
+        access_log=False,
+        timeout_graceful_shutdown=5,
+        timeout_keep_alive=KEEP_ALIVE_SEC,
+    )
     gc.collect()  # as sdk.service.serve does for every agent: what lives now (the libraries,
     gc.freeze()  # the players' apps) is moved out of the collector's sight
     try:

@@ -49,7 +49,7 @@ async def test_each_path_is_its_own_player(shared_dir: SharedDir) -> None:
     assert settings[1].contact_endpoint == "http://127.0.0.1:9/p/1/mcp"
     app = player_host_app(settings)
     async with (
-        app.router.lifespan_context(app),
+        app.lifespan(),
         httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as client,
     ):
         first = await _rpc(client, "/p/0/mcp", parity_call(player_id="P01"))
