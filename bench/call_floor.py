@@ -128,7 +128,7 @@ def serve(layer: str, logs: Path) -> None:
 
     import uvicorn
 
-    from sdk.service import KEEP_ALIVE_SEC, inherited_socket
+    from sdk.service import KEEP_ALIVE_HEADER, KEEP_ALIVE_SEC, inherited_socket
 
     sock = inherited_socket(int(os.environ["BENCH_PORT"]))
     gc.collect()
@@ -138,6 +138,7 @@ def serve(layer: str, logs: Path) -> None:
         log_level="warning",
         access_log=False,
         timeout_keep_alive=KEEP_ALIVE_SEC,
+        headers=[KEEP_ALIVE_HEADER],
     )
     try:
         uvicorn.Server(config).run(sockets=[sock] if sock else None)

@@ -84,7 +84,12 @@ from league_cli.up import wait_for  # noqa: E402
 from players.app import create_app  # noqa: E402
 from players.config import PlayerSettings  # noqa: E402
 from sdk.config import SharedDir  # noqa: E402
-from sdk.service import KEEP_ALIVE_SEC, inherited_socket, listening_socket  # noqa: E402
+from sdk.service import (  # noqa: E402
+    KEEP_ALIVE_HEADER,
+    KEEP_ALIVE_SEC,
+    inherited_socket,
+    listening_socket,
+)
 from tests.balancer import balancer  # noqa: E402
 
 LEAGUE = "league_2025_even_odd"
@@ -199,6 +204,7 @@ def serve_players(shared_dir: Path, port: int, lm_mcp: str, keys: range, strateg
         access_log=False,
         timeout_graceful_shutdown=5,
         timeout_keep_alive=KEEP_ALIVE_SEC,
+        headers=[KEEP_ALIVE_HEADER],
     )
     gc.collect()  # as sdk.service.serve does for every agent: what lives now (the libraries,
     gc.freeze()  # the players' apps) is moved out of the collector's sight

@@ -25,11 +25,18 @@ __all__ = [
     "Poster",
     "Unreachable",
     "UnusableURL",
+    "keep_alive_timeout",
 ]
 
 KEEPALIVE_SEC = 4.0
 """An idle connection is dropped after 4 s, before the 5 s after which uvicorn (the usual
 server of agents) closes it: reusing one the server is closing resets the request in it."""
+LASTING_SEC = 12.0
+"""How long an idle connection is kept to an endpoint whose answers tell that its server
+keeps one longer (``Keep-Alive: timeout=N``, N at least ``LASTING_SEC + LASTING_MARGIN_SEC``,
+as every agent served by ``sdk.service`` tells): at 1,000 players a round lasts longer than
+4 s, and each of a round's broadcast copies opened a new connection."""
+LASTING_MARGIN_SEC = 2.0
 _HEADERS = {"content-type": "application/json"}
 
 
@@ -82,38 +89,78 @@ class Poster(Protocol):
 
 
 class AiohttpPoster:
-    """One aiohttp session for every peer, made on the first call (it belongs to the event
-    loop it is made in); ``max_connections`` to each peer."""
+    """aiohttp sessions for every peer, made on first use (they belong to the event loop
+    they are made in); ``max_connections`` to each peer. Idle connections are kept
+    ``lasting_sec``, but only ``brief_sec`` to an endpoint whose last answer told no
+    keep-alive long enough (a session each: aiohttp keeps one idle time per connector). An
+    endpoint is first called as lasting: a connection is reused only after an answer on it,
+    and that answer has said which session the endpoint's next calls take."""
 
-    def __init__(self, max_connections: int):
+    def __init__(
+        self,
+        max_connections: int,
+        *,
+        brief_sec: float = KEEPALIVE_SEC,
+        lasting_sec: float = LASTING_SEC,
+    ):
         self._max_connections = max_connections
-        self._session: aiohttp.ClientSession | None = None
+        self._idle_sec = {False: brief_sec, True: lasting_sec}
+        self._sessions: dict[bool, aiohttp.ClientSession] = {}
+        self._brief: set[str] = set()
+        """The endpoints whose last answer told no keep-alive long enough for ``lasting_sec``."""
 
-    def _session_now(self) -> aiohttp.ClientSession:
-        if self._session is None:
+    def _session_now(self, lasting: bool) -> aiohttp.ClientSession:
+        session = self._sessions.get(lasting)
+        if session is None:
             connector = aiohttp.TCPConnector(
-                limit=0, limit_per_host=self._max_connections, keepalive_timeout=KEEPALIVE_SEC
+                limit=0,
+                limit_per_host=self._max_connections,
+                keepalive_timeout=self._idle_sec[lasting],
             )
             # the caller bounds the whole exchange: no timeout of aiohttp's own
-            self._session = aiohttp.ClientSession(
+            session = aiohttp.ClientSession(
                 connector=connector, timeout=aiohttp.ClientTimeout(total=None)
             )
-        return self._session
+            self._sessions[lasting] = session
+        return session
 
     @asynccontextmanager
     async def post(self, url: str, content: bytes) -> AsyncIterator[Answer]:
+        session = self._session_now(url not in self._brief)
         try:
-            async with self._session_now().post(url, data=content, headers=_HEADERS) as response:
+            async with session.post(url, data=content, headers=_HEADERS) as response:
+                self._learn(url, response.headers.get("keep-alive"))
                 yield Answer(response.status, response.content_length, response.content.iter_any())
         except (aiohttp.InvalidURL, aiohttp.NonHttpUrlClientError):
             raise UnusableURL(url) from None
         except (aiohttp.ClientError, OSError) as exc:
             raise Unreachable.of(exc) from None
 
+    def _learn(self, url: str, keep_alive: str | None) -> None:
+        """Connections to ``url`` are brief from the first answer that tells no keep-alive
+        long enough, and last again once one does."""
+        told = keep_alive_timeout(keep_alive)
+        if told is not None and told >= self._idle_sec[True] + LASTING_MARGIN_SEC:
+            self._brief.discard(url)
+        else:
+            self._brief.add(url)
+
     async def aclose(self) -> None:
-        session, self._session = self._session, None
-        if session is not None:
+        sessions, self._sessions = list(self._sessions.values()), {}
+        for session in sessions:
             await session.close()
+
+
+def keep_alive_timeout(header: str | None) -> float | None:
+    """The ``timeout`` of a ``Keep-Alive`` header (``timeout=15, max=100``), in seconds."""
+    for part in (header or "").split(","):
+        name, _, value = part.partition("=")
+        if name.strip().lower() == "timeout":
+            try:
+                return float(value.strip())
+            except ValueError:
+                return None
+    return None
 
 
 class HttpxPoster:

@@ -20,6 +20,8 @@ from sdk.errors import LeagueSDKError
 
 __all__ = [
     "FD_RESERVE",
+    "KEEP_ALIVE_HEADER",
+    "KEEP_ALIVE_SEC",
     "LISTEN_FD_ENV",
     "ExitSwitch",
     "announce",
@@ -33,6 +35,9 @@ __all__ = [
 KEEP_ALIVE_SEC = 15
 """How long an idle client connection stays open: longer than the 4-5 s after which
 clients drop theirs, so a client never reuses one we are closing (that resets its request)."""
+KEEP_ALIVE_HEADER = ("Keep-Alive", f"timeout={KEEP_ALIVE_SEC}")
+"""Told in every answer, so that a client that reads it (``sdk.posting``) keeps its idle
+connection longer than the 4 s it gives a server that tells nothing."""
 
 
 FD_RESERVE = 256
@@ -199,6 +204,7 @@ def serve(
         access_log=False,
         timeout_graceful_shutdown=5,
         timeout_keep_alive=KEEP_ALIVE_SEC,
+        headers=[KEEP_ALIVE_HEADER],
         **extra,
     )
     server = _Server(config, on_closing, name)

@@ -43,6 +43,7 @@ from league_cli.launcher import AgentProcess, Launcher, LaunchError
 from league_cli.up import LeaguePlan, start_processes, wait_for
 from league_manager.registry_files import RegistryFiles
 from sdk.config import SharedDir
+from sdk.service import KEEP_ALIVE_SEC
 from tests.conftest import free_port, make_shared_dir
 from tests.reliability.services import TRACEBACK_MARKS
 from tests.reliability.wiretap import Exchange, running_taps
@@ -145,8 +146,10 @@ def test_agents_started_by_hand_without_a_name_never_collide(launcher: Launcher)
         f"{'Referee' if agent.kind == 'referee' else 'Player'}-{agent.port}" for agent in agents
     }
     for agent in agents:
-        health = httpx.get(f"{agent.base_url}/health", timeout=10).json()
+        answer = httpx.get(f"{agent.base_url}/health", timeout=10)
+        health = answer.json()
         assert (health["status"], health["registration"]) == ("ok", "registered"), health
+        assert answer.headers["keep-alive"] == f"timeout={KEEP_ALIVE_SEC}", "told to clients"
         assert agent.popen.poll() is None
 
 

@@ -17,6 +17,7 @@ from sdk.agent_log import AgentLog
 from sdk.client import ERROR_BODY_BYTES, RpcClient
 from sdk.errors import ErrorCode, RemoteError, TransportError
 from sdk.examples import example
+from sdk.posting import AiohttpPoster, keep_alive_timeout
 from tests.conftest import free_port, make_shared_dir
 
 Respond = Callable[[asyncio.StreamWriter, dict[str, Any]], Awaitable[None]]
@@ -33,8 +34,20 @@ def result_of(request: dict[str, Any], result: Any) -> bytes:
 
 
 async def answer(writer: asyncio.StreamWriter, request: dict[str, Any]) -> None:
+    """As our agents answer: with the keep-alive their server keeps (``sdk.service``)."""
     body = result_of(request, {"message_type": "ACK", "seen": request["params"]})
-    writer.write(head(200, content_type="application/json", content_length=len(body)) + body)
+    writer.write(
+        head(
+            200, content_type="application/json", content_length=len(body), keep_alive="timeout=15"
+        )
+        + body
+    )
+
+
+async def silent_answer(writer: asyncio.StreamWriter, request: dict[str, Any]) -> None:
+    """As a server that tells no keep-alive answers."""
+    body = result_of(request, {"message_type": "ACK"})
+    writer.write(head(200, content_length=len(body)) + body)
 
 
 class Peer:
@@ -202,3 +215,52 @@ async def test_a_url_that_cannot_be_called_is_told_as_such(client: RpcClient, ur
         await call(client, url)
     assert caught.value.code == ErrorCode.CONNECTION_ERROR
     assert caught.value.description == f"{url!r} is not a URL we can call for league_query"
+
+
+@pytest.mark.parametrize(
+    ("header", "seconds"),
+    [("timeout=15", 15.0), ("max=100, timeout=5", 5.0), ("Timeout = 2.5", 2.5)]
+    + [(None, None), ("", None), ("max=100", None), ("timeout=soon", None)],
+)
+def test_the_keep_alive_a_peer_tells_is_read(header: str | None, seconds: float | None) -> None:
+    assert keep_alive_timeout(header) == seconds
+
+
+async def test_a_peer_that_tells_a_long_keep_alive_keeps_its_idle_connection_longer(
+    peer: Any,
+) -> None:
+    told = ["timeout=15"]
+
+    async def telling(writer: asyncio.StreamWriter, request: dict[str, Any]) -> None:
+        body = result_of(request, {"message_type": "ACK"})
+        writer.write(head(200, content_length=len(body), keep_alive=told[0]) + body)
+
+    teller, silent = await peer(telling), await peer(silent_answer)
+    poster = AiohttpPoster(4, brief_sec=0.2, lasting_sec=5.0)
+
+    async def post(agent: Peer) -> None:
+        request = {"jsonrpc": "2.0", "method": "m", "params": {}, "id": len(agent.requests)}
+        async with poster.post(agent.url, json.dumps(request).encode()) as answered:
+            assert answered.status == 200
+            assert [chunk async for chunk in answered.chunks]
+
+    try:
+        for agent in (teller, silent, teller, silent):
+            await post(agent)
+        assert teller.connections == 1
+        assert silent.connections == 2, "its first answer told nothing: a brief connection next"
+        await asyncio.sleep(0.5)  # idle past brief_sec, within lasting_sec
+        await post(teller)
+        await post(silent)
+        assert teller.connections == 1, "kept for the keep-alive it told"
+        assert silent.connections == 3, "a peer that tells nothing: dropped after brief_sec"
+
+        told[0] = "timeout=6"  # shorter than lasting_sec and its margin: brief from now on
+        await post(teller)
+        await post(teller)
+        assert teller.connections == 2
+        await asyncio.sleep(0.5)
+        await post(teller)
+        assert teller.connections == 3
+    finally:
+        await poster.aclose()
