@@ -52,7 +52,7 @@ from league_manager.standings_book import StandingsBook
 from sdk.connections import ConnectionGuard
 from sdk.store import StoreError, atomic_write_json
 
-__all__ = ["FLOOD", "JOURNAL", "STALL", "WATCH_SEC", "Upkeep"]
+__all__ = ["FLOOD", "JOURNAL", "STALL", "WATCHDOG", "WATCH_SEC", "Upkeep"]
 
 WATCH_SEC = 1.0
 """How often the watchdog looks."""
@@ -61,6 +61,7 @@ JOURNAL = "journal.jsonl"
 _IN_DATABASE = "results (PostgreSQL)"
 FLOOD = "flood"
 STALL = "stall"
+WATCHDOG = "watchdog"
 _LISTED_MATCHES = 10
 """Matches a stall alarm names; more are counted."""
 _REGISTRY = (AGENTS_FILE, SECRETS_FILE)
@@ -205,18 +206,35 @@ class Upkeep:
                 await self._task
 
     async def _watch(self) -> None:
+        """Look once a second for as long as the league lives. A look that fails (our own
+        fault) raises the alarm ``watchdog`` with why, and the next look goes on: a
+        watchdog that ended would leave files unwritten and stalls untold for good."""
         while True:
             await asyncio.sleep(WATCH_SEC)
-            for name, retry in list(self._retries.items()):
-                if name not in self._unwritten:
-                    continue
-                try:
-                    await retry()
-                except StoreError as exc:
-                    self.failed(name, exc)
-                else:
-                    self.written(name)
-            self.look()
+            try:
+                await self._retry_kept()
+                self.look()
+            except Exception as exc:
+                self._event("watchdog_failed", error=f"{type(exc).__name__}: {exc}")
+                self._alarms.raise_alarm(
+                    WATCHDOG,
+                    f"the watchdog's look failed ({type(exc).__name__}: {_why(exc)}); "
+                    f"it looks again every {WATCH_SEC:g} s",
+                )
+            else:
+                self._alarms.clear(WATCHDOG)
+
+    async def _retry_kept(self) -> None:
+        """Commit again the work kept in a store that its last commit left unwritten."""
+        for name, retry in list(self._retries.items()):
+            if name not in self._unwritten:
+                continue
+            try:
+                await retry()
+            except StoreError as exc:
+                self.failed(name, exc)
+            else:
+                self.written(name)
 
     def look(self) -> None:
         """One look: write again what is unwritten, check the registry and the progress."""
