@@ -33,7 +33,8 @@ def nesting_depth(text: bytes | str) -> int:
     ``text`` is valid JSON (it was parsed): its strings are dropped and its brackets kept,
     each opening one weighing 2 and each closing one 0, so that at the i-th bracket the
     running sum less i is the depth there. Every step runs in C: a league's standings
-    (200 rows) cost a tenth of a walk of the parsed value checking each field's type."""
+    (200 rows) cost 41 µs, against 145 µs for a walk of the parsed value checking each
+    field's type (doc/benchmarks.md)."""
     if isinstance(text, str):
         text = text.encode()
     weights = _brackets(text).translate(_WEIGHT)
