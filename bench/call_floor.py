@@ -33,7 +33,6 @@ import argparse
 import asyncio
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -43,12 +42,21 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+from fastapi import FastAPI, Request, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench.load import cpu_seconds  # noqa: E402
-from sdk.service import LISTEN_FD_ENV, listening_socket  # noqa: E402
+from bench.load import cpu_seconds, own_cpu_seconds  # noqa: E402
+from sdk.agent_log import AgentLog  # noqa: E402
+from sdk.client import RpcClient  # noqa: E402
+from sdk.config import SystemConfig  # noqa: E402
+from sdk.examples import example  # noqa: E402
+from sdk.jsonrpc import JsonRpcEndpoint, RpcMethod  # noqa: E402
+from sdk.messages import LeagueStandingsUpdate, RoundCompleted  # noqa: E402
+from sdk.service import LISTEN_FD_ENV, listening_socket, serve  # noqa: E402
 
 LAYERS = ("asgi", "starlette", "endpoint", "broadcast", "standings")
 BARE = ("asgi", "starlette")
@@ -60,8 +68,6 @@ _FIXED = b'{"jsonrpc":"2.0","result":{"status":"ok"},"id":1}'
 
 def _params(layer: str) -> dict[str, Any]:
     """What each call carries: the message the layer's method takes."""
-    from sdk.examples import example
-
     if layer == "standings":
         message = example("LEAGUE_STANDINGS_UPDATE")
         row = message["standings"][0]
@@ -73,11 +79,11 @@ def _params(layer: str) -> dict[str, Any]:
     return example("ROUND_COMPLETED")
 
 
-def server_app(layer: str, logs: Path) -> Any:
+def server_app(layer: str, logs: Path) -> ASGIApp:
     """The app a server of ``layer`` serves."""
     if layer == "asgi":
 
-        async def bare(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        async def bare(scope: Scope, receive: Receive, send: Send) -> None:
             if scope["type"] != "http":
                 return
             more = True
@@ -92,9 +98,6 @@ def server_app(layer: str, logs: Path) -> Any:
 
         return bare
 
-    from fastapi import FastAPI, Request, Response
-    from starlette.routing import Route
-
     app = FastAPI()
     if layer == "starlette":
 
@@ -104,10 +107,6 @@ def server_app(layer: str, logs: Path) -> Any:
 
         app.router.routes.append(Route("/mcp", fixed, methods=["POST"]))
         return app
-
-    from sdk.agent_log import AgentLog
-    from sdk.jsonrpc import JsonRpcEndpoint, RpcMethod
-    from sdk.messages import LeagueStandingsUpdate, RoundCompleted
 
     async def ack(_: Any) -> dict[str, Any]:
         return {"status": "ok"}
@@ -122,28 +121,9 @@ def server_app(layer: str, logs: Path) -> Any:
     return app
 
 
-def serve(layer: str, logs: Path) -> None:
-    """Serve ``layer`` on the socket handed down, as sdk.service.serve serves an agent."""
-    import gc
-
-    import uvicorn
-
-    from sdk.service import KEEP_ALIVE_HEADER, KEEP_ALIVE_SEC, inherited_socket
-
-    sock = inherited_socket(int(os.environ["BENCH_PORT"]))
-    gc.collect()
-    gc.freeze()
-    config = uvicorn.Config(
-        server_app(layer, logs),
-        log_level="warning",
-        access_log=False,
-        timeout_keep_alive=KEEP_ALIVE_SEC,
-        headers=[KEEP_ALIVE_HEADER],
-    )
-    try:
-        uvicorn.Server(config).run(sockets=[sock] if sock else None)
-    except KeyboardInterrupt:
-        pass
+def serve_layer(layer: str, logs: Path) -> None:
+    """Serve ``layer`` on the socket handed down, as every agent is served."""
+    serve(server_app(layer, logs), "127.0.0.1", int(os.environ["BENCH_PORT"]), name=layer)
 
 
 async def _calls(call: Callable[[], Any], calls: int, concurrency: int) -> None:
@@ -174,10 +154,6 @@ async def measure(
                 assert response.status == 200, response.status
 
     else:
-        from sdk.agent_log import AgentLog
-        from sdk.client import RpcClient
-        from sdk.config import SystemConfig
-
         log = AgentLog(Path(args.logs) / f"client-{layer}.log.jsonl", "bench-client")
         rpc = RpcClient(SystemConfig(default_league_id="bench"), log)
         closers.append(rpc.aclose)
@@ -187,10 +163,14 @@ async def measure(
 
     try:
         await _calls(call, args.warmup, args.concurrency)
-        server_before, client_before, started = cpu_seconds(pid), _own_cpu(), time.perf_counter()
+        server_before, client_before, started = (
+            cpu_seconds(pid),
+            own_cpu_seconds(),
+            time.perf_counter(),
+        )
         await _calls(call, args.calls, args.concurrency)
         wall = time.perf_counter() - started
-        server_cpu, client_cpu = cpu_seconds(pid) - server_before, _own_cpu() - client_before
+        server_cpu, client_cpu = cpu_seconds(pid) - server_before, own_cpu_seconds() - client_before
     finally:
         for close in closers:
             await close()
@@ -203,11 +183,6 @@ async def measure(
         "client_us": 1e6 * client_cpu / args.calls,
         "both_us": 1e6 * (server_cpu + client_cpu) / args.calls,
     }
-
-
-def _own_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
 
 
 def clients_of(layer: str) -> list[str]:
@@ -224,6 +199,7 @@ def run_layer(layer: str, clients: list[str], args: argparse.Namespace) -> list[
         [sys.executable, str(Path(__file__).resolve()), "--serve", layer, "--logs", args.logs],
         env={**os.environ, LISTEN_FD_ENV: str(sock.fileno()), "BENCH_PORT": str(port)},
         pass_fds=[sock.fileno()],
+        stdout=subprocess.DEVNULL,  # its one line "<layer> listening on …"
     )
     sock.close()
     try:
@@ -250,7 +226,7 @@ def main() -> None:
     parser.add_argument("--logs", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
-        serve(args.serve, Path(args.logs))
+        serve_layer(args.serve, Path(args.logs))
         return
     with tempfile.TemporaryDirectory(prefix="call-floor-") as logs:
         args.logs = logs

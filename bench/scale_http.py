@@ -84,12 +84,7 @@ from league_cli.up import wait_for  # noqa: E402
 from players.app import create_app  # noqa: E402
 from players.config import PlayerSettings  # noqa: E402
 from sdk.config import SharedDir  # noqa: E402
-from sdk.service import (  # noqa: E402
-    KEEP_ALIVE_HEADER,
-    KEEP_ALIVE_SEC,
-    inherited_socket,
-    listening_socket,
-)
+from sdk.service import inherited_socket, listening_socket, server_config  # noqa: E402
 from tests.balancer import balancer  # noqa: E402
 
 LEAGUE = "league_2025_even_odd"
@@ -121,7 +116,7 @@ class PlayerPaths:
         self.apps = apps
         self.host = host
 
-    def lifespan(self) -> AbstractAsyncContextManager[None]:
+    def lifespan(self) -> AbstractAsyncContextManager[Any]:
         """Every player's lifespan, for a caller that serves this app without a server."""
         return self.host.router.lifespan_context(self.host)
 
@@ -198,14 +193,7 @@ def serve_players(shared_dir: Path, port: int, lm_mcp: str, keys: range, strateg
     sockets = [inherited_socket(port) or _bound(port)] + [_bound(0) for _ in keys]
     ports = [sock.getsockname()[1] for sock in sockets[1:]]
     app = player_host_app(hosted_settings(shared_dir, ports, lm_mcp, keys, strategy))
-    config = uvicorn.Config(  # the keep-alive of a player served by sdk.service.serve
-        app,
-        log_level="warning",
-        access_log=False,
-        timeout_graceful_shutdown=5,
-        timeout_keep_alive=KEEP_ALIVE_SEC,
-        headers=[KEEP_ALIVE_HEADER],
-    )
+    config = server_config(app)  # as sdk.service.serve configures a player's server
     gc.collect()  # as sdk.service.serve does for every agent: what lives now (the libraries,
     gc.freeze()  # the players' apps) is moved out of the collector's sight
     try:

@@ -1,4 +1,4 @@
-"""What every service process shares: running a FastAPI app under uvicorn."""
+"""What every service process shares: running its app (FastAPI, ASGI) under uvicorn."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import uvicorn
-from fastapi import FastAPI
+from starlette.types import ASGIApp
 from uvicorn.config import STARTUP_FAILURE
 
 from sdk.config import ConfigError
@@ -20,7 +20,6 @@ from sdk.errors import LeagueSDKError
 
 __all__ = [
     "FD_RESERVE",
-    "KEEP_ALIVE_HEADER",
     "KEEP_ALIVE_SEC",
     "LISTEN_FD_ENV",
     "ExitSwitch",
@@ -29,6 +28,7 @@ __all__ = [
     "inherited_socket",
     "listening_socket",
     "serve",
+    "server_config",
 ]
 
 
@@ -165,8 +165,24 @@ class _Server(uvicorn.Server):
         await super().shutdown(sockets)
 
 
+def server_config(app: ASGIApp, **options: Any) -> uvicorn.Config:
+    """uvicorn's configuration of every agent's server (and of a benchmark's that stands in
+    for one): quiet access logs (the agent log has the traffic), a graceful shutdown of 5 s,
+    idle connections kept ``KEEP_ALIVE_SEC`` and told so (``KEEP_ALIVE_HEADER``); ``options``
+    add to it (host, port, the HTTP protocol)."""
+    return uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        timeout_graceful_shutdown=5,
+        timeout_keep_alive=KEEP_ALIVE_SEC,
+        headers=[KEEP_ALIVE_HEADER],
+        **options,
+    )
+
+
 def serve(
-    app: FastAPI,
+    app: ASGIApp,
     host: str,
     port: int,
     *,
@@ -196,18 +212,7 @@ def serve(
     if guard is not None:
         _fit_to_file_limit(guard)
         extra["http"] = guard.protocol()
-    config = uvicorn.Config(
-        app,
-        host=host,
-        port=port,
-        log_level="warning",
-        access_log=False,
-        timeout_graceful_shutdown=5,
-        timeout_keep_alive=KEEP_ALIVE_SEC,
-        headers=[KEEP_ALIVE_HEADER],
-        **extra,
-    )
-    server = _Server(config, on_closing, name)
+    server = _Server(server_config(app, host=host, port=port, **extra), on_closing, name)
     if exit_switch is not None:
         exit_switch.attach(server)
     try:

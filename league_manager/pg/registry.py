@@ -156,10 +156,10 @@ class PgRegistry:
         self._claiming: set[str] = set()
         """The tokens of registrations being inserted now."""
         self._again: set[str] = set()
+        """Agents whose rows ``others`` held back, read again at its next call."""
         self._refused: set[str] = set()
         """Agents whose change of state the database refused (``_SET_STATE``): ``others``
         reads their rows, so that memory takes the state the database holds."""
-        """Agents whose rows ``others`` held back, read again at its next call."""
         self._commits = GroupCommit(self._commit)
         self._flushing: set[asyncio.Task[None]] = set()
         self._turn = asyncio.Lock()
