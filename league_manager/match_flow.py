@@ -71,7 +71,9 @@ class MatchFlow:
         """Plan the round's matches over the referees, before the round is announced."""
         self._referees.preassign(matches)
 
-    async def play(self, matches: list[MatchProgress], told: dict[str, asyncio.Task[None]]) -> None:
+    async def play(
+        self, matches: list[MatchProgress], told: dict[str, asyncio.Future[None]]
+    ) -> None:
         """Play the matches at once, each until its result is recorded; each waits first,
         ANNOUNCE_GRACE_SEC at most, for its players to have the round's announcement
         (``told``: the announcement on its way to each player)."""
@@ -85,7 +87,7 @@ class MatchFlow:
     async def _play_match(
         self,
         match: MatchProgress,
-        told: dict[str, asyncio.Task[None]],
+        told: dict[str, asyncio.Future[None]],
         deadline: float,
     ) -> None:
         """Give the match to referees until its result is recorded; first, until

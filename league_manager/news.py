@@ -56,7 +56,7 @@ class LeagueNews:
 
     async def round_started(
         self, round_record: RoundRecord, matches: list[MatchProgress]
-    ) -> dict[str, asyncio.Task[None]]:
+    ) -> dict[str, asyncio.Future[None]]:
         """Announce the round; returns the announcement on its way to each player (none
         when broadcasts are off), not waiting for a slow one."""
         if not self._config.broadcasts:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any, TypeVar
 
 import httpx
 import orjson
@@ -37,6 +37,8 @@ ERROR_BODY_BYTES = 4096
 (a JSON-RPC error object, a sentence), bounded whatever the peer sends."""
 _ERROR_SHOWN = 300
 """Characters of a peer's error message or body quoted in the error's description."""
+
+_Body = TypeVar("_Body", dict[str, Any], list[Any])
 
 OnRetry = Callable[[int, TransportError], Awaitable[None]]
 """Called before retry number N (1-based) with the failure that caused it."""
@@ -87,6 +89,8 @@ class RpcClient:
             else HttpxPoster(transport)
         )
         self._method_names: dict[tuple[str, str], str] = {}
+        self._batching: set[str] = set()
+        """The endpoints whose last answer told that they take batches."""
 
     @property
     def retry_policy(self) -> RetryPolicy:
@@ -165,10 +169,70 @@ class RpcClient:
         self, endpoint: str, method: str, params: dict[str, Any] | Signed, limit: float
     ) -> dict[str, Any]:
         request_id = next(self._ids)
-        content: bytes
+        content = self._request(method, params, request_id, endpoint)
+        status, body = await self._exchange(endpoint, method, content, limit)
+        return self._result_of(
+            status, body, endpoint, method, request_id, brief=isinstance(params, Signed)
+        )
+
+    async def call_batch(
+        self, endpoint: str, calls: Sequence[tuple[str, Signed]], *, timeout: float | None = None
+    ) -> list[dict[str, Any] | TransportError | RemoteError]:
+        """Send several copies of broadcasts to one endpoint in one JSON-RPC 2.0 batch (one
+        HTTP exchange) and return, in the order sent, each one's ``result`` or the error it
+        came to: a RemoteError for an answer that refuses it, a TransportError for none at
+        all in the batch's answer. Once, with the methods' names as the protocol has them:
+        for an endpoint that ``takes_batches``.
+
+        Raises:
+            TransportError: no answer to the batch (E001 timeout, E009 connection failure).
+            RemoteError: the batch as a whole was refused (an HTTP error, one JSON-RPC error
+                for all, garbage).
+        """
+        limit = max(self._system.timeout_for(m) for m, _ in calls) if timeout is None else timeout
+        ids = [next(self._ids) for _ in calls]
+        content = b"[%s]" % b",".join(
+            self._request(method, params, request_id, endpoint)
+            for (method, params), request_id in zip(calls, ids, strict=True)
+        )
+        what = f"a batch of {len(calls)} ({', '.join(m for m, _ in calls)})"
+        status, body = await self._exchange(endpoint, what, content, limit)
+        answers = self._parsed(status, body, endpoint, what, list)
+        by_id: dict[str, Any] = {}
+        for answer in answers:
+            if isinstance(answer, dict) and isinstance(answer.get("id"), (int, str)):
+                by_id.setdefault(str(answer["id"]), answer)
+        results: list[dict[str, Any] | TransportError | RemoteError] = []
+        for (method, _), request_id in zip(calls, ids, strict=True):
+            answer = by_id.get(str(request_id))
+            if answer is None:
+                results.append(
+                    TransportError(
+                        ErrorCode.CONNECTION_ERROR,
+                        f"{endpoint} answered {what} without an answer to {method} "
+                        f"(id {request_id})",
+                    )
+                )
+                continue
+            try:
+                results.append(self._result_in(answer, endpoint, method, request_id, brief=True))
+            except (TransportError, RemoteError) as exc:
+                results.append(exc)
+        return results
+
+    def takes_batches(self, endpoint: str) -> bool:
+        """Whether ``endpoint``'s last answer told that it takes JSON-RPC batches
+        (``BATCH_HEADER``, as every agent served by ``sdk.jsonrpc`` tells)."""
+        return endpoint in self._batching
+
+    def _request(
+        self, method: str, params: dict[str, Any] | Signed, request_id: int, endpoint: str
+    ) -> bytes:
+        """The request's JSON, logged as sent: a broadcast's copy in one short line (its
+        content is the same for every recipient: its sender logs that once), else whole."""
         if isinstance(params, Signed):
-            shared = params.shared
-            content = b"".join(
+            self._log.brief("message_sent", params.shared.wire, method=method, peer=endpoint)
+            return b"".join(
                 (
                     b'{"jsonrpc":"2.0","method":',
                     orjson.dumps(method),
@@ -177,62 +241,103 @@ class RpcClient:
                     b',"id":%d}' % request_id,
                 )
             )
-            # its content is the same for every recipient: its sender logs that once
-            self._log.brief("message_sent", shared.wire, method=method, peer=endpoint)
-        else:
-            request = {"jsonrpc": "2.0", "method": method, "params": params, "id": request_id}
-            content = json.dumps(request).encode()
-            self._log.message("message_sent", params, method=method, peer=endpoint)
+        self._log.message("message_sent", params, method=method, peer=endpoint)
+        request = {"jsonrpc": "2.0", "method": method, "params": params, "id": request_id}
+        return json.dumps(request).encode()
+
+    async def _exchange(
+        self, endpoint: str, what: str, content: bytes, limit: float
+    ) -> tuple[int, bytes]:
+        """POST ``content``: the answer's status and body within ``limit`` seconds."""
         try:
-            status, body = await asyncio.wait_for(
-                self._post(endpoint, method, content), timeout=limit
-            )
+            return await asyncio.wait_for(self._post(endpoint, what, content), timeout=limit)
         except asyncio.TimeoutError:
             raise TransportError(
-                ErrorCode.TIMEOUT_ERROR, f"{endpoint} did not answer {method} within {limit:g} s"
+                ErrorCode.TIMEOUT_ERROR, f"{endpoint} did not answer {what} within {limit:g} s"
             ) from None
         except UnusableURL:
             raise TransportError(
-                ErrorCode.CONNECTION_ERROR, f"{endpoint!r} is not a URL we can call for {method}"
+                ErrorCode.CONNECTION_ERROR, f"{endpoint!r} is not a URL we can call for {what}"
             ) from None
         except Unreachable as exc:
             raise TransportError(
-                ErrorCode.CONNECTION_ERROR, f"could not reach {endpoint} for {method}: {exc}"
+                ErrorCode.CONNECTION_ERROR, f"could not reach {endpoint} for {what}: {exc}"
             ) from None
-        return self._result_of(
-            status, body, endpoint, method, request_id, brief=isinstance(params, Signed)
-        )
 
-    async def _post(self, endpoint: str, method: str, content: bytes) -> tuple[int, bytes]:
+    async def _post(self, endpoint: str, what: str, content: bytes) -> tuple[int, bytes]:
         """The answer's status and body, read as a stream so that a body above
         ``http.max_response_bytes`` is refused before it is held (declared or not); of the
         body of a status other than 200, only the first ``ERROR_BODY_BYTES`` (the evidence
-        of why, never a result).
+        of why, never a result). Whether the endpoint takes batches is learnt from the
+        answer's headers.
 
         Raises:
             RemoteError: E002, the answer is larger than the limit.
         """
         cap = self._system.http.max_response_bytes
         async with self._poster.post(endpoint, content) as answer:
+            if answer.takes_batches:
+                self._batching.add(endpoint)
+            else:
+                self._batching.discard(endpoint)
             if answer.status != 200:
                 return answer.status, await _first_bytes(answer.chunks, ERROR_BODY_BYTES)
             declared = answer.declared_length
             if declared is not None and declared > cap:
-                raise self._too_large(endpoint, method, f"of {declared} bytes")
+                raise self._too_large(endpoint, what, f"of {declared} bytes")
             body = bytearray()
             async for chunk in answer.chunks:
                 body += chunk
                 if len(body) > cap:
-                    raise self._too_large(endpoint, method, f"of more than {cap} bytes")
+                    raise self._too_large(endpoint, what, f"of more than {cap} bytes")
             return answer.status, bytes(body)
 
-    def _too_large(self, endpoint: str, method: str, size: str) -> RemoteError:
+    def _too_large(self, endpoint: str, what: str, size: str) -> RemoteError:
         cap = self._system.http.max_response_bytes
         return RemoteError(
             ErrorCode.INVALID_FIELD_VALUE.value,
-            f"{endpoint} answered {method} with a body {size}, above http.max_response_bytes "
+            f"{endpoint} answered {what} with a body {size}, above http.max_response_bytes "
             f"({cap}): refused without reading the rest",
         )
+
+    def _parsed(
+        self, status: int, content: bytes, endpoint: str, what: str, kind: type[_Body]
+    ) -> _Body:
+        """The answer's JSON body, a ``kind`` (an object for a call, an array for a batch).
+
+        Raises:
+            RemoteError: an HTTP error status, or a body that is not JSON of that kind within
+                ``http.max_json_depth``; a batch answered with one JSON-RPC error object.
+        """
+        if status != 200:
+            why, evidence = _error_evidence(content)
+            raise RemoteError(
+                f"HTTP_{status}", f"{endpoint} answered {what} with HTTP {status}{why}", evidence
+            )
+        try:
+            body = json.loads(content)
+        except ValueError:
+            raise RemoteError(
+                ErrorCode.INVALID_FIELD_VALUE.value, f"{endpoint} answered {what} with non-JSON"
+            ) from None
+        except RecursionError:  # deeper than the parser goes: the peer's fault, not ours
+            body = _TOO_DEEP
+        depth = self._system.http.max_json_depth
+        if body is _TOO_DEEP or nests_deeper(content, depth):
+            raise RemoteError(
+                ErrorCode.INVALID_FIELD_VALUE.value,
+                f"{endpoint} answered {what} with JSON nested more than {depth} levels deep "
+                f"(http.max_json_depth)",
+            )
+        if kind is list and isinstance(body, dict) and isinstance(body.get("error"), dict):
+            raise _error_answer(body, endpoint, what)
+        if not isinstance(body, kind):
+            raise RemoteError(
+                ErrorCode.INVALID_FIELD_VALUE.value,
+                f"{endpoint} answered {what} with a JSON {type(body).__name__}, not "
+                f"{'an object' if kind is dict else 'an array'}",
+            )
+        return body
 
     def _result_of(
         self,
@@ -244,34 +349,16 @@ class RpcClient:
         *,
         brief: bool = False,
     ) -> dict[str, Any]:
-        """``brief``: the answer to a broadcast's copy is logged as its sending was, in one
+        body = self._parsed(status, content, endpoint, method, dict)
+        return self._result_in(body, endpoint, method, request_id, brief=brief)
+
+    def _result_in(
+        self, body: dict[str, Any], endpoint: str, method: str, request_id: int, *, brief: bool
+    ) -> dict[str, Any]:
+        """The ``result`` of the JSON-RPC answer ``body`` to request ``request_id``.
+        ``brief``: the answer to a broadcast's copy is logged as its sending was, in one
         short line without its data (one per recipient: 6 per result in a league that
         broadcasts); a LEAGUE_ERROR answer is logged whole all the same."""
-        if status != 200:
-            why, evidence = _error_evidence(content)
-            raise RemoteError(
-                f"HTTP_{status}", f"{endpoint} answered {method} with HTTP {status}{why}", evidence
-            )
-        try:
-            body = json.loads(content)
-        except ValueError:
-            raise RemoteError(
-                ErrorCode.INVALID_FIELD_VALUE.value, f"{endpoint} answered {method} with non-JSON"
-            ) from None
-        except RecursionError:  # deeper than the parser goes: the peer's fault, not ours
-            body = _TOO_DEEP
-        depth = self._system.http.max_json_depth
-        if body is _TOO_DEEP or nests_deeper(content, depth):
-            raise RemoteError(
-                ErrorCode.INVALID_FIELD_VALUE.value,
-                f"{endpoint} answered {method} with JSON nested more than {depth} levels deep "
-                f"(http.max_json_depth)",
-            )
-        if not isinstance(body, dict):
-            raise RemoteError(
-                ErrorCode.INVALID_FIELD_VALUE.value,
-                f"{endpoint} answered {method} with a JSON {type(body).__name__}, not an object",
-            )
         mismatch = answer_id_mismatch(body, request_id)
         if mismatch is not None:  # no usable answer: retried like a lost one
             raise TransportError(
@@ -279,13 +366,8 @@ class RpcClient:
                 f"{endpoint} answered {method} "
                 f"with {mismatch}: an answer to another request, not taken",
             )
-        error = body.get("error")
-        if error is not None:
-            code = error.get("code") if isinstance(error, dict) else None
-            text = error.get("message", "") if isinstance(error, dict) else str(error)
-            raise RemoteError(
-                str(code), f"{endpoint} answered {method} with an error: {text}", body
-            )
+        if body.get("error") is not None:
+            raise _error_answer(body, endpoint, method)
         if "result" not in body:
             raise RemoteError(
                 ErrorCode.INVALID_FIELD_VALUE.value,
@@ -328,6 +410,14 @@ class RpcClient:
                 if loop.time() + interval > deadline:
                     raise
                 await asyncio.sleep(interval)
+
+
+def _error_answer(body: dict[str, Any], endpoint: str, what: str) -> RemoteError:
+    """The RemoteError of a JSON-RPC error answer ``body``."""
+    error = body["error"]
+    code = error.get("code") if isinstance(error, dict) else None
+    text = error.get("message", "") if isinstance(error, dict) else str(error)
+    return RemoteError(str(code), f"{endpoint} answered {what} with an error: {text}", body)
 
 
 async def _first_bytes(chunks: AsyncIterator[bytes], limit: int) -> bytes:

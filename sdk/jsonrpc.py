@@ -1,21 +1,21 @@
 """JSON-RPC 2.0 on the server side: jsonrpcserver behind FastAPI at ``POST /mcp``.
 
 This is the only module that imports jsonrpcserver (5.0.9 imports OSlash, which breaks on
-some interpreters: the ImportError then names the interpreter and what to use instead).
-A service hands it an explicit table of methods; each is also served under the
-message_type it carries (as many published agents call it); params are repaired or refused
-by the league's protocol mode (``sdk.tolerance``) and validated by the message's model; a
-``ProtocolError`` or a failed validation is answered as a LEAGUE_ERROR result (the public
-agents' convention); JSON-RPC's own codes are kept for transport faults
-(-32700 parse error, -32600 invalid request, -32601 unknown method, -32602 params that are
-not an object, -32603 an unexpected failure, whose details stay in the agent's log).
-Batches are answered element by element and notifications get no answer, as the spec says.
-Every call is logged as received and sent (a broadcast's copy in one short line each way,
-``RpcMethod.broadcast``), except in a batch, whose log is bounded by its size: its refused
-calls are counted in one summary line (``_Batch``); and refusals (a LEAGUE_ERROR answer,
-single or a batch's summary) are logged only while their caller's address, and all callers
-together, have log budget left in the current window (``sdk.refusal_log``), then counted in
-one ``refusals_unlogged`` line per window.
+some interpreters: the ImportError then names the interpreter and what to use instead). A
+service hands it an explicit table of methods; each is also served under the message_type it
+carries (as many published agents call it); params are repaired or refused by the league's
+protocol mode (``sdk.tolerance``) and validated by the message's model; a ``ProtocolError``
+or a failed validation is answered as a LEAGUE_ERROR result (the public agents' convention);
+JSON-RPC's own codes are kept for transport faults (-32700 parse error, -32600 invalid
+request, -32601 unknown method, -32602 params that are not an object, -32603 an unexpected
+failure, whose details stay in the agent's log). Batches are answered element by element and
+notifications get no answer, as the spec says; every answer tells that batches are taken
+(``sdk.posting.BATCH_HEADER``). Every call is logged as received and sent (a broadcast's
+copy in one short line each way, ``RpcMethod.broadcast``), except in a batch, whose log is
+bounded by its size: its refused calls are counted in one summary line (``_Batch``); and
+refusals (a LEAGUE_ERROR answer, single or a batch's summary) are logged only while their
+caller's address, and all callers together, have log budget left in the current window
+(``sdk.refusal_log``), then counted in one ``refusals_unlogged`` line per window.
 
 Bad input never reaches a handler as a crash: the body is read up to ``http.max_body_bytes``
 (HTTP 413 beyond, without keeping the rest in memory), parsed strictly as RFC 8259 JSON
@@ -48,6 +48,7 @@ from sdk.config import HttpConfig
 from sdk.errors import ErrorCode, ProtocolError
 from sdk.messages import LeagueError, Message, protocol_error_from_validation
 from sdk.nesting import nests_deeper
+from sdk.posting import TAKES_BATCHES
 from sdk.refusal_log import RefusalBudget
 from sdk.tolerance import Deviation, ProtocolMode, repair, request_defaults, strict_refusal
 
@@ -123,8 +124,6 @@ def error_response(code: int, message: str, data: str, request_id: Any = None) -
 
 
 _REQUEST_KEYS = frozenset({"jsonrpc", "method", "params", "id"})
-
-
 _CALLER: ContextVar[str | None] = ContextVar("jsonrpc_caller", default=None)
 
 
@@ -183,9 +182,11 @@ def _is_request(request: Any) -> bool:
 
 def _as_response(payload: Any, status_code: int = 200) -> Response:
     if payload is None:
-        return Response(status_code=204)
+        return Response(status_code=204, headers=TAKES_BATCHES)
     body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-    return Response(body, status_code=status_code, media_type="application/json")
+    return Response(
+        body, status_code=status_code, media_type="application/json", headers=TAKES_BATCHES
+    )
 
 
 class JsonRpcEndpoint:

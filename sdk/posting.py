@@ -19,6 +19,9 @@ import aiohttp
 import httpx
 
 __all__ = [
+    "BATCH_ACCEPTED",
+    "BATCH_HEADER",
+    "TAKES_BATCHES",
     "AiohttpPoster",
     "Answer",
     "HttpxPoster",
@@ -38,6 +41,14 @@ as every agent served by ``sdk.service`` tells): at 1,000 players a round lasts 
 4 s, and each of a round's broadcast copies opened a new connection."""
 LASTING_MARGIN_SEC = 2.0
 _HEADERS = {"content-type": "application/json"}
+BATCH_HEADER = "JSON-RPC-Batch"
+BATCH_ACCEPTED = "accepted"
+"""Ours: an answer carrying ``JSON-RPC-Batch: accepted`` tells that its endpoint takes
+JSON-RPC 2.0 batches (every ``sdk.jsonrpc`` endpoint does): the League Manager then sends a
+player the notifications due to it at once in one request, not one request each. An agent
+that does not tell it is sent one request per message, as the protocol has it."""
+TAKES_BATCHES = {BATCH_HEADER: BATCH_ACCEPTED}
+"""The headers by which an endpoint tells it (every answer of ``sdk.jsonrpc``'s)."""
 
 
 class UnusableURL(Exception):
@@ -78,6 +89,8 @@ class Answer:
     status: int
     declared_length: int | None
     chunks: AsyncIterator[bytes]
+    takes_batches: bool = False
+    """The answer told ``BATCH_HEADER``."""
 
 
 class Poster(Protocol):
@@ -130,7 +143,12 @@ class AiohttpPoster:
         try:
             async with session.post(url, data=content, headers=_HEADERS) as response:
                 self._learn(url, response.headers.get("keep-alive"))
-                yield Answer(response.status, response.content_length, response.content.iter_any())
+                yield Answer(
+                    response.status,
+                    response.content_length,
+                    response.content.iter_any(),
+                    response.headers.get(BATCH_HEADER) == BATCH_ACCEPTED,
+                )
         except (aiohttp.InvalidURL, aiohttp.NonHttpUrlClientError):
             raise UnusableURL(url) from None
         except (aiohttp.ClientError, OSError) as exc:
@@ -178,7 +196,12 @@ class HttpxPoster:
             ) as response:
                 declared = response.headers.get("content-length", "")
                 length = int(declared) if declared.isdigit() else None
-                yield Answer(response.status_code, length, response.aiter_bytes())
+                yield Answer(
+                    response.status_code,
+                    length,
+                    response.aiter_bytes(),
+                    response.headers.get(BATCH_HEADER) == BATCH_ACCEPTED,
+                )
         except httpx.InvalidURL:
             raise UnusableURL(url) from None
         except (httpx.TransportError, OSError) as exc:

@@ -26,6 +26,7 @@ from league_manager.records import ResultRecord
 from league_manager.service import LeagueManager
 from sdk.config import SharedDir
 from sdk.messages import PlayerMeta, RefereeMeta
+from sdk.posting import TAKES_BATCHES
 
 REFEREE = "http://referee-{n}.test/mcp"
 PLAYER = "http://player-{n}.test/mcp"
@@ -59,6 +60,10 @@ class World:
     quiet: set[str] = field(default_factory=set)
     """referee endpoints that take matches and never report them (a test reports)"""
     decide: Callable[[dict[str, Any]], str | None] = lambda start: start["players"][0]["player_id"]
+    batching: set[str] = field(default_factory=set)
+    """endpoints whose answers tell that they take JSON-RPC batches"""
+    requests: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
+    """per endpoint, the number of calls in each HTTP request it got"""
     running: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     peak: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
@@ -149,25 +154,38 @@ class World:
         if endpoint in self.dead:
             raise httpx.ConnectError("connection refused", request=request)
         body = json.loads(request.content)
-        method, params = body["method"], body["params"]
+        calls = body if isinstance(body, list) else [body]
+        self.requests[endpoint].append(len(calls))
+        answers = [
+            {
+                "jsonrpc": "2.0",
+                "result": self._answer(endpoint, c["method"], c["params"]),
+                "id": c["id"],
+            }
+            for c in calls
+        ]
+        headers = TAKES_BATCHES if endpoint in self.batching else {}
+        return httpx.Response(
+            200, json=answers if isinstance(body, list) else answers[0], headers=headers
+        )
+
+    def _answer(self, endpoint: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
         self.received[endpoint].append((method, params))
         if method == "start_match" and params["match_id"] in self.busy_once:
             self.busy_once.discard(params["match_id"])
-            result = envelope(
+            return envelope(
                 "LEAGUE_ERROR",
                 "referee:x",
                 error_code="E017",
                 error_description="this referee already runs 2 match(es)",
             )
-        elif method == "start_match":
+        if method == "start_match":
             if endpoint not in self.quiet:
                 self.tasks.append(asyncio.create_task(self._referee_plays(endpoint, params)))
-            result = envelope(
+            return envelope(
                 "START_MATCH_ACK", "referee:x", match_id=params["match_id"], accepted=True
             )
-        else:
-            result = envelope("ACK", "agent:x", status="ok")
-        return httpx.Response(200, json={"jsonrpc": "2.0", "result": result, "id": body["id"]})
+        return envelope("ACK", "agent:x", status="ok")
 
     def methods_to(self, endpoint: str) -> list[str]:
         return [method for method, _ in self.received[endpoint]]

@@ -400,6 +400,40 @@ async def test_a_player_that_never_answers_is_suspended_and_forfeits_the_rest(
     assert row["technical_losses"] == len(forfeits) and row["played"] == 5
 
 
+async def test_copies_sent_in_one_batch_that_fail_each_count_a_failure(world: World) -> None:
+    """A player taking batches that falls silent after round 1's announcement: the batch of
+    round 1's standings and completion and round 2's announcement fails, three failures,
+    as three requests failing would be: suspended before round 2's match, which it forfeits
+    (its notifications, and their failures, logged one by one)."""
+    await league_of(world, players=6)
+    silent = PLAYER.format(n=6)
+    world.batching.add(silent)
+    handle = world.handle
+
+    async def dies_after_one(request: httpx.Request) -> httpx.Response:
+        if str(request.url) == silent and world.requests[silent]:
+            world.dead.add(silent)
+        return await handle(request)
+
+    world.handle = dies_after_one  # type: ignore[method-assign]
+    await world.lm.post("/start_league", headers=admin(world))
+    await wait_until(lambda: world.manager.schedule.status.value == "COMPLETED")
+    p06 = world.ids[silent]
+    failed = [e for e in league_events(world, "notification_failed") if e["agent_id"] == p06]
+    assert [e["method"] for e in failed[:3]] == [
+        "update_standings",
+        "notify_round_completed",
+        "notify_round",
+    ]
+    assert {e["error_code"] for e in failed} == {"E009"}
+    suspended = league_events(world, "player_suspended")
+    assert [(e["player_id"], e["failures"]) for e in suspended] == [(p06, 3)]
+    results = world.manager.results
+    its = [m for m in world.manager.schedule.iter_matches() if p06 in m.player_ids]
+    forfeited = {m.round_id for m in its if results[m.match_id].details.get("forfeit")}
+    assert forfeited == set(range(2, 6))
+
+
 async def test_a_suspended_player_that_answers_again_plays_again(stored_world: World) -> None:
     world = stored_world
     await league_of(world, players=6)

@@ -352,6 +352,37 @@ async def test_a_player_slow_to_take_notifications_delays_nobody(
     )
 
 
+async def test_a_player_that_takes_batches_gets_each_rounds_news_in_one_request(
+    world: World,
+) -> None:
+    """A round's end and the next round's start are three notifications to every player:
+    one request to a player whose answers tell that it takes JSON-RPC batches (once it has
+    told it), one request each to the others; the same notifications, in the same order,
+    and every copy still counts for the player's health (each answered)."""
+    batching, single = "http://player-1.test/mcp", "http://player-2.test/mcp"
+    world.batching.add(batching)
+    await league_of(world, players=4)
+    assert (await world.lm.post("/start_league", headers=admin(world))).status_code == 200
+    await wait_until(lambda: world.manager.schedule.status.value == "COMPLETED")
+    await world.manager.wait_until_completed()
+    news = [
+        [method for method in world.methods_to(player) if method != "start_match"]
+        for player in (batching, single)
+    ]
+    assert news[0] == news[1]
+    assert news[0] == [
+        "notify_round",
+        *["update_standings", "notify_round_completed", "notify_round"] * 2,
+        "update_standings",
+        "notify_round_completed",
+        "notify_league_completed",
+    ]
+    assert world.requests[single] == [1] * len(news[1])
+    # the first announcement taught the League Manager; each round's end then went with
+    # the next round's start, and the last round's with the league's end
+    assert world.requests[batching] == [1, 3, 3, 3], world.requests[batching]
+
+
 def test_a_group_schedule_reopened_keeps_its_match_size(tmp_path: Path) -> None:
     book = LeagueBook.open(tmp_path, "groups", SCORING)
     schedule_league(book, [(p, p) for p in ids(7)], players_per_match=3, rounds=3)
