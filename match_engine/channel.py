@@ -84,6 +84,7 @@ class MatchChannel:
                 retries=retries,
                 on_retry=retrying,
                 method_aliases=self._plan.protocol_mode == "lenient",
+                kept_whole=not record.in_memory,  # the match file's transcript has them
             )
         except TransportError as exc:
             record.note("failed", method, peer, error=_error(exc.code.value, exc.description))

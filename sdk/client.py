@@ -109,8 +109,13 @@ class RpcClient:
         retries: int | None = None,
         on_retry: OnRetry | None = None,
         method_aliases: bool = True,
+        kept_whole: bool = False,
     ) -> dict[str, Any]:
         """Send one request and return the ``result`` object of the answer.
+
+        ``kept_whole``: the caller keeps the message and its answer whole elsewhere (a
+        match's transcript, written to its match file): the log has each in one short line,
+        a refusal whole all the same.
 
         With ``method_aliases`` (a lenient league), a peer that answers -32601 to the
         protocol's method name is asked once more with the message_type as the method, as
@@ -129,7 +134,7 @@ class RpcClient:
             params = outgoing.to_wire() if isinstance(outgoing, Message) else outgoing
             name = self._method_names.get((endpoint, method), method)
             try:
-                return await self._call_once(endpoint, name, params, limit)
+                return await self._call_once(endpoint, name, params, limit, kept_whole)
             except RemoteError as exc:
                 alias = (
                     params.shared.message_type
@@ -166,14 +171,18 @@ class RpcClient:
                 await asyncio.sleep(self.retry_policy.delay(attempt))
 
     async def _call_once(
-        self, endpoint: str, method: str, params: dict[str, Any] | Signed, limit: float
+        self,
+        endpoint: str,
+        method: str,
+        params: dict[str, Any] | Signed,
+        limit: float,
+        kept_whole: bool = False,
     ) -> dict[str, Any]:
         request_id = next(self._ids)
-        content = self._request(method, params, request_id, endpoint)
+        brief = kept_whole or isinstance(params, Signed)
+        content = self._request(method, params, request_id, endpoint, brief)
         status, body = await self._exchange(endpoint, method, content, limit)
-        return self._result_of(
-            status, body, endpoint, method, request_id, brief=isinstance(params, Signed)
-        )
+        return self._result_of(status, body, endpoint, method, request_id, brief=brief)
 
     async def call_batch(
         self, endpoint: str, calls: Sequence[tuple[str, Signed]], *, timeout: float | None = None
@@ -192,7 +201,7 @@ class RpcClient:
         limit = max(self._system.timeout_for(m) for m, _ in calls) if timeout is None else timeout
         ids = [next(self._ids) for _ in calls]
         content = b"[%s]" % b",".join(
-            self._request(method, params, request_id, endpoint)
+            self._request(method, params, request_id, endpoint, brief=True)
             for (method, params), request_id in zip(calls, ids, strict=True)
         )
         what = f"a batch of {len(calls)} ({', '.join(m for m, _ in calls)})"
@@ -226,10 +235,16 @@ class RpcClient:
         return endpoint in self._batching
 
     def _request(
-        self, method: str, params: dict[str, Any] | Signed, request_id: int, endpoint: str
+        self,
+        method: str,
+        params: dict[str, Any] | Signed,
+        request_id: int,
+        endpoint: str,
+        brief: bool,
     ) -> bytes:
-        """The request's JSON, logged as sent: a broadcast's copy in one short line (its
-        content is the same for every recipient: its sender logs that once), else whole."""
+        """The request's JSON, logged as sent: whole, or ``brief``ly in one short line (a
+        broadcast's copy, whose content is the same for every recipient and logged once by
+        its sender; a message kept whole elsewhere)."""
         if isinstance(params, Signed):
             self._log.brief("message_sent", params.shared.wire, method=method, peer=endpoint)
             return b"".join(
@@ -241,7 +256,8 @@ class RpcClient:
                     b',"id":%d}' % request_id,
                 )
             )
-        self._log.message("message_sent", params, method=method, peer=endpoint)
+        log = self._log.brief if brief else self._log.message
+        log("message_sent", params, method=method, peer=endpoint)
         request = {"jsonrpc": "2.0", "method": method, "params": params, "id": request_id}
         return json.dumps(request).encode()
 
@@ -356,9 +372,9 @@ class RpcClient:
         self, body: dict[str, Any], endpoint: str, method: str, request_id: int, *, brief: bool
     ) -> dict[str, Any]:
         """The ``result`` of the JSON-RPC answer ``body`` to request ``request_id``.
-        ``brief``: the answer to a broadcast's copy is logged as its sending was, in one
-        short line without its data (one per recipient: 6 per result in a league that
-        broadcasts); a LEAGUE_ERROR answer is logged whole all the same."""
+        ``brief``: the answer is logged as its request was, in one short line without its
+        data (a broadcast's copy, 6 per result in a league that broadcasts; a message kept
+        whole elsewhere); a LEAGUE_ERROR answer is logged whole all the same."""
         mismatch = answer_id_mismatch(body, request_id)
         if mismatch is not None:  # no usable answer: retried like a lost one
             raise TransportError(

@@ -361,6 +361,34 @@ async def test_the_match_file_holds_lifecycle_transcript_and_result(harness: Mat
     assert FakeLeagueManager.TOKEN not in record.path.read_text(), "tokens are redacted"
 
 
+async def test_the_log_has_each_player_call_in_a_short_line_the_match_file_has_it_whole(
+    harness: MatchHarness,
+) -> None:
+    """The match file's transcript holds every message to and from the players whole, so the
+    referee's log has each in one short line (type, conversation, method, peer), as the
+    copies of a broadcast are: except a refusal, which the log keeps whole as evidence."""
+    a, b = ScriptedPlayer("P01"), ScriptedPlayer("P02")
+    a.fail("choose_parity", "league_error")
+    _, record = await harness.run(a, b)
+    transcript = harness.match_file(record)["transcript"]
+    to_players = [e for e in transcript if e.get("peer") in ("P01", "P02")]
+    assert all(e["message"]["message_type"] for e in to_players)
+    records = [json.loads(line) for line in harness.log.path.read_text().splitlines()]
+    calls = [
+        r
+        for r in records
+        if r["event"] in ("message_sent", "message_received")
+        and r.get("peer") != harness.lm.endpoint
+    ]
+    whole = [(r["event"], r["message_type"]) for r in calls if "data" in r]
+    assert whole == [("message_received", "LEAGUE_ERROR")], whole
+    short = {(r["event"], r["method"]) for r in calls if "data" not in r}
+    assert ("message_sent", "handle_game_invitation") in short
+    assert ("message_received", "notify_match_result") in short
+    assert all(r["message_type"] for r in calls)
+    assert len(calls) == len(to_players), "each message once in the log, once in the file"
+
+
 async def test_an_unreachable_league_manager_leaves_the_result_unreported(
     harness: MatchHarness, lm: FakeLeagueManager
 ) -> None:
