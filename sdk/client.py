@@ -259,7 +259,7 @@ class RpcClient:
         log = self._log.brief if brief else self._log.message
         log("message_sent", params, method=method, peer=endpoint)
         request = {"jsonrpc": "2.0", "method": method, "params": params, "id": request_id}
-        return json.dumps(request).encode()
+        return orjson.dumps(request)
 
     async def _exchange(
         self, endpoint: str, what: str, content: bytes, limit: float
