@@ -24,7 +24,11 @@ calls in all, after ``--warmup`` calls that are not counted; the server's CPU is
 - ``broadcast``: a ROUND_COMPLETED validated by its model, logged briefly, as a player
   takes each copy of a round's news;
 - ``standings``: a LEAGUE_STANDINGS_UPDATE of 200 rows, as a player of a 200-player league
-  takes it each round.
+  takes it each round;
+- ``news`` and ``news_batch``: what a player of that league is told between two rounds (the
+  standings, ROUND_COMPLETED, a ROUND_ANNOUNCEMENT of 100 matches), in three calls, or in
+  one JSON-RPC batch as the League Manager sends it to an agent that takes batches; one
+  "call" of these layers is the three messages.
 """
 
 from __future__ import annotations
@@ -55,10 +59,18 @@ from sdk.client import RpcClient  # noqa: E402
 from sdk.config import SystemConfig  # noqa: E402
 from sdk.examples import example  # noqa: E402
 from sdk.jsonrpc import JsonRpcEndpoint, RpcMethod  # noqa: E402
-from sdk.messages import LeagueStandingsUpdate, RoundCompleted  # noqa: E402
+from sdk.messages import (  # noqa: E402
+    LeagueStandingsUpdate,
+    Message,
+    RoundAnnouncement,
+    RoundCompleted,
+)
 from sdk.service import LISTEN_FD_ENV, listening_socket, serve  # noqa: E402
+from sdk.shared_message import SharedMessage  # noqa: E402
 
-LAYERS = ("asgi", "starlette", "endpoint", "broadcast", "standings")
+LAYERS = ("asgi", "starlette", "endpoint", "broadcast", "standings", "news", "news_batch")
+NEWS = ("news", "news_batch")
+"""Layers whose call is a round's three messages to one player."""
 BARE = ("asgi", "starlette")
 """Layers that answer one fixed body, whatever the request: aiohttp alone calls them (our
 client refuses an answer whose id is not its request's)."""
@@ -77,6 +89,22 @@ def _params(layer: str) -> dict[str, Any]:
         ]
         return message
     return example("ROUND_COMPLETED")
+
+
+def _news() -> list[tuple[str, type[Message], dict[str, Any]]]:
+    """A round's news to one player: each message's method, model and wire form."""
+    announcement = example("ROUND_ANNOUNCEMENT")
+    match = announcement["matches"][0]
+    announcement["matches"] = [
+        {**match, "match_id": f"R1M{k + 1}", "player_A_id": f"P{2 * k + 1:03d}",
+         "player_B_id": f"P{2 * k + 2:03d}"}
+        for k in range(ROWS // 2)
+    ]  # fmt: skip
+    return [
+        ("update_standings", LeagueStandingsUpdate, _params("standings")),
+        ("notify_round_completed", RoundCompleted, example("ROUND_COMPLETED")),
+        ("notify_round", RoundAnnouncement, announcement),
+    ]
 
 
 def server_app(layer: str, logs: Path) -> ASGIApp:
@@ -116,8 +144,13 @@ def server_app(layer: str, logs: Path) -> ASGIApp:
         "broadcast": RpcMethod(ack, RoundCompleted, broadcast=True),
         "standings": RpcMethod(ack, LeagueStandingsUpdate, broadcast=True),
     }
+    table = (
+        {name: RpcMethod(ack, model, broadcast=True) for name, model, _ in _news()}
+        if layer in NEWS
+        else {"bench": methods[layer]}
+    )
     log = AgentLog(logs / "server.log.jsonl", "bench-server")
-    JsonRpcEndpoint({"bench": methods[layer]}, sender=lambda: "player:P001", log=log).mount(app)
+    JsonRpcEndpoint(table, sender=lambda: "player:P001", log=log).mount(app)
     return app
 
 
@@ -140,26 +173,40 @@ async def measure(
 ) -> dict[str, Any]:
     """Warm up, then time ``args.calls`` calls; the CPU per call of both sides, in µs."""
     params = _params(layer)
-    body = json.dumps({"jsonrpc": "2.0", "method": "bench", "params": params, "id": 1}).encode()
+    sent = [(m, p) for m, _, p in _news()] if layer in NEWS else [("bench", params)]
+    requests = [{"jsonrpc": "2.0", "method": m, "params": p, "id": 1} for m, p in sent]
+    bodies = [json.dumps(r).encode() for r in requests]
+    if layer == "news_batch":
+        bodies = [json.dumps([{**r, "id": k} for k, r in enumerate(requests)]).encode()]
     closers: list[Callable[[], Any]] = []
     if client == "aiohttp":
         session = aiohttp.ClientSession()
         closers.append(session.close)
 
         async def call() -> None:
-            async with session.post(
-                url, data=body, headers={"content-type": "application/json"}
-            ) as response:
-                await response.read()
-                assert response.status == 200, response.status
+            for body in bodies:
+                async with session.post(
+                    url, data=body, headers={"content-type": "application/json"}
+                ) as response:
+                    await response.read()
+                    assert response.status == 200, response.status
 
     else:
         log = AgentLog(Path(args.logs) / f"client-{layer}.log.jsonl", "bench-client")
         rpc = RpcClient(SystemConfig(default_league_id="bench"), log)
         closers.append(rpc.aclose)
+        copies = [
+            (m, SharedMessage(model.model_validate(p)).signed("proof")) for m, model, p in _news()
+        ]
 
         async def call() -> None:
-            await rpc.call(url, "bench", params, timeout=10, retries=0)
+            if layer == "news_batch":
+                await rpc.call_batch(url, copies, timeout=10)
+            elif layer == "news":
+                for method, copy in copies:
+                    await rpc.call(url, method, copy, timeout=10, retries=0)
+            else:
+                await rpc.call(url, "bench", params, timeout=10, retries=0)
 
     try:
         await _calls(call, args.warmup, args.concurrency)
