@@ -259,7 +259,7 @@ class ScheduleBook:
         if self._publish is not None:
             self._publish(document)
         else:
-            write_document(self.path, document, indent=None, keep_backup=keep_backup)
+            write_document(self.path, document, compact=True, keep_backup=keep_backup)
 
     # -- start-up ----------------------------------------------------------------------
 

@@ -81,6 +81,9 @@ class PlayerHistory:
         self.strategy = strategy
         self.player_id = player_id
         self._matches = list(matches)
+        self._known = {(m.league_id, m.match_id) for m in self._matches}
+        """What ``knows`` looks up: asked several times a match, of a history that grows
+        by one match a round (a scan of it was an eighth of a host's CPU late in a league)."""
         self._dumped = [m.model_dump(mode="json") for m in self._matches]
         """Each match as the file holds it, dumped once (never changed in place: a write in
         a worker thread serialises them while the event loop goes on)."""
@@ -138,7 +141,7 @@ class PlayerHistory:
 
     def knows(self, league_id: str | None, match_id: str) -> bool:
         """Whether this match is recorded already (a referee may send GAME_OVER twice)."""
-        return any(m.match_id == match_id and m.league_id == league_id for m in self._matches)
+        return (league_id, match_id) in self._known
 
     def add(self, record: PastMatch) -> None:
         """Record a finished match in memory; ``durable`` writes it to the file."""
@@ -168,6 +171,7 @@ class PlayerHistory:
 
     def _keep(self, record: PastMatch) -> None:
         self._matches.append(record)
+        self._known.add((record.league_id, record.match_id))
         self._dumped.append(record.model_dump(mode="json"))
         self._totals = Totals.of((record,), start=self._totals)
 

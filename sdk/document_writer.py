@@ -53,11 +53,11 @@ class DocumentWriter:
         """Write the newest state at once, on the calling thread: for a rare write whose
         caller cannot await (a history taken over with an identity); only while no write
         is in flight."""
-        document = write_document(self.path, self._payload(), indent=None)
+        document = write_document(self.path, self._payload(), compact=True)
         self.last_updated = document["last_updated"]
         self._commits.settled()
 
     async def _write(self) -> None:
         payload = self._payload()
-        document = await asyncio.to_thread(write_document, self.path, payload, indent=None)
+        document = await asyncio.to_thread(write_document, self.path, payload, compact=True)
         self.last_updated = document["last_updated"]

@@ -50,6 +50,20 @@ def test_atomic_write_creates_folders_and_round_trips(tmp_path: Path) -> None:
     assert leftovers(path.parent) == []
 
 
+def test_a_file_is_strict_json_indented_or_compact(tmp_path: Path) -> None:
+    """Readable by any JSON parser: a float that is not a number is written null, keys that
+    are not strings as strings; indented by 2, or on one line when compact."""
+    payload = {"points": float("nan"), "by_round": {1: "R1"}, "rows": [{"a": 1}]}
+    expected = {"points": None, "by_round": {"1": "R1"}, "rows": [{"a": 1}]}
+    indented, compact = tmp_path / "indented.json", tmp_path / "compact.json"
+    atomic_write_json(indented, payload)
+    atomic_write_json(compact, payload, compact=True)
+    for path in (indented, compact):
+        assert json.loads(path.read_text(), parse_constant=pytest.fail) == expected
+    assert indented.read_text().startswith('{\n  "points": null,')
+    assert compact.read_text().count("\n") == 1
+
+
 def test_atomic_write_replaces_the_old_content(tmp_path: Path) -> None:
     path = tmp_path / "state.json"
     atomic_write_json(path, {"version": 1, "long": "x" * 1000})
