@@ -16,7 +16,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 import httpx
-import orjson
 
 from sdk.agent_log import AgentLog
 from sdk.config import RetryPolicy, SystemConfig
@@ -24,19 +23,22 @@ from sdk.errors import ErrorCode, RemoteError, TransportError
 from sdk.messages import LeagueError, Message
 from sdk.nesting import nests_deeper
 from sdk.posting import AiohttpPoster, HttpxPoster, Poster, Unreachable, UnusableURL
+from sdk.rpc_wire import (
+    answer_id_mismatch,
+    encoded_request,
+    error_answer,
+    error_evidence,
+    named,
+)
 from sdk.shared_message import Signed
 
-__all__ = ["OnRetry", "Outgoing", "RpcClient", "answer_id_mismatch"]
+__all__ = ["OnRetry", "Outgoing", "RpcClient"]
 
 METHOD_NOT_FOUND = -32601
 _TOO_DEEP = object()
-_ID_SHOWN = 40
-"""Characters of a wrong answer id quoted in the error (a peer chooses its length)."""
 ERROR_BODY_BYTES = 4096
 """How much of the body of an HTTP error status is read: the evidence of why a peer refused
 (a JSON-RPC error object, a sentence), bounded whatever the peer sends."""
-_ERROR_SHOWN = 300
-"""Characters of a peer's error message or body quoted in the error's description."""
 
 _Body = TypeVar("_Body", dict[str, Any], list[Any])
 
@@ -47,27 +49,6 @@ Outgoing = Message | dict[str, Any] | Signed | Callable[[], Message | dict[str, 
 """What ``call`` sends: a message, its wire dict, one recipient's copy of a message encoded
 once for many (``sdk.shared_message``), or a zero-argument factory called before every
 attempt (so a retry carries a fresh timestamp or deadline)."""
-
-
-def answer_id_mismatch(body: dict[str, Any], request_id: int) -> str | None:
-    """What makes ``body`` the answer to another request than ``request_id``'s, or None.
-
-    The request's id echoed as a number or as a string is the same id; so is none at all
-    (tolerated: HTTP pairs an answer with its request), and a null id on an error (the
-    peer could not read the request's, as JSON-RPC 2.0 says). Any other id is a mismatch.
-    """
-    if "id" not in body:
-        return None
-    answered = body["id"]
-    if answered is None and "error" in body:
-        return None
-    if (
-        isinstance(answered, (int, str))
-        and not isinstance(answered, bool)
-        and str(answered) == str(request_id)
-    ):
-        return None
-    return f"id {json.dumps(answered)[:_ID_SHOWN]}, not {request_id}, the id of the request"
 
 
 class RpcClient:
@@ -201,8 +182,14 @@ class RpcClient:
         limit = max(self._system.timeout_for(m) for m, _ in calls) if timeout is None else timeout
         ids = [next(self._ids) for _ in calls]
         content = b"[%s]" % b",".join(
-            self._request(method, params, request_id, endpoint, brief=True)
+            encoded_request(method, params, request_id)
             for (method, params), request_id in zip(calls, ids, strict=True)
+        )
+        # the copies' content is logged once by their sender: here one line a batch each way
+        self._log.log.info(
+            "batch_sent",
+            peer=endpoint,
+            messages=[named(method, params.shared.wire) for method, params in calls],
         )
         what = f"a batch of {len(calls)} ({', '.join(m for m, _ in calls)})"
         status, body = await self._exchange(endpoint, what, content, limit)
@@ -224,9 +211,18 @@ class RpcClient:
                 )
                 continue
             try:
-                results.append(self._result_in(answer, endpoint, method, request_id, brief=True))
+                results.append(self._result_in(answer, endpoint, method, request_id, brief=None))
             except (TransportError, RemoteError) as exc:
                 results.append(exc)
+        self._log.log.info(
+            "batch_answered",
+            peer=endpoint,
+            answers=[
+                named(method, result)
+                for (method, _), result in zip(calls, results, strict=True)
+                if isinstance(result, dict)
+            ],
+        )
         return results
 
     def takes_batches(self, endpoint: str) -> bool:
@@ -247,19 +243,10 @@ class RpcClient:
         its sender; a message kept whole elsewhere)."""
         if isinstance(params, Signed):
             self._log.brief("message_sent", params.shared.wire, method=method, peer=endpoint)
-            return b"".join(
-                (
-                    b'{"jsonrpc":"2.0","method":',
-                    orjson.dumps(method),
-                    b',"params":',
-                    params.encoded(),
-                    b',"id":%d}' % request_id,
-                )
-            )
-        log = self._log.brief if brief else self._log.message
-        log("message_sent", params, method=method, peer=endpoint)
-        request = {"jsonrpc": "2.0", "method": method, "params": params, "id": request_id}
-        return orjson.dumps(request)
+        else:
+            log = self._log.brief if brief else self._log.message
+            log("message_sent", params, method=method, peer=endpoint)
+        return encoded_request(method, params, request_id)
 
     async def _exchange(
         self, endpoint: str, what: str, content: bytes, limit: float
@@ -326,7 +313,7 @@ class RpcClient:
                 ``http.max_json_depth``; a batch answered with one JSON-RPC error object.
         """
         if status != 200:
-            why, evidence = _error_evidence(content)
+            why, evidence = error_evidence(content)
             raise RemoteError(
                 f"HTTP_{status}", f"{endpoint} answered {what} with HTTP {status}{why}", evidence
             )
@@ -346,7 +333,7 @@ class RpcClient:
                 f"(http.max_json_depth)",
             )
         if kind is list and isinstance(body, dict) and isinstance(body.get("error"), dict):
-            raise _error_answer(body, endpoint, what)
+            raise error_answer(body, endpoint, what)
         if not isinstance(body, kind):
             raise RemoteError(
                 ErrorCode.INVALID_FIELD_VALUE.value,
@@ -369,12 +356,19 @@ class RpcClient:
         return self._result_in(body, endpoint, method, request_id, brief=brief)
 
     def _result_in(
-        self, body: dict[str, Any], endpoint: str, method: str, request_id: int, *, brief: bool
+        self,
+        body: dict[str, Any],
+        endpoint: str,
+        method: str,
+        request_id: int,
+        *,
+        brief: bool | None,
     ) -> dict[str, Any]:
         """The ``result`` of the JSON-RPC answer ``body`` to request ``request_id``.
         ``brief``: the answer is logged as its request was, in one short line without its
         data (a broadcast's copy, 6 per result in a league that broadcasts; a message kept
-        whole elsewhere); a LEAGUE_ERROR answer is logged whole all the same."""
+        whole elsewhere), None: not at all (a batch's, logged in one line); a LEAGUE_ERROR
+        answer is logged whole all the same."""
         mismatch = answer_id_mismatch(body, request_id)
         if mismatch is not None:  # no usable answer: retried like a lost one
             raise TransportError(
@@ -383,7 +377,7 @@ class RpcClient:
                 f"with {mismatch}: an answer to another request, not taken",
             )
         if body.get("error") is not None:
-            raise _error_answer(body, endpoint, method)
+            raise error_answer(body, endpoint, method)
         if "result" not in body:
             raise RemoteError(
                 ErrorCode.INVALID_FIELD_VALUE.value,
@@ -394,10 +388,10 @@ class RpcClient:
         if not isinstance(result, dict):
             result = {"value": result}
         refused = result.get("message_type") == LeagueError.MESSAGE_TYPE
-        if brief and not refused:
-            self._log.brief("message_received", result, method=method, peer=endpoint)
-        else:
+        if refused or brief is False:
             self._log.message("message_received", result, method=method, peer=endpoint)
+        elif brief:
+            self._log.brief("message_received", result, method=method, peer=endpoint)
         if refused:
             raise RemoteError(
                 str(result.get("error_code", "")),
@@ -428,14 +422,6 @@ class RpcClient:
                 await asyncio.sleep(interval)
 
 
-def _error_answer(body: dict[str, Any], endpoint: str, what: str) -> RemoteError:
-    """The RemoteError of a JSON-RPC error answer ``body``."""
-    error = body["error"]
-    code = error.get("code") if isinstance(error, dict) else None
-    text = error.get("message", "") if isinstance(error, dict) else str(error)
-    return RemoteError(str(code), f"{endpoint} answered {what} with an error: {text}", body)
-
-
 async def _first_bytes(chunks: AsyncIterator[bytes], limit: int) -> bytes:
     """At most ``limit`` bytes of a streamed body; the rest is never read."""
     body = bytearray()
@@ -444,27 +430,3 @@ async def _first_bytes(chunks: AsyncIterator[bytes], limit: int) -> bytes:
         if len(body) >= limit:
             break
     return bytes(body)
-
-
-def _error_evidence(content: bytes) -> tuple[str, dict[str, Any]]:
-    """What the body of an HTTP error status says (``: JSON-RPC error -32001 ...`` or its
-    text, cut), and what of it a transcript keeps: the JSON object, or the text."""
-    text = content.decode("utf-8", errors="replace").strip()
-    if not text:
-        return "", {}
-    try:
-        body = json.loads(text)
-    except ValueError:
-        body = None
-    if isinstance(body, dict):
-        error = body.get("error")
-        if isinstance(error, dict):
-            said = f"JSON-RPC error {error.get('code')} {error.get('message', '')}".rstrip()
-            data = error.get("data")
-            if data not in (None, ""):
-                said += f" ({json.dumps(data)[:_ERROR_SHOWN]})"
-        else:
-            said = json.dumps(body)
-        return f": {said[:_ERROR_SHOWN]}", body
-    cut = text[:_ERROR_SHOWN] + ("..." if len(text) > _ERROR_SHOWN else "")
-    return f": {cut!r}", {"body": text}

@@ -10,8 +10,8 @@ from pydantic import ValidationError
 
 from league_cli.conformance.probe import Exchange
 from league_cli.conformance.report import Finding, Recorder
-from sdk.client import answer_id_mismatch
 from sdk.messages import PROTOCOL, Message
+from sdk.rpc_wire import answer_id_mismatch
 from sdk.timeutil import PROTOCOL_TIMESTAMP_FORM, parse_utc, protocol_form
 from sdk.tolerance import ENVELOPE_FIELDS, Deviation, answer_defaults, repair
 from sdk.variants import is_league_manager

@@ -110,9 +110,20 @@ async def test_a_real_endpoint_tells_it_takes_batches_and_answers_each_copy(
     assert "round 2" in refused.description
     assert seen == [1, 1, 3], "each copy handled once, in the order sent"
     records = [json.loads(line) for line in agent_log.path.read_text().splitlines()]
-    sent = [r["conversation_id"] for r in records if r["event"] == "message_sent"]
-    assert sent == ["c0", "c1", "c2", "c3"], "each copy logged as sent, in one short line"
-    assert all("data" not in r for r in records if r["event"] == "message_sent")
+    events = [r["event"] for r in records]
+    assert events == [
+        "message_sent",
+        "message_received",
+        "batch_sent",
+        "message_received",  # the refusal, whole as evidence
+        "batch_answered",
+    ]
+    batch_sent, refusal, answered = records[2:]
+    assert [m["conversation_id"] for m in batch_sent["messages"]] == ["c1", "c2", "c3"]
+    assert {m["method"] for m in batch_sent["messages"]} == {"notify_round_completed"}
+    assert refusal["message_type"] == "LEAGUE_ERROR" and "round 2" in json.dumps(refusal["data"])
+    assert [m["message_type"] for m in answered["answers"]] == ["ACK", "ACK"]
+    assert "proof-c" not in agent_log.path.read_text(), "no copy's proof is logged"
 
 
 class BatchPeer:
