@@ -527,6 +527,20 @@ async def test_http_routes(world: World) -> None:
         "REF01",
         "REF02",
     }
+    p01 = world.manager.agents.get("P01")
+    assert p01 is not None
+    assert status["players"][0] == p01.model_dump(
+        include={"agent_id", "display_name", "game_types", "contact_endpoint", "state"}
+    )
+    assert set(status["referees"][0]) == {
+        "agent_id",
+        "display_name",
+        "game_types",
+        "contact_endpoint",
+        "state",
+        "max_concurrent_matches",
+        "running_matches",
+    }
     page = await world.lm.get("/")
     assert page.status_code == 200 and "Even/Odd League 2025" in page.text
     assert 'src="/ui/static/dashboard.js"' in page.text, "the dashboard fills itself (tests/web)"
