@@ -23,7 +23,7 @@ from sdk.errors import RemoteError, TransportError
 from sdk.messages import Message
 from sdk.shared_message import SharedMessage, Signed
 
-__all__ = ["OUTBOX_LIMIT", "Notifier"]
+__all__ = ["OUTBOX_LIMIT", "Notifier", "take_batch"]
 
 OUTBOX_LIMIT = 8
 """Notifications on their way to one agent beyond which new ones to it are dropped (a dead
@@ -49,6 +49,17 @@ class _Outbox:
     sender: asyncio.Task[None] | None = None
 
 
+def take_batch(waiting: deque[_Copy], max_bytes: int) -> list[_Copy]:
+    """The copies at the head of ``waiting`` that go in one batch of at most ``max_bytes``
+    (the first always: alone, it is the agent's to take or refuse), taken out of it."""
+    copies = [waiting.popleft()]
+    size = copies[0].message.size
+    while waiting and size + 1 + waiting[0].message.size <= max_bytes:
+        size += 1 + waiting[0].message.size
+        copies.append(waiting.popleft())
+    return copies
+
+
 class Notifier:
     """Sends notifications; a player that never takes one counts a failure (``health``)."""
 
@@ -60,7 +71,11 @@ class Notifier:
         *,
         concurrency: int,
         lenient: bool,
+        max_batch_bytes: int,
     ):
+        """``max_batch_bytes``: a batch is at most this large (the agents' limit on a
+        request's body, ``http.max_body_bytes``: a copy that fits alone is never made too
+        large to take by the copies batched with it)."""
         self._client = client
         self._health = health
         self._event = event
@@ -68,6 +83,7 @@ class Notifier:
         self._lenient = lenient
         """A lenient league also calls peers by message_type when they serve it that way."""
         self._outboxes: dict[str, _Outbox] = {}
+        self._max_batch_bytes = max_batch_bytes
 
     async def broadcast(
         self,
@@ -120,9 +136,10 @@ class Notifier:
         try:
             while outbox.waiting:
                 async with self._limit:
-                    endpoint = agent.contact_endpoint
-                    take = len(outbox.waiting) if self._client.takes_batches(endpoint) else 1
-                    copies = [outbox.waiting.popleft() for _ in range(take)]
+                    if self._client.takes_batches(agent.contact_endpoint):
+                        copies = take_batch(outbox.waiting, self._max_batch_bytes)
+                    else:
+                        copies = [outbox.waiting.popleft()]
                     outbox.on_way = len(copies)
                     try:
                         if len(copies) == 1:

@@ -189,6 +189,7 @@ class LeagueManager:
             event,
             concurrency=broadcast_concurrency,
             lenient=config.protocol_mode == "lenient",
+            max_batch_bytes=self.system.http.max_body_bytes,
         )
         self._matches = matches = MatchFlow(
             retry_policy=self.system.retry_policy,

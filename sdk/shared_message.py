@@ -16,6 +16,10 @@ from sdk.messages import Message
 
 __all__ = ["SharedMessage", "Signed"]
 
+_REQUEST_ROOM = 160
+"""Bytes a copy's request adds to its message: ``{"jsonrpc":"2.0","method":…,"params":``,
+``"auth_token":``, ``,"id":…}`` (a method name of up to 80 characters)."""
+
 
 class SharedMessage:
     """A message's wire form without its ``auth_token``, encoded once; ``signed`` makes
@@ -52,3 +56,10 @@ class Signed:
 
     def encoded(self) -> bytes:
         return self.shared.encoded(self.proof)
+
+    @property
+    def size(self) -> int:
+        """The bytes this copy takes in a JSON-RPC request, its envelope included, at most
+        (known without encoding it)."""
+        proof = 0 if self.proof is None else len(orjson.dumps(self.proof))
+        return len(self.shared._encoded) + proof + _REQUEST_ROOM

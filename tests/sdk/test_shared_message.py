@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sdk.messages import LeagueStandingsUpdate, StandingsRow
+from sdk.rpc_wire import encoded_request
 from sdk.shared_message import SharedMessage
 
 
@@ -34,6 +35,14 @@ def test_each_copy_is_the_message_with_its_own_proof(proof: str, rows: int) -> N
     copy = json.loads(shared.signed(proof).encoded())
     assert copy == {**message.to_wire(), "auth_token": proof}
     assert LeagueStandingsUpdate.from_wire(copy).auth_token == proof
+
+
+@given(proof=st.none() | st.text(), rows=st.integers(min_value=0, max_value=5))
+def test_a_copys_size_bounds_its_request(proof: str | None, rows: int) -> None:
+    """What a batch of copies is bounded by: no request of one is larger than its size."""
+    copy = SharedMessage(standings_update(rows)).signed(proof)
+    request = encoded_request("m" * 80, copy, 10**15)
+    assert len(request) <= copy.size
 
 
 def test_the_shared_form_never_holds_a_token() -> None:
