@@ -29,6 +29,7 @@ from sdk.rpc_wire import (
     error_answer,
     error_evidence,
     named,
+    request_parts,
 )
 from sdk.shared_message import Signed
 
@@ -181,10 +182,12 @@ class RpcClient:
         """
         limit = max(self._system.timeout_for(m) for m, _ in calls) if timeout is None else timeout
         ids = [next(self._ids) for _ in calls]
-        content = b"[%s]" % b",".join(
-            encoded_request(method, params, request_id)
-            for (method, params), request_id in zip(calls, ids, strict=True)
-        )
+        parts: list[bytes | memoryview] = [b"["]
+        for (method, params), request_id in zip(calls, ids, strict=True):
+            parts += request_parts(method, params, request_id)
+            parts.append(b",")
+        parts[-1] = b"]"
+        content = b"".join(parts)  # the one copy of the copies' shared encodings
         # the copies' content is logged once by their sender: here one line a batch each way
         self._log.log.info(
             "batch_sent",

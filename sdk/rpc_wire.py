@@ -13,7 +13,14 @@ import orjson
 from sdk.errors import RemoteError
 from sdk.shared_message import Signed
 
-__all__ = ["answer_id_mismatch", "encoded_request", "error_answer", "error_evidence", "named"]
+__all__ = [
+    "answer_id_mismatch",
+    "encoded_request",
+    "error_answer",
+    "error_evidence",
+    "named",
+    "request_parts",
+]
 
 _ID_SHOWN = 40
 """Characters of a wrong answer id quoted in the error (a peer chooses its length)."""
@@ -45,16 +52,14 @@ def answer_id_mismatch(body: dict[str, Any], request_id: int) -> str | None:
 def encoded_request(method: str, params: dict[str, Any] | Signed, request_id: int) -> bytes:
     """A JSON-RPC request's JSON (a broadcast's copy spliced in as it was encoded once)."""
     if isinstance(params, Signed):
-        return b"".join(
-            (
-                b'{"jsonrpc":"2.0","method":',
-                orjson.dumps(method),
-                b',"params":',
-                params.encoded(),
-                b',"id":%d}' % request_id,
-            )
-        )
+        return b"".join(request_parts(method, params, request_id))
     return orjson.dumps({"jsonrpc": "2.0", "method": method, "params": params, "id": request_id})
+
+
+def request_parts(method: str, params: Signed, request_id: int) -> list[bytes | memoryview]:
+    """A broadcast copy's request in pieces, to be joined once (``SharedMessage.parts``)."""
+    head = b'{"jsonrpc":"2.0","method":%s,"params":' % orjson.dumps(method)
+    return [head, *params.parts(), b',"id":%d}' % request_id]
 
 
 def named(method: str, message: Mapping[str, Any]) -> dict[str, Any]:

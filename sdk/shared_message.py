@@ -40,11 +40,18 @@ class SharedMessage:
 
     def encoded(self, proof: str | None) -> bytes:
         """The copy's JSON: the shared object with ``"auth_token"`` first, when there is one."""
+        return b"".join(self.parts(proof))
+
+    def parts(self, proof: str | None) -> list[bytes | memoryview]:
+        """The copy's JSON in pieces to join once into whatever holds it (a request, a
+        batch): the shared encoding is not copied before that join (at 1,000 players a
+        round's batch to each player is about 200 KB)."""
         if proof is None:
-            return self._encoded
+            return [self._encoded]
         token = b'{"auth_token":' + orjson.dumps(proof)
-        rest = self._encoded[1:]
-        return token + (rest if rest == b"}" else b"," + rest)
+        if self._encoded == b"{}":
+            return [token, b"}"]
+        return [token + b",", memoryview(self._encoded)[1:]]
 
 
 @dataclass(frozen=True)
@@ -56,6 +63,9 @@ class Signed:
 
     def encoded(self) -> bytes:
         return self.shared.encoded(self.proof)
+
+    def parts(self) -> list[bytes | memoryview]:
+        return self.shared.parts(self.proof)
 
     @property
     def size(self) -> int:
