@@ -101,6 +101,9 @@ class Player:
     def __init__(self, player_id, fault):
         self.player_id = player_id
         self.fault = fault
+        self.dying = False
+        """dies_after_invitation once its answer is being sent: no later request is answered
+        (one may come on its own connection before the process has exited)."""
 
     def message(self, message_type, request, **fields):
         envelope = {
@@ -178,6 +181,9 @@ class Handler(BaseHTTPRequestHandler):
             )
             return
         request_id = request.get("id")
+        if player.dying:
+            self.close_connection = True  # no answer: as from a process that has exited
+            return
         if player.fault == "hangs_after_invitation" and method != "handle_game_invitation":
             self.hold()
             return
@@ -186,8 +192,10 @@ class Handler(BaseHTTPRequestHandler):
         result, error = player.result(method, params)
         answer = {"jsonrpc": "2.0", "id": request_id}
         answer.update({"result": result} if error is None else {"error": error})
+        dies = method == "handle_game_invitation" and player.fault == "dies_after_invitation"
+        player.dying = dies
         self.send_json(answer)
-        if method == "handle_game_invitation" and player.fault == "dies_after_invitation":
+        if dies:
             os._exit(0)  # the answer is on the wire: the player dies before its move
 
     def misbehave(self, call, request_id):
