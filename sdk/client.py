@@ -164,7 +164,8 @@ class RpcClient:
         brief = kept_whole or isinstance(params, Signed)
         content = self._request(method, params, request_id, endpoint, brief)
         status, body = await self._exchange(endpoint, method, content, limit)
-        return self._result_of(status, body, endpoint, method, request_id, brief=brief)
+        answer = self._parsed(status, body, endpoint, method, dict)
+        return self._result_in(answer, endpoint, method, request_id, brief=brief)
 
     async def call_batch(
         self, endpoint: str, calls: Sequence[tuple[str, Signed]], *, timeout: float | None = None
@@ -344,19 +345,6 @@ class RpcClient:
                 f"{'an object' if kind is dict else 'an array'}",
             )
         return body
-
-    def _result_of(
-        self,
-        status: int,
-        content: bytes,
-        endpoint: str,
-        method: str,
-        request_id: int,
-        *,
-        brief: bool = False,
-    ) -> dict[str, Any]:
-        body = self._parsed(status, content, endpoint, method, dict)
-        return self._result_in(body, endpoint, method, request_id, brief=brief)
 
     def _result_in(
         self,
