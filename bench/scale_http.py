@@ -13,8 +13,8 @@ Lightweight players: 200 player processes do not fit on a small machine, so one 
 registration and token, mounted under its own path and listening on a port of its own:
 ``http://127.0.0.1:P<k>/p/<k>/mcp`` (so the League Manager sees as many peers as a league of
 player processes would: one connection pool each). The host runs every player's own
-lifespan, so each registers with the League Manager as a player process would, and freezes
-what lives once it serves (``gc.freeze``, as ``sdk.service.serve`` does). What the
+lifespan, so each registers with the League Manager as a player process would, and
+readies its garbage collector as ``sdk.service.serve`` does (``settle_collector``). What the
 host shares is the process and the event loop: a player's blocking work holds up every
 player of its host (its history file is rewritten and fsynced after every GAME_OVER in a
 worker thread, off the event loop, but the JSON of it and the rest of the player's work share
@@ -45,7 +45,6 @@ second signal during the clean-up waits for it to finish.
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import re
@@ -84,7 +83,12 @@ from league_cli.up import wait_for  # noqa: E402
 from players.app import create_app  # noqa: E402
 from players.config import PlayerSettings  # noqa: E402
 from sdk.config import SharedDir  # noqa: E402
-from sdk.service import inherited_socket, listening_socket, server_config  # noqa: E402
+from sdk.service import (  # noqa: E402
+    inherited_socket,
+    listening_socket,
+    server_config,
+    settle_collector,
+)
 from tests.balancer import balancer  # noqa: E402
 
 LEAGUE = "league_2025_even_odd"
@@ -194,8 +198,7 @@ def serve_players(shared_dir: Path, port: int, lm_mcp: str, keys: range, strateg
     ports = [sock.getsockname()[1] for sock in sockets[1:]]
     app = player_host_app(hosted_settings(shared_dir, ports, lm_mcp, keys, strategy))
     config = server_config(app)  # as sdk.service.serve configures a player's server
-    gc.collect()  # as sdk.service.serve does for every agent: what lives now (the libraries,
-    gc.freeze()  # the players' apps) is moved out of the collector's sight
+    settle_collector()  # as sdk.service.serve does for every agent
     try:
         uvicorn.Server(config).run(sockets=sockets)
     except KeyboardInterrupt:

@@ -29,6 +29,7 @@ __all__ = [
     "listening_socket",
     "serve",
     "server_config",
+    "settle_collector",
 ]
 
 
@@ -54,6 +55,25 @@ def _fit_to_file_limit(guard: ConnectionGuard) -> None:
         soft = hard
     if soft != resource.RLIM_INFINITY:
         guard.max_connections = max(16, min(guard.max_connections, soft - FD_RESERVE))
+
+
+YOUNG_OBJECTS_PER_COLLECTION = 20_000
+"""Objects made (less those freed) between two collections of the youngest generation: an
+agent makes and drops thousands a call (a standings copy alone, a row a player), and at
+Python's 700 the collector ran hundreds of times a league round, about a twentieth of the
+League Manager's CPU (doc/benchmarks.md); at 20,000 it runs a few times a league."""
+
+
+def settle_collector() -> None:
+    """Ready the garbage collector for a long-lived server. The objects alive now (the
+    imported libraries, the app) live as long as the process: ``gc.freeze`` moves them out
+    of the collector's sight, so a full collection no longer rescans tens of thousands of
+    them while the agent answers calls. The youngest generation is collected after
+    ``YOUNG_OBJECTS_PER_COLLECTION`` objects; the older ones as Python chooses."""
+    gc.collect()
+    gc.freeze()
+    _, middle, oldest = gc.get_threshold()
+    gc.set_threshold(YOUNG_OBJECTS_PER_COLLECTION, middle, oldest)
 
 
 LISTEN_FD_ENV = "LEAGUE_LISTEN_FD"
@@ -198,16 +218,13 @@ def serve(
     connections; ``guard`` bounds the connections and how long each may take to send a
     request (``sdk.connections``); ``exit_switch`` lets the app's tasks end the process.
 
-    The objects alive now (the imported libraries, the app) live as long as the process:
-    ``gc.freeze`` moves them out of the collector's sight, so a full collection no longer
-    rescans tens of thousands of them while the agent answers calls.
+    The garbage collector is readied for a long-lived server first (``settle_collector``).
 
     Raises:
         LeagueSDKError: what tripped ``exit_switch``, once the server has closed.
     """
     sock = inherited_socket(port)
-    gc.collect()
-    gc.freeze()
+    settle_collector()
     extra: dict[str, Any] = {}
     if guard is not None:
         _fit_to_file_limit(guard)

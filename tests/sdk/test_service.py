@@ -5,6 +5,8 @@ from __future__ import annotations
 import errno
 import os
 import socket
+import subprocess
+import sys
 
 import pytest
 
@@ -62,3 +64,30 @@ def test_a_variable_that_is_no_socket_is_refused(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv(LISTEN_FD_ENV, "not-a-number")
     with pytest.raises(ConfigError, match="is not the file descriptor of a socket"):
         inherited_socket(8000)
+
+
+SETTLED = """
+import gc, weakref
+from sdk.service import YOUNG_OBJECTS_PER_COLLECTION, settle_collector
+
+class Node:
+    pass
+
+settle_collector()
+print(gc.get_freeze_count() > 0, gc.get_threshold()[0] == YOUNG_OBJECTS_PER_COLLECTION)
+cycle = Node()
+cycle.me = cycle
+gone = weakref.ref(cycle)
+del cycle
+kept = [Node() for _ in range(YOUNG_OBJECTS_PER_COLLECTION // 2)]
+print(gone() is not None)  # a young cycle waits for the next collection
+kept += [Node() for _ in range(YOUNG_OBJECTS_PER_COLLECTION)]
+print(gone() is None)  # and is collected by it, unprompted
+"""
+
+
+def test_a_settled_collector_freezes_what_lives_and_still_collects_young_cycles() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", SETTLED], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.split() == ["True", "True", "True", "True"]
