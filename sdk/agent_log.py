@@ -51,21 +51,34 @@ def _logged(value: Any, secret: bool = False) -> Any:
             return value
         return f"{value[:LOG_STRING_MAX]}… {dropped} more characters (not logged)"
     if isinstance(value, dict):
-        kept = {
-            key if type(key) is str and len(key) <= LOG_STRING_MAX else _logged(key): _logged(
-                item, secret or _secret(key)
-            )
-            for key, item in islice(value.items(), LOG_KEYS_MAX)
-        }
-        if len(value) > LOG_KEYS_MAX:
-            kept["…"] = f"{len(value) - LOG_KEYS_MAX} more keys (not logged)"
-        return kept
+        return _logged_object(value, secret)
     if isinstance(value, list):
         listed = [_logged(item, secret) for item in value[:LOG_LIST_MAX]]
         if len(value) > LOG_LIST_MAX:
             listed.append(f"… {len(value) - LOG_LIST_MAX} more (not logged)")
         return listed
     return value
+
+
+def _logged_object(value: dict[Any, Any], secret: bool) -> dict[Any, Any]:
+    """A dict through ``_logged``, its plain fields (a short string not secret, a number)
+    kept as they are without a call each: most of a message is such fields."""
+    kept = {}
+    for key, item in islice(value.items(), LOG_KEYS_MAX):
+        hidden = secret or _secret(key)
+        kind = type(item)
+        if not (
+            (kind is str and not hidden and len(item) <= LOG_STRING_MAX)
+            or kind is int
+            or kind is float
+            or kind is bool
+            or item is None
+        ):
+            item = _logged(item, hidden)
+        kept[key if type(key) is str and len(key) <= LOG_STRING_MAX else _logged(key)] = item
+    if len(value) > LOG_KEYS_MAX:
+        kept["…"] = f"{len(value) - LOG_KEYS_MAX} more keys (not logged)"
+    return kept
 
 
 def _abridge_and_redact(_: Any, __: str, event_dict: dict[str, Any]) -> dict[str, Any]:
