@@ -173,6 +173,7 @@ class RefereeDesk:
                 Method.START_MATCH,
                 self._start_message(match, referee),
                 method_aliases=self._config.protocol_mode == "lenient",
+                together=True,  # a round's start hands tens of matches to each referee at once
             )
         except TransportError as exc:
             self._states.set_state(referee.agent_id, "SUSPENDED")

@@ -55,8 +55,11 @@ class MatchChannel:
         *,
         retries: int | None = None,
         on_retry: OnRetry | None = None,
+        together: bool = False,
     ) -> dict[str, Any]:
         """One call; ``build`` runs before every attempt, so a retry has fresh times.
+        ``together``: sent with the calls to the same endpoint made meanwhile
+        (``RpcClient.call``).
 
         Raises:
             TransportError: no answer after the retries.
@@ -85,6 +88,7 @@ class MatchChannel:
                 on_retry=retrying,
                 method_aliases=self._plan.protocol_mode == "lenient",
                 kept_whole=not record.in_memory,  # the match file's transcript has them
+                together=together,
             )
         except TransportError as exc:
             record.note("failed", method, peer, error=_error(exc.code.value, exc.description))

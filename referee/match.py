@@ -70,7 +70,11 @@ class ResultReport:
 
         try:
             await self._channel.exchange(
-                LEAGUE_MANAGER_PEER, target.endpoint, Method.REPORT_MATCH_RESULT, build
+                LEAGUE_MANAGER_PEER,
+                target.endpoint,
+                Method.REPORT_MATCH_RESULT,
+                build,
+                together=True,  # matches that start together end together
             )
         except TransportError as exc:
             self._record.set_report_status("unreported", exc.description)

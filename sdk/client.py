@@ -10,6 +10,7 @@ nested deeper than ``http.max_json_depth`` is refused before anything walks it."
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -18,6 +19,7 @@ from typing import Any, TypeVar
 import httpx
 
 from sdk.agent_log import AgentLog
+from sdk.call_lanes import CallLanes, Outcome, Pending
 from sdk.config import RetryPolicy, SystemConfig
 from sdk.errors import ErrorCode, RemoteError, TransportError
 from sdk.messages import LeagueError, Message
@@ -25,6 +27,7 @@ from sdk.nesting import nests_deeper
 from sdk.posting import AiohttpPoster, HttpxPoster, Poster, Unreachable, UnusableURL
 from sdk.rpc_wire import (
     answer_id_mismatch,
+    answers_by_id,
     encoded_request,
     error_answer,
     error_evidence,
@@ -73,12 +76,14 @@ class RpcClient:
         self._method_names: dict[tuple[str, str], str] = {}
         self._batching: set[str] = set()
         """The endpoints whose last answer told that they take batches."""
+        self._lanes = CallLanes(self._call_together, max_batch=system.http.max_batch)
 
     @property
     def retry_policy(self) -> RetryPolicy:
         return self._system.retry_policy
 
     async def aclose(self) -> None:
+        await self._lanes.aclose()
         await self._poster.aclose()
 
     async def call(
@@ -92,12 +97,17 @@ class RpcClient:
         on_retry: OnRetry | None = None,
         method_aliases: bool = True,
         kept_whole: bool = False,
+        together: bool = False,
     ) -> dict[str, Any]:
         """Send one request and return the ``result`` object of the answer.
 
         ``kept_whole``: the caller keeps the message and its answer whole elsewhere (a
         match's transcript, written to its match file): the log has each in one short line,
         a refusal whole all the same.
+
+        ``together``: to an endpoint that takes batches, a call made while another
+        ``together`` call to it is on its way waits for it, then goes in one batch with the
+        others waiting (``sdk.call_lanes``); for the calls that come in bursts to one agent.
 
         With ``method_aliases`` (a lenient league), a peer that answers -32601 to the
         protocol's method name is asked once more with the message_type as the method, as
@@ -116,6 +126,14 @@ class RpcClient:
             params = outgoing.to_wire() if isinstance(outgoing, Message) else outgoing
             name = self._method_names.get((endpoint, method), method)
             try:
+                if together and endpoint in self._batching:
+                    return await self._lanes.call(
+                        endpoint,
+                        functools.partial(
+                            self._call_once, endpoint, name, params, limit, kept_whole
+                        ),
+                        functools.partial(Pending, name, params, kept_whole, limit),
+                    )
                 return await self._call_once(endpoint, name, params, limit, kept_whole)
             except RemoteError as exc:
                 alias = (
@@ -182,42 +200,13 @@ class RpcClient:
                 for all, garbage).
         """
         limit = max(self._system.timeout_for(m) for m, _ in calls) if timeout is None else timeout
-        ids = [next(self._ids) for _ in calls]
-        parts: list[bytes | memoryview] = [b"["]
-        for (method, params), request_id in zip(calls, ids, strict=True):
-            parts += request_parts(method, params, request_id)
-            parts.append(b",")
-        parts[-1] = b"]"
-        content = b"".join(parts)  # the one copy of the copies' shared encodings
         # the copies' content is logged once by their sender: here one line a batch each way
         self._log.log.info(
             "batch_sent",
             peer=endpoint,
             messages=[named(method, params.shared.wire) for method, params in calls],
         )
-        what = f"a batch of {len(calls)} ({', '.join(m for m, _ in calls)})"
-        status, body = await self._exchange(endpoint, what, content, limit)
-        answers = self._parsed(status, body, endpoint, what, list)
-        by_id: dict[str, Any] = {}
-        for answer in answers:
-            if isinstance(answer, dict) and isinstance(answer.get("id"), (int, str)):
-                by_id.setdefault(str(answer["id"]), answer)
-        results: list[dict[str, Any] | TransportError | RemoteError] = []
-        for (method, _), request_id in zip(calls, ids, strict=True):
-            answer = by_id.get(str(request_id))
-            if answer is None:
-                results.append(
-                    TransportError(
-                        ErrorCode.CONNECTION_ERROR,
-                        f"{endpoint} answered {what} without an answer to {method} "
-                        f"(id {request_id})",
-                    )
-                )
-                continue
-            try:
-                results.append(self._result_in(answer, endpoint, method, request_id, brief=None))
-            except (TransportError, RemoteError) as exc:
-                results.append(exc)
+        results = await self._batch(endpoint, calls, limit, [None] * len(calls))
         self._log.log.info(
             "batch_answered",
             peer=endpoint,
@@ -228,6 +217,68 @@ class RpcClient:
             ],
         )
         return results
+
+    async def _call_together(
+        self, endpoint: str, calls: Sequence[Pending], limit: float
+    ) -> list[Outcome]:
+        """Calls that waited in their lane (``sdk.call_lanes``), in one batch, each logged
+        as it would be alone; to an endpoint whose last answer no longer tells that it
+        takes batches, one request each, all at once."""
+        if endpoint not in self._batching:
+            return await asyncio.gather(*(self._outcome_alone(endpoint, c) for c in calls))
+        briefly = [c.kept_whole or isinstance(c.params, Signed) for c in calls]
+        return await self._batch(endpoint, [(c.method, c.params) for c in calls], limit, briefly)
+
+    async def _outcome_alone(self, endpoint: str, call: Pending) -> Outcome:
+        try:
+            return await self._call_once(
+                endpoint, call.method, call.params, call.limit, call.kept_whole
+            )
+        except (TransportError, RemoteError) as exc:
+            return exc
+
+    async def _batch(
+        self,
+        endpoint: str,
+        calls: Sequence[tuple[str, dict[str, Any] | Signed]],
+        limit: float,
+        briefly: Sequence[bool | None],
+    ) -> list[Outcome]:
+        """The calls in one batch; each logged as ``_request`` and ``_result_in`` log one
+        alone, ``briefly`` or whole, or not at all for None (a broadcast's copy, joined
+        from its shared encoding: ``request_parts``).
+
+        Raises:
+            TransportError: no answer to the batch (E001 timeout, E009 connection failure).
+            RemoteError: the batch as a whole was refused (an HTTP error, one JSON-RPC error
+                for all, garbage).
+        """
+        ids = [next(self._ids) for _ in calls]
+        parts: list[bytes | memoryview] = [b"["]
+        for (method, params), request_id, brief in zip(calls, ids, briefly, strict=True):
+            if brief is None and isinstance(params, Signed):
+                parts += request_parts(method, params, request_id)
+            else:
+                parts.append(self._request(method, params, request_id, endpoint, bool(brief)))
+            parts.append(b",")
+        parts[-1] = b"]"
+        what = f"a batch of {len(calls)} ({', '.join(method for method, _ in calls)})"
+        status, body = await self._exchange(endpoint, what, b"".join(parts), limit)
+        by_id = answers_by_id(self._parsed(status, body, endpoint, what, list))
+        outcomes: list[Outcome] = []
+        for (method, _), request_id, brief in zip(calls, ids, briefly, strict=True):
+            answer = by_id.get(str(request_id))
+            try:
+                if answer is None:
+                    raise TransportError(
+                        ErrorCode.CONNECTION_ERROR,
+                        f"{endpoint} answered {what} without an answer to {method} "
+                        f"(id {request_id})",
+                    )
+                outcomes.append(self._result_in(answer, endpoint, method, request_id, brief=brief))
+            except (TransportError, RemoteError) as exc:
+                outcomes.append(exc)
+        return outcomes
 
     def takes_batches(self, endpoint: str) -> bool:
         """Whether ``endpoint``'s last answer told that it takes JSON-RPC batches

@@ -15,6 +15,7 @@ from sdk.shared_message import Signed
 
 __all__ = [
     "answer_id_mismatch",
+    "answers_by_id",
     "encoded_request",
     "error_answer",
     "error_evidence",
@@ -47,6 +48,16 @@ def answer_id_mismatch(body: dict[str, Any], request_id: int) -> str | None:
     ):
         return None
     return f"id {json.dumps(answered)[:_ID_SHOWN]}, not {request_id}, the id of the request"
+
+
+def answers_by_id(answers: list[Any]) -> dict[str, dict[str, Any]]:
+    """A batch's answers by their ids as text (a number or a string is the same id); the
+    first one of an id kept, those without a usable id dropped."""
+    by_id: dict[str, dict[str, Any]] = {}
+    for answer in answers:
+        if isinstance(answer, dict) and isinstance(answer.get("id"), (int, str)):
+            by_id.setdefault(str(answer["id"]), answer)
+    return by_id
 
 
 def encoded_request(method: str, params: dict[str, Any] | Signed, request_id: int) -> bytes:

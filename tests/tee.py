@@ -1,10 +1,11 @@
 """An HTTP tee for tests of several League Managers: a referee's result report (the JSON-RPC
-call ``report_match_result``) is sent to every backend at once, so that their writes of one
-result really race, and every backend's answer is kept; the client is answered by the first
-backend's answer (the next one's where it gave none). Every other request (registrations,
-queries, GETs) goes to the first backend alone, or to the next where it cannot be reached:
-a registration sent to both would be refused by one of them (the name is taken), which is
-not what is tested here. Answers are read whole, so a stream (``GET /events``) is not for it.
+call ``report_match_result``, alone or in a batch of reports) is sent to every backend at
+once, so that their writes of one result really race, and every backend's answer is kept;
+the client is answered by the first backend's answer (the next one's where it gave none).
+Every other request (registrations, queries, GETs) goes to the first backend alone, or to
+the next where it cannot be reached: a registration sent to both would be refused by one of
+them (the name is taken), which is not what is tested here. Answers are read whole, so a
+stream (``GET /events``) is not for it.
 
 It runs its own event loop in a thread, on loopback, until the ``with`` block ends (as
 ``tests/balancer.py``)."""
@@ -76,13 +77,6 @@ class _Answer:
     headers: dict[str, str]
     body: bytes
 
-    def json(self) -> dict[str, Any] | None:
-        try:
-            payload = json.loads(self.body)
-        except ValueError:
-            return None
-        return payload if isinstance(payload, dict) else None
-
 
 class Tee:
     """The tee's state: where it serves and every report it delivered (appended from the
@@ -101,8 +95,8 @@ class Tee:
     async def handle(self, request: web.Request) -> web.Response:
         body = await request.read()
         headers = {k: v for k, v in request.headers.items() if k.lower() not in _HOP_BY_HOP}
-        match_id = _reported_match(request.method, body)
-        if match_id is None:
+        reported = _reported_matches(request.method, body)
+        if not reported:
             for backend in self._backends:
                 answer = await self._send(backend, request, headers, body)
                 if answer is not None:
@@ -111,9 +105,9 @@ class Tee:
         answers = await asyncio.gather(
             *(self._send(backend, request, headers, body) for backend in self._backends)
         )
-        self.reports.append(
-            TeedReport(match_id, tuple(a.json() if a is not None else None for a in answers))
-        )
+        said = [_answers_by_id(answer) for answer in answers]
+        for match_id, request_id in reported:
+            self.reports.append(TeedReport(match_id, tuple(s.get(request_id) for s in said)))
         given = next((answer for answer in answers if answer is not None), None)
         if given is None:
             return web.Response(status=502, text="no backend answered")
@@ -157,18 +151,34 @@ class Tee:
             await self._session.close()
 
 
-def _reported_match(method: str, body: bytes) -> str | None:
-    """The match of a JSON-RPC ``report_match_result`` call (None: any other request)."""
+def _reported_matches(method: str, body: bytes) -> list[tuple[str, str]]:
+    """The match and request id (as text) of each ``report_match_result`` call of a request
+    that holds only such calls, alone or in a batch (none: any other request)."""
     if method != "POST":
-        return None
+        return []
     try:
-        call = json.loads(body)
+        payload = json.loads(body)
     except ValueError:
-        return None
-    if not isinstance(call, dict) or call.get("method") != Method.REPORT_MATCH_RESULT:
-        return None
-    params = call.get("params")
-    return str(params.get("match_id")) if isinstance(params, dict) else None
+        return []
+    calls = payload if isinstance(payload, list) else [payload]
+    reported = []
+    for call in calls:
+        if not isinstance(call, dict) or call.get("method") != Method.REPORT_MATCH_RESULT:
+            return []
+        params = call.get("params")
+        match_id = params.get("match_id") if isinstance(params, dict) else None
+        reported.append((str(match_id), str(call.get("id"))))
+    return reported
+
+
+def _answers_by_id(answer: _Answer | None) -> dict[str, dict[str, Any]]:
+    """A backend's JSON-RPC answers by request id as text (none where it gave none)."""
+    try:
+        payload = json.loads(answer.body) if answer is not None else None
+    except ValueError:
+        return {}
+    answers = payload if isinstance(payload, list) else [payload]
+    return {str(a.get("id")): a for a in answers if isinstance(a, dict)}
 
 
 def _reply(answer: _Answer) -> web.Response:

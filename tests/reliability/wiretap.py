@@ -55,11 +55,21 @@ class Exchange:
 
     def rpc(self) -> dict[str, Any]:
         """The request's JSON-RPC object ({} for a GET, a batch or a body that is not JSON)."""
-        try:
-            payload = json.loads(self.request)
-        except ValueError:
-            return {}
+        payload = self._payload()
         return payload if isinstance(payload, dict) else {}
+
+    def rpcs(self) -> list[dict[str, Any]]:
+        """The request's JSON-RPC objects: its one, or each of a batch's (none for a GET or
+        a body that is not JSON)."""
+        payload = self._payload()
+        calls = payload if isinstance(payload, list) else [payload]
+        return [call for call in calls if isinstance(call, dict)]
+
+    def _payload(self) -> Any:
+        try:
+            return json.loads(self.request)
+        except ValueError:
+            return None
 
     def result(self) -> dict[str, Any]:
         """The answer's JSON-RPC result ({} when there is none)."""
