@@ -328,8 +328,10 @@ class LeagueRun:
     in this process) in front of the League Managers; always so with more than one."""
 
 
-def _status(client: httpx.Client, lm_url: str) -> dict[str, Any]:
-    response = client.get(f"{lm_url}/status")
+def _status(client: httpx.Client, lm_url: str, *, agents: bool = False) -> dict[str, Any]:
+    """``GET /status``; with ``agents``, every agent with its state (a list as long as the
+    league, made for each ask: polled, it would count in the League Manager's CPU)."""
+    response = client.get(f"{lm_url}/status", params={"agents": str(agents).lower()})
     response.raise_for_status()
     return response.json()  # type: ignore[no-any-return]
 
@@ -404,7 +406,8 @@ def _start(
     def registered() -> bool:
         statuses = [_status(client, manager.base_url) for manager in managers]
         return all(
-            len(status["referees"]) >= run.referees and len(status["players"]) >= run.players
+            status["registered"]["referees"] >= run.referees
+            and status["registered"]["players"] >= run.players
             for status in statuses
         )
 
@@ -444,7 +447,8 @@ def run_league(run: LeagueRun) -> dict[str, Any]:
                 driver_cpu = own_cpu_seconds() - driver_before
                 peaks = {name: peak_rss_mb(pid) for name, pid in pids.items()}
                 standings = client.get(f"{lm_url}/standings").json()
-                suspended = sum(1 for p in status["players"] if p["state"] == "SUSPENDED")
+                agents = _status(client, lm_url, agents=True)
+                suspended = sum(1 for p in agents["players"] if p["state"] == "SUSPENDED")
             phases = round_phases(SharedDir(space.shared).league_log_path(LEAGUE), len(ends))
             failed = False
         finally:

@@ -98,8 +98,15 @@ def create_app(
         )
 
     @app.get("/status")
-    async def status(request: Request) -> dict[str, Any]:
-        return manager_of(request).status()
+    async def status(
+        request: Request,
+        agents: bool = Query(
+            default=True,
+            description="list every agent with its state; false leaves the lists out "
+            "(their counts stay, in registered)",
+        ),
+    ) -> dict[str, Any]:
+        return manager_of(request).status(every_agent=agents)
 
     @app.get("/standings")
     async def standings(request: Request) -> dict[str, Any]:

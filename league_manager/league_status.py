@@ -29,7 +29,11 @@ def league_status(
     referees: RefereeDesk,
     control: LeagueControl,
     alarms: Alarms,
+    every_agent: bool = True,
 ) -> dict[str, Any]:
+    """The league at a glance; with ``every_agent``, each registered agent with its state
+    (a list as long as the league: a dashboard that only follows the progress leaves it
+    out, ``GET /status?agents=false``)."""
     current = schedule.current_round()
 
     def agent_status(agent: RegisteredAgent) -> dict[str, Any]:
@@ -47,7 +51,7 @@ def league_status(
             status["running_matches"] = referees.running_on(agent.agent_id)
         return status
 
-    return {
+    status: dict[str, Any] = {
         "league_id": league_id,
         "display_name": config.display_name,
         "game_type": config.game_type,
@@ -60,8 +64,11 @@ def league_status(
         "matches_completed": len(results),
         "total_matches": schedule.total_matches,
         "standings_version": standings.version,
-        "referees": [agent_status(a) for a in agents.of_kind("referee")],
-        "players": [agent_status(a) for a in agents.of_kind("player")],
+        "registered": {"referees": agents.count("referee"), "players": agents.count("player")},
         "health": alarms.health()["status"],
         "alarms": alarms.status(),
     }
+    if every_agent:
+        status["referees"] = [agent_status(a) for a in agents.of_kind("referee")]
+        status["players"] = [agent_status(a) for a in agents.of_kind("player")]
+    return status

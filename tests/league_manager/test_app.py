@@ -541,6 +541,10 @@ async def test_http_routes(world: World) -> None:
         "max_concurrent_matches",
         "running_matches",
     }
+    assert status["registered"] == {"referees": 2, "players": 4}
+    progress = (await world.lm.get("/status", params={"agents": "false"})).json()
+    assert "players" not in progress and "referees" not in progress
+    assert progress == {k: v for k, v in status.items() if k not in ("players", "referees")}
     page = await world.lm.get("/")
     assert page.status_code == 200 and "Even/Odd League 2025" in page.text
     assert 'src="/ui/static/dashboard.js"' in page.text, "the dashboard fills itself (tests/web)"
