@@ -200,21 +200,15 @@ class RpcClient:
                 for all, garbage).
         """
         limit = max(self._system.timeout_for(m) for m, _ in calls) if timeout is None else timeout
-        # the copies' content is logged once by their sender: here one line a batch each way
-        self._log.log.info(
-            "batch_sent",
-            peer=endpoint,
-            messages=[named(method, params.shared.wire) for method, params in calls],
-        )
         results = await self._batch(endpoint, calls, limit, [None] * len(calls))
+        # the copies' content is logged once by their sender: here one line a batch, once
+        # answered (a refusal is logged whole; a batch unanswered is each copy's failure,
+        # the caller's to log)
         self._log.log.info(
             "batch_answered",
             peer=endpoint,
-            answers=[
-                named(method, result)
-                for (method, _), result in zip(calls, results, strict=True)
-                if isinstance(result, dict)
-            ],
+            messages=[named(method, params.shared.wire) for method, params in calls],
+            answered=sum(isinstance(result, dict) for result in results),
         )
         return results
 
