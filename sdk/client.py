@@ -187,7 +187,7 @@ class RpcClient:
 
     async def call_batch(
         self, endpoint: str, calls: Sequence[tuple[str, Signed]], *, timeout: float | None = None
-    ) -> list[dict[str, Any] | TransportError | RemoteError]:
+    ) -> list[Outcome]:
         """Send several copies of broadcasts to one endpoint in one JSON-RPC 2.0 batch (one
         HTTP exchange) and return, in the order sent, each one's ``result`` or the error it
         came to: a RemoteError for an answer that refuses it, a TransportError for none at

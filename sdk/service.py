@@ -60,8 +60,8 @@ def _fit_to_file_limit(guard: ConnectionGuard) -> None:
 YOUNG_OBJECTS_PER_COLLECTION = 20_000
 """Objects made (less those freed) between two collections of the youngest generation: an
 agent makes and drops thousands a call (a standings copy alone, a row a player), and at
-Python's 700 the collector ran hundreds of times a league round, about a twentieth of the
-League Manager's CPU (doc/benchmarks.md); at 20,000 it runs a few times a league."""
+Python's 700 the collector ran hundreds of times a league round, 7 % of the League
+Manager's CPU (doc/benchmarks.md); at 20,000 it runs a few times a league."""
 
 
 def settle_collector() -> None:

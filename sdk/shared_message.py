@@ -38,14 +38,16 @@ class SharedMessage:
         """The copy that carries ``proof`` as its ``auth_token`` (None: the shared one)."""
         return Signed(self, proof)
 
-    def encoded(self, proof: str | None) -> bytes:
-        """The copy's JSON: the shared object with ``"auth_token"`` first, when there is one."""
-        return b"".join(self.parts(proof))
+    @property
+    def size(self) -> int:
+        """The bytes of the shared encoding."""
+        return len(self._encoded)
 
     def parts(self, proof: str | None) -> list[bytes | memoryview]:
-        """The copy's JSON in pieces to join once into whatever holds it (a request, a
-        batch): the shared encoding is not copied before that join (at 1,000 players a
-        round's batch to each player is about 200 KB)."""
+        """The copy's JSON, the shared object with ``"auth_token"`` first when there is one,
+        in pieces to join once into whatever holds it (a request, a batch): the shared
+        encoding is not copied before that join (at 1,000 players a round's batch to each
+        player is about 200 KB)."""
         if proof is None:
             return [self._encoded]
         token = b'{"auth_token":' + orjson.dumps(proof)
@@ -61,9 +63,6 @@ class Signed:
     shared: SharedMessage
     proof: str | None
 
-    def encoded(self) -> bytes:
-        return self.shared.encoded(self.proof)
-
     def parts(self) -> list[bytes | memoryview]:
         return self.shared.parts(self.proof)
 
@@ -72,4 +71,4 @@ class Signed:
         """The bytes this copy takes in a JSON-RPC request, its envelope included, at most
         (known without encoding it)."""
         proof = 0 if self.proof is None else len(orjson.dumps(self.proof))
-        return len(self.shared._encoded) + proof + _REQUEST_ROOM
+        return self.shared.size + proof + _REQUEST_ROOM
