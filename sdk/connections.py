@@ -33,10 +33,9 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
-
 from sdk.config import HttpConfig
 from sdk.errors import ErrorCode
+from sdk.http_protocol import OneWriteHttp
 from sdk.jsonrpc import MCP_PATH, SERVER_BUSY, error_response
 
 __all__ = ["RETRY_AFTER_SEC", "ConnectionGuard"]
@@ -219,9 +218,10 @@ class _Handled:
         )
 
 
-class _Guarded(HttpToolsProtocol):
-    """uvicorn's httptools protocol with a deadline for each request, a place in a
-    ``ConnectionGuard``, and each request counted there, refused or timed."""
+class _Guarded(OneWriteHttp):
+    """uvicorn's httptools protocol (each answer in one write, ``OneWriteHttp``) with a
+    deadline for each request, a place in a ``ConnectionGuard``, and each request counted
+    there, refused or timed."""
 
     _guard: ConnectionGuard
     _deadline: asyncio.TimerHandle | None = None

@@ -17,6 +17,7 @@ from uvicorn.config import STARTUP_FAILURE
 from sdk.config import ConfigError
 from sdk.connections import ConnectionGuard
 from sdk.errors import LeagueSDKError
+from sdk.http_protocol import OneWriteHttp
 
 __all__ = [
     "FD_RESERVE",
@@ -188,8 +189,10 @@ class _Server(uvicorn.Server):
 def server_config(app: ASGIApp, **options: Any) -> uvicorn.Config:
     """uvicorn's configuration of every agent's server (and of a benchmark's that stands in
     for one): quiet access logs (the agent log has the traffic), a graceful shutdown of 5 s,
-    idle connections kept ``KEEP_ALIVE_SEC`` and told so (``KEEP_ALIVE_HEADER``); ``options``
-    add to it (host, port, the HTTP protocol)."""
+    idle connections kept ``KEEP_ALIVE_SEC`` and told so (``KEEP_ALIVE_HEADER``), each answer
+    written in one piece (``OneWriteHttp``); ``options`` add to it (host, port) or replace
+    it (the HTTP protocol)."""
+    options.setdefault("http", OneWriteHttp)
     return uvicorn.Config(
         app,
         log_level="warning",
