@@ -310,7 +310,8 @@ class MatchFile:
                 else:
                     path = self.path if mine or status == "reported" else self.superseded_path
                 with file_access(path, "write"):
-                    path.parent.mkdir(parents=True, exist_ok=True)
+                    if path.parent != self.path.parent:  # the superseded folder
+                        path.parent.mkdir(parents=True, exist_ok=True)
                     os.replace(staged, path)
                 if path == self.path:
                     self._written = _identity(path)
@@ -351,8 +352,8 @@ def _identity(path: Path) -> tuple[int, int]:
 @contextmanager
 def _folder_lock(folder: Path) -> Iterator[None]:
     """An exclusive lock on the league's match folder, shared by every referee process on
-    this machine (flock on the folder itself: nothing extra is left on disk)."""
-    folder.mkdir(parents=True, exist_ok=True)
+    this machine (flock on the folder itself: nothing extra is left on disk). The folder
+    holds the record's staged file already."""
     fd = os.open(folder, os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)

@@ -9,7 +9,6 @@ import asyncio
 import json
 import os
 import shutil
-import tempfile
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ import orjson
 
 from sdk.errors import FileSystemError, LeagueSDKError, file_access
 from sdk.group_commit import GroupCommit
+from sdk.staged_file import staged_file
 from sdk.timeutil import utc_now, utc_now_str
 
 __all__ = [
@@ -100,25 +100,10 @@ def _keep_previous(path: Path) -> None:
         raise
 
 
-def _staged_bytes(path: Path, data: bytes) -> Path:
-    """``data`` in a temp file beside ``path``, fsynced (removed if that fails)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-    except BaseException:
-        Path(temp_name).unlink(missing_ok=True)
-        raise
-    return Path(temp_name)
-
-
 def _atomic_write_bytes(path: Path, data: bytes, *, keep_backup: bool) -> None:
     """Raises FileSystemError naming ``path`` when the file system refuses the write."""
     with file_access(path, "write"):
-        temp = _staged_bytes(path, data)
+        temp = staged_file(path, data)
         try:
             if keep_backup:
                 _keep_previous(path)
@@ -175,7 +160,7 @@ def stage_document(path: Path, payload: dict[str, Any]) -> Path:
     temp file beside ``path``, for the caller to ``os.replace`` (within ``path``'s file
     system) and ``sync_folder``, or unlink. Raises FileSystemError as ``write_document``."""
     with file_access(path, "write"):
-        return _staged_bytes(path, _encoded(_stamped(payload), compact=True))
+        return staged_file(path, _encoded(_stamped(payload), compact=True))
 
 
 def sync_folder(folder: Path) -> None:

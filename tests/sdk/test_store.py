@@ -50,6 +50,28 @@ def test_atomic_write_creates_folders_and_round_trips(tmp_path: Path) -> None:
     assert leftovers(path.parent) == []
 
 
+def test_a_written_file_is_private_whatever_the_umask(tmp_path: Path) -> None:
+    path = tmp_path / "secrets.json"
+    previous = os.umask(0o022)
+    try:
+        atomic_write_json(path, {"token": "kept"})
+        staged = stage_document(tmp_path / "next.json", {"token": "kept"})
+    finally:
+        os.umask(previous)
+    assert oct(path.stat().st_mode & 0o777) == oct(0o600)
+    assert oct(staged.stat().st_mode & 0o777) == oct(0o600), "not even the temp file is open"
+
+
+def test_a_temp_file_left_under_the_next_name_is_skipped_not_overwritten(tmp_path: Path) -> None:
+    first = stage_document(tmp_path / "history.json", {"n": 1})
+    prefix, number = re.fullmatch(r"(\.history\.json\.[0-9a-f]{8})(\d+)\.tmp", first.name).groups()
+    left = tmp_path / f"{prefix}{int(number) + 1}.tmp"
+    left.write_text("left by a killed process")
+    atomic_write_json(tmp_path / "history.json", {"n": 2})
+    assert read_json(tmp_path / "history.json") == {"n": 2}
+    assert left.read_text() == "left by a killed process"
+
+
 def test_a_file_is_strict_json_indented_or_compact(tmp_path: Path) -> None:
     """Readable by any JSON parser: a float that is not a number is written null, keys that
     are not strings as strings; indented by 2, or on one line when compact."""
