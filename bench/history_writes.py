@@ -182,8 +182,8 @@ def run(players: int, rounds: int, keep: bool) -> dict[str, Any]:
         before = cpu_seconds(pid)
         per_round = asyncio.run(drive(host.base_url, players, rounds))
         cpu = cpu_seconds(pid) - before
-        histories = sorted((space.shared / "data" / "players").glob("*/history.json"))
-        recorded = [len(json.loads(path.read_text())["matches"]) for path in histories]
+        histories = sorted((space.shared / "data" / "players").glob("*/history.jsonl"))
+        recorded = [len(path.read_text().splitlines()) for path in histories]
     finally:
         space.close(failed=False)
     if recorded != [rounds] * players:

@@ -115,6 +115,10 @@ class PlayerHost:
             await asyncio.gather(self._registration, return_exceptions=True)
         if self._client is not None:
             await self._client.aclose()
+        try:
+            self.history.fold()  # refused: the journal holds every match, folded at next start
+        except FileSystemError as exc:
+            self.log.log.error("history_fold_failed", error=str(exc))
         self.log.log.info("player_stopped", state=self.state.lifecycle.value)
         self.log.close()
 
@@ -435,13 +439,9 @@ class PlayerHost:
         return record
 
     async def _history_durable(self, match_id: str) -> None:
-        """Return once the history file holds ``match_id`` (and every match before it): a
-        GAME_OVER is acknowledged only then. A write that fails is this host's fault until
-        a later write succeeds; the match stays in memory, and the next write holds it.
-
-        Raises:
-            ProtocolError: E022, the file system refused the write.
-        """
+        """Return once the history's journal holds ``match_id`` and every match before it,
+        fsynced: a GAME_OVER is acknowledged only then. A refused write is this host's fault
+        until one succeeds (ProtocolError E022 meanwhile); the match stays in memory."""
         try:
             await self.history.durable()
         except FileSystemError as exc:

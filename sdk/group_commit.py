@@ -1,7 +1,7 @@
 """Group commit: many changes made durable by few commits, none of them on the event loop.
 
-The shape the store's ``Journal`` (one fsync covers every line appended before it) and
-``DocumentWriter`` (one rewrite of a whole file holds its newest state) share: changes are
+The shape the store's ``Journal`` (one fsync covers every line appended before it) and the
+PostgreSQL stores (one transaction holds every change made before it) share: changes are
 counted as they are made; ``durable`` returns once a commit that began after them has
 finished. One commit runs at a time; every change made while it runs is covered by ONE next
 commit, so N changes during a commit cost one more, not N.

@@ -426,9 +426,10 @@ class Journal:
         self._commits.after_flight(lambda: os.close(old))
 
     def close(self) -> None:
+        """Close the file, once an fsync running on it is done (at once if none runs)."""
         if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
+            fd, self._fd = self._fd, -1
+            self._commits.after_flight(lambda: os.close(fd))
 
     @staticmethod
     def scan(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[BadLine]]:

@@ -26,6 +26,7 @@ import pytest
 
 from league_cli.launcher import AgentProcess, Launcher
 from league_cli.up import wait_for
+from players.history import PlayerHistory
 from sdk.config import SharedDir, SystemConfig
 from tests.conftest import free_port, make_shared_dir
 
@@ -354,7 +355,8 @@ def test_the_control_player_plays_a_normal_match(runs: dict[str, Run]) -> None:
 
 
 def test_the_sound_player_records_every_win(setup: Setup, runs: dict[str, Run]) -> None:
-    history = json.loads(setup.shared.player_history_path(SOUND).read_text())
+    path = setup.shared.player_history_path(SOUND)  # and its journal, read back
+    history = PlayerHistory.load(path, player_id=SOUND, display_name="", strategy="").document()
     outcomes = {match["match_id"]: match["outcome"] for match in history["matches"]}
     assert {f"fault-{fault}": outcomes.get(f"fault-{fault}") for fault in EXPECTED} == {
         f"fault-{fault}": "WIN" for fault in EXPECTED

@@ -20,6 +20,7 @@ import pytest
 
 from league_cli.launcher import AgentProcess
 from league_cli.up import wait_for
+from players.history import PlayerHistory
 from sdk.config import SharedDir
 from tests.interop.harness import Agents, ForeignAgent
 
@@ -147,7 +148,10 @@ def test_our_players_histories_hold_every_match_as_the_referees_decided_it(
 ) -> None:
     reports = {report["match_id"]: report["result"] for report in league.state["reports"]}
     for player_id in league.state["players"]:
-        history = json.loads(league.shared.player_history_path(player_id).read_text())
+        path = league.shared.player_history_path(player_id)  # and its journal, read back
+        history = PlayerHistory.load(
+            path, player_id=player_id, display_name="", strategy=""
+        ).document()
         records = {record["match_id"]: record for record in history["matches"]}
         mine = {
             match_id

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from players.history import journal_path
 from tests.players import scripted
 from tests.players.conftest import (
     LEAGUE,
@@ -170,14 +171,26 @@ async def test_a_malformed_call_gets_the_protocols_error_code(player: Player) ->
     assert "deadline" in answer["error_description"]
 
 
-async def test_game_over_is_written_to_the_history_file(player: Player) -> None:
-    await player.rpc("handle_game_invitation", invitation())
-    await player.rpc("choose_parity", parity_call())
+async def test_game_over_is_journaled_and_the_history_file_written_when_the_player_stops(
+    make_settings: SettingsFactory,
+) -> None:
+    async with serving(
+        make_settings(strategy="fixed", strategy_options={"choice": "odd"})
+    ) as player:
+        await player.rpc("handle_game_invitation", invitation())
+        await player.rpc("choose_parity", parity_call())
 
-    ack = await player.rpc("notify_match_result", game_over())
+        ack = await player.rpc("notify_match_result", game_over())
 
-    assert (ack["message_type"], ack["acknowledged"]) == ("ACK", "GAME_OVER")
-    path = player.host.shared.player_history_path("P01")
+        assert (ack["message_type"], ack["acknowledged"]) == ("ACK", "GAME_OVER")
+        path = player.host.shared.player_history_path("P01")
+        [journaled] = [json.loads(line) for line in journal_path(path).read_text().splitlines()]
+        assert not path.exists(), "a match costs one appended line, not a rewrite"
+        served = await player.get("/history")
+        stats = await player.get("/stats")
+        assert (stats["played"], stats["wins"], stats["win_rate"]) == (1, 1, 1.0)
+        assert (await player.get("/status"))["current_matches"] == []
+
     document = json.loads(path.read_text())
     assert document["schema_version"] == "1.0.0" and WIRE_TIME.match(document["last_updated"])
     assert (document["player_id"], document["display_name"], document["strategy"]) == (
@@ -186,20 +199,24 @@ async def test_game_over_is_written_to_the_history_file(player: Player) -> None:
         "fixed",
     )
     [match] = document["matches"]
-    assert match == {
-        "match_id": "R1M1",
-        "league_id": LEAGUE,
-        "round_id": 1,
-        "opponent_id": "P02",
-        "role": "PLAYER_A",
-        "my_choice": "odd",
-        "opponent_choice": "even",
-        "drawn_number": 7,
-        "status": "WIN",
-        "winner_player_id": "P01",
-        "outcome": "WIN",
-        "at": match["at"],
-    }
+    assert (
+        match
+        == journaled
+        == {
+            "match_id": "R1M1",
+            "league_id": LEAGUE,
+            "round_id": 1,
+            "opponent_id": "P02",
+            "role": "PLAYER_A",
+            "my_choice": "odd",
+            "opponent_choice": "even",
+            "drawn_number": 7,
+            "status": "WIN",
+            "winner_player_id": "P01",
+            "outcome": "WIN",
+            "at": match["at"],
+        }
+    )
     assert document["totals"] == {
         "played": 1,
         "wins": 1,
@@ -207,11 +224,10 @@ async def test_game_over_is_written_to_the_history_file(player: Player) -> None:
         "losses": 0,
         "technical_losses": 0,
     }
-    assert [p.name for p in path.parent.iterdir()] == ["history.json"], "no temp file left"
-    assert await player.get("/history") == document
-    stats = await player.get("/stats")
-    assert (stats["played"], stats["wins"], stats["win_rate"]) == (1, 1, 1.0)
-    assert (await player.get("/status"))["current_matches"] == []
+    assert served["matches"] == document["matches"] and served["totals"] == document["totals"]
+    assert [p.name for p in path.parent.iterdir()] == ["history.json"], (
+        "the journal is folded in, no temp file left"
+    )
 
 
 async def test_a_crashing_hook_does_not_stop_the_acknowledgement(

@@ -1,7 +1,8 @@
-"""The player host never waits on its history file in its event loop: the writes run in a
-worker thread, one at a time, the GAME_OVERs that arrive during one share the next, each is
-acknowledged only once the file holds it, and a write the file system refuses is refused
-to the referee (E022), shown on /health and written with the next one."""
+"""The player host never waits on its history's disk in its event loop: each GAME_OVER appends
+one line to the journal, its fsyncs run in a worker thread, one at a time, the GAME_OVERs that
+arrive during one share the next, each is acknowledged only once its line is fsynced, and an
+append the file system refuses is refused to the referee (E022), shown on /health and written
+with the next one."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from players.history import journal_path
 from tests.players.conftest import Player, game_over
 from tests.waiting import eventually
 
@@ -37,8 +39,12 @@ def history_file(player: Player) -> Path:
     return player.host.shared.player_history_path("P01")
 
 
+def journaled(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in journal_path(path).read_text().splitlines()]
+
+
 def match_ids(path: Path) -> list[str]:
-    return [match["match_id"] for match in json.loads(path.read_text())["matches"]]
+    return [match["match_id"] for match in journaled(path)]
 
 
 async def test_game_overs_during_a_slow_write_are_acknowledged_after_one_more_write(
@@ -64,46 +70,46 @@ async def test_game_overs_during_a_slow_write_are_acknowledged_after_one_more_wr
         assert history["totals"]["played"] == 6 and stats["played"] == 6
         assert state["history"]["matches"] == history["matches"]
         assert not first.done() and not any(task.done() for task in later), (
-            "a GAME_OVER was acknowledged before the file held it"
+            "a GAME_OVER was acknowledged before its line was fsynced"
         )
-        assert not path.exists()
+        assert not path.exists(), "no rewrite of the whole history"
     finally:
         disk.release.set()
     answers = await asyncio.wait_for(asyncio.gather(first, *later), 10)
 
     assert [a["message_type"] for a in answers] == ["ACK"] * 6
-    assert disk.submitted == 2, "five GAME_OVERs during one write cost one more write"
+    assert disk.submitted == 2, "five GAME_OVERs during one fsync cost one more fsync"
     assert match_ids(path) == [f"R{n}M1" for n in range(1, 7)]
-    document = json.loads(path.read_text())
-    assert document["totals"]["played"] == 6
-    assert await player.get("/history") == document
+    served = await player.get("/history")
+    assert served["totals"]["played"] == 6 and served["matches"] == journaled(path)
 
 
 async def test_a_refused_write_is_not_acknowledged_and_the_next_write_holds_it(
     player: Player,
 ) -> None:
     path = history_file(player)
-    path.mkdir(parents=True)  # a directory where the file should be
+    journal = journal_path(path)
+    journal.mkdir(parents=True)  # a directory where the journal should be
 
     refused = await player.rpc("notify_match_result", game_over("R1M1"))
     health = await player.get("/health")
     repeated = await player.rpc("notify_match_result", game_over("R1M1"))
 
     assert (refused["message_type"], refused["error_code"]) == ("LEAGUE_ERROR", "E022")
-    assert str(path) in refused["error_description"]
+    assert str(journal) in refused["error_description"]
     [reason] = health["reasons"]
     assert (health["status"], reason) == ("degraded", player.host.state.fault)
-    assert str(path) in reason and "directory" in reason
+    assert str(journal) in reason and "directory" in reason
     assert (await player.get("/status"))["fault"] == reason
     assert repeated["error_code"] == "E022", "still not on disk: still not acknowledged"
     assert (await player.get("/stats"))["played"] == 1, "kept in memory, counted once"
 
-    path.rmdir()
+    journal.rmdir()
     again = await player.rpc("notify_match_result", game_over("R1M1"))
     after = await player.rpc("notify_match_result", game_over("R2M1"))
 
     assert (again["message_type"], after["message_type"]) == ("ACK", "ACK")
-    assert match_ids(path) == ["R1M1", "R2M1"]
+    assert match_ids(path) == ["R1M1", "R2M1"], "each once"
     health = await player.get("/health")
     assert health["status"] == "ok" and "reasons" not in health
     assert (await player.get("/status"))["fault"] is None

@@ -20,6 +20,7 @@ import pytest
 from league_cli.launcher import AgentProcess
 from league_cli.up import wait_for
 from league_manager.registry_files import RegistryFiles
+from players.history import journal_path
 from sdk.auth import match_proof
 from sdk.examples import example
 from tests.interop.harness import LEAGUE, Agents, rpc
@@ -40,6 +41,7 @@ class Target:
     player_id: str
     token: str
     history_file: Path
+    """Its history's journal: the first match recorded creates it."""
 
     def get(self, path: str) -> Any:
         return httpx.get(f"{self.process.base_url}{path}", timeout=10).json()
@@ -72,7 +74,7 @@ def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
             player,
             player_id,
             tokens[player_id],
-            agents.shared.player_history_path(player_id),
+            journal_path(agents.shared.player_history_path(player_id)),
         )
     finally:
         agents.stop_all()

@@ -1,21 +1,21 @@
-"""Group commits of a whole document (``DocumentWriter`` on ``GroupCommit``): the writes run
-in a worker thread, one at a time, the changes made during one share the next, and a
-change is durable only once a write that began after it has finished."""
+"""Group commits (``GroupCommit``), here of a whole document rewritten by ``write_document``
+in a worker thread: the commits run one at a time, the changes made during one share the
+next, and a change is durable only once a commit that began after it has finished."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import threading
-from collections.abc import ItemsView
+from collections.abc import Callable, ItemsView
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from sdk.document_writer import DocumentWriter
 from sdk.errors import FileSystemError
 from sdk.group_commit import GroupCommit
+from sdk.store import write_document
 
 
 class Book:
@@ -44,6 +44,32 @@ class HeldPayload(dict[str, Any]):
         self._loop.call_soon_threadsafe(self.entered.set)
         self.release.wait(10)
         return super().items()
+
+
+class DocumentWriter:
+    """A document rewritten whole in group commits: ``payload`` is called on the event loop
+    when a commit begins, and written (stamped, atomically) in a worker thread."""
+
+    def __init__(self, path: Path, payload: Callable[[], dict[str, Any]]):
+        self.path = path
+        self._payload = payload
+        self._commits = GroupCommit(self._write)
+        self.last_updated: str | None = None
+
+    def changed(self) -> None:
+        self._commits.changed()
+
+    async def durable(self) -> None:
+        await self._commits.durable()
+
+    def write_now(self) -> None:
+        self.last_updated = write_document(self.path, self._payload())["last_updated"]
+        self._commits.settled()
+
+    async def _write(self) -> None:
+        payload = self._payload()
+        document = await asyncio.to_thread(write_document, self.path, payload)
+        self.last_updated = document["last_updated"]
 
 
 def entries_in(path: Path) -> list[int]:
