@@ -213,18 +213,15 @@ class PlayerHistory:
         document = write_document(self.path, self._payload(), compact=True)
         self.last_updated = document["last_updated"]
         self._unwritten.clear()
-        self.close()
+        if self._journal is not None:  # closed once a running fsync is done with it
+            self._journal.close()
+            self._journal = None
         journal = journal_path(self.path)
         if self._journaled or journal.exists():
             with file_access(journal, "write"):
                 journal.unlink(missing_ok=True)
             sync_folder(journal.parent)
         self._journaled = 0
-
-    def close(self) -> None:
-        if self._journal is not None:
-            self._journal.close()
-            self._journal = None
 
     def _append_unwritten(self) -> None:
         if not self._unwritten:
