@@ -16,8 +16,10 @@ once, and two agents of one test given the same port collide (one cannot bind, o
 registers an endpoint that is taken)."""
 
 
-_WORKER = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
 _WORKERS = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+_WORKER = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0) % _WORKERS
+"""This worker's share of the blocks. xdist names the worker that replaces a crashed one
+anew (gw2 of 2 workers): without the modulo it matched no block and looped for ever."""
 _BLOCK = 64
 """Under pytest-xdist each worker takes its ports from its own blocks of 64 (the system
 picks odd ports for a bind to port 0, so a split by parity would starve one worker)."""
