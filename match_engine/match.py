@@ -110,7 +110,7 @@ class Match:
             winner=outcome.winner,
             reason=outcome.reason,
         )
-        await self._record.save()  # decided: on disk before anyone is told
+        await self._record.decided()  # durable before anyone is told
         if self._settle is not None:
             await self._settle(result)
         if self._record.report_status == "superseded":
@@ -120,7 +120,7 @@ class Match:
         await asyncio.gather(
             *(seat.announce(outcome, player in faulty) for player, seat in self._seats.items())
         )
-        await self._record.save()  # the report's status with the GAME_OVERs, one write
+        await self._record.save()  # the match file, once: the report's status, the GAME_OVERs
         return outcome
 
     async def _play_stages(self) -> MatchOutcome:

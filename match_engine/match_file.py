@@ -1,11 +1,15 @@
 """The match file ``SHARED/data/matches/<league_id>/<match_id>.json``: the referee's record of
-one match, written atomically when it is decided and again once its players are told.
+one match, written atomically once its players are told. When the match is decided, before
+anyone is told, the record is made durable in the referee's decisions journal
+(``match_engine.decisions``: an append, not a file); a record kept without one (the
+playroom's, in a temporary folder) is written to its match file then as well.
 
 Every write runs in a worker thread, never on the event loop (a write and its fsyncs cost
 more than the rest of a match's work): ``await save()`` returns once the file holds what
-was recorded before it, so the engine tells no one of a decision before it is on disk.
-One write runs at a time per record; the saves asked for during one share the next
-(``sdk.group_commit.GroupCommit``, as a player's history does).
+was recorded before it, and ``await decided()`` once the decided record is durable, so the
+engine tells no one of a decision before it is on disk. One write runs at a time per
+record; the saves asked for during one share the next (``sdk.group_commit.GroupCommit``,
+as a player's history does).
 
 Two referees on one machine may each have played the match (the League Manager gave it to
 the second when the first went silent), and share the folder: the file holds the record of
@@ -38,7 +42,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from sdk.auth import redact_tokens
 from sdk.errors import file_access
@@ -47,7 +51,7 @@ from sdk.messages import MatchSeat
 from sdk.store import StoreError, read_json, stage_document, sync_folder
 from sdk.timeutil import utc_now_str
 
-__all__ = ["HIDDEN", "MatchFile", "MatchState", "ReportStatus"]
+__all__ = ["HIDDEN", "Decisions", "MatchFile", "MatchState", "ReportStatus", "recover_decided"]
 
 MatchState = Literal[
     "WAITING_FOR_PLAYERS",
@@ -66,6 +70,23 @@ HIDDEN = "hidden until GAME_OVER"
 _ATOMS = (str, int, float, bool, type(None))
 """Values the record may share with the caller: they cannot change."""
 _SECRET_MOVE_FIELDS = frozenset({"parity_choice", "move_data"})
+
+
+class Decisions(Protocol):
+    """Where a referee keeps its decided records until their match files hold them
+    (``match_engine.decisions.DecisionLog``)."""
+
+    def append(self, document: dict[str, Any]) -> None:
+        """Write one decided record (not yet synced); raises when nothing was written."""
+        ...
+
+    async def durable(self) -> None:
+        """Return once every record appended so far is on disk."""
+        ...
+
+    def settle(self) -> None:
+        """One appended record is in its match file now."""
+        ...
 
 
 def _hide_moves(value: Any) -> Any:
@@ -106,9 +127,13 @@ class MatchFile:
         report_status: ReportStatus,
         assignment: int | None = None,
         in_memory: bool = False,
+        decisions: Decisions | None = None,
     ):
         self.path = path
         self.in_memory = in_memory
+        self._decisions = decisions
+        self._awaiting_file = False
+        """Decided, in ``decisions``, and not yet in a file this record wrote."""
         """Kept in memory only, never written: an evaluation's episode, read back from memory
         by the evaluator alone, where writing it would cost more than playing it."""
         self.saved_path = path
@@ -177,8 +202,9 @@ class MatchFile:
         return result
 
     def enter(self, state: MatchState) -> None:
-        """A lifecycle change, timed. The engine saves the file when the match is decided
-        (before anyone is told) and after its GAME_OVERs; the states before live in memory,
+        """A lifecycle change, timed. The engine makes the record durable when the match is
+        decided (``decided``, before anyone is told) and saves the file after its
+        GAME_OVERs; the states before live in memory,
         as the transcript does (``get_match_state`` shows them). A match cut short is saved
         as ABORTED."""
         self._doc["lifecycle"].append({"state": state, "at": utc_now_str()})
@@ -271,6 +297,46 @@ class MatchFile:
             / f"{self.match_id}.{doc['assignment']}.{doc['referee_id']}.json"
         )
 
+    @classmethod
+    def restored(cls, path: Path, document: dict[str, Any]) -> MatchFile:
+        """A record as a decisions journal kept it.
+
+        Raises:
+            KeyError, TypeError, ValueError: ``document`` is not a match record.
+        """
+        record = cls(
+            path,
+            match_id=str(document["match_id"]),
+            league_id=str(document["league_id"]),
+            round_id=int(document["round_id"]),
+            game_type=str(document["game_type"]),
+            referee_id=str(document["referee_id"]),
+            conversation_id=str(document["conversation_id"]),
+            seats=[],
+            report_status=document["report_status"],
+            assignment=document["assignment"],
+        )
+        record._doc = dict(document)
+        return record
+
+    async def decided(self) -> None:
+        """The match is decided: return once its record is durable, before anyone is told
+        (so a result the League Manager counts always has its record). With a decisions
+        journal it is appended there, and the match file is written once, by the next
+        ``save``; without, the match file is written now.
+
+        Raises:
+            StoreError, FileSystemError: it could not be written.
+        """
+        if self.in_memory:
+            return
+        if self._decisions is None:
+            await self.save()
+            return
+        self._decisions.append(self._doc)
+        self._awaiting_file = True
+        await self._decisions.durable()
+
     async def save(self) -> None:
         """Return once the record, as it is now, is written where it belongs (see the
         module's docstring); a record kept in memory is not written.
@@ -291,6 +357,9 @@ class MatchFile:
             for key, value in self._doc.items()
         }
         await asyncio.to_thread(self._write, document)
+        if self._awaiting_file and self._decisions is not None:
+            self._awaiting_file = False
+            self._decisions.settle()
 
     def _write(self, document: dict[str, Any]) -> None:
         """Write the record where it belongs. Runs in a worker thread, one write at a time
@@ -341,6 +410,32 @@ class MatchFile:
             self._doc["referee_id"],
             self._doc["assignment"],
         )
+
+
+def recover_decided(path: Path, document: dict[str, Any]) -> Path | None:
+    """Write a decided record that a referee left in its decisions journal when it died,
+    where that referee would have put it (``path``, or superseded/ when another run holds
+    the match file), unless the run's record is on disk already; where it went, or None.
+    Blocking: run it in a worker thread.
+
+    Raises:
+        KeyError, TypeError, ValueError: ``document`` is not a match record.
+        FileSystemError: it could not be written.
+    """
+    record = MatchFile.restored(path, document)
+    if record.superseded_path.exists():
+        return None
+    try:
+        found = read_json(path)
+    except (FileNotFoundError, StoreError):
+        found = None
+    if isinstance(found, dict) and (found.get("referee_id"), found.get("assignment")) == (
+        document["referee_id"],
+        document["assignment"],
+    ):
+        return None
+    record._write(record._doc)
+    return record.saved_path
 
 
 def _identity(path: Path) -> tuple[int, int]:

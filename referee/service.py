@@ -15,6 +15,7 @@ from typing import Any, Literal
 import httpx
 from pydantic import BaseModel
 
+from match_engine.decisions import DecisionLog
 from match_engine.match_file import MatchFile
 from match_engine.plan import MatchPlan, match_seed
 from match_engine.remote import RemotePlayers
@@ -95,6 +96,9 @@ class RefereeService:
         self._league_completed = False
         self._terms: dict[str, tuple[ScoringConfig, ProtocolMode]] = {}
         self.matches = RefereeMatches(settings.max_concurrent_matches, self.log)
+        self._decisions: dict[str, DecisionLog | None] = {}
+        """Each league's decisions journal, opened at its first match (None: it could not
+        be made, and the league's match files are written when decided as well)."""
 
     # -- identity and state ---------------------------------------------------------
 
@@ -183,11 +187,27 @@ class RefereeService:
             self._registration_task.cancel()
             await asyncio.gather(self._registration_task, return_exceptions=True)
         await self.matches.cancel_all()
+        for decisions in self._decisions.values():
+            if decisions is not None:
+                await decisions.close()
         await self.client.aclose()
         self.log.log.info("referee_stopped")
         self.log.close()
 
     # -- matches --------------------------------------------------------------------
+
+    def _decisions_of(self, league_id: str) -> DecisionLog | None:
+        if league_id not in self._decisions:
+            folder = self.shared.match_path(league_id, "any").parent
+            try:
+                opened = DecisionLog(folder, self.agent_id, self.log)
+            except OSError as exc:
+                self.log.log.error("decisions_unavailable", folder=str(folder), reason=str(exc))
+                self._decisions[league_id] = None
+            else:
+                opened.sweep()
+                self._decisions[league_id] = opened
+        return self._decisions[league_id]
 
     def _terms_of(self, league_id: str) -> tuple[ScoringConfig, ProtocolMode]:
         """The league's scoring and protocol mode; without its config file (a standalone
@@ -286,6 +306,7 @@ class RefereeService:
             seats=list(seated),
             report_status="pending" if report_to else "not_required",
             assignment=assignment,
+            decisions=self._decisions_of(league_id),
         )
         match = referee_match(
             RemotePlayers(

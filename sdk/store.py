@@ -400,6 +400,19 @@ class Journal:
         self._commits.settled()
         self._commits.after_flight(lambda: os.close(old))
 
+    def truncate(self) -> None:
+        """Empty the journal in place, for one whose every record is now kept elsewhere,
+        durably (no new file: appends go on from the start).
+
+        Raises:
+            StoreError: the file system refused it (the records stay, harmless).
+        """
+        try:
+            os.ftruncate(self._fd, 0)
+        except OSError as exc:
+            raise self._failure("truncate", exc) from exc
+        self._commits.settled()
+
     def lost(self) -> bool:
         """Whether the file appended to is no longer at the journal's path (deleted, or
         replaced by another file): what is appended goes where no reader will find it."""

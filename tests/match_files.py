@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from league_manager.pg.leader_store import read_schedule_before_serving
 from league_manager.scheduler import ScheduledRound, make_schedule
+from match_engine.decisions import DECIDED_FOLDER
 from sdk.config import SharedDir
 
 __all__ = ["match_files", "recompute_standings", "schedule_document", "scheduled_rounds"]
@@ -40,25 +42,42 @@ def scheduled_rounds(
 
 
 SETTLE_SEC = 15.0
-"""How long a referee may take to write its last record after the League Manager took its
-report (it tells its players first, then writes the file once more)."""
+"""How long a referee may take to write a match file after the League Manager took its
+report (it tells its players first, then writes the file)."""
 
 
 def match_files(shared: SharedDir, league_id: str) -> list[dict[str, Any]]:
-    """Every match file the referees wrote for ``league_id``, by match id, once none says
-    its report is still ``pending``: a referee reports a result before it tells the
-    players, so a league can be COMPLETED while its last GAME_OVERs are on their way and
-    their record not yet written."""
+    """Every match file the referees wrote for ``league_id``, by match id, once no decided
+    match waits for its file: a referee reports a result, then tells the players, then
+    writes the file (until then the decided record is in its decisions journal, emptied
+    once every file is written), so a league can be COMPLETED while its last GAME_OVERs are
+    on their way and their files not yet written."""
     folder = shared.data_dir / "matches" / league_id
     deadline = time.monotonic() + SETTLE_SEC
     while True:
+        waiting = [
+            journal.name
+            for journal in sorted(folder.glob(f"{DECIDED_FOLDER}/*.jsonl"))
+            if _size(journal)
+        ]
         documents = [json.loads(path.read_text()) for path in sorted(folder.glob("*.json"))]
         pending = [d["match_id"] for d in documents if d.get("report_status") == "pending"]
-        if not pending:
+        if not pending and not waiting:
             return documents
         if time.monotonic() > deadline:
-            raise AssertionError(f"match files still pending after {SETTLE_SEC:g} s: {pending}")
+            raise AssertionError(
+                f"after {SETTLE_SEC:g} s, match files still pending: {pending}, "
+                f"decided matches waiting for their files in {waiting}"
+            )
         time.sleep(0.05)
+
+
+def _size(path: Path) -> int:
+    """0 for a file removed meanwhile (a referee that stopped)."""
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
 
 
 def recompute_standings(

@@ -33,6 +33,7 @@ says, except for its fault (``GET /health`` tells whether it is up):
                           body that would take minutes
     dies_after_invitation accepts the invitation, then the process exits (os._exit)
     refuses_invitation    answers the invitation with accept: false
+    holds_game_over       plays soundly, then holds GAME_OVER open and never answers it
 """
 
 import argparse
@@ -70,6 +71,7 @@ FAULTS = (
     "trickle",
     "dies_after_invitation",
     "refuses_invitation",
+    "holds_game_over",
 )
 NOTIFICATIONS = (
     "notify_match_result",
@@ -185,6 +187,9 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True  # no answer: as from a process that has exited
             return
         if player.fault == "hangs_after_invitation" and method != "handle_game_invitation":
+            self.hold()
+            return
+        if player.fault == "holds_game_over" and method == "notify_match_result":
             self.hold()
             return
         if method == "choose_parity" and self.misbehave(params, request_id):

@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from games import even_odd
+from match_engine.decisions import DecisionLog
 from match_engine.match import Match
 from match_engine.match_file import MatchFile
 from match_engine.outcome import MatchOutcome
@@ -255,6 +256,8 @@ class MatchHarness:
         self.log = AgentLog(shared.agent_log_path("REF07"), "REF07")
         self.client = RpcClient(self.system, self.log, transport=network.transport())
         self.rules = load_rules(shared, "even_odd")
+        self.decisions = DecisionLog(shared.match_path(LEAGUE_ID, "any").parent, "REF07", self.log)
+        """The decided records, as a referee keeps them."""
 
     def record_for(self, plan: MatchPlan, report: bool) -> MatchFile:
         return MatchFile(
@@ -267,6 +270,7 @@ class MatchHarness:
             conversation_id=plan.conversation_id,
             seats=list(plan.seats),
             report_status="pending" if report else "not_required",
+            decisions=self.decisions,
         )
 
     def plan(
@@ -321,6 +325,7 @@ class MatchHarness:
         return document
 
     async def aclose(self) -> None:
+        await self.decisions.close()
         await self.client.aclose()
         self.log.close()
 

@@ -13,6 +13,7 @@ import pytest
 from games import even_odd
 from match_engine.plan import match_seed
 from sdk.messages import WinLossRecord
+from sdk.store import Journal
 from sdk.timeutil import parse_utc
 from tests.referee.conftest import (
     LEAGUE_ID,
@@ -75,38 +76,42 @@ async def test_a_normal_win_is_announced_recorded_and_reported(
     assert game_errors(a) == [] and game_errors(b) == []
 
 
-async def test_a_decided_match_is_on_disk_before_the_league_manager_or_a_player_hears_it(
+async def test_a_decided_match_is_durable_before_anyone_hears_it_and_its_file_written_once(
     harness: MatchHarness, lm: FakeLeagueManager
 ) -> None:
-    """The match file is written off the event loop, and still durably before the report
-    is sent and before the GAME_OVERs; the report's status is written after them."""
+    """The decided record is in the referee's decisions journal (synced) before the report
+    is sent and before the GAME_OVERs, with no match file yet; the match file is written
+    once, after them, with the report's status, and the journal is emptied."""
     a, b = ScriptedPlayer("P01", "even"), ScriptedPlayer("P02", "odd")
     path = harness.shared.match_path(LEAGUE_ID, "R1M1")
-    seen: dict[str, dict[str, Any]] = {}
+    journal = harness.decisions.path
+    seen: dict[str, tuple[list[dict[str, Any]], bool]] = {}
 
-    def on_disk_then(agent: ScriptedAgent, method: str) -> None:
+    def decided_then(agent: ScriptedAgent, method: str) -> None:
         def answer(params: dict[str, Any]) -> dict[str, Any]:
-            seen[agent.agent_id] = json.loads(path.read_text())
+            seen[agent.agent_id] = (Journal.read(journal), path.exists())
             return type(agent).answer(agent, method, params)
 
         agent.overrides[method] = answer
 
-    on_disk_then(lm, "report_match_result")
-    on_disk_then(a, "notify_match_result")
-    on_disk_then(b, "notify_match_result")
+    decided_then(lm, "report_match_result")
+    decided_then(a, "notify_match_result")
+    decided_then(b, "notify_match_result")
     _, record = await harness.run(a, b, seed=EVEN_SEED)
 
     for agent_id in ("league_manager", "P01", "P02"):
-        document = seen[agent_id]
+        (document,), file_written = seen[agent_id]
         assert document["lifecycle"][-1]["state"] == "FINISHED", agent_id
         assert document["result"]["report"]["winner"] == "P01", agent_id
         assert document["report_status"] == "pending", agent_id
+        assert not file_written, agent_id
     final = harness.match_file(record)
     assert final["report_status"] == "reported"
     assert [entry["method"] for entry in final["transcript"]][-2:] == [
         "notify_match_result",
         "notify_match_result",
     ]
+    assert journal.stat().st_size == 0, "every decided record is in its match file now"
 
 
 async def test_both_right_is_a_draw_worth_a_point_each(
