@@ -1,4 +1,5 @@
-"""A referee's decisions journal, ``matches/<league_id>/.decided/<referee_id>.<pid>.jsonl``:
+"""A referee's decisions journal,
+``matches/<league_id>/.decided/<referee_id>.<pid>.<generation>.jsonl``:
 each decided match's record, durable before anyone hears the result, until the match
 file holds it.
 
@@ -8,7 +9,9 @@ its players were told. Each write was a new file replacing the last, and on ext4
 created where many were deleted lately costs the inode allocator a scan past them
 (doc/benchmarks.md). Now the decided record is appended here (one fsync covers the records
 appended meanwhile, as in the League Manager's journal) and the match file is written once,
-when the match is over. Once no decided match waits for its file, the journal is emptied.
+when the match is over. Once no decided match waits for its file, the journal is emptied;
+one that grows past ``COMPACT_AFTER`` records because some always wait (a player that
+holds every GAME_OVER) is written again, as its next generation, with only those.
 
 A referee killed in between leaves its decided records here without their files. The
 journal is locked (``flock``) for as long as its process lives, so any referee of the league
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import itertools
 import os
 import re
 from dataclasses import dataclass, field
@@ -32,9 +36,12 @@ from sdk.agent_log import AgentLog
 from sdk.errors import FileSystemError, file_access
 from sdk.store import Journal, StoreError
 
-__all__ = ["DECIDED_FOLDER", "DecisionLog", "Recovered", "recover_orphans"]
+__all__ = ["COMPACT_AFTER", "DECIDED_FOLDER", "DecisionLog", "Recovered", "recover_orphans"]
 
 DECIDED_FOLDER = ".decided"
+COMPACT_AFTER = 1_000
+"""Records in a journal after which, if some always wait for their files, it is written
+again with only those: it would otherwise grow with the league."""
 _NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}")
 """An id that may name a file here (the referee takes no other: ``referee.registration``)."""
 
@@ -61,25 +68,38 @@ class DecisionLog:
             FileSystemError: the folder or the journal cannot be made.
         """
         self.folder = folder
-        self.path = folder / DECIDED_FOLDER / f"{referee_id}.{os.getpid()}.jsonl"
+        self._name = f"{referee_id}.{os.getpid()}"
         self._log = log
+        self._generation = 0
+        self.path = self._path_of(0)
         self._lock = _claimed(self.path)
         while os.fstat(self._lock).st_size > 0:  # left by a dead process of the same pid
             self._report([_sweep_one(folder, self.path)])
             os.close(self._lock)
             self._lock = _claimed(self.path)
         self._journal = Journal(self.path)
-        self._open = 0
+        self._entries = itertools.count(1)
+        self._waiting: dict[int, dict[str, Any]] = {}
+        """The decided records not yet in their match files, by entry (live: a compaction
+        writes each as it is then, which holds at least its decision)."""
+        self._lines = 0
+        """Records in the journal's file."""
         self._sweep: asyncio.Task[None] | None = None
 
-    def append(self, document: dict[str, Any]) -> None:
-        """Write one decided record (synced by ``durable``).
+    def _path_of(self, generation: int) -> Path:
+        return self.folder / DECIDED_FOLDER / f"{self._name}.{generation}.jsonl"
+
+    def append(self, document: dict[str, Any]) -> int:
+        """Write one decided record (synced by ``durable``); the entry that ``settle`` takes.
 
         Raises:
             StoreError: nothing of it was written.
         """
         self._journal.append(document, sync=False)
-        self._open += 1
+        entry = next(self._entries)
+        self._waiting[entry] = document
+        self._lines += 1
+        return entry
 
     async def durable(self) -> None:
         """Return once every record appended so far is on disk.
@@ -87,19 +107,62 @@ class DecisionLog:
         Raises:
             StoreError: the fsync failed (the next call tries again).
         """
-        await self._journal.durable()
-
-    def settle(self) -> None:
-        """One record is in its match file now; with none left waiting, the journal is
-        emptied and the folder swept for dead referees' journals."""
-        self._open -= 1
-        if self._open > 0:
-            return
+        journal = self._journal
         try:
-            self._journal.truncate()
-        except StoreError as exc:
-            self._log.log.warning("decisions_not_emptied", journal=str(self.path), reason=str(exc))
-        self.sweep()
+            await journal.durable()
+        except StoreError:
+            if journal is self._journal:
+                raise
+            # compacted meanwhile (its file closed): every waiting record was fsynced anew
+
+    def settle(self, entry: int) -> None:
+        """Record ``entry`` is in its match file now. With none left waiting, the journal is
+        emptied and the folder swept for dead referees' journals; a journal grown past
+        ``COMPACT_AFTER`` records while some always wait (a player that holds every
+        GAME_OVER) is written again with only those."""
+        del self._waiting[entry]
+        if not self._waiting:
+            try:
+                self._journal.truncate()
+            except StoreError as exc:
+                self._log.log.warning(
+                    "decisions_not_emptied", journal=str(self.path), reason=str(exc)
+                )
+            else:
+                self._lines = 0
+            self.sweep()
+        elif self._lines >= COMPACT_AFTER:
+            try:
+                self._compact()
+            except (OSError, StoreError) as exc:
+                self._log.log.warning(
+                    "decisions_not_compacted", journal=str(self.path), reason=str(exc)
+                )
+
+    def _compact(self) -> None:
+        """The waiting records, fsynced, in the journal of the next generation (made and
+        locked first), then the old one removed: a crash in between leaves both, and a
+        sweeper writes each record once. Blocking, once per ``COMPACT_AFTER`` matches."""
+        path = self._path_of(self._generation + 1)
+        lock = _claimed(path)
+        journal = Journal(path)
+        try:
+            waiting = list(self._waiting.values())
+            for document in waiting[:-1]:
+                journal.append(document, sync=False)
+            journal.append(waiting[-1])
+        except StoreError:
+            journal.close()
+            path.unlink(missing_ok=True)
+            os.close(lock)
+            raise
+        old, old_path, old_lock = self._journal, self.path, self._lock
+        self._journal, self.path, self._lock = journal, path, lock
+        self._generation += 1
+        self._lines = len(waiting)
+        old.close()
+        old_path.unlink(missing_ok=True)
+        os.close(old_lock)
 
     def sweep(self) -> None:
         """Look for dead referees' journals in a worker thread, one look at a time."""
@@ -132,7 +195,7 @@ class DecisionLog:
         if self._sweep is not None:
             await asyncio.gather(self._sweep, return_exceptions=True)
         self._journal.close()
-        if self._open == 0:
+        if not self._waiting:
             self.path.unlink(missing_ok=True)
         os.close(self._lock)
 

@@ -76,16 +76,17 @@ class Decisions(Protocol):
     """Where a referee keeps its decided records until their match files hold them
     (``match_engine.decisions.DecisionLog``)."""
 
-    def append(self, document: dict[str, Any]) -> None:
-        """Write one decided record (not yet synced); raises when nothing was written."""
+    def append(self, document: dict[str, Any]) -> int:
+        """Write one decided record (not yet synced) and say which it is; raises when
+        nothing was written."""
         ...
 
     async def durable(self) -> None:
         """Return once every record appended so far is on disk."""
         ...
 
-    def settle(self) -> None:
-        """One appended record is in its match file now."""
+    def settle(self, entry: int) -> None:
+        """The appended record ``entry`` is in its match file now."""
         ...
 
 
@@ -132,8 +133,8 @@ class MatchFile:
         self.path = path
         self.in_memory = in_memory
         self._decisions = decisions
-        self._awaiting_file = False
-        """Decided, in ``decisions``, and not yet in a file this record wrote."""
+        self._awaiting_file: int | None = None
+        """Decided, this entry of ``decisions``, and not yet in a file this record wrote."""
         """Kept in memory only, never written: an evaluation's episode, read back from memory
         by the evaluator alone, where writing it would cost more than playing it."""
         self.saved_path = path
@@ -333,8 +334,7 @@ class MatchFile:
         if self._decisions is None:
             await self.save()
             return
-        self._decisions.append(self._doc)
-        self._awaiting_file = True
+        self._awaiting_file = self._decisions.append(self._doc)
         await self._decisions.durable()
 
     async def save(self) -> None:
@@ -357,9 +357,9 @@ class MatchFile:
             for key, value in self._doc.items()
         }
         await asyncio.to_thread(self._write, document)
-        if self._awaiting_file and self._decisions is not None:
-            self._awaiting_file = False
-            self._decisions.settle()
+        if self._awaiting_file is not None and self._decisions is not None:
+            self._decisions.settle(self._awaiting_file)
+            self._awaiting_file = None
 
     def _write(self, document: dict[str, Any]) -> None:
         """Write the record where it belongs. Runs in a worker thread, one write at a time

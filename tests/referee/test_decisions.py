@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from match_engine import decisions as decisions_module
 from match_engine.decisions import DECIDED_FOLDER, DecisionLog, recover_orphans
 from match_engine.match_file import MatchFile
 from sdk.agent_log import AgentLog
@@ -205,3 +206,26 @@ async def test_a_referee_stopping_with_a_record_not_in_its_file_leaves_it_to_ano
     await other.close()
     assert read(folder / "R1M1.json")["referee_id"] == "REF09"
     assert not decisions.path.exists()
+
+
+async def test_a_journal_that_always_has_a_record_waiting_is_written_again_with_those_only(
+    folder: Path, log: AgentLog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A player that holds every GAME_OVER keeps one of its matches waiting at all times: the
+    journal is then never empty, and is compacted instead of growing with the league."""
+    monkeypatch.setattr(decisions_module, "COMPACT_AFTER", 3)
+    decisions = DecisionLog(folder, "REF09", log)
+    first = decisions.path
+    held = record(folder, decisions, "R1M1")
+    await held.decided()
+    for match_id in ("R1M2", "R1M3"):
+        played = record(folder, decisions, match_id)
+        await played.decided()
+        await played.save()
+    assert decisions.path != first and not first.exists(), "the next generation took over"
+    assert [line["match_id"] for line in Journal.read(decisions.path)] == ["R1M1"]
+    assert [p.name for p in (folder / DECIDED_FOLDER).iterdir()] == [decisions.path.name]
+    await held.save()
+    assert decisions.path.stat().st_size == 0
+    await decisions.close()
+    assert list((folder / DECIDED_FOLDER).iterdir()) == []
