@@ -245,6 +245,22 @@ def test_journal_appends_and_reads_back(journal_path: Path) -> None:
     assert journal_path.read_bytes().count(b"\n") == 2
 
 
+async def test_a_truncated_journal_is_the_same_file_emptied_and_appended_to_from_its_start(
+    journal_path: Path,
+) -> None:
+    journal = Journal(journal_path)
+    journal.append(RECORDS[0], sync=False)
+    await journal.durable()
+    inode = journal_path.stat().st_ino
+    journal.truncate()
+    assert journal_path.stat().st_size == 0 and journal_path.stat().st_ino == inode
+    journal.append(RECORDS[1], sync=False)
+    await journal.durable()
+    journal.close()
+    assert journal_path.read_bytes().count(b"\n") == 1, "no hole where the old line was"
+    assert Journal.read(journal_path) == RECORDS[1:]
+
+
 def test_an_append_refused_by_a_full_disk_leaves_nothing_and_never_comes_back(
     tiny_disk: TinyDisk,
 ) -> None:
