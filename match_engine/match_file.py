@@ -132,11 +132,11 @@ class MatchFile:
     ):
         self.path = path
         self.in_memory = in_memory
+        """Kept in memory only, never written: an evaluation's episode, read back from memory
+        by the evaluator alone, where writing it would cost more than playing it."""
         self._decisions = decisions
         self._awaiting_file: int | None = None
         """Decided, this entry of ``decisions``, and not yet in a file this record wrote."""
-        """Kept in memory only, never written: an evaluation's episode, read back from memory
-        by the evaluator alone, where writing it would cost more than playing it."""
         self.saved_path = path
         """Where the record was written last (the match file, or the superseded folder)."""
         self._written: tuple[int, int] | None = None
@@ -404,8 +404,10 @@ class MatchFile:
             return True
         except StoreError:  # damaged: no run's record, so any run may replace it
             return True
-        if not isinstance(document, dict):
-            return True
+        return not isinstance(document, dict) or self._names_run(document)
+
+    def _names_run(self, document: dict[str, Any]) -> bool:
+        """Whether a match file's ``document`` is this run's record (referee, assignment)."""
         return (document.get("referee_id"), document.get("assignment")) == (
             self._doc["referee_id"],
             self._doc["assignment"],
@@ -429,10 +431,7 @@ def recover_decided(path: Path, document: dict[str, Any]) -> Path | None:
         found = read_json(path)
     except (FileNotFoundError, StoreError):
         found = None
-    if isinstance(found, dict) and (found.get("referee_id"), found.get("assignment")) == (
-        document["referee_id"],
-        document["assignment"],
-    ):
+    if isinstance(found, dict) and record._names_run(found):
         return None
     record._write(record._doc)
     return record.saved_path
