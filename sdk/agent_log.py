@@ -20,6 +20,7 @@ import structlog
 
 from sdk.auth import is_secret_key, redact
 from sdk.errors import file_access
+from sdk.json_bytes import json_bytes
 from sdk.store import append_whole
 
 __all__ = ["LIMIT_NOTE_ROOM", "LOG_KEYS_MAX", "LOG_LIST_MAX", "LOG_STRING_MAX", "AgentLog", "Keep"]
@@ -101,7 +102,7 @@ _PROCESSORS: list[Any] = [
     _abridge_and_redact,
     structlog.processors.format_exc_info,
     structlog.processors.JSONRenderer(
-        serializer=orjson.dumps, default=str, option=orjson.OPT_NON_STR_KEYS
+        serializer=json_bytes, default=str, option=orjson.OPT_NON_STR_KEYS
     ),
 ]
 

@@ -36,7 +36,8 @@ from typing import Any
 from sdk.config import HttpConfig
 from sdk.errors import ErrorCode
 from sdk.http_protocol import OneWriteHttp
-from sdk.jsonrpc import MCP_PATH, SERVER_BUSY, error_response
+from sdk.jsonrpc import MCP_PATH
+from sdk.jsonrpc_shapes import SERVER_BUSY, error_response
 
 __all__ = ["RETRY_AFTER_SEC", "ConnectionGuard"]
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import json
 import platform
 import time
 import warnings
@@ -42,10 +41,20 @@ import orjson
 from fastapi import FastAPI, Request, Response
 from pydantic import ValidationError
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from sdk.agent_log import AgentLog
 from sdk.config import HttpConfig
 from sdk.errors import ErrorCode, ProtocolError
+from sdk.json_bytes import json_bytes
+from sdk.jsonrpc_shapes import (
+    INTERNAL_ERROR,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    error_response,
+    is_request,
+    usable_id,
+)
 from sdk.messages import LeagueError, Message, protocol_error_from_validation
 from sdk.nesting import nests_deeper
 from sdk.posting import TAKES_BATCHES
@@ -68,23 +77,14 @@ with warnings.catch_warnings():
 
 __all__ = [
     "MCP_PATH",
-    "SERVER_BUSY",
     "JsonRpcEndpoint",
     "RpcMethod",
     "caller_address",
-    "error_response",
     "served_methods",
 ]
 
 MCP_PATH = "/mcp"
 """Where an agent serves JSON-RPC."""
-
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-INTERNAL_ERROR = -32603
-SERVER_BUSY = -32000
-"""JSON-RPC's first implementation-defined server error: the agent has more requests in
-progress than it handles at once, or took too long over this one (``sdk.connections``)."""
 
 Handler = Callable[[Any], Awaitable[Message | dict[str, Any]]]
 
@@ -115,15 +115,6 @@ def served_methods(methods: Mapping[str, RpcMethod]) -> dict[str, tuple[RpcMetho
     return served
 
 
-def error_response(code: int, message: str, data: str, request_id: Any = None) -> dict[str, Any]:
-    return {
-        "jsonrpc": "2.0",
-        "error": {"code": code, "message": message, "data": data},
-        "id": request_id,
-    }
-
-
-_REQUEST_KEYS = frozenset({"jsonrpc", "method", "params", "id"})
 _CALLER: ContextVar[str | None] = ContextVar("jsonrpc_caller", default=None)
 
 
@@ -158,35 +149,34 @@ def caller_address() -> str | None:
     return _CALLER.get()
 
 
-def _usable_id(request: Any) -> Any:
-    """The id to echo in an error about ``request``: its own when that is a valid id."""
-    request_id = request.get("id") if isinstance(request, dict) else None
-    valid = isinstance(request_id, (str, int, float)) and not isinstance(request_id, bool)
-    return request_id if valid else None
+_BATCH_HEADERS = [(name.lower().encode(), value.encode()) for name, value in TAKES_BATCHES.items()]
+_JSON_HEADERS = [(b"content-type", b"application/json"), *_BATCH_HEADERS]
 
 
-def _is_request(request: Any) -> bool:
-    """A JSON-RPC 2.0 request object, by the rules of jsonrpcserver's request schema (checked
-    here directly: evaluating that JSON Schema cost more than the rest of the dispatch)."""
-    if not isinstance(request, dict) or not request.keys() <= _REQUEST_KEYS:
-        return False
-    if request.get("jsonrpc") != "2.0" or not isinstance(request.get("method"), str):
-        return False
-    if "params" in request and not isinstance(request["params"], (dict, list)):
-        return False
-    request_id = request.get("id")
-    return request_id is None or (
-        isinstance(request_id, (str, int, float)) and not isinstance(request_id, bool)
-    )
-
-
-def _as_response(payload: Any, status_code: int = 200) -> Response:
+async def _answer(send: Send, status: int, payload: Any) -> None:
+    """Send ``payload`` as the answer (None: 204, nothing to say), telling that batches are
+    taken."""
     if payload is None:
-        return Response(status_code=204, headers=TAKES_BATCHES)
-    body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-    return Response(
-        body, status_code=status_code, media_type="application/json", headers=TAKES_BATCHES
+        await send({"type": "http.response.start", "status": 204, "headers": _BATCH_HEADERS})
+        await send({"type": "http.response.body", "body": b""})
+        return
+    body = json_bytes(payload)
+    length = (b"content-length", str(len(body)).encode())
+    await send(
+        {"type": "http.response.start", "status": status, "headers": [length, *_JSON_HEADERS]}
     )
+    await send({"type": "http.response.body", "body": body})
+
+
+class _AnsweredBy(Response):
+    """The endpoint's own ASGI answer as a FastAPI route's response."""
+
+    def __init__(self, endpoint: JsonRpcEndpoint):
+        super().__init__()
+        self._endpoint = endpoint
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self._endpoint(scope, receive, send)
 
 
 class JsonRpcEndpoint:
@@ -224,49 +214,56 @@ class JsonRpcEndpoint:
         }
 
     def mount(self, app: FastAPI, path: str = MCP_PATH) -> None:
-        """Serve the endpoint at ``path`` by a plain Starlette route, ahead of the FastAPI
-        route that documents it in /docs: the request never reaches FastAPI's per-request
-        dependency solving and response handling (a fifth of a small call's CPU), and the
-        app's middleware and error handlers apply to it as to any route."""
-        app.router.routes.append(Route(path, self._route, methods=["POST"]))
+        """Serve the endpoint at ``path`` as a plain ASGI app behind a Starlette route, ahead
+        of the FastAPI route that documents it in /docs: a call never meets FastAPI's
+        dependency solving (a fifth of a small call's CPU) nor Starlette's request and
+        response objects (a tenth of the rest), and the app's middleware and error handlers
+        apply to it as to any route."""
+        app.router.routes.append(Route(path, self, methods=["POST"]))
         app.add_api_route(
             path,
-            self._route,
+            self._documented,
             methods=["POST"],
             include_in_schema=True,
             summary="JSON-RPC 2.0 endpoint (league.v2 messages)",
         )
 
-    async def _route(self, request: Request) -> Response:
-        body = await self._read_body(request)
-        if body is None:
-            limit = self._limits.max_body_bytes
-            return _as_response(
-                error_response(
-                    INVALID_REQUEST,
-                    "Invalid request",
-                    f"the request body is larger than {limit} bytes, this agent's limit "
-                    "(http.max_body_bytes)",
-                ),
-                status_code=413,
-            )
-        _CALLER.set(request.client.host if request.client else None)
-        return _as_response(await self.dispatch(body))
+    async def _documented(self, request: Request) -> Response:
+        """The documenting route's handler, answered by the same ASGI app (the plain route
+        ahead of it takes every POST)."""
+        return _AnsweredBy(self)
 
-    async def _read_body(self, request: Request) -> bytes | None:
-        """The body, or None when it passes the limit. The rest of a body that is too large
-        is read and dropped: memory stays bounded, and the caller, still sending, gets its
-        413 instead of a connection reset."""
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Answer one POST: its body read up to ``http.max_body_bytes`` (beyond, HTTP 413
+        once the rest is read and dropped: memory stays bounded, and the caller, still
+        sending, gets its 413 instead of a connection reset)."""
         limit = self._limits.max_body_bytes
         chunks: list[bytes] = []
         size = 0
-        async for chunk in request.stream():
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":  # the caller went away: nobody to answer
+                return
+            chunk = message.get("body", b"")
             size += len(chunk)
             if size <= limit:
                 chunks.append(chunk)
             elif chunks:
                 chunks.clear()
-        return b"".join(chunks) if size <= limit else None
+            more = message.get("more_body", False)
+        if size > limit:
+            payload = error_response(
+                INVALID_REQUEST,
+                "Invalid request",
+                f"the request body is larger than {limit} bytes, this agent's limit "
+                "(http.max_body_bytes)",
+            )
+            await _answer(send, 413, payload)
+            return
+        client = scope.get("client")
+        _CALLER.set(client[0] if client else None)
+        await _answer(send, 200, await self.dispatch(b"".join(chunks)))
 
     async def dispatch(self, body: bytes | str) -> Any:
         """Answer one JSON-RPC payload: a dict, a list (batch) or None (notifications)."""
@@ -333,12 +330,12 @@ class JsonRpcEndpoint:
         return [answer for answer in answers if answer is not None]
 
     async def _dispatch_one(self, request: Any) -> Any:
-        if not _is_request(request):
+        if not is_request(request):
             return error_response(
                 INVALID_REQUEST,
                 "Invalid request",
                 "not a JSON-RPC 2.0 request object (jsonrpc '2.0', method, optional params and id)",
-                _usable_id(request),
+                usable_id(request),
             )
         return await async_dispatch_to_serializable(
             request,

@@ -15,7 +15,7 @@ from fastapi import FastAPI
 
 from sdk.config import HttpConfig
 from sdk.connections import RETRY_AFTER_SEC, ConnectionGuard
-from sdk.jsonrpc import SERVER_BUSY
+from sdk.jsonrpc_shapes import SERVER_BUSY
 from sdk.service import listening_socket
 
 _SOON = 10.0

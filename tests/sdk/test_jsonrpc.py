@@ -61,6 +61,9 @@ class Service:
         self.seen.append(params)
         return {"echo": params}
 
+    async def huge(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {"value": 2**70}
+
     async def refuse(self, params: dict[str, Any]) -> Message:
         raise ProtocolError(
             ErrorCode.NOT_AUTHORIZED, "players may not report results", {"player_id": "P01"}
@@ -91,6 +94,7 @@ async def client(service: Service, agent_log: AgentLog) -> AsyncIterator[httpx.A
             "broadcast_round": RpcMethod(service.notify_round, RoundAnnouncement, broadcast=True),
             "raw": RpcMethod(service.raw),
             "refuse": RpcMethod(service.refuse),
+            "huge": RpcMethod(service.huge),
             "explode": RpcMethod(service.explode),
         },
         sender=lambda: "player:P01",
@@ -511,7 +515,7 @@ _request_like = st.fixed_dictionaries(
 def test_the_request_check_agrees_with_the_jsonrpc_schema(candidate: object) -> None:
     import warnings
 
-    from sdk.jsonrpc import _is_request
+    from sdk.jsonrpc_shapes import is_request
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
@@ -521,7 +525,7 @@ def test_the_request_check_agrees_with_the_jsonrpc_schema(candidate: object) -> 
         schema_says = isinstance(candidate, dict)  # a batch is split before this check
     except Exception:
         schema_says = False
-    assert _is_request(candidate) == schema_says, candidate
+    assert is_request(candidate) == schema_says, candidate
 
 
 # --- what agents in the wild send: lenient and strict leagues --------------------------------
@@ -616,3 +620,29 @@ async def test_the_endpoint_is_documented_and_answers_other_methods_405(
     refused = await client.get("/mcp")
     assert refused.status_code == 405 and refused.json() == {"detail": "Method Not Allowed"}
     assert refused.headers["allow"] == "POST"
+
+
+async def test_an_answer_holding_an_integer_beyond_64_bits_is_still_json(
+    client: httpx.AsyncClient,
+) -> None:
+    """orjson encodes answers, and cannot encode this one: the standard library does."""
+    assert (await answer(client, request("huge", {})))["result"] == {"value": 2**70}
+
+
+async def test_the_documenting_route_answers_as_the_plain_one(
+    service: Service, agent_log: AgentLog
+) -> None:
+    """The FastAPI route behind the plain one answers by the same code, were it reached."""
+    endpoint = JsonRpcEndpoint(
+        {"raw": RpcMethod(service.raw)}, sender=lambda: "player:P01", log=agent_log
+    )
+    app = FastAPI()
+    endpoint.mount(app)
+    app.router.routes[:] = [
+        route for route in app.router.routes if getattr(route, "endpoint", None) is not endpoint
+    ]
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+        reply = await answer(http, request("raw", {"a": 1}))
+    assert reply == {"jsonrpc": "2.0", "result": {"echo": {"a": 1}}, "id": 1}
+    assert service.seen == [{"a": 1}]
