@@ -26,7 +26,6 @@ import asyncio
 import fcntl
 import itertools
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +33,7 @@ from typing import Any
 from match_engine.match_file import recover_decided
 from sdk.agent_log import AgentLog
 from sdk.errors import FileSystemError, file_access
+from sdk.ids import is_safe_id
 from sdk.store import Journal, StoreError
 
 __all__ = ["COMPACT_AFTER", "DECIDED_FOLDER", "DecisionLog", "Recovered", "recover_orphans"]
@@ -42,8 +42,6 @@ DECIDED_FOLDER = ".decided"
 COMPACT_AFTER = 1_000
 """Records in a journal after which, if some always wait for their files, it is written
 again with only those: it would otherwise grow with the league."""
-_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}")
-"""An id that may name a file here (the referee takes no other: ``referee.registration``)."""
 
 
 @dataclass
@@ -255,7 +253,7 @@ def _sweep_one(folder: Path, journal: Path) -> Recovered:
     for number, document in records:
         try:
             for key in ("match_id", "referee_id"):
-                if not _NAME.fullmatch(str(document[key])):
+                if not is_safe_id(str(document[key])):
                     raise ValueError(f"{key} {document[key]!r} cannot name a file")
             written = recover_decided(folder / f"{document['match_id']}.json", document)
         except (KeyError, TypeError, ValueError) as exc:

@@ -13,9 +13,9 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from referee.registration import SAFE_ID
 from referee.service import RefereeService
 from sdk.errors import ErrorCode, ProtocolError
+from sdk.ids import SAFE_ID_PATTERN
 from sdk.messages import MAX_SEATS, MatchSeat, seat_role
 from sdk.types import AgentUrl
 
@@ -35,7 +35,7 @@ _HTTP_STATUS = {
 class RunMatchPlayer(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    player_id: str = Field(pattern=SAFE_ID.pattern)
+    player_id: str = Field(pattern=SAFE_ID_PATTERN)
     endpoint: AgentUrl
     display_name: str = ""
 
@@ -49,7 +49,7 @@ class RunMatchRequest(BaseModel):
     players: list[RunMatchPlayer] = Field(min_length=2, max_length=MAX_SEATS)
     game_type: str = "even_odd"
     game_params: dict[str, Any] = Field(default_factory=dict)
-    match_id: str | None = Field(default=None, pattern=SAFE_ID.pattern)
+    match_id: str | None = Field(default=None, pattern=SAFE_ID_PATTERN)
     seed: int | None = None
 
 

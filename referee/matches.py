@@ -16,9 +16,9 @@ from typing import Any
 from match_engine.match import Match
 from match_engine.match_file import MatchFile
 from match_engine.outcome import MatchOutcome
-from referee.registration import SAFE_ID
 from sdk.agent_log import AgentLog
 from sdk.errors import ErrorCode, ProtocolError
+from sdk.ids import SAFE_ID_RULE, is_safe_id
 from sdk.messages import MAX_SEATS, MatchSeat, seat_role
 from sdk.store import StoreError, read_json
 
@@ -92,11 +92,10 @@ class RefereeMatches:
                 (and not replaced by this newer assignment); E017 no capacity.
         """
         for name, value in (("league_id", league_id), ("match_id", match_id)):
-            if not SAFE_ID.match(value):
+            if not is_safe_id(value):
                 raise ProtocolError(
                     ErrorCode.INVALID_FIELD_VALUE,
-                    f"{name} {value!r} may hold only letters, digits, '_', '.' "
-                    "and '-' (it names a file)",
+                    f"{name} {value!r} {SAFE_ID_RULE} (it names a file)",
                 )
         by_role = {seat.role: seat for seat in seats}
         roles = [seat_role(index) for index in range(min(len(seats), MAX_SEATS))]

@@ -3,7 +3,6 @@ referee, or refuses it for good (``sdk.registration`` says which answers are whi
 
 from __future__ import annotations
 
-import re
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,19 +13,17 @@ from sdk.auth import PROOF_SCHEME
 from sdk.client import RpcClient
 from sdk.config import SharedDir
 from sdk.errors import RegistrationRefused
+from sdk.ids import is_safe_id
 from sdk.messages import Method, RefereeMeta, RefereeRegisterRequest, RefereeRegisterResponse
 from sdk.registration import RegistrationDeferred, read_answer, register_until_settled
 
 __all__ = [
-    "SAFE_ID",
     "Registration",
     "RegistrationRefused",
     "referee_secret",
     "register_referee",
 ]
 
-SAFE_ID = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
-"""An id that may name a file or folder (ids become paths under SHARED)."""
 
 RETRY_INTERVAL_SEC = 1.0
 """Between calls while the League Manager does not answer."""
@@ -83,7 +80,7 @@ def _registration(answer: dict[str, object], conversation_id: str) -> Registrati
         RegistrationRefused: REJECTED.
     """
     response = read_answer(RefereeRegisterResponse, answer, conversation_id, WHO)
-    if not response.referee_id or not SAFE_ID.match(response.referee_id):
+    if not response.referee_id or not is_safe_id(response.referee_id):
         raise RegistrationDeferred(
             f"the League Manager issued an unusable referee_id {response.referee_id!r}"
         )
@@ -91,7 +88,7 @@ def _registration(answer: dict[str, object], conversation_id: str) -> Registrati
         raise RegistrationDeferred(
             "the League Manager accepted this referee but sent no auth_token"
         )
-    if response.league_id is not None and not SAFE_ID.match(response.league_id):
+    if response.league_id is not None and not is_safe_id(response.league_id):
         raise RegistrationDeferred(
             f"the League Manager sent an unusable league_id {response.league_id!r}"
         )

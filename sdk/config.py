@@ -5,13 +5,13 @@ values with a message that names the file, and ``SharedDir`` for every path the 
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 
 from sdk.errors import LeagueSDKError
+from sdk.ids import SAFE_ID_RULE, is_safe_id
 from sdk.messages.match import Outcome
 from sdk.store import read_json
 from sdk.tolerance import ProtocolMode
@@ -368,16 +368,10 @@ class PlayerDefaults(AgentDefaults, _File):
 _M = TypeVar("_M", bound=BaseModel)
 
 
-_SAFE_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
-
-
 def _safe_id(league_id: str) -> str:
-    """A league id names files and folders: letters, digits, '_', '.', '-' only."""
-    if not _SAFE_ID.match(league_id) or league_id in (".", ".."):
-        raise ConfigError(
-            f"league id {league_id!r} may hold only letters, digits, '_', '.' "
-            "and '-' (it names files)"
-        )
+    """A league id names files and folders (``sdk.ids``)."""
+    if not is_safe_id(league_id):
+        raise ConfigError(f"league id {league_id!r} {SAFE_ID_RULE} (it names files)")
     return league_id
 
 

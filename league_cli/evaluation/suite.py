@@ -24,6 +24,7 @@ from games.spec import GameState
 from games.strategies import UnknownStrategyError
 from league_cli.evaluation.agents import build_local
 from league_cli.evaluation.bias import BiasSpec
+from sdk.ids import SAFE_ID_PATTERN
 from sdk.types import AgentUrl
 
 __all__ = [
@@ -54,7 +55,7 @@ __all__ = [
 SCORE = "score"
 """The id a threshold uses for the weighted score of all the metrics."""
 
-_ID = r"^[A-Za-z0-9_.-]{1,100}$"  # referee.registration.SAFE_ID: ids travel in match ids
+_ID = SAFE_ID_PATTERN  # ids travel in match ids
 
 
 class SuiteError(ValueError):

@@ -5,7 +5,6 @@ overview. Unknown ids answer 404 with ``{"error": sentence}``."""
 from __future__ import annotations
 
 import asyncio
-import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -16,13 +15,10 @@ from fastapi.responses import JSONResponse
 from league_manager.agents import RegisteredAgent
 from league_manager.records import MatchProgress
 from league_manager.service import LeagueManager
+from sdk.ids import is_safe_id
 from sdk.store import StoreError, read_json
 
-__all__ = ["MATCH_ID", "api_router", "known_match", "known_player", "manager_of"]
-
-MATCH_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
-"""What a match id may look like before it is looked up (never a path: no '/', no '..'
-start); only ids in the schedule are then read from the match folder."""
+__all__ = ["api_router", "known_match", "known_player", "manager_of"]
 
 
 def manager_of(request: Request) -> LeagueManager:
@@ -31,8 +27,10 @@ def manager_of(request: Request) -> LeagueManager:
 
 
 def known_match(manager: LeagueManager, match_id: str) -> MatchProgress | None:
-    """The scheduled match of that id, or None (malformed ids are never looked up)."""
-    if not MATCH_ID.match(match_id):
+    """The scheduled match of that id, or None: an id that could not name a file
+    (``sdk.ids``) is never looked up, and only ids in the schedule are read from the match
+    folder."""
+    if not is_safe_id(match_id):
         return None
     return manager.schedule.match(match_id)
 

@@ -102,6 +102,7 @@ async def test_an_unregistered_referee_takes_no_league_match(
         ({"game_type": "chess"}, "E019", "not 'chess'"),
         ({"match_id": "../../etc"}, "E002", "names a file"),
         ({"league_id": "a/b"}, "E002", "names a file"),
+        ({"league_id": ".."}, "E002", "names a file"),  # matches/.. is the data folder
     ],
 )
 async def test_start_match_refuses_what_it_cannot_run(

@@ -323,7 +323,7 @@ def test_agent_endpoints_must_be_http_urls_ending_in_mcp(url: str, ok: bool) -> 
             adapter.validate_python(url)
 
 
-@pytest.mark.parametrize("league_id", ["../secrets", "a/b", "..", ""])
+@pytest.mark.parametrize("league_id", ["../secrets", "a/b", "..", "", ".hidden", "x" * 101])
 def test_a_league_id_cannot_leave_its_folder(shared_dir: SharedDir, league_id: str) -> None:
     with pytest.raises(ConfigError, match="may hold only"):
         shared_dir.league(league_id)
