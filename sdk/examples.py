@@ -146,6 +146,7 @@ _BODIES: dict[str, dict[str, Any]] = {
                 "draws": 0,
                 "losses": 0,
                 "points": 3,
+                "technical_losses": 0,
             }
         ],
     },
@@ -232,6 +233,7 @@ _BODIES: dict[str, dict[str, Any]] = {
                 "draws": 0,
                 "losses": 0,
                 "points": 3,
+                "technical_losses": 0,
             }
         ],
     },

@@ -22,6 +22,7 @@ from sdk.messages import (
     ChooseParityCall,
     ChooseParityResponse,
     LeagueRegisterRequest,
+    LeagueStandingsUpdate,
     Message,
     ParityContext,
     protocol_error_from_validation,
@@ -102,6 +103,19 @@ def test_incoming_extras_are_kept_but_never_sent(model: type[Message]) -> None:
     assert "x_vendor_hint" not in sent and "debug" not in sent
     assert set(sent) <= set(model.model_fields)
     assert sent == example(model.MESSAGE_TYPE)
+
+
+def test_a_standings_row_takes_unknown_fields_and_keeps_only_its_own() -> None:
+    """Every player validates every row of every round: a row does not keep what it does
+    not declare (half the cost), while the message around the rows still does."""
+    wire = example("LEAGUE_STANDINGS_UPDATE", x_vendor_hint="kept")
+    row = {**wire["standings"][0], "elo": 1512, "technical_losses": 1}
+    wire["standings"] = [row, {"rank": 2, "player_id": "P02"}]
+    message = LeagueStandingsUpdate.model_validate(wire)
+    assert message.extras == {"x_vendor_hint": "kept"}
+    sent = message.to_wire()["standings"]
+    assert sent[0] == {key: value for key, value in row.items() if key != "elo"}
+    assert sent[1]["technical_losses"] == 0 and "elo" not in sent[1]
 
 
 def test_extras_is_a_copy() -> None:
