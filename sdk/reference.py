@@ -111,7 +111,8 @@ def message_reference() -> str:
         "The envelope fields (`protocol`, `message_type`, `sender`, `timestamp`,",
         "`conversation_id`, and by context `auth_token`, `league_id`, `round_id`,",
         "`match_id`) are listed in every table. Unknown extra fields are kept, never refused "
-        "(a standings row keeps only its own: every player reads n of them each round).",
+        "(a standings row and a round's match keep only their own: every player reads n of them "
+        "each round).",
         "",
     ]
     for model in PROTOCOL_MESSAGES:

@@ -24,6 +24,7 @@ from sdk.messages import (
     LeagueRegisterRequest,
     LeagueStandingsUpdate,
     Message,
+    RoundAnnouncement,
     ParityContext,
     protocol_error_from_validation,
     sender_id,
@@ -116,6 +117,14 @@ def test_a_standings_row_takes_unknown_fields_and_keeps_only_its_own() -> None:
     sent = message.to_wire()["standings"]
     assert sent[0] == {key: value for key, value in row.items() if key != "elo"}
     assert sent[1]["technical_losses"] == 0 and "elo" not in sent[1]
+
+
+def test_an_announced_match_takes_unknown_fields_and_keeps_only_its_own() -> None:
+    wire = example("ROUND_ANNOUNCEMENT", x_vendor_hint="kept")
+    wire["matches"] = [{**wire["matches"][0], "court": 7}]
+    message = RoundAnnouncement.model_validate(wire)
+    assert message.extras == {"x_vendor_hint": "kept"}
+    assert message.to_wire()["matches"] == example("ROUND_ANNOUNCEMENT")["matches"]
 
 
 def test_extras_is_a_copy() -> None:
