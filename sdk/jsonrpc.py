@@ -153,7 +153,7 @@ _BATCH_HEADERS = [(name.lower().encode(), value.encode()) for name, value in TAK
 _JSON_HEADERS = [(b"content-type", b"application/json"), *_BATCH_HEADERS]
 
 
-async def _answer(send: Send, status: int, payload: Any) -> None:
+async def _send_answer(send: Send, status: int, payload: Any) -> None:
     """Send ``payload`` as the answer (None: 204, nothing to say), telling that batches are
     taken."""
     if payload is None:
@@ -259,11 +259,11 @@ class JsonRpcEndpoint:
                 f"the request body is larger than {limit} bytes, this agent's limit "
                 "(http.max_body_bytes)",
             )
-            await _answer(send, 413, payload)
+            await _send_answer(send, 413, payload)
             return
         client = scope.get("client")
         _CALLER.set(client[0] if client else None)
-        await _answer(send, 200, await self.dispatch(b"".join(chunks)))
+        await _send_answer(send, 200, await self.dispatch(b"".join(chunks)))
 
     async def dispatch(self, body: bytes | str) -> Any:
         """Answer one JSON-RPC payload: a dict, a list (batch) or None (notifications)."""

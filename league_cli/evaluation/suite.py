@@ -55,8 +55,6 @@ __all__ = [
 SCORE = "score"
 """The id a threshold uses for the weighted score of all the metrics."""
 
-_ID = SAFE_ID_PATTERN  # ids travel in match ids
-
 
 class SuiteError(ValueError):
     """A suite file that cannot be run; the message is one line naming file and field."""
@@ -93,7 +91,7 @@ class AgentSpec(_Model):
     """One seat: a built-in strategy (``strategy`` and ``options``) or a remote player at
     ``endpoint`` (its ``id`` is the player id it is called with)."""
 
-    id: Annotated[str, Field(pattern=_ID)]
+    id: Annotated[str, Field(pattern=SAFE_ID_PATTERN)]
     strategy: str | None = None
     options: dict[str, Any] = Field(default_factory=dict)
     endpoint: AgentUrl | None = None
@@ -116,7 +114,7 @@ class _Metric(_Model):
     """Which way the metric improves: the side a threshold's lone ``warn`` watches when the
     threshold has both bounds or neither (``league_cli.evaluation.game_suite``)."""
 
-    id: Annotated[str | None, Field(pattern=_ID)] = None
+    id: Annotated[str | None, Field(pattern=SAFE_ID_PATTERN)] = None
     """How thresholds and the report name it (default: its name)."""
     weight: float = 1.0
 
@@ -295,7 +293,7 @@ class ReportSpec(_Model):
 class Suite(_Model):
     """A whole suite, whichever format it was written in."""
 
-    name: Annotated[str, Field(pattern=_ID)]
+    name: Annotated[str, Field(pattern=SAFE_ID_PATTERN)]
     version: str | None = None
     description: str = ""
     game: GameSpecModel

@@ -24,8 +24,8 @@ from sdk.messages import (
     LeagueRegisterRequest,
     LeagueStandingsUpdate,
     Message,
-    RoundAnnouncement,
     ParityContext,
+    RoundAnnouncement,
     protocol_error_from_validation,
     sender_id,
 )
