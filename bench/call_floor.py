@@ -19,7 +19,8 @@ calls in all, after ``--warmup`` calls that are not counted; the server's CPU is
 - ``asgi``: a bare ASGI callable answering a fixed body (uvicorn's own cost);
 - ``starlette``: FastAPI with a plain Starlette route at /mcp (the middleware and routing
   every agent's app has), a fixed body;
-- ``endpoint``: ``sdk.jsonrpc.JsonRpcEndpoint`` with one method that takes the raw params
+- ``endpoint``: ``sdk.jsonrpc.JsonRpcEndpoint`` in an agent's app (``sdk.service_app``, which
+  answers its POSTs ahead of the middleware and routes) with one method that takes the raw params
   (parsing, checks, jsonrpcserver, logging each call received and sent);
 - ``broadcast``: a ROUND_COMPLETED validated by its model, logged briefly, as a player
   takes each copy of a round's news;
@@ -66,6 +67,7 @@ from sdk.messages import (  # noqa: E402
     RoundCompleted,
 )
 from sdk.service import LISTEN_FD_ENV, listening_socket, serve  # noqa: E402
+from sdk.service_app import ServiceApp  # noqa: E402
 from sdk.shared_message import SharedMessage  # noqa: E402
 
 LAYERS = ("asgi", "starlette", "endpoint", "broadcast", "standings", "news", "news_batch")
@@ -126,8 +128,8 @@ def server_app(layer: str, logs: Path) -> ASGIApp:
 
         return bare
 
-    app = FastAPI()
     if layer == "starlette":
+        app = FastAPI()
 
         async def fixed(request: Request) -> Response:
             await request.body()
@@ -150,8 +152,9 @@ def server_app(layer: str, logs: Path) -> ASGIApp:
         else {"bench": methods[layer]}
     )
     log = AgentLog(logs / "server.log.jsonl", "bench-server")
-    JsonRpcEndpoint(table, sender=lambda: "player:P001", log=log).mount(app)
-    return app
+    agent = ServiceApp()
+    JsonRpcEndpoint(table, sender=lambda: "player:P001", log=log).mount(agent)
+    return agent
 
 
 def serve_layer(layer: str, logs: Path) -> None:

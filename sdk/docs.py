@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import fastapi_offline
-from fastapi import FastAPI
 from fastapi.openapi.docs import get_swagger_ui_html, get_swagger_ui_oauth2_redirect_html
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
+
+from sdk.service_app import ServiceApp
 
 __all__ = ["DOCS_ASSETS", "DOCS_STATIC", "service_app"]
 
@@ -26,10 +27,11 @@ _SWAGGER_PARAMETERS = {"validatorUrl": None}
 """No validator badge: Swagger UI would fetch it from validator.swagger.io."""
 
 
-def service_app(**options: Any) -> FastAPI:
-    """``FastAPI(**options)`` with ``/docs`` and ``/docs/oauth2-redirect`` answered from
-    ``DOCS_ASSETS`` under ``DOCS_STATIC`` (and no ``/redoc``)."""
-    app = FastAPI(**{**options, "docs_url": None, "redoc_url": None})
+def service_app(**options: Any) -> ServiceApp:
+    """``ServiceApp(**options)`` (a FastAPI app, ``sdk.service_app``) with ``/docs`` and
+    ``/docs/oauth2-redirect`` answered from ``DOCS_ASSETS`` under ``DOCS_STATIC`` (and no
+    ``/redoc``)."""
+    app = ServiceApp(**{**options, "docs_url": None, "redoc_url": None})
     app.mount(DOCS_STATIC, StaticFiles(directory=DOCS_ASSETS), name="docs-static")
     openapi_url = app.openapi_url or "/openapi.json"
     redirect_url = app.swagger_ui_oauth2_redirect_url or "/docs/oauth2-redirect"

@@ -1,4 +1,4 @@
-"""JSON-RPC 2.0 on the server side: jsonrpcserver behind FastAPI at ``POST /mcp``.
+"""JSON-RPC 2.0 on the server side: jsonrpcserver at ``POST /mcp`` of an agent's FastAPI app.
 
 This is the only module that imports jsonrpcserver (5.0.9 imports OSlash, which breaks on
 some interpreters: the ImportError then names the interpreter and what to use instead). A
@@ -40,7 +40,6 @@ from typing import Any
 import orjson
 from fastapi import FastAPI, Request, Response
 from pydantic import ValidationError
-from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from sdk.agent_log import AgentLog
@@ -59,6 +58,7 @@ from sdk.messages import LeagueError, Message, protocol_error_from_validation
 from sdk.nesting import nests_deeper
 from sdk.posting import TAKES_BATCHES
 from sdk.refusal_log import RefusalBudget
+from sdk.service_app import ServiceApp
 from sdk.tolerance import Deviation, ProtocolMode, repair, request_defaults, strict_refusal
 
 with warnings.catch_warnings():
@@ -214,12 +214,12 @@ class JsonRpcEndpoint:
         }
 
     def mount(self, app: FastAPI, path: str = MCP_PATH) -> None:
-        """Serve the endpoint at ``path`` as a plain ASGI app behind a Starlette route, ahead
-        of the FastAPI route that documents it in /docs: a call never meets FastAPI's
-        dependency solving (a fifth of a small call's CPU) nor Starlette's request and
-        response objects (a tenth of the rest), and the app's middleware and error handlers
-        apply to it as to any route."""
-        app.router.routes.append(Route(path, self, methods=["POST"]))
+        """Serve the endpoint at ``path`` of ``app``, documented in its /docs by a FastAPI
+        route. A ``ServiceApp`` (every agent's) hands each POST to it as a plain ASGI app,
+        ahead of its middleware and routes: a call meets neither FastAPI's dependency
+        solving (a fifth of a small call's CPU), nor Starlette's request and response
+        objects, nor the middleware (a quarter of the rest). Any other FastAPI app is
+        answered by the documenting route, by the same code."""
         app.add_api_route(
             path,
             self._documented,
@@ -227,10 +227,11 @@ class JsonRpcEndpoint:
             include_in_schema=True,
             summary="JSON-RPC 2.0 endpoint (league.v2 messages)",
         )
+        if isinstance(app, ServiceApp):
+            app.answer_posts(path, self)
 
     async def _documented(self, request: Request) -> Response:
-        """The documenting route's handler, answered by the same ASGI app (the plain route
-        ahead of it takes every POST)."""
+        """The documenting route's handler, answered by the endpoint as a plain ASGI app."""
         return _AnsweredBy(self)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

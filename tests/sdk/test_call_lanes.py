@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fastapi import FastAPI
 from starlette.types import Message as AsgiMessage
 from starlette.types import Receive, Scope, Send
 
@@ -24,6 +23,7 @@ from sdk.errors import ErrorCode, ProtocolError, RemoteError, TransportError
 from sdk.examples import example
 from sdk.jsonrpc import JsonRpcEndpoint, RpcMethod
 from sdk.messages import Acknowledgement, Message, RoundCompleted
+from sdk.service_app import ServiceApp
 from tests.conftest import make_shared_dir
 from tests.sdk.test_client_batch import serving
 
@@ -39,7 +39,7 @@ class Referee:
         self.handled: list[str] = []
         self.holding = asyncio.Event()
         self.release = asyncio.Event()
-        self.app = FastAPI()
+        self.app = ServiceApp()
         endpoint = JsonRpcEndpoint(
             {METHOD: RpcMethod(self._completed, RoundCompleted)},
             sender=lambda: "R1",

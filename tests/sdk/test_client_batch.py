@@ -24,6 +24,7 @@ from sdk.jsonrpc import JsonRpcEndpoint, RpcMethod
 from sdk.messages import Acknowledgement, Message, RoundCompleted
 from sdk.posting import TAKES_BATCHES
 from sdk.service import listening_socket, server_config
+from sdk.service_app import ServiceApp
 from sdk.shared_message import SharedMessage, Signed
 from tests.conftest import make_shared_dir
 
@@ -50,7 +51,7 @@ def player_app(log: AgentLog, seen: list[int]) -> FastAPI:
             acknowledged=message.message_type,
         )
 
-    app = FastAPI()
+    app = ServiceApp()
     method = RpcMethod(completed, RoundCompleted, broadcast=True)
     JsonRpcEndpoint({"notify_round_completed": method}, sender=lambda: "player:P01", log=log).mount(
         app

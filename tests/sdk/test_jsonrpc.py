@@ -25,6 +25,7 @@ from sdk.messages import (
     Message,
     RoundAnnouncement,
 )
+from sdk.service_app import ServiceApp
 from sdk.tolerance import ProtocolMode
 
 SECRET_DETAIL = "database password is hunter2"
@@ -102,7 +103,7 @@ async def client(service: Service, agent_log: AgentLog) -> AsyncIterator[httpx.A
         limits=LIMITS,
         mode=lambda: service.mode,
     )
-    app = FastAPI()
+    app = ServiceApp()
     endpoint.mount(app)
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
@@ -613,7 +614,7 @@ async def test_what_the_protocol_forbids_is_refused_in_both_modes(
 async def test_the_endpoint_is_documented_and_answers_other_methods_405(
     client: httpx.AsyncClient,
 ) -> None:
-    """It is served by a plain route ahead of the FastAPI one that documents it."""
+    """Its POSTs are answered ahead of the routes, one of which documents it."""
     operation = (await client.get("/openapi.json")).json()["paths"]["/mcp"]
     assert list(operation) == ["post"]
     assert operation["post"]["summary"] == "JSON-RPC 2.0 endpoint (league.v2 messages)"
@@ -632,15 +633,13 @@ async def test_an_answer_holding_an_integer_beyond_64_bits_is_still_json(
 async def test_the_documenting_route_answers_as_the_plain_one(
     service: Service, agent_log: AgentLog
 ) -> None:
-    """The FastAPI route behind the plain one answers by the same code, were it reached."""
+    """An app that is not a ``ServiceApp`` is answered by the route that documents the
+    endpoint, by the same code."""
     endpoint = JsonRpcEndpoint(
         {"raw": RpcMethod(service.raw)}, sender=lambda: "player:P01", log=agent_log
     )
     app = FastAPI()
     endpoint.mount(app)
-    app.router.routes[:] = [
-        route for route in app.router.routes if getattr(route, "endpoint", None) is not endpoint
-    ]
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
         reply = await answer(http, request("raw", {"a": 1}))

@@ -24,6 +24,7 @@ from sdk.errors import ErrorCode, ProtocolError
 from sdk.examples import example
 from sdk.jsonrpc import JsonRpcEndpoint, RpcMethod
 from sdk.messages import ChooseParityCall, ChooseParityResponse, Message
+from sdk.service_app import ServiceApp
 from tests.conftest import Clock, free_port, make_shared_dir
 
 LIMITS = HttpConfig()
@@ -66,7 +67,7 @@ async def client(agent_log: AgentLog) -> AsyncIterator[httpx.AsyncClient]:
         log=agent_log,
         limits=LIMITS,
     )
-    app = FastAPI()
+    app = ServiceApp()
     endpoint.mount(app)
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=app, client=("1.2.3.4", 9)), base_url="http://test"
@@ -212,7 +213,7 @@ def budgeted(agent_log: AgentLog, clock: Clock) -> FastAPI:
         limits=BUDGET,
         clock=clock,
     )
-    app = FastAPI()
+    app = ServiceApp()
     endpoint.mount(app)
     return app
 
