@@ -34,11 +34,15 @@ def error_response(code: int, message: str, data: str, request_id: Any = None) -
     }
 
 
+def _valid_id(value: Any) -> bool:
+    """A JSON-RPC id: a string or a number (not a boolean)."""
+    return isinstance(value, (str, int, float)) and not isinstance(value, bool)
+
+
 def usable_id(request: Any) -> Any:
     """The id to echo in an error about ``request``: its own when that is a valid id."""
     request_id = request.get("id") if isinstance(request, dict) else None
-    valid = isinstance(request_id, (str, int, float)) and not isinstance(request_id, bool)
-    return request_id if valid else None
+    return request_id if _valid_id(request_id) else None
 
 
 def is_request(request: Any) -> bool:
@@ -51,6 +55,4 @@ def is_request(request: Any) -> bool:
     if "params" in request and not isinstance(request["params"], (dict, list)):
         return False
     request_id = request.get("id")
-    return request_id is None or (
-        isinstance(request_id, (str, int, float)) and not isinstance(request_id, bool)
-    )
+    return request_id is None or _valid_id(request_id)
