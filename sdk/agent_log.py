@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from itertools import islice
 from pathlib import Path
 from typing import Any, BinaryIO, cast
@@ -19,7 +19,7 @@ import orjson
 import structlog
 
 from sdk.auth import is_secret_key, redact
-from sdk.errors import file_access
+from sdk.errors import FileSystemError, file_access
 from sdk.json_bytes import json_bytes
 from sdk.store import append_whole
 
@@ -62,10 +62,19 @@ def _logged(value: Any, secret: bool = False) -> Any:
 
 
 def _logged_object(value: dict[Any, Any], secret: bool) -> dict[Any, Any]:
-    """A dict through ``_logged``, its plain fields (a short string not secret, a number)
-    kept as they are without a call each: most of a message is such fields."""
+    """A dict through ``_logged``, its first ``LOG_KEYS_MAX`` keys, the rest counted."""
+    kept = _logged_fields(islice(value.items(), LOG_KEYS_MAX), secret)
+    if len(value) > LOG_KEYS_MAX:
+        kept["…"] = f"{len(value) - LOG_KEYS_MAX} more keys (not logged)"
+    return kept
+
+
+def _logged_fields(fields: Iterable[tuple[Any, Any]], secret: bool) -> dict[Any, Any]:
+    """Fields through ``_logged``, the plain ones (a short string not secret, a number)
+    kept as they are without a call each: most of a message, and of a record, is such
+    fields."""
     kept = {}
-    for key, item in islice(value.items(), LOG_KEYS_MAX):
+    for key, item in fields:
         hidden = secret or _secret(key)
         kind = type(item)
         if not (
@@ -77,14 +86,12 @@ def _logged_object(value: dict[Any, Any], secret: bool) -> dict[Any, Any]:
         ):
             item = _logged(item, hidden)
         kept[key if type(key) is str and len(key) <= LOG_STRING_MAX else _logged(key)] = item
-    if len(value) > LOG_KEYS_MAX:
-        kept["…"] = f"{len(value) - LOG_KEYS_MAX} more keys (not logged)"
     return kept
 
 
 def _abridge_and_redact(_: Any, __: str, event_dict: dict[str, Any]) -> dict[str, Any]:
     """Every field of the record through ``_logged`` (all of them: the caller chose them)."""
-    return {key: _logged(value, _secret(key)) for key, value in event_dict.items()}
+    return _logged_fields(event_dict.items(), False)
 
 
 Keep = Callable[[str, Mapping[str, Any]], bool]
@@ -125,11 +132,10 @@ class _Sink:
 
     def write(self, data: bytes) -> None:
         try:
-            with file_access(self._path, "write"):
-                append_whole(self._fd, data)
-        except OSError:
+            append_whole(self._fd, data)
+        except OSError as exc:
             if not self._proven:
-                raise
+                raise FileSystemError.of(exc, self._path, "write") from exc
             self.dropped += 1
         else:
             self._proven = True
