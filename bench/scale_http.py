@@ -304,7 +304,9 @@ class LeagueRun:
 
     players: int
     referees: int
-    capacity: int = 16
+    capacity: int | None = None
+    """Matches per referee; None: a round's matches shared among the referees
+    (``matches_per_referee``)."""
     rounds: int | None = None
     """Stop after this many rounds (None: the whole league)."""
     player_hosts: int = 1
@@ -326,6 +328,15 @@ class LeagueRun:
     balanced: bool = False
     """The agents register and report through a round-robin balancer (``tests/balancer.py``,
     in this process) in front of the League Managers; always so with more than one."""
+
+    @property
+    def matches_per_referee(self) -> int:
+        """``capacity``, or the referees' share of a round's matches: with less, a round is
+        played in waves, and at 1,000 players a referee meets a player again only after
+        its connection to it has gone idle too long (doc/benchmarks.md)."""
+        if self.capacity is not None:
+            return self.capacity
+        return max(1, -(-(self.players // 2) // self.referees))
 
 
 def _status(client: httpx.Client, lm_url: str, *, agents: bool = False) -> dict[str, Any]:
@@ -383,7 +394,7 @@ def _start(
             space,
             f"R{i + 1}",
             lm_mcp,
-            run.capacity,
+            run.matches_per_referee,
             run.profile_referee if i == 0 else None,
         )
         for i in range(run.referees)
@@ -472,7 +483,7 @@ def run_league(run: LeagueRun) -> dict[str, Any]:
     return {
         "players": run.players,
         "referees": run.referees,
-        "capacity": run.capacity,
+        "capacity": run.matches_per_referee,
         "player_hosts": len(roles["hosts"]),
         "strategy": run.strategy,
         "total_rounds": total_rounds,
@@ -685,7 +696,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", type=int, default=200)
     parser.add_argument("--referees", type=int, default=4)
-    parser.add_argument("--capacity", type=int, default=16, help="matches per referee")
+    parser.add_argument(
+        "--capacity",
+        type=int,
+        help="matches per referee (default: a round's matches shared among the referees)",
+    )
     parser.add_argument(
         "--rounds", type=int, help="stop after this many rounds (default: the whole league)"
     )
@@ -731,7 +746,11 @@ def main() -> None:
         keys = range(args.first, args.first + args.count)
         serve_players(args.shared_dir, args.port, args.lm_url, keys, args.strategy)
         return
-    if args.players < 2 or args.player_hosts < 1 or args.capacity < 1:
+    if (
+        args.players < 2
+        or args.player_hosts < 1
+        or (args.capacity is not None and args.capacity < 1)
+    ):
         parser.error("a league needs --players 2 or more, --player-hosts and --capacity 1 or more")
     stop_on_signals()
     counts = [int(c) for c in args.scaleout.split(",")] if args.scaleout else [args.referees]
@@ -755,7 +774,7 @@ def main() -> None:
         )
         print(
             f"league: {run.players} players ({run.strategy}, {run.player_hosts} host "
-            f"process(es)), {referees} referee(s) of capacity {run.capacity}, "
+            f"process(es)), {referees} referee(s) of capacity {run.matches_per_referee}, "
             f"{run.rounds or 'all'} round(s)",
             flush=True,
         )
