@@ -12,7 +12,8 @@ failure, whose details stay in the agent's log). Batches are answered element by
 notifications get no answer, as the spec says; every answer tells that batches are taken
 (``sdk.posting.BATCH_HEADER``). Every call is logged as received and sent (a broadcast's
 copy in one short line each way, ``RpcMethod.broadcast``), except in a batch, whose log is
-bounded by its size: its refused calls are counted in one summary line (``_Batch``); and
+bounded by its size: its refused calls are counted in one summary line, its broadcast copies
+named in one line (``sdk.refusal_log.BatchShare``); and
 refusals (a LEAGUE_ERROR answer, single or a batch's summary) are logged only while their
 caller's address, and all callers together, have log budget left in the current window
 (``sdk.refusal_log``), then counted in one ``refusals_unlogged`` line per window.
@@ -34,7 +35,7 @@ import warnings
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -57,7 +58,8 @@ from sdk.jsonrpc_shapes import (
 from sdk.messages import LeagueError, Message, protocol_error_from_validation
 from sdk.nesting import nests_deeper
 from sdk.posting import TAKES_BATCHES
-from sdk.refusal_log import RefusalBudget
+from sdk.refusal_log import BatchShare, RefusalBudget
+from sdk.rpc_wire import named
 from sdk.service_app import ServiceApp
 from sdk.tolerance import Deviation, ProtocolMode, repair, request_defaults, strict_refusal
 
@@ -118,20 +120,7 @@ def served_methods(methods: Mapping[str, RpcMethod]) -> dict[str, tuple[RpcMetho
 _CALLER: ContextVar[str | None] = ContextVar("jsonrpc_caller", default=None)
 
 
-@dataclass
-class _Batch:
-    """What one batch may make its agent log. A refused request (LEAGUE_ERROR) is only
-    counted, by method and error code; a handled one is logged whole while ``budget`` bytes
-    last (the batch's body size), then counted: whatever a caller batches, even without any
-    token, costs the log about its own size plus one ``batch_summary`` line, where a line or
-    two per request could cost ten times its size."""
-
-    budget: int
-    refused: Counter[str] = field(default_factory=Counter)
-    unlogged: int = 0
-
-
-_BATCH: ContextVar[_Batch | None] = ContextVar("jsonrpc_batch", default=None)
+_BATCH: ContextVar[BatchShare | None] = ContextVar("jsonrpc_batch", default=None)
 
 
 @dataclass(frozen=True)
@@ -304,16 +293,18 @@ class JsonRpcEndpoint:
 
     async def _dispatch_batch(self, batch: list[Any], size: int) -> list[Any]:
         """The answers to a batch's requests, handled concurrently, its log bounded by its
-        ``size`` (``_Batch``) and summed up in one ``batch_summary`` line; a summary of
+        ``size`` (``BatchShare``) and summed up in one ``batch_summary`` line; a summary of
         refusals alone is a refusal record, charged to the caller's refusal budget and only
         counted once that is spent."""
-        share = _Batch(budget=size)
+        share = BatchShare(budget=size)
         token = _BATCH.set(share)
         try:
             answers = await asyncio.gather(*(self._dispatch_one(item) for item in batch))
         finally:
             _BATCH.reset(token)
         caller = caller_address()
+        if share.news:
+            self._log.log.info("broadcasts_answered", caller=caller, messages=share.news)
         refusals_only = bool(share.refused) and not share.unlogged
         if refusals_only and self._refusals.muted(caller):
             self._refusals.withhold(caller, share.refused)
@@ -365,13 +356,16 @@ class JsonRpcEndpoint:
         self, name: str, method: RpcMethod, alias_of: str | None, params: dict[str, Any]
     ) -> Any:
         """Answer one call and log it as received and sent; in a batch, only once its answer
-        is known, and only as far as the batch's share of the log goes (``_Batch``)."""
+        is known, and only as far as the batch's share of the log goes (``BatchShare``): a
+        broadcast's copy handled as it came is only named, in the batch's one line."""
         batch = _BATCH.get()
         if batch is None:
             return await self._answer_single(name, method, alias_of, params)
         outcome = await self._outcome(name, method, alias_of, params)
         if outcome.refusal is not None:
             batch.refused[f"{name}:{outcome.refusal}"] += 1
+        elif batch.budget > 0 and method.broadcast and not outcome.deviations:
+            batch.news.append(named(name, params))
         elif batch.budget > 0:
             start = self._log.size
             self._log_received(name, method, params)

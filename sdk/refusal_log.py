@@ -4,16 +4,18 @@ that caused it; so each caller address has a budget of log bytes for its refusal
 window of ``http.refusal_log_window_sec``, and all addresses together another. Past either,
 a refusal is answered as ever but only counted, and the counts of a window are written in
 one ``refusals_unlogged`` record once it is over. Requests that are handled are always
-logged: the budget is for refusals only."""
+logged: the budget is for refusals only. A batch's log is bounded by its own size
+(``BatchShare``)."""
 
 from __future__ import annotations
 
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["RefusalBudget"]
+__all__ = ["BatchShare", "RefusalBudget"]
 
 _UNKNOWN = "unknown"
 """The address of a request that came from no network peer (an in-process dispatch)."""
@@ -93,3 +95,19 @@ class RefusalBudget:
         self._withheld.clear()
         self._withheld_from.clear()
         return summary
+
+
+@dataclass
+class BatchShare:
+    """What one batch may make its agent log. A refused request (LEAGUE_ERROR) is only
+    counted, by method and error code; a handled one is logged while ``budget`` bytes last
+    (the batch's body size), then counted: whatever a caller batches, even without any
+    token, costs the log about its own size plus one ``batch_summary`` line, where a line or
+    two per request could cost ten times its size. A broadcast's copy handled as it came (a
+    round's news, several to each player a round) is only named in ``news``, all of them in
+    one line once the batch is answered (its list abridged as every record's is)."""
+
+    budget: int
+    refused: Counter[str] = field(default_factory=Counter)
+    unlogged: int = 0
+    news: list[dict[str, Any]] = field(default_factory=list)

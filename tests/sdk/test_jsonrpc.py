@@ -488,6 +488,36 @@ async def test_a_broadcast_copy_is_logged_in_one_short_line_each_way_unless_refu
     assert "proof-of-the-league-manager" not in agent_log.path.read_text()
 
 
+async def test_a_batchs_broadcast_copies_are_named_in_one_line_and_a_refused_one_counted(
+    client: httpx.AsyncClient, agent_log: AgentLog
+) -> None:
+    announcement = example("ROUND_ANNOUNCEMENT", auth_token="proof-of-the-league-manager-0001")
+    second = {**announcement, "conversation_id": "conv-second"}
+    bad = {**announcement, "conversation_id": "conv-bad", "round_id": "first"}
+    batch = [
+        request("broadcast_round", announcement, 1),
+        request("broadcast_round", bad, 2),
+        request("broadcast_round", second, 3),
+    ]
+    answers = {a["id"]: a["result"] for a in await answer(client, batch)}
+    assert answers[1]["message_type"] == answers[3]["message_type"] == "ACK"
+    assert answers[2]["message_type"] == "LEAGUE_ERROR"
+    records = log_records(agent_log)
+    assert not [r for r in records if r["event"].startswith("message_")], "no line per copy"
+    (named,) = [r for r in records if r["event"] == "broadcasts_answered"]
+    assert named["messages"] == [
+        {
+            "method": "broadcast_round",
+            "message_type": "ROUND_ANNOUNCEMENT",
+            "conversation_id": conversation,
+        }
+        for conversation in (announcement["conversation_id"], "conv-second")
+    ]
+    (summary,) = [r for r in records if r["event"] == "batch_summary"]
+    assert summary["refused"] == {f"broadcast_round:{answers[2]['error_code']}": 1}
+    assert "proof-of-the-league-manager" not in agent_log.path.read_text()
+
+
 # --- the request check agrees with jsonrpcserver's JSON Schema -------------------------------
 
 _json_scalars = (
