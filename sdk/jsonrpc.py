@@ -364,15 +364,15 @@ class JsonRpcEndpoint:
         outcome = await self._outcome(name, method, alias_of, params)
         if outcome.refusal is not None:
             batch.refused[f"{name}:{outcome.refusal}"] += 1
-        elif batch.budget > 0 and method.broadcast and not outcome.deviations:
+        elif batch.budget <= 0:
+            batch.unlogged += 1
+        elif method.broadcast and not outcome.deviations:
             batch.news.append(named(name, params))
-        elif batch.budget > 0:
+        else:
             start = self._log.size
             self._log_received(name, method, params)
             self._log_answer(name, method, outcome)
             batch.budget -= self._log.size - start
-        else:
-            batch.unlogged += 1
         return outcome.wire
 
     async def _answer_single(
