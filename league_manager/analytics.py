@@ -43,6 +43,7 @@ from games.analysis import (
 )
 from league_manager.meta_game import MetaGame, build_meta_game
 from league_manager.meta_solution import MetaGameSolution, solve_meta_game
+from sdk.timeouts import within
 
 __all__ = [
     "AgentMetrics",
@@ -288,5 +289,5 @@ class AnalysisCache:
         """
         async with self._lock:
             if self._cached is None or self._cached.version != version:
-                self._cached = await asyncio.wait_for(asyncio.to_thread(compute), self._timeout)
+                self._cached = await within(asyncio.to_thread(compute), self._timeout)
             return self._cached

@@ -39,6 +39,7 @@ from sdk.client import RpcClient
 from sdk.config import LeagueConfig
 from sdk.errors import ErrorCode, ProtocolError, RemoteError, TransportError
 from sdk.messages import MatchResult, MatchResultAck, MatchResultReport, Method
+from sdk.timeouts import within
 
 __all__ = [
     "PROBE_MISSES",
@@ -246,7 +247,7 @@ class RefereeWatch:
                 self._event("match_timed_out", match_id=match.match_id, referee_id=referee.agent_id)
                 return False
             try:
-                await asyncio.wait_for(done.wait(), min(left, PROBE_SEC))
+                await within(done.wait(), min(left, PROBE_SEC))
                 continue
             except asyncio.TimeoutError:
                 pass

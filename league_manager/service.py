@@ -383,9 +383,9 @@ class LeagueManager:
 
     async def shutdown(self) -> None:
         await self.upkeep.stop()
+        await self._stop_rounds()  # before the store closes: the rounds write to it
         if self.store is not None:
             await self.store.close()
-        await self._stop_rounds()
         await self.notifier.close()
         await self.client.aclose()
         if self.agents.snapshot_due(at_once=True):

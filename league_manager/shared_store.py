@@ -18,7 +18,13 @@ from league_manager.fencing import Fencing
 from league_manager.leading import CAMPAIGN_SEC, Leading
 from league_manager.match_flow import MatchFlow
 from league_manager.peer_follow import PeerFollow
-from league_manager.pg.connection import OnDemand, before_serving, connect, statements
+from league_manager.pg.connection import (
+    CLOSE_SEC,
+    OnDemand,
+    before_serving,
+    connect,
+    statements,
+)
 from league_manager.pg.leader_store import (
     PgLeaderStore,
     PgNumbers,
@@ -37,15 +43,12 @@ from league_manager.pg.store_url import redact_url
 from league_manager.results_book import ResultsBook
 from league_manager.schedule_book import ScheduleBook
 from league_manager.standings_book import StandingsBook
+from sdk.timeouts import within
 
-__all__ = ["CLOSE_SEC", "SecretName", "SharedStore"]
+__all__ = ["SecretName", "SharedStore"]
 
 SecretName = Literal["admin_token", "referee_secret"]
 """The league's secrets, as ``league_secrets`` names its columns."""
-
-CLOSE_SEC = 10.0
-"""How long a stopping League Manager waits for its look at the others and its campaign to
-end (each bounded by its connection's timeouts) before it cuts them off."""
 
 
 class SharedStore:
@@ -58,6 +61,7 @@ class SharedStore:
         self._links: list[OnDemand] = []
         self._leader_store: PgLeaderStore | None = None
         self._numbers: PgNumbers | None = None
+        self._results: PgResultLog | None = None
         self._leading: Leading | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._closing = asyncio.Event()
@@ -85,8 +89,9 @@ class SharedStore:
         self._numbers = PgNumbers(self._leader_store)
         store, follow, standings = OnDemand(self._url), OnDemand(self._url), OnDemand(self._url)
         self._links += [store, follow, standings]
+        self._results = PgResultLog(store, self._league_id, follow=follow, since=kept.mark)
         return ReadLog(
-            PgResultLog(store, self._league_id, follow=follow, since=kept.mark),
+            self._results,
             kept,
             f"the results in PostgreSQL ({redact_url(self._url)})",
             StoreSchedule(document, self.leader_store.publish),
@@ -203,7 +208,7 @@ class SharedStore:
                 wake.clear()
             await step()
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(woken.wait(), every_sec)
+                await within(woken.wait(), every_sec)
 
     async def close(self) -> None:
         """Stop following and campaigning (the lead given up), and close the connections."""
@@ -217,6 +222,8 @@ class SharedStore:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         if self._leading is not None:
             await self._leading.resign()
+        if self._results is not None:
+            await self._results.settle()
         for link in self._links:
             await link.close()
         await self.registry.aclose()

@@ -27,6 +27,7 @@ from playroom.narration import narrate
 from playroom.session import HUMAN_ID, Opponent, new_transcript, play_game, score_line
 from playroom.transcript import Transcript
 from sdk.config import ConfigError, SharedDir
+from sdk.timeouts import within
 from strategies.human import parse_move, space_hint
 
 __all__ = [
@@ -216,7 +217,7 @@ class PlaySession:
         if self.seat is None:
             return
         with contextlib.suppress(asyncio.TimeoutError):  # not the builtin before 3.11
-            await asyncio.wait_for(self.seat.ready.wait(), timeout)
+            await within(self.seat.ready.wait(), timeout)
 
     @property
     def turn(self) -> Literal["you", "opponent"] | None:

@@ -21,6 +21,7 @@ from typing import Any
 
 from sdk.errors import ErrorCode, RemoteError, TransportError
 from sdk.shared_message import Signed
+from sdk.timeouts import within
 
 __all__ = ["CallLanes", "Outcome", "Pending"]
 
@@ -100,7 +101,7 @@ class CallLanes:
         waiting = pending()
         lane.waiting.append(waiting)
         try:
-            return await asyncio.wait_for(waiting.answer, waiting.limit)
+            return await within(waiting.answer, waiting.limit)
         except asyncio.TimeoutError:
             raise TransportError(
                 ErrorCode.TIMEOUT_ERROR,

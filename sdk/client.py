@@ -35,6 +35,7 @@ from sdk.rpc_wire import (
     request_parts,
 )
 from sdk.shared_message import Signed
+from sdk.timeouts import within
 
 __all__ = ["OnRetry", "Outgoing", "RpcClient"]
 
@@ -302,7 +303,7 @@ class RpcClient:
     ) -> tuple[int, bytes]:
         """POST ``content``: the answer's status and body within ``limit`` seconds."""
         try:
-            return await asyncio.wait_for(self._post(endpoint, what, content), timeout=limit)
+            return await within(self._post(endpoint, what, content), timeout=limit)
         except asyncio.TimeoutError:
             raise TransportError(
                 ErrorCode.TIMEOUT_ERROR, f"{endpoint} did not answer {what} within {limit:g} s"

@@ -10,7 +10,10 @@ commit, so N changes during a commit cost one more, not N.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
+
+from sdk.timeouts import within
 
 __all__ = ["GroupCommit"]
 
@@ -46,6 +49,21 @@ class GroupCommit:
             action()
         else:
             self._flight.add_done_callback(lambda _: action())
+
+    async def settle(self, timeout: float) -> None:
+        """Commit what is pending and return once no commit runs, within ``timeout`` s (a
+        commit still running then is cancelled): what the commits write with may then be
+        closed. Closed under a running commit, a PostgreSQL connection can take the process
+        down with it (the driver aborts in the transaction's end)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        with contextlib.suppress(Exception):  # a failed commit's changes stay pending
+            await within(self.durable(), timeout)
+        while (flight := self._flight) is not None:
+            done, _ = await asyncio.wait({flight}, timeout=max(deadline - loop.time(), 0))
+            if not done:
+                flight.cancel()
+            await asyncio.gather(flight, return_exceptions=True)
 
     async def durable(self) -> None:
         """Return once every change counted so far is durable; a cancelled caller leaves

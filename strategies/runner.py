@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from games import Action, ActionSpace
 from sdk.agent_log import AgentLog
+from sdk.timeouts import within
 from sdk.timeutil import utc_now
 from strategies import MoveView, Say, Strategy
 from strategies.view import PastMatch
@@ -122,7 +123,7 @@ class StrategyRunner:
         more than such a strategy's whole decision."""
         if self.inline:
             return self._guarded(function, *args)
-        return await asyncio.wait_for(asyncio.to_thread(self._guarded, function, *args), budget)
+        return await within(asyncio.to_thread(self._guarded, function, *args), budget)
 
     def budget(self, view: MoveView) -> float:
         """Seconds the strategy may think: until the deadline (at most the call's timeout)

@@ -27,6 +27,7 @@ from league_cli.conformance.league_watch import WatchJudge
 from league_cli.conformance.probe import Probe
 from league_cli.conformance.report import ConformanceReport, Recorder
 from sdk.config import SystemConfig
+from sdk.timeouts import within
 from sdk.timeutil import utc_now_str
 
 __all__ = ["LEAGUE_CHECKS", "LeagueChecker", "check_league"]
@@ -201,7 +202,7 @@ class LeagueChecker:
         if self.watch <= 0 or self._calls.gone:
             return
         try:
-            await asyncio.wait_for(self.stand_ins.league_completed.wait(), self.watch)
+            await within(self.stand_ins.league_completed.wait(), self.watch)
         except asyncio.TimeoutError:
             self.notes.append(
                 f"the {self.watch:g} s watch ended before every test player "

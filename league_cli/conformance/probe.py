@@ -19,6 +19,7 @@ import httpx
 from pydantic import BaseModel
 
 from sdk.messages import LeagueError
+from sdk.timeouts import within
 
 __all__ = ["Exchange", "Failure", "Probe", "hard_limit"]
 
@@ -119,7 +120,7 @@ class Probe:
             )
 
         try:
-            response = await asyncio.wait_for(
+            response = await within(
                 self._client.post(
                     self.url,
                     content=json.dumps(request),

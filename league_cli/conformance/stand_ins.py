@@ -36,6 +36,7 @@ from sdk.messages import (
     StartMatch,
     StartMatchAck,
 )
+from sdk.timeouts import within
 from sdk.timeutil import utc_now, utc_now_str
 
 __all__ = ["Received", "StandIn", "StandIns"]
@@ -144,7 +145,7 @@ class StandIns:
         if self._server is not None and self._task is not None:
             self._server.should_exit = True
             try:
-                await asyncio.wait_for(self._task, _STOP_TIMEOUT_SEC)
+                await within(self._task, _STOP_TIMEOUT_SEC)
             except asyncio.TimeoutError:
                 self._server.force_exit = True
                 self._task.cancel()

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from psycopg.rows import TupleRow
 
 __all__ = [
+    "CLOSE_SEC",
     "CONNECT_TIMEOUT_SEC",
     "OnDemand",
     "before_serving",
@@ -31,6 +32,10 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+
+CLOSE_SEC = 10.0
+"""How long a stopping League Manager waits for what still uses its connections (its look at
+the others, its campaign, a commit in flight) before it cuts them off."""
 
 CONNECT_TIMEOUT_SEC = 10
 """How long a connection may take to open where the URL sets no ``connect_timeout``: a
@@ -135,6 +140,7 @@ class OnDemand:
     def __init__(self, url: str):
         self._url = url
         self._connection: AsyncConnection[TupleRow] | None = None
+        self._closed = False
 
     @property
     def reused(self) -> bool:
@@ -146,8 +152,14 @@ class OnDemand:
         """The open connection, or a new one if there is none or the last was lost.
 
         Raises:
-            PgStoreError: the server cannot be reached, or refuses the login or database.
+            PgStoreError: the server cannot be reached, or refuses the login or database;
+                or this link was closed (the League Manager is stopping).
         """
+        if self._closed:
+            raise PgStoreError(
+                f"the connection to {redact_url(self._url)} is closed: the League Manager "
+                "is stopping"
+            )
         if self._connection is not None and self._connection.closed:
             self._connection = None
         if self._connection is None:
@@ -155,6 +167,9 @@ class OnDemand:
         return self._connection
 
     async def close(self) -> None:
+        """Close the connection for good: one opened after this would be left open. The
+        caller first lets what still uses the connection finish (``GroupCommit.settle``)."""
+        self._closed = True
         if self._connection is not None:
             await self._connection.close()
             self._connection = None

@@ -16,7 +16,13 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from league_manager.pg.connection import OnDemand, before_serving, connect, statements
+from league_manager.pg.connection import (
+    CLOSE_SEC,
+    OnDemand,
+    before_serving,
+    connect,
+    statements,
+)
 from league_manager.pg.errors import PgStoreError, PgWriteError
 from league_manager.pg.schedule_rows import (
     league_row,
@@ -267,6 +273,9 @@ class PgLeaderStore:
                 return await cursor.fetchone()
 
     async def aclose(self) -> None:
+        """Close the connections once no commit uses them (a commit in flight finishes,
+        within ``CLOSE_SEC``)."""
+        await self._commits.settle(CLOSE_SEC)
         for link in (self._link, self._reads):
             await link.close()
 

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from league_manager.pg.connection import connect, statements
 from league_manager.pg.errors import PgStoreError
+from sdk.timeouts import within
 
 if TYPE_CHECKING:
     from psycopg import AsyncConnection
@@ -93,7 +94,7 @@ class Leadership:
         )
         try:
             with statements(connection, "the leader's check"):
-                cursor = await asyncio.wait_for(asked, self._answer_within)
+                cursor = await within(asked, self._answer_within)
                 row = await cursor.fetchone()
         except asyncio.TimeoutError:
             self.failure = f"PostgreSQL did not answer within {self._answer_within:g} s"
@@ -134,7 +135,7 @@ class Leadership:
         that another League Manager takes it at its next campaign."""
         if self._leading and self._connection is not None and not self._connection.closed:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(
+                await within(
                     self._connection.execute(
                         "select pg_advisory_unlock(%s, %s)", (LOCK_SPACE, self._key)
                     ),

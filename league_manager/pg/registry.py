@@ -26,7 +26,13 @@ from league_manager.agent_records import (
     RegistryState,
     StateChange,
 )
-from league_manager.pg.connection import OnDemand, before_serving, connect, statements
+from league_manager.pg.connection import (
+    CLOSE_SEC,
+    OnDemand,
+    before_serving,
+    connect,
+    statements,
+)
 from league_manager.pg.errors import PgStoreError, PgWriteError
 from league_manager.pg.migrations import upgrade_database
 from league_manager.pg.result_rows import commit_mark
@@ -399,6 +405,7 @@ class PgRegistry:
     async def aclose(self) -> None:
         if self._resets_due is not None:
             self._resets_due.cancel()
+        await self._commits.settle(CLOSE_SEC)
         await self._link.close()
         await self._follow.close()
 

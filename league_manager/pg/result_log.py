@@ -21,7 +21,7 @@ import socket
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from league_manager.pg.connection import OnDemand, before_serving, statements
+from league_manager.pg.connection import CLOSE_SEC, OnDemand, before_serving, statements
 from league_manager.pg.errors import PgStoreError, PgWriteError
 from league_manager.pg.migrations import upgrade_database
 from league_manager.pg.result_rows import (
@@ -162,6 +162,11 @@ class PgResultLog:
     def close(self) -> None:
         """Take no more appends; results queued and not yet durable were never acknowledged."""
         self._closed = True
+
+    async def settle(self) -> None:
+        """Let a commit in flight finish (within ``CLOSE_SEC``): its connection may then be
+        closed."""
+        await self._commits.settle(CLOSE_SEC)
 
     async def _commit(self) -> None:
         batch, self._queued = self._queued, []  # taken before the first await

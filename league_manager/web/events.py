@@ -16,6 +16,8 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+from sdk.timeouts import within
+
 __all__ = [
     "HEARTBEAT_SEC",
     "MAX_STREAMS",
@@ -146,7 +148,7 @@ class EventHub:
             yield f"retry: {RETRY_MS}\n\n" + _frame(0, "hello", "{}")
             while True:
                 try:
-                    item = await asyncio.wait_for(queue.get(), heartbeat_sec)
+                    item = await within(queue.get(), heartbeat_sec)
                 except asyncio.TimeoutError:
                     yield ": heartbeat\n\n"
                     continue

@@ -200,3 +200,52 @@ async def test_what_a_running_commit_uses_is_released_after_it() -> None:
     released.set()
     await waiting
     assert order == ["released at once", "commit done", "released after"]
+
+
+async def test_settle_commits_what_is_pending_and_returns_once_no_commit_runs() -> None:
+    """What the commits write with is closed after ``settle``: never under a commit. The
+    changes made during the running one are committed next, as ``durable`` would."""
+    began, gates = [asyncio.Event(), asyncio.Event()], [asyncio.Event(), asyncio.Event()]
+    finished: list[int] = []
+
+    async def commit() -> None:
+        number = sum(event.is_set() for event in began)
+        began[number].set()
+        await gates[number].wait()
+        finished.append(number)
+
+    commits = GroupCommit(commit)
+    commits.changed()
+    first = asyncio.ensure_future(commits.durable())
+    await asyncio.wait_for(began[0].wait(), 5)
+    commits.changed()
+    settling = asyncio.ensure_future(commits.settle(timeout=30))
+    gates[0].set()
+    await first
+    await asyncio.wait_for(began[1].wait(), 5)  # settle commits what the first did not cover
+    assert not settling.done()
+    gates[1].set()
+    await settling
+    assert finished == [0, 1]
+    await commits.settle(timeout=0)  # nothing pending, nothing running: at once
+
+
+async def test_settle_cancels_a_commit_still_running_after_its_timeout() -> None:
+    loop = asyncio.get_running_loop()
+    cancelled = asyncio.Event()
+
+    async def commit() -> None:
+        try:
+            await asyncio.Event().wait()  # a statement the server never answers
+        finally:
+            cancelled.set()
+
+    commits = GroupCommit(commit)
+    commits.changed()
+    waiter = asyncio.ensure_future(commits.durable())
+    await asyncio.sleep(0)
+    began = loop.time()
+    await commits.settle(timeout=0.05)
+    assert cancelled.is_set() and loop.time() - began < 5
+    with pytest.raises(asyncio.CancelledError):
+        await waiter

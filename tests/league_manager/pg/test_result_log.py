@@ -11,7 +11,7 @@ import pytest
 
 from league_manager.pg import upgrade_database
 from league_manager.pg.connection import OnDemand, connect
-from league_manager.pg.errors import PgWriteError
+from league_manager.pg.errors import PgStoreError, PgWriteError
 from league_manager.pg.result_log import PgResultLog
 from league_manager.pg.result_rows import insert_results
 from league_manager.results_book import ResultsBook
@@ -158,6 +158,48 @@ async def test_a_connection_the_server_dropped_unseen_is_made_again_at_once(
     await log.durable()
 
     assert [r.match_id for r in (await log.read()).results] == ["R2M1", "R3M2"]
+
+
+async def test_a_commit_in_flight_when_the_league_manager_stops_ends_before_its_connection(
+    league_url: str, links: tuple[OnDemand, OnDemand]
+) -> None:
+    """The shutdown's order (``SharedStore.close``): the log settles, then its link closes.
+    A commit held by another session's lock is still running when the stop begins: it is
+    kept, not cut off with a closed socket under it (which can abort the process), and the
+    closed link then refuses a new connection instead of opening one nothing would close."""
+    log = PgResultLog(links[0], LEAGUE)
+    async with await connect(league_url) as blocker:
+        async with blocker.transaction():
+            await blocker.execute("lock table results in access exclusive mode")
+            log.append(result(1))
+            committing = asyncio.ensure_future(log.durable())
+            await wait_for_a_lock_wait(league_url)
+
+            async def stop() -> None:
+                await log.settle()
+                await links[0].close()
+
+            stopping = asyncio.ensure_future(stop())
+            await asyncio.sleep(0)  # the stop has begun: it waits for the commit
+        await asyncio.wait_for(stopping, 30)
+    await committing  # kept: no "connection socket closed"
+    assert [r.match_id for r in (await PgResultLog(links[1], LEAGUE).read()).results] == ["R2M1"]
+    with pytest.raises(PgStoreError, match="is closed: the League Manager is stopping"):
+        await links[0].connection()
+
+
+async def wait_for_a_lock_wait(url: str) -> None:
+    """Until a session of the server waits for a lock (bounded: 10 s); asked on a
+    connection of its own (a transaction sees one snapshot of ``pg_stat_activity``)."""
+    async with await connect(url) as connection:
+        for _ in range(1000):
+            cursor = await connection.execute(
+                "select count(*) from pg_stat_activity where wait_event_type = 'Lock'"
+            )
+            if await cursor.fetchone() != (0,):
+                return
+            await asyncio.sleep(0.01)
+    raise AssertionError("no session waits for the lock")
 
 
 async def test_the_results_other_league_managers_keep_are_heard_once_each_in_commit_order(

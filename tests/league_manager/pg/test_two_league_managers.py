@@ -19,9 +19,9 @@ import pytest
 
 from league_manager import service
 from league_manager.pg import upgrade_database
+from league_manager.pg.connection import CLOSE_SEC
 from league_manager.pg.leadership import LOCK_SPACE, league_lock_key
 from league_manager.service import LeagueManager
-from league_manager.shared_store import CLOSE_SEC
 from sdk.config import SharedDir
 from tests.conftest import make_shared_dir
 from tests.league_manager.conftest import REFEREE, World, running_world, wait_until
