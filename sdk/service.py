@@ -191,12 +191,18 @@ def server_config(app: ASGIApp, **options: Any) -> uvicorn.Config:
     for one): quiet access logs (the agent log has the traffic), a graceful shutdown of 5 s,
     idle connections kept ``KEEP_ALIVE_SEC`` and told so (``KEEP_ALIVE_HEADER``), each answer
     written in one piece (``OneWriteHttp``); ``options`` add to it (host, port) or replace
-    it (the HTTP protocol)."""
+    it (the HTTP protocol).
+
+    The caller's address is the connection's, never an ``X-Forwarded-For`` header: uvicorn
+    believes that header from 127.0.0.1 by default, so any process on the League Manager's
+    machine could name another address and escape the limits counted per address (the
+    registrations a minute, the refusals logged)."""
     options.setdefault("http", OneWriteHttp)
     return uvicorn.Config(
         app,
         log_level="warning",
         access_log=False,
+        proxy_headers=False,
         timeout_graceful_shutdown=5,
         timeout_keep_alive=KEEP_ALIVE_SEC,
         headers=[KEEP_ALIVE_HEADER],

@@ -216,10 +216,13 @@ def start_our_league(
         return final
 
 
-def rpc(url: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
-    """One JSON-RPC call as any outside client makes it; the whole response."""
+def rpc(
+    url: str, method: str, params: dict[str, Any], headers: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """One JSON-RPC call as any outside client makes it (with ``headers`` of its own); the
+    whole response."""
     body = {"jsonrpc": "2.0", "method": method, "params": params, "id": 1}
-    response: dict[str, Any] = httpx.post(url, json=body, timeout=10).json()
+    response: dict[str, Any] = httpx.post(url, json=body, headers=headers, timeout=10).json()
     return response
 
 

@@ -55,8 +55,16 @@ def envelope(message_type: str, sender: str, **fields: Any) -> dict[str, Any]:
 
 
 def register(
-    url: str, kind: str, name: str, endpoint: str, secret: str | None = None
+    url: str,
+    kind: str,
+    name: str,
+    endpoint: str,
+    secret: str | None = None,
+    *,
+    forwarded: str | None = None,
 ) -> dict[str, Any]:
+    """``forwarded``: sent as ``X-Forwarded-For``, as a client on the League Manager's
+    machine that claims to relay another address."""
     meta = {
         "display_name": name,
         "version": "1.0.0",
@@ -72,7 +80,8 @@ def register(
         )
     else:
         params = envelope("LEAGUE_REGISTER_REQUEST", f"player:{name}", player_meta=meta)
-    answer: dict[str, Any] = rpc(url, f"register_{kind}", params)["result"]
+    headers = None if forwarded is None else {"X-Forwarded-For": forwarded}
+    answer: dict[str, Any] = rpc(url, f"register_{kind}", params, headers)["result"]
     return answer
 
 
@@ -111,6 +120,7 @@ def league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
             "fifth": register(url, "player", "Trent", nowhere()),
             "full": register(url, "player", "Zed", nowhere()),
             "flood": register(url, "player", "Zoe", nowhere()),
+            "forwarded": register(url, "player", "Zia", nowhere(), forwarded="203.0.113.9"),
         }
         status = start_our_league(agents, manager, referees=2, players=MAX_PLAYERS, timeout=60)
         answers["rogue_after"] = register(url, "referee", "Rogue", nowhere())
@@ -156,6 +166,10 @@ def test_registration_answers_are_documented_refusals(league: dict[str, Any]) ->
     )
     assert 0 < answers["flood"]["retry_after_sec"] <= 60, "our agents wait that long, then retry"
     assert "retry_after_sec" not in answers["full"], "no wait changes a full league"
+    assert answers["forwarded"]["status"] == "REJECTED"
+    assert "too many registrations from 127.0.0.1" in answers["forwarded"]["reason"], (
+        "an X-Forwarded-For header names no other address: the connection's is counted"
+    )
 
 
 def test_every_request_needs_its_own_senders_token(league: dict[str, Any]) -> None:
