@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from league_manager.agents import AgentRegistry
 from sdk.errors import ErrorCode, ProtocolError
+from sdk.ids import SAFE_ID_RULE, is_safe_id
 from sdk.messages import (
     PLAY_LEAGUE_ID,
     PLAY_MATCH_PREFIX,
@@ -23,8 +24,6 @@ from sdk.messages import (
 )
 
 __all__ = ["play_proof"]
-
-_MAX_MATCH_ID = 128
 
 
 def _friendly(request: PlayProofRequest) -> None:
@@ -38,10 +37,10 @@ def _friendly(request: PlayProofRequest) -> None:
         if given != expected
     ]
     match_id = request.match_id or ""
-    if not match_id.startswith(PLAY_MATCH_PREFIX) or len(match_id) > _MAX_MATCH_ID:
+    if not match_id.startswith(PLAY_MATCH_PREFIX) or not is_safe_id(match_id):
         wrong.append(
-            f"match_id must start {PLAY_MATCH_PREFIX!r} (at most {_MAX_MATCH_ID} characters), "
-            f"not {match_id[:_MAX_MATCH_ID]!r}"
+            f"match_id must start {PLAY_MATCH_PREFIX!r} and {SAFE_ID_RULE} (as every match id: "
+            f"it names the match's file), not {match_id[:100]!r}"
         )
     if wrong:
         raise ProtocolError(
