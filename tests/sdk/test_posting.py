@@ -58,11 +58,13 @@ class Peer:
         self.respond = respond
         self.connections = 0
         self.requests: list[dict[str, Any]] = []
+        self.writers: set[asyncio.StreamWriter] = set()
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
 
     async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.connections += 1
+        self.writers.add(writer)
         try:
             while True:
                 try:
@@ -89,16 +91,18 @@ async def client(tmp_path: Path, agent_log: AgentLog) -> AsyncIterator[RpcClient
 
 @pytest.fixture
 async def peer() -> AsyncIterator[Callable[[Respond], Awaitable[Peer]]]:
-    servers: list[asyncio.Server] = []
+    servers: list[tuple[Peer, asyncio.Server]] = []
 
     async def start(respond: Respond) -> Peer:
         agent = Peer(respond)
-        servers.append(await asyncio.start_server(agent.serve, "127.0.0.1", agent.port))
+        servers.append((agent, await asyncio.start_server(agent.serve, "127.0.0.1", agent.port)))
         return agent
 
     yield start
-    for server in servers:
+    for agent, server in servers:
         server.close()
+        for writer in agent.writers:  # a client's kept-alive connection: wait_closed (3.12+)
+            writer.close()  # waits for it, and the client closes it only after this fixture
         await server.wait_closed()
 
 
