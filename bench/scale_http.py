@@ -16,9 +16,9 @@ player processes would: one connection pool each). The host runs every player's 
 lifespan, so each registers with the League Manager as a player process would, and
 readies its garbage collector as ``sdk.service.serve`` does (``settle_collector``). What the
 host shares is the process and the event loop: a player's blocking work holds up every
-player of its host (its history file is rewritten and fsynced after every GAME_OVER in a
-worker thread, off the event loop, but the JSON of it and the rest of the player's work share
-the host's one core at a time); --player-hosts spreads the players over more processes.
+player of its host (a GAME_OVER's line of its history journal is fsynced in a worker thread,
+off the event loop, but the rest of the player's work shares the host's one core at a
+time); --player-hosts spreads the players over more processes.
 
 The window: from ``POST /start_league`` until ``--rounds`` rounds have completed (the whole
 league by default), polled on ``GET /status``; at that moment the results recorded and each
@@ -36,6 +36,13 @@ than letting each agent bind port 0 and report its port: an agent announces its 
 (registration) while it starts, so it must know its port before it serves; and rather than
 retrying on "address already in use": a port taken in between may be taken by another
 agent that answers our ``/health``, which a retry would not notice.
+
+File creation: before its processes start, each run times the creation of
+``FILE_PROBES`` small files in its folder (``file_create_us``, CPU per file). On ext4 a file
+created within minutes of many removals in the same place costs the inode allocator a scan
+past every inode removed (about 680 µs of CPU a file on the development machine, against
+20-35 µs): a run started right after another removed its folder pays it for every file its
+processes make, the referee's match file of each result among them (doc/benchmarks.md).
 
 Clean-up: however a run ends (measured, failed, SIGINT or SIGTERM), every process it
 started is stopped by its pid and its temporary folder removed (``--keep`` keeps it); a
@@ -94,6 +101,9 @@ from tests.balancer import balancer  # noqa: E402
 LEAGUE = "league_2025_even_odd"
 PLAYERS_PREFIX = "/p"
 POLL_SEC = 0.2
+FILE_PROBES = 200
+SLOW_FILE_US = 200.0
+"""A file creation dearer than this: files were removed near the run's folder lately."""
 """How often the driver asks ``GET /status`` (each ask costs the League Manager a little)."""
 
 
@@ -339,6 +349,21 @@ class LeagueRun:
         return max(1, -(-(self.players // 2) // self.referees))
 
 
+def file_creation_us(folder: Path, count: int = FILE_PROBES) -> float:
+    """This process's CPU per small file created in ``folder`` (made here; the files stay
+    for the workspace's removal, so the probe removes nothing that a later run would pay
+    for). Read before a league starts: what each file its processes make will cost."""
+    folder.mkdir()
+    started = own_cpu_seconds()
+    for index in range(count):
+        fd = os.open(folder / f"{index}.json", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        try:
+            os.write(fd, b"{}")
+        finally:
+            os.close(fd)
+    return 1e6 * (own_cpu_seconds() - started) / count
+
+
 def _status(client: httpx.Client, lm_url: str, *, agents: bool = False) -> dict[str, Any]:
     """``GET /status``; with ``agents``, every agent with its state (a list as long as the
     league, made for each ask: polled, it would count in the League Manager's CPU)."""
@@ -438,6 +463,14 @@ def run_league(run: LeagueRun) -> dict[str, Any]:
         try:
             space = Workspace(keep=run.keep, keep_failed=False)
             _configure_league(space, run.players + run.referees, run.broadcasts)
+            file_us = file_creation_us(space.root / "file-probe")
+            if file_us > SLOW_FILE_US and run.progress:
+                print(
+                    f"  creating a file here costs {file_us:.0f} µs of CPU: files were removed "
+                    "near this folder in the last minutes (an earlier run's?), and every file "
+                    "this league makes pays for it (doc/benchmarks.md)",
+                    flush=True,
+                )
             with httpx.Client(timeout=30) as client:
                 lm_url, roles = _start(run, space, client, balancing)
                 pids = {p.name: p.popen.pid for p in space.launcher.processes}
@@ -517,6 +550,8 @@ def run_league(run: LeagueRun) -> dict[str, Any]:
             1000 * cpu[name] / matches if matches else None for name in managers if name != leader
         ],
         "lm_ceiling_results_per_s": matches / lm_cpu if lm_cpu else None,
+        "whole_cpu_ms_per_result": 1000 * sum(cpu.values()) / matches if matches else None,
+        "file_create_us": file_us,
         "machine_cores": os.cpu_count(),
         "machine_busy_share": busy / (wall * (os.cpu_count() or 1)),
         "league_share": sum(cpu.values()) / (wall * (os.cpu_count() or 1)),
@@ -645,6 +680,8 @@ def _table(rows: list[dict[str, Any]], title: str) -> None:
         "refs cpu s",
         "players cpu s",
         "players ms/res",
+        "whole ms/res",
+        "file µs",
         "1st result s",
         "ours",
         "busy",
@@ -671,6 +708,8 @@ def _table(rows: list[dict[str, Any]], title: str) -> None:
             " + ".join(f"{s:.1f}" for s in cpu["referees"].values()),
             " + ".join(f"{s:.1f}" for s in cpu["player_hosts"].values()),
             f"{row['players_cpu_ms_per_result']:.2f}",
+            f"{row['whole_cpu_ms_per_result']:.2f}",
+            f"{row['file_create_us']:.0f}",
             f"{row['first_result_s']:.2f}",
             f"{row['league_share']:.0%}",
             f"{row['machine_busy_share']:.0%}",
@@ -685,7 +724,9 @@ def _table(rows: list[dict[str, Any]], title: str) -> None:
     print(
         "LM ms/res: the League Manager's CPU per result; LM ceil/s: 1 / that (one core); "
         "ours: the league's processes' share of the machine's cores; busy: the machine's cores "
-        "busy (other work included); players ms/res: the player hosts' CPU per result; 1st "
+        "busy (other work included); players ms/res: the player hosts' CPU per result; whole "
+        "ms/res: every League Manager's, referee's and player host's CPU per result; file µs: "
+        "this driver's CPU per file created in the run's folder before it began; 1st "
         "result s: a round's start to its first result, on average; TL: technical losses; "
         "between rounds: the share of the wall time from a round's last result to the next "
         "round's start"

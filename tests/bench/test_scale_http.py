@@ -107,6 +107,11 @@ def test_a_small_league_is_measured_and_every_process_stopped(temp_root: Path) -
     assert row["players_cpu_ms_per_result"] == pytest.approx(
         1000 * sum(row["cpu_s"]["player_hosts"].values()) / row["matches"]
     )
+    processes = [row["cpu_s"]["league_manager"], *row["cpu_s"]["referees"].values()]
+    assert row["whole_cpu_ms_per_result"] == pytest.approx(
+        1000 * (sum(processes) + sum(row["cpu_s"]["player_hosts"].values())) / row["matches"]
+    )
+    assert row["file_create_us"] > 0, "the files made before the league were timed"
     assert row["phases_s"]["rounds_timed"] >= 1
     assert 0 < row["first_result_s"] <= row["round_ends_s"][0]
     assert row["peak_rss_mb"]["league_manager"] > 10
