@@ -69,13 +69,14 @@ def remote_suite_file(endpoints: dict[str, str], folder: Path, mode: str = "remo
     data = yaml.safe_load(SUITE.read_text())
     data["name"] = f"{data['name']}-{mode}"
     data["agents"] = [
-        {"id": player, "strategy": strategy}
+        {"name": player, "adapter": "builtin", "strategy": strategy}
         if mode == "mixed" and index == 0
-        else {"id": player, "endpoint": endpoints[player]}
+        else {"name": player, "adapter": "http", "endpoint": endpoints[player]}
         for index, (player, strategy) in enumerate(REMOTE_PLAYERS)
     ]
-    data["metrics"] = [m for m in data["metrics"] if m["name"] != "exploitability"]
-    data["thresholds"] = [t for t in data["thresholds"] if t["metric"] != "exploitability"]
+    evaluation = data["evaluation"]
+    evaluation["metrics"] = [m for m in evaluation["metrics"] if m["type"] != "exploitability"]
+    evaluation["thresholds"].pop("exploitability", None)
     path = folder / f"prisoners_dilemma_{mode}.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     return path
