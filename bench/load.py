@@ -69,7 +69,7 @@ from sdk.messages import (  # noqa: E402
     PlayerMeta,
 )
 from sdk.timeutil import utc_now_str  # noqa: E402
-from tests.match_files import match_files, recompute_standings  # noqa: E402
+from tests.match_files import match_files, recompute_standings, scheduled_rounds  # noqa: E402
 from tests.ports import free_port  # noqa: E402
 
 LEAGUE = "league_2025_even_odd"
@@ -547,8 +547,7 @@ def check_league(space: Workspace, final: dict[str, Any], players: int) -> list[
     """What is wrong with a completed league's record, or nothing."""
     shared = SharedDir(space.shared)
     problems: list[str] = []
-    schedule = json.loads((space.league_dir / "rounds.json").read_text())
-    scheduled = sorted(m["match_id"] for r in schedule["rounds"] for m in r["matches"])
+    scheduled = sorted(m.match_id for r in scheduled_rounds(shared, LEAGUE) for m in r.matches)
     if len(scheduled) != players * (players - 1) // 2:
         problems.append(f"{len(scheduled)} matches scheduled for {players} players")
     journaled = Counter(
