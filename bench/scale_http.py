@@ -101,10 +101,11 @@ from tests.balancer import balancer  # noqa: E402
 LEAGUE = "league_2025_even_odd"
 PLAYERS_PREFIX = "/p"
 POLL_SEC = 0.2
+"""How often the driver asks ``GET /status`` (each ask costs the League Manager a little)."""
 FILE_PROBES = 200
+"""Files a run creates in its folder before its league, to time what a file costs there."""
 SLOW_FILE_US = 200.0
 """A file creation dearer than this: files were removed near the run's folder lately."""
-"""How often the driver asks ``GET /status`` (each ask costs the League Manager a little)."""
 
 
 # -- the lightweight player host -------------------------------------------------------------
