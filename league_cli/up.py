@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from league_cli.console import console, standings_table
 from league_cli.kept_leagues import remember
-from league_cli.launcher import Launcher, LaunchError
+from league_cli.launcher import AgentProcess, Launcher, LaunchError
 
 __all__ = ["LeaguePlan", "run_league", "start_processes", "wait_for"]
 
@@ -53,6 +53,17 @@ def wait_for(condition: Any, timeout: float, what: str, interval: float = 0.1) -
     raise LaunchError(f"timed out after {timeout:g} s waiting for {what}")
 
 
+def _registration(client: httpx.Client, agent: AgentProcess) -> str | None:
+    """What an agent's ``/health`` says of its registration (``registered``, ``not
+    registered: <why>``), or None while it does not answer."""
+    try:
+        response = client.get(f"{agent.base_url}/health")
+        health = response.json() if response.status_code == 200 else None
+    except (httpx.HTTPError, ValueError):
+        return None
+    return str(health.get("registration")) if isinstance(health, dict) else None
+
+
 def _status(client: httpx.Client, lm_url: str) -> dict[str, Any]:
     response = client.get(f"{lm_url}/status")
     response.raise_for_status()
@@ -70,28 +81,30 @@ def start_processes(plan: LeaguePlan, launcher: Launcher, client: httpx.Client) 
     launcher.wait_healthy(manager)
     lm_mcp = manager.mcp_url
     services = [] if plan.play_port is None else [launcher.play_service(plan.play_port, lm_mcp)]
-    started = services + [
+    agents = [
         launcher.referee(name, port, lm_mcp, capacity, plan.seed, plan.game_type)
         for name, port, capacity in plan.referees
     ]
-    started += [
+    agents += [
         launcher.player(name, port, lm_mcp, strategy, plan.game_type)
         for name, port, strategy in plan.players
     ]
+    started = services + agents
     for process in started:
         launcher.wait_healthy(process)
+    unregistered = list(agents)
 
     def registered() -> bool:
-        """Every agent registered; one that exited (its registration refused for good)
-        fails the start at once, with its last line."""
+        """Every referee and player started here registered, as each says on its own
+        ``/health`` (the League Manager's list also holds the agents of an earlier run on
+        the same data folder); one that exited (its registration refused for good) fails
+        the start at once, with its last line."""
         for process in [manager, *started]:
             exited = process.exit_error()
             if exited is not None:
                 raise exited
-        status = _status(client, manager.base_url)
-        return len(status["referees"]) >= len(plan.referees) and len(status["players"]) >= len(
-            plan.players
-        )
+        unregistered[:] = [p for p in unregistered if _registration(client, p) != "registered"]
+        return not unregistered
 
     wait_for(registered, 60, "every agent to register with the League Manager")
     return manager.base_url
